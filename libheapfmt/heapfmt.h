@@ -1,0 +1,586 @@
+/*
+ * heapfmt.h -- read and write heapfmt heap dumps.
+ *
+ * This header is the library's manual. The format itself is specified in
+ * spec/FORMAT.md; this file describes the C interface.
+ *
+ * Overview
+ *   A heap dump is a stream of records (META, STRING, CLASS, OBJECT, ROOT,
+ *   END) packed into independent, CRC-checked blocks, followed by a footer
+ *   (totals, block index, per-class summary) and a fixed-size trailer.
+ *
+ *   heapfmt_writer  streams records out through a write callback. Memory is
+ *                   bounded: one block buffer plus the string and class
+ *                   tables. Nothing is allocated per object. It uses no stdio
+ *                   and is safe to use in a forked child.
+ *   heapfmt_reader  pulls records one at a time from a read callback, with
+ *                   memory of about one block plus the string/class tables.
+ *
+ * Conventions
+ *   - Functions that can fail return an int: HEAPFMT_OK (0) on success or a
+ *     negative heapfmt_status. The reader's next function also returns
+ *     HEAPFMT_DONE (1) at the clean end of a complete dump.
+ *   - Details of the last error (message, file offset, block and record
+ *     index) are kept on the handle: heapfmt_writer_error(),
+ *     heapfmt_reader_error(). There is no global state; distinct handles may
+ *     be used from distinct threads at the same time. One handle must not be
+ *     used by two threads at once.
+ *   - The library never prints, exits or aborts.
+ *   - _free(NULL) is a no-op.
+ */
+#ifndef HEAPFMT_H
+#define HEAPFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define HEAPFMT_API __attribute__((visibility("default")))
+#else
+#define HEAPFMT_API
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Versions                                                            */
+/* ------------------------------------------------------------------ */
+
+#define HEAPFMT_LIB_VERSION_MAJOR 0
+#define HEAPFMT_LIB_VERSION_MINOR 1
+#define HEAPFMT_LIB_VERSION_PATCH 0
+#define HEAPFMT_LIB_VERSION_STRING "0.1.0"
+
+/* The format version this library writes, and the newest it reads. */
+#define HEAPFMT_FORMAT_MAJOR 1
+#define HEAPFMT_FORMAT_MINOR 0
+
+/* Returns HEAPFMT_LIB_VERSION_STRING of the library actually linked. */
+HEAPFMT_API const char *heapfmt_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Limits (spec/FORMAT.md, "Limits")                                   */
+/* ------------------------------------------------------------------ */
+
+#define HEAPFMT_MAX_BLOCK (128u << 20)       /* raw or stored bytes of one block */
+#define HEAPFMT_MIN_BLOCK_SIZE 1024u         /* smallest writer block_size */
+#define HEAPFMT_DEFAULT_BLOCK_SIZE (256u << 10)
+#define HEAPFMT_MAX_STRING (16u << 20)       /* STRING text, value preview, META text */
+#define HEAPFMT_MAX_KEY 255u                 /* META key */
+#define HEAPFMT_MAX_REFS (16u << 20)         /* references of one OBJECT or ROOT record */
+#define HEAPFMT_MAX_ID 0xffffffffu           /* largest string id / class index */
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                        */
+/* ------------------------------------------------------------------ */
+
+/* X(name, value, message). Values are fixed forever. */
+#define HEAPFMT_STATUS_LIST(X)                                              \
+    X(HEAPFMT_OK,            0, "success")                                  \
+    X(HEAPFMT_DONE,          1, "end of dump")                              \
+    X(HEAPFMT_E_IO,         -1, "I/O error")                                \
+    X(HEAPFMT_E_NOMEM,      -2, "out of memory")                            \
+    X(HEAPFMT_E_ARG,        -3, "invalid argument")                         \
+    X(HEAPFMT_E_STATE,      -4, "handle not usable in this state")          \
+    X(HEAPFMT_E_NOT_HEAPFMT,-5, "not a heapfmt dump")                       \
+    X(HEAPFMT_E_VERSION,    -6, "unsupported format version")               \
+    X(HEAPFMT_E_CORRUPT,    -7, "corrupt data")                             \
+    X(HEAPFMT_E_TRUNCATED,  -8, "dump is incomplete (truncated)")           \
+    X(HEAPFMT_E_LIMIT,      -9, "limit exceeded")                           \
+    X(HEAPFMT_E_NO_FOOTER, -10, "footer not available")
+
+typedef enum heapfmt_status {
+#define HEAPFMT_X_ENUM(name, value, msg) name = value,
+    HEAPFMT_STATUS_LIST(HEAPFMT_X_ENUM)
+#undef HEAPFMT_X_ENUM
+} heapfmt_status;
+
+/* Short static description of a status code; never NULL (unknown codes give
+ * "unknown status"). */
+HEAPFMT_API const char *heapfmt_strerror(int status);
+
+/* Detail of the last failure on a handle. offset is the file offset where
+ * the problem was found (the start of the block or structure at fault),
+ * block the 0-based data block index, record the 0-based index of the record
+ * in the whole dump (for a reader: the number of records delivered before
+ * the problem). sys_errno is the errno of a failed I/O call, else 0. */
+typedef struct heapfmt_error {
+    int code;
+    int sys_errno;
+    uint64_t offset;
+    uint64_t block;
+    uint64_t record;
+    char message[256];
+} heapfmt_error;
+
+/* ------------------------------------------------------------------ */
+/* Allocator hooks                                                     */
+/* ------------------------------------------------------------------ */
+
+/* alloc returns NULL on failure; free(opaque, NULL) must be harmless.
+ * Both are called only from the thread using the handle. */
+typedef struct heapfmt_allocator {
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *opaque;
+} heapfmt_allocator;
+
+/* ------------------------------------------------------------------ */
+/* Record data                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Record tags (spec/FORMAT.md, "Records"). */
+enum heapfmt_tag {
+    HEAPFMT_TAG_META = 0x01,
+    HEAPFMT_TAG_STRING = 0x02,
+    HEAPFMT_TAG_CLASS = 0x03,
+    HEAPFMT_TAG_OBJECT = 0x04,
+    HEAPFMT_TAG_ROOT = 0x05,
+    HEAPFMT_TAG_END = 0x06,
+    HEAPFMT_TAG_TOTALS = 0x40,   /* footer only */
+    HEAPFMT_TAG_BLOCKS = 0x41,   /* footer only */
+    HEAPFMT_TAG_SUMMARY = 0x42,  /* footer only */
+    HEAPFMT_TAG_EXT_FIRST = 0x80 /* 0x80-0xff: extensions, always skipped */
+};
+
+/* heapfmt_object.fields: which optional parts are present. */
+#define HEAPFMT_F_FLAGS 0x01u
+#define HEAPFMT_F_VALUE 0x02u
+#define HEAPFMT_F_SITE 0x04u
+#define HEAPFMT_F_GENERATION 0x08u
+#define HEAPFMT_F_ALL 0x0fu
+
+/* heapfmt_object.flags: standard object flag bits (spec). Bits 32-63 are
+ * for the VM's own use. */
+#define HEAPFMT_OF_FROZEN 0x01u
+#define HEAPFMT_OF_OLD 0x02u
+#define HEAPFMT_OF_UNCOLLECTIBLE 0x04u
+#define HEAPFMT_OF_MARKED 0x08u
+#define HEAPFMT_OF_WB_PROTECTED 0x10u
+
+/* heapfmt_class.flags */
+#define HEAPFMT_CF_MODULE 0x01u
+#define HEAPFMT_CF_SINGLETON 0x02u
+#define HEAPFMT_CF_ICLASS 0x04u
+
+/* META value types. */
+enum heapfmt_meta_type {
+    HEAPFMT_META_TEXT = 0,
+    HEAPFMT_META_UINT = 1,
+    HEAPFMT_META_INT = 2
+};
+
+/* An object, as given to heapfmt_write_object().
+ *   id          the object's identity (e.g. its address); any 64-bit value.
+ *   class_id    the id of its class as given to heapfmt_write_class(), or 0
+ *               for an object without a class. An id never given to
+ *               heapfmt_write_class() defines an anonymous class on the fly.
+ *   type        string id (heapfmt_write_string) of the VM type, e.g.
+ *               "T_STRING"; 0 for none.
+ *   size        real allocated bytes, including the object's slot.
+ *   fields      HEAPFMT_F_* bits: which of flags, value, file/line and
+ *               generation are present. Absent parts are ignored.
+ *   value       preview bytes (not NUL-terminated), value_len bytes.
+ *   file, line  allocation site: file is a string id.
+ *   refs        nrefs ids this object references, in any order. */
+typedef struct heapfmt_object {
+    uint64_t id;
+    uint64_t class_id;
+    uint32_t type;
+    uint32_t fields;
+    uint64_t size;
+    uint64_t flags;
+    const char *value;
+    size_t value_len;
+    uint32_t file;
+    uint64_t line;
+    uint64_t generation;
+    const uint64_t *refs;
+    size_t nrefs;
+} heapfmt_object;
+
+/* A class, as given to heapfmt_write_class().
+ *   id        the class's identity (the class object's id); must not be 0.
+ *   name      UTF-8 name, name_len bytes; NULL for an anonymous class.
+ *   super_id  id of its superclass, 0 for none.
+ *   flags     HEAPFMT_CF_* bits. */
+typedef struct heapfmt_class {
+    uint64_t id;
+    const char *name;
+    size_t name_len;
+    uint64_t super_id;
+    uint64_t flags;
+} heapfmt_class;
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Write callback: write up to len bytes of buf. Returns the number of bytes
+ * written (1..len), or a negative errno value on failure. -EINTR and -EAGAIN
+ * are retried; 0 is treated as a failure (EIO). */
+typedef long (*heapfmt_write_fn)(void *opaque, const void *buf, size_t len);
+
+typedef struct heapfmt_writer heapfmt_writer;
+
+/* Writer options. Always start from HEAPFMT_WRITER_OPTIONS_INIT so that
+ * fields added later get their defaults.
+ *   size        sizeof(heapfmt_writer_options), set by the INIT macro.
+ *   level       0 = store blocks uncompressed, 1-9 = zlib level.
+ *   block_size  target raw bytes per block, HEAPFMT_MIN_BLOCK_SIZE to
+ *               HEAPFMT_MAX_BLOCK; 0 = HEAPFMT_DEFAULT_BLOCK_SIZE. A record
+ *               larger than block_size gets a block of its own.
+ *   allocator   NULL for malloc/free. Copied; must outlive the writer. */
+typedef struct heapfmt_writer_options {
+    size_t size;
+    int level;
+    uint32_t block_size;
+    const heapfmt_allocator *allocator;
+} heapfmt_writer_options;
+
+#define HEAPFMT_WRITER_OPTIONS_INIT \
+    { sizeof(heapfmt_writer_options), 1, 0, NULL }
+
+/* Creates a writer over a write callback. opt may be NULL for defaults.
+ * On success stores the writer in *out and returns HEAPFMT_OK. On failure
+ * stores NULL and returns HEAPFMT_E_ARG or HEAPFMT_E_NOMEM. Nothing is
+ * written until the first block is full, heapfmt_writer_flush() or
+ * heapfmt_writer_finish(). */
+HEAPFMT_API int heapfmt_writer_open(heapfmt_writer **out,
+                                    const heapfmt_writer_options *opt,
+                                    heapfmt_write_fn write, void *opaque);
+
+/* As heapfmt_writer_open, over a file descriptor written with write(2).
+ * The descriptor is not closed by the writer. */
+HEAPFMT_API int heapfmt_writer_open_fd(heapfmt_writer **out,
+                                       const heapfmt_writer_options *opt,
+                                       int fd);
+
+/* As heapfmt_writer_open, creating or truncating the file at path (mode
+ * 0666 less umask). The file is closed by heapfmt_writer_finish() or
+ * heapfmt_writer_free(); a close(2) failure is reported by finish. Returns
+ * HEAPFMT_E_IO if the file cannot be opened (errno in the error detail is
+ * not available since there is no handle: errno itself is left set). */
+HEAPFMT_API int heapfmt_writer_open_path(heapfmt_writer **out,
+                                         const heapfmt_writer_options *opt,
+                                         const char *path);
+
+/* Adds a META key/value pair. key is 1..HEAPFMT_MAX_KEY bytes of
+ * [A-Za-z0-9._-]; text values are UTF-8, at most HEAPFMT_MAX_STRING bytes.
+ * Returns HEAPFMT_OK or an error (see "Writer errors"). */
+HEAPFMT_API int heapfmt_write_meta_text(heapfmt_writer *w, const char *key,
+                                        const char *value);
+HEAPFMT_API int heapfmt_write_meta_uint(heapfmt_writer *w, const char *key,
+                                        uint64_t value);
+HEAPFMT_API int heapfmt_write_meta_int(heapfmt_writer *w, const char *key,
+                                       int64_t value);
+
+/* Interns a string of len bytes (any bytes, at most HEAPFMT_MAX_STRING) and
+ * stores its id (>= 1) in *id. The first call for a given text writes a
+ * STRING record; later calls return the same id without writing. Allocates
+ * only when the text is new. */
+HEAPFMT_API int heapfmt_write_string(heapfmt_writer *w, const char *s,
+                                     size_t len, uint32_t *id);
+
+/* Defines (or redefines, e.g. to name a class first seen anonymously) a
+ * class. c->id must not be 0. */
+HEAPFMT_API int heapfmt_write_class(heapfmt_writer *w, const heapfmt_class *c);
+
+/* Writes one object. Does not allocate unless o->class_id is new or the
+ * record is larger than any before and larger than the block size. */
+HEAPFMT_API int heapfmt_write_object(heapfmt_writer *w,
+                                     const heapfmt_object *o);
+
+/* Writes a ROOT record: n ids held by the root kind named by string id
+ * kind (e.g. "vm", "global_tbl"). n may be 0. */
+HEAPFMT_API int heapfmt_write_root(heapfmt_writer *w, uint32_t kind,
+                                   const uint64_t *ids, size_t n);
+
+/* Ends the current block and writes it out, so that a reader of a dump cut
+ * after this point still sees every record written so far. */
+HEAPFMT_API int heapfmt_writer_flush(heapfmt_writer *w);
+
+/* Writes END, the last block, the footer and the trailer, and closes a file
+ * opened by heapfmt_writer_open_path. After it the writer can only be
+ * freed. Returns HEAPFMT_OK only if every byte of the dump was written.
+ * On failure the output lacks a valid trailer and reads as incomplete. */
+HEAPFMT_API int heapfmt_writer_finish(heapfmt_writer *w);
+
+/* Frees the writer. If finish was not called (or failed), what was written
+ * stays as an incomplete dump. */
+HEAPFMT_API void heapfmt_writer_free(heapfmt_writer *w);
+
+/* Detail of the writer's last error; never NULL for a non-NULL writer. */
+HEAPFMT_API const heapfmt_error *heapfmt_writer_error(const heapfmt_writer *w);
+
+/* Bytes handed to the write callback so far. */
+HEAPFMT_API uint64_t heapfmt_writer_offset(const heapfmt_writer *w);
+
+/* Writer errors
+ *   HEAPFMT_E_ARG    bad argument (NULL, key syntax, class id 0, a length
+ *                    over a limit: HEAPFMT_E_LIMIT). Not sticky: the
+ *                    writer stays usable.
+ *   HEAPFMT_E_LIMIT  a record would exceed HEAPFMT_MAX_BLOCK or a count
+ *                    limit. Not sticky.
+ *   HEAPFMT_E_STATE  called during another call on the same writer (from an
+ *                    allocator or write callback), or after finish.
+ *   HEAPFMT_E_IO, HEAPFMT_E_NOMEM
+ *                    sticky: every later call returns the same code; the
+ *                    output is incomplete. */
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Read callback: read up to len bytes into buf. Returns the number read,
+ * 0 at end of input, or a negative errno value on failure (-EINTR and
+ * -EAGAIN are retried). */
+typedef long (*heapfmt_read_fn)(void *opaque, void *buf, size_t len);
+
+/* Optional seek callback for random access (footer, parallel decode):
+ * move to offset from the start, or from the end when from_end is nonzero
+ * (offset then is <= 0). Returns the new absolute offset, or a negative
+ * errno value. NULL for unseekable sources. */
+typedef int64_t (*heapfmt_seek_fn)(void *opaque, int64_t offset, int from_end);
+
+typedef struct heapfmt_reader heapfmt_reader;
+
+/* Reader options; start from HEAPFMT_READER_OPTIONS_INIT.
+ *   max_table_memory  cap on memory for the string and class tables, in
+ *                     bytes (0 = 1 GiB). Past it: HEAPFMT_E_LIMIT.
+ *   allocator         NULL for malloc/free. */
+typedef struct heapfmt_reader_options {
+    size_t size;
+    uint64_t max_table_memory;
+    const heapfmt_allocator *allocator;
+} heapfmt_reader_options;
+
+#define HEAPFMT_READER_OPTIONS_INIT { sizeof(heapfmt_reader_options), 0, NULL }
+
+/* Creates a reader and reads the file header. On success stores the reader
+ * in *out and returns HEAPFMT_OK. Otherwise returns an error; if a reader
+ * could be created it is still stored in *out (so that
+ * heapfmt_reader_error() explains the failure: not a heapfmt dump, JSON
+ * input, newer major version...) and must be freed; else *out is NULL.
+ * seek may be NULL. */
+HEAPFMT_API int heapfmt_reader_open(heapfmt_reader **out,
+                                    const heapfmt_reader_options *opt,
+                                    heapfmt_read_fn read, heapfmt_seek_fn seek,
+                                    void *opaque);
+
+/* Over a file descriptor (read(2), lseek(2) when it is a regular file). The
+ * descriptor is not closed. */
+HEAPFMT_API int heapfmt_reader_open_fd(heapfmt_reader **out,
+                                       const heapfmt_reader_options *opt,
+                                       int fd);
+
+/* Over a file path; the file is closed by heapfmt_reader_free. If the file
+ * cannot be opened, returns HEAPFMT_E_IO with *out NULL and errno set. */
+HEAPFMT_API int heapfmt_reader_open_path(heapfmt_reader **out,
+                                         const heapfmt_reader_options *opt,
+                                         const char *path);
+
+/* Over len bytes at data, which must stay valid and unchanged while the
+ * reader is used. Seekable. */
+HEAPFMT_API int heapfmt_reader_open_memory(heapfmt_reader **out,
+                                           const heapfmt_reader_options *opt,
+                                           const void *data, size_t len);
+
+/* Format version found in the file header. */
+HEAPFMT_API void heapfmt_reader_version(const heapfmt_reader *r, int *major,
+                                        int *minor);
+
+/* An interned string as the reader knows it. ptr is NUL-terminated (the
+ * text itself may contain NUL bytes; use len). slot is a dense number
+ * (0 = the empty string standing for "none") usable as an array index.
+ * undefined is set for an id that was referenced but never defined (its
+ * STRING record was in a lost block); ptr is then "". Valid until the
+ * reader is freed. */
+typedef struct heapfmt_rstring {
+    const char *ptr;
+    size_t len;
+    uint32_t id;
+    uint32_t slot;
+    int undefined;
+} heapfmt_rstring;
+
+/* A class as the reader knows it (after redefinitions). slot 0 is the
+ * "no class" entry used for objects with class index 0. name is NULL for an
+ * anonymous class. undefined: referenced by an object but never defined
+ * (its CLASS record was in a lost block). Valid until the reader is freed;
+ * fields change if the class is redefined later in the dump. */
+typedef struct heapfmt_rclass {
+    uint32_t index;
+    uint32_t slot;
+    uint64_t id;
+    uint64_t super_id;
+    uint64_t flags;
+    const heapfmt_rstring *name;
+    int undefined;
+} heapfmt_rclass;
+
+/* An object record. klass, type and file are never NULL (absent ones point
+ * at the slot-0 entries). value points into the reader's block buffer:
+ * valid until the next heapfmt_reader_next call. The references are
+ * decoded only on demand by heapfmt_reader_refs(). */
+typedef struct heapfmt_robject {
+    uint64_t id;
+    const heapfmt_rclass *klass;
+    const heapfmt_rstring *type;
+    uint64_t size;
+    uint32_t fields;
+    uint64_t flags;
+    const char *value;
+    size_t value_len;
+    const heapfmt_rstring *file;
+    uint64_t line;
+    uint64_t generation;
+    uint64_t nrefs;
+} heapfmt_robject;
+
+typedef struct heapfmt_rmeta {
+    const char *key; /* NUL-terminated */
+    size_t key_len;
+    int type; /* enum heapfmt_meta_type */
+    const char *text; /* TEXT: NUL-terminated, text_len bytes */
+    size_t text_len;
+    uint64_t uint_value; /* UINT */
+    int64_t int_value;   /* INT */
+} heapfmt_rmeta;
+
+typedef struct heapfmt_rroot {
+    const heapfmt_rstring *kind;
+    uint64_t nrefs;
+} heapfmt_rroot;
+
+/* Totals of END and of the footer's TOTALS record. */
+typedef struct heapfmt_totals {
+    uint64_t objects;
+    uint64_t bytes;
+    uint64_t records;
+    uint64_t classes;
+    uint64_t strings;
+    uint64_t roots;
+    uint64_t blocks;
+} heapfmt_totals;
+
+/* One record from heapfmt_reader_next. tag tells which member is valid;
+ * the pointed-to data is valid until the next call. For STRING and CLASS,
+ * the reader's table entry is given (already updated). For END, only
+ * objects, bytes and records of end are set. */
+typedef struct heapfmt_record {
+    int tag; /* enum heapfmt_tag; never a skipped (unknown) tag */
+    uint64_t offset; /* file offset of the block holding the record */
+    uint64_t index;  /* 0-based record number in the dump */
+    union {
+        const heapfmt_rmeta *meta;
+        const heapfmt_rstring *string;
+        const heapfmt_rclass *klass;
+        const heapfmt_robject *object;
+        const heapfmt_rroot *root;
+        const heapfmt_totals *end;
+    } u;
+} heapfmt_record;
+
+/* Reads the next record. Returns
+ *   HEAPFMT_OK        *rec filled.
+ *   HEAPFMT_DONE      end of a complete dump (END, footer and trailer all
+ *                     valid); the footer is then available.
+ *   HEAPFMT_E_CORRUPT a block failed its check or held a malformed record.
+ *                     If the block's header was intact, the rest of that
+ *                     block is skipped and the next call continues with the
+ *                     next block (the dump will end as incomplete).
+ *                     Otherwise the error is sticky.
+ *   HEAPFMT_E_TRUNCATED  input ended before the end of the dump: every
+ *                     record of every complete block was delivered. Sticky.
+ *   other errors      sticky (HEAPFMT_E_IO, HEAPFMT_E_NOMEM,
+ *                     HEAPFMT_E_LIMIT, HEAPFMT_E_STATE).
+ * Unknown record tags and block kinds are skipped silently. */
+HEAPFMT_API int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec);
+
+/* Decodes the references of the record last returned (OBJECT or ROOT) into
+ * a buffer owned by the reader, valid until the next call, and stores it in
+ * *ids. Returns the count (>= 0) or a negative error (HEAPFMT_E_STATE if
+ * the last record has no references, HEAPFMT_E_CORRUPT if they do not
+ * decode, which also ends that block as heapfmt_reader_next would). */
+HEAPFMT_API long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids);
+
+/* Block index entry of the footer. offset is the file offset of the
+ * block's header. */
+typedef struct heapfmt_block_entry {
+    uint64_t offset;
+    uint64_t records;
+    uint64_t objects;
+} heapfmt_block_entry;
+
+/* Per-class summary entry of the footer. name is NULL for anonymous. */
+typedef struct heapfmt_class_summary {
+    uint32_t index;
+    uint64_t id;
+    uint64_t flags;
+    uint64_t count;
+    uint64_t bytes;
+    const char *name; /* NUL-terminated */
+    size_t name_len;
+} heapfmt_class_summary;
+
+typedef struct heapfmt_footer {
+    heapfmt_totals totals;
+    size_t nblocks;
+    const heapfmt_block_entry *blocks;
+    size_t nclasses;
+    const heapfmt_class_summary *classes;
+} heapfmt_footer;
+
+/* Reads the footer through the seek callback without reading the blocks,
+ * and stores it in *out (valid until the reader is freed). After a
+ * successful call, heapfmt_reader_next continues where it was. Returns
+ * HEAPFMT_E_NO_FOOTER (not sticky) if the source is not seekable or has no
+ * valid trailer (an incomplete dump), HEAPFMT_E_CORRUPT if the trailer is
+ * valid but the footer is not. If heapfmt_reader_next has already returned
+ * HEAPFMT_DONE, returns the footer read then, without seeking. */
+HEAPFMT_API int heapfmt_reader_footer(heapfmt_reader *r,
+                                      const heapfmt_footer **out);
+
+/* META pairs seen so far, in file order; *n receives the count. */
+HEAPFMT_API const heapfmt_rmeta *heapfmt_reader_meta(const heapfmt_reader *r,
+                                                     size_t *n);
+
+/* Finds the last META pair with this key, or NULL. */
+HEAPFMT_API const heapfmt_rmeta *heapfmt_reader_meta_get(const heapfmt_reader *r,
+                                                         const char *key);
+
+/* Classes and strings known so far, by slot (0 .. count-1). */
+HEAPFMT_API size_t heapfmt_reader_class_count(const heapfmt_reader *r);
+HEAPFMT_API const heapfmt_rclass *heapfmt_reader_class(const heapfmt_reader *r,
+                                                       size_t slot);
+HEAPFMT_API size_t heapfmt_reader_string_count(const heapfmt_reader *r);
+HEAPFMT_API const heapfmt_rstring *heapfmt_reader_string(const heapfmt_reader *r,
+                                                         size_t slot);
+
+/* Progress of a reader: complete records delivered, objects delivered,
+ * data blocks read completely, blocks skipped as corrupt, and the input
+ * offset reached. */
+typedef struct heapfmt_progress {
+    uint64_t records;
+    uint64_t objects;
+    uint64_t bytes;
+    uint64_t blocks;
+    uint64_t corrupt_blocks;
+    uint64_t offset;
+} heapfmt_progress;
+
+HEAPFMT_API void heapfmt_reader_progress(const heapfmt_reader *r,
+                                         heapfmt_progress *p);
+
+/* Detail of the last error; never NULL for a non-NULL reader. */
+HEAPFMT_API const heapfmt_error *heapfmt_reader_error(const heapfmt_reader *r);
+
+HEAPFMT_API void heapfmt_reader_free(heapfmt_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HEAPFMT_H */

@@ -1,0 +1,206 @@
+/* heapfmt_internal.h -- shared internals of libheapfmt (not installed). */
+#ifndef HEAPFMT_INTERNAL_H
+#define HEAPFMT_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "heapfmt.h"
+
+/* ---- layout constants (spec/FORMAT.md sections 4, 5, 8) ---- */
+
+#define HF_MAGIC "\x89HFMT\r\n\x1a"
+#define HF_END_MAGIC "\x89HFMTEND"
+#define HF_HEADER_SIZE 16u
+#define HF_BLOCK_HEADER_SIZE 20u
+#define HF_TRAILER_SIZE 24u
+#define HF_KIND_DATA 0x44u
+#define HF_KIND_FOOTER 0x46u
+#define HF_CODEC_STORED 0u
+#define HF_CODEC_DEFLATE 1u
+#define HF_VARINT_MAX 10u
+#define HF_OBJ_FIELDS_KNOWN 0x0fu
+#define HF_CLASS_FLAGS_KNOWN 0x07u
+
+/* ---- fixed-size little-endian fields ---- */
+
+static inline void hf_put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void hf_put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void hf_put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t hf_get_u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t hf_get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t hf_get_u64(const uint8_t *p)
+{
+    return (uint64_t)hf_get_u32(p) | ((uint64_t)hf_get_u32(p + 4) << 32);
+}
+
+/* ---- varints and zigzag deltas (spec section 2) ---- */
+
+static inline size_t hf_varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* Writes v at p (room for HF_VARINT_MAX bytes); returns the end. */
+static inline uint8_t *hf_put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* Reads a varint from *pp (not past end) into *v and advances *pp.
+ * Returns 0, or -1 if it runs past end or does not fit 64 bits. */
+static inline int hf_get_varint(const uint8_t **pp, const uint8_t *end,
+                                uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) { /* the common one-byte case */
+        *v = *p;
+        *pp = p + 1;
+        return 0;
+    }
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (p >= end)
+            return -1;
+        uint8_t b = *p++;
+        if (shift == 63 && b > 1)
+            return -1;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80) {
+            *v = x;
+            *pp = p;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static inline uint64_t hf_zigzag(uint64_t diff)
+{
+    return (diff << 1) ^ (uint64_t)((int64_t)diff >> 63);
+}
+
+static inline uint64_t hf_unzigzag(uint64_t z)
+{
+    return (z >> 1) ^ ((uint64_t)0 - (z & 1));
+}
+
+/* ---- CRC32 (zlib's) ---- */
+
+uint32_t hf_crc32(const void *data, size_t len);
+
+/* ---- allocation through the handle's hooks ---- */
+
+void hf_allocator_init(heapfmt_allocator *dst, const heapfmt_allocator *src);
+void *hf_alloc(const heapfmt_allocator *a, size_t size);
+void hf_free(const heapfmt_allocator *a, void *p);
+/* Grows *buf (capacity *cap elements of elem bytes) to at least need
+ * elements, keeping contents; returns 0 or -1 (buffer unchanged). */
+int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,
+            size_t elem);
+
+/* ---- errors ---- */
+
+void hf_set_error(heapfmt_error *e, int code, int sys_errno, uint64_t offset,
+                  uint64_t block, uint64_t record, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+/* ---- arena: stable storage for strings and table entries ---- */
+
+typedef struct hf_arena_chunk hf_arena_chunk;
+typedef struct hf_arena {
+    const heapfmt_allocator *al;
+    hf_arena_chunk *head;
+    size_t used, avail; /* in head */
+    uint64_t total;     /* bytes allocated from the allocator */
+} hf_arena;
+
+void hf_arena_init(hf_arena *ar, const heapfmt_allocator *al);
+void *hf_arena_alloc(hf_arena *ar, size_t size); /* 16-byte aligned */
+void hf_arena_free(hf_arena *ar);
+
+/* ---- map from 64-bit keys to 32-bit values (open addressing) ---- */
+
+typedef struct hf_map {
+    uint64_t *keys;
+    uint32_t *vals; /* value + 1; 0 marks an empty slot */
+    size_t cap;     /* power of two, or 0 */
+    size_t count;
+} hf_map;
+
+void hf_map_init(hf_map *m);
+void hf_map_free(hf_map *m, const heapfmt_allocator *a);
+/* Returns 1 and stores the value if key is present, else 0. */
+int hf_map_get(const hf_map *m, uint64_t key, uint32_t *val);
+/* Inserts or replaces; returns 0 or -1 (out of memory, map unchanged). */
+int hf_map_put(hf_map *m, const heapfmt_allocator *a, uint64_t key,
+               uint32_t val);
+size_t hf_map_bytes(const hf_map *m);
+
+/* ---- id table: dense small keys in an array, the rest in a map ---- */
+
+typedef struct hf_idtab {
+    uint32_t *direct; /* value + 1, indexed by key; 0 = absent */
+    size_t ndirect;
+    hf_map far;
+    size_t count;
+} hf_idtab;
+
+void hf_idtab_init(hf_idtab *t);
+void hf_idtab_free(hf_idtab *t, const heapfmt_allocator *a);
+int hf_idtab_put(hf_idtab *t, const heapfmt_allocator *a, uint64_t key,
+                 uint32_t val);
+size_t hf_idtab_bytes(const hf_idtab *t);
+
+static inline int hf_idtab_get(const hf_idtab *t, uint64_t key, uint32_t *val)
+{
+    if (key < t->ndirect) {
+        uint32_t v = t->direct[key];
+        if (v == 0)
+            return 0;
+        *val = v - 1;
+        return 1;
+    }
+    return hf_map_get(&t->far, key, val);
+}
+
+#endif /* HEAPFMT_INTERNAL_H */

@@ -1,0 +1,239 @@
+/* reader_open.c -- creating and freeing readers; fd, path, memory sources. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader_internal.h"
+
+#define DEFAULT_TABLE_LIMIT (1ull << 30)
+
+/* Explains bytes that are not a heapfmt header. */
+static int not_heapfmt(heapfmt_reader *r, const uint8_t *h, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n' ||
+                     h[i] == '\r'))
+        i++;
+    if (i < n && (h[i] == '{' || h[i] == '['))
+        return hf_rfail(r, HEAPFMT_E_NOT_HEAPFMT, 0, 0,
+                        "not a heapfmt dump: it looks like JSON (for an "
+                        "ObjectSpace.dump_all file use heapfmt-import)");
+    if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+        return hf_rfail(r, HEAPFMT_E_NOT_HEAPFMT, 0, 0,
+                        "not a heapfmt dump: it is gzip-compressed data");
+    return hf_rfail(r, HEAPFMT_E_NOT_HEAPFMT, 0, 0,
+                    "not a heapfmt dump (no heapfmt magic number)");
+}
+
+static int read_header(heapfmt_reader *r)
+{
+    uint8_t h[HF_HEADER_SIZE];
+    size_t got;
+    int rc = hf_read_full(r, h, sizeof h, &got);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    size_t m = got < 8 ? got : 8;
+    if (memcmp(h, HF_MAGIC, m) != 0)
+        return not_heapfmt(r, h, got);
+    if (got < sizeof h)
+        return hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, 0,
+                        got == 0 ? "dump is empty (truncated at offset 0)"
+                                 : "dump is truncated inside its header");
+    if (hf_crc32(h, 12) != hf_get_u32(h + 12))
+        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, 0,
+                        "file header fails its checksum");
+    r->major = h[8];
+    r->minor = h[9];
+    if (r->major != HEAPFMT_FORMAT_MAJOR)
+        return hf_rfail(r, HEAPFMT_E_VERSION, 0, 8,
+                        "file is format %d.%d; this reader supports %d.x "
+                        "(up to %d.%d)",
+                        r->major, r->minor, HEAPFMT_FORMAT_MAJOR,
+                        HEAPFMT_FORMAT_MAJOR, HEAPFMT_FORMAT_MINOR);
+    r->strict = r->minor <= HEAPFMT_FORMAT_MINOR;
+    if (hf_get_u16(h + 10) != 0 && r->strict)
+        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, 10,
+                        "file header has reserved flags set");
+    return HEAPFMT_OK;
+}
+
+/* Allocates a reader without touching the input. */
+static int create(heapfmt_reader **out, const heapfmt_reader_options *opt,
+                  heapfmt_read_fn read, heapfmt_seek_fn seek, void *opaque)
+{
+    if (!out)
+        return HEAPFMT_E_ARG;
+    *out = NULL;
+    heapfmt_reader_options o = HEAPFMT_READER_OPTIONS_INIT;
+    if (opt) {
+        if (opt->size < sizeof(size_t) || opt->size > sizeof o)
+            return HEAPFMT_E_ARG;
+        memcpy(&o, opt, opt->size);
+    }
+    if (!read)
+        return HEAPFMT_E_ARG;
+    heapfmt_allocator al;
+    hf_allocator_init(&al, o.allocator);
+    heapfmt_reader *r = hf_alloc(&al, sizeof *r);
+    if (!r)
+        return HEAPFMT_E_NOMEM;
+    memset(r, 0, sizeof *r);
+    r->al = al;
+    r->read = read;
+    r->seek = seek;
+    r->opaque = opaque ? opaque : r;
+    r->fd = -1;
+    r->state = HF_R_BLOCK;
+    r->table_limit = o.max_table_memory ? o.max_table_memory
+                                        : DEFAULT_TABLE_LIMIT;
+    hf_arena_init(&r->footer_arena, &r->al);
+    if (hf_tables_init(r) != HEAPFMT_OK ||
+        hf_inflater_init(&r->inf, &r->al) != HEAPFMT_OK) {
+        heapfmt_reader_free(r);
+        return HEAPFMT_E_NOMEM;
+    }
+    *out = r;
+    return HEAPFMT_OK;
+}
+
+static int start(heapfmt_reader *r)
+{
+    int rc = read_header(r);
+    if (rc != HEAPFMT_OK)
+        r->state = HF_R_FAILED;
+    return rc;
+}
+
+int heapfmt_reader_open(heapfmt_reader **out, const heapfmt_reader_options *opt,
+                        heapfmt_read_fn read, heapfmt_seek_fn seek,
+                        void *opaque)
+{
+    if (!read) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_ARG;
+    }
+    int rc = create(out, opt, read, seek, opaque ? opaque : (void *)1);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    (*out)->opaque = opaque;
+    return start(*out);
+}
+
+static long fd_read(void *opaque, void *buf, size_t len)
+{
+    heapfmt_reader *r = opaque;
+    ssize_t n = read(r->fd_source, buf, len);
+    return n >= 0 ? (long)n : -(long)errno;
+}
+
+static int64_t fd_seek(void *opaque, int64_t off, int from_end)
+{
+    heapfmt_reader *r = opaque;
+    off_t at = lseek(r->fd_source, (off_t)off, from_end ? SEEK_END : SEEK_SET);
+    return at < 0 ? -(int64_t)errno : (int64_t)at;
+}
+
+int heapfmt_reader_open_fd(heapfmt_reader **out,
+                           const heapfmt_reader_options *opt, int fd)
+{
+    if (fd < 0) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_ARG;
+    }
+    struct stat st;
+    int seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    int rc = create(out, opt, fd_read, seekable ? fd_seek : NULL, NULL);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    (*out)->fd_source = fd;
+    if (seekable) /* offsets are relative to where the dump starts */
+        seekable = lseek(fd, 0, SEEK_CUR) == 0;
+    if (!seekable)
+        (*out)->seek = NULL;
+    return start(*out);
+}
+
+int heapfmt_reader_open_path(heapfmt_reader **out,
+                             const heapfmt_reader_options *opt,
+                             const char *path)
+{
+    if (!path) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_ARG;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_IO;
+    }
+    int rc = heapfmt_reader_open_fd(out, opt, fd);
+    if (!out || !*out) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return rc;
+    }
+    (*out)->fd = fd;
+    return rc;
+}
+
+static long mem_read(void *opaque, void *buf, size_t len)
+{
+    heapfmt_reader *r = opaque;
+    size_t left = r->mem_len - r->mem_pos;
+    size_t n = len < left ? len : left;
+    if (n)
+        memcpy(buf, r->mem + r->mem_pos, n);
+    r->mem_pos += n;
+    return (long)n;
+}
+
+static int64_t mem_seek(void *opaque, int64_t off, int from_end)
+{
+    heapfmt_reader *r = opaque;
+    int64_t at = from_end ? (int64_t)r->mem_len + off : off;
+    if (at < 0 || (uint64_t)at > r->mem_len)
+        return -EINVAL;
+    r->mem_pos = (size_t)at;
+    return at;
+}
+
+int heapfmt_reader_open_memory(heapfmt_reader **out,
+                               const heapfmt_reader_options *opt,
+                               const void *data, size_t len)
+{
+    if (!data && len) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_ARG;
+    }
+    int rc = create(out, opt, mem_read, mem_seek, NULL);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    (*out)->mem = data;
+    (*out)->mem_len = len;
+    return start(*out);
+}
+
+void heapfmt_reader_free(heapfmt_reader *r)
+{
+    if (!r)
+        return;
+    heapfmt_allocator al = r->al;
+    if (r->fd >= 0)
+        close(r->fd);
+    hf_inflater_free(&r->inf);
+    hf_tables_free(r);
+    hf_arena_free(&r->footer_arena);
+    hf_free(&al, r->fblocks);
+    hf_free(&al, r->fclasses);
+    hf_free(&al, r->stored);
+    hf_free(&al, r->raw);
+    hf_free(&al, r->refs_buf);
+    hf_free(&al, r);
+}

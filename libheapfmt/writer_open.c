@@ -1,0 +1,142 @@
+/* writer_open.c -- creating and freeing writers; fd and path sinks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "writer_internal.h"
+
+int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
+                        heapfmt_write_fn write, void *opaque)
+{
+    if (!out)
+        return HEAPFMT_E_ARG;
+    *out = NULL;
+    heapfmt_writer_options o = HEAPFMT_WRITER_OPTIONS_INIT;
+    if (opt) {
+        if (opt->size < sizeof(size_t) || opt->size > sizeof o)
+            return HEAPFMT_E_ARG;
+        memcpy(&o, opt, opt->size);
+    }
+    if (!write || o.level < 0 || o.level > 9 ||
+        (o.block_size != 0 && (o.block_size < HEAPFMT_MIN_BLOCK_SIZE ||
+                               o.block_size > HEAPFMT_MAX_BLOCK)))
+        return HEAPFMT_E_ARG;
+    heapfmt_allocator al;
+    hf_allocator_init(&al, o.allocator);
+    heapfmt_writer *w = hf_alloc(&al, sizeof *w);
+    if (!w)
+        return HEAPFMT_E_NOMEM;
+    memset(w, 0, sizeof *w);
+    w->al = al;
+    w->write = write;
+    w->opaque = opaque;
+    w->fd = -1;
+    w->level = o.level;
+    w->block_size = o.block_size ? o.block_size : HEAPFMT_DEFAULT_BLOCK_SIZE;
+    w->kind = HF_KIND_DATA;
+    hf_strtab_init(&w->strings, &w->al);
+    hf_map_init(&w->class_ids);
+    /* Allocate the block buffer and zlib state now, not in the middle. */
+    w->cap = w->block_size + 64;
+    w->buf = hf_alloc(&w->al, w->cap);
+    int rc = w->buf ? HEAPFMT_OK : HEAPFMT_E_NOMEM;
+    if (rc == HEAPFMT_OK && w->level > 0)
+        rc = hf_deflater_init(&w->z, &w->al, w->level);
+    if (rc != HEAPFMT_OK) {
+        heapfmt_writer_free(w);
+        return rc;
+    }
+    *out = w;
+    return HEAPFMT_OK;
+}
+
+/* write(2) sink: short writes are returned to the writer's loop; EAGAIN
+ * on a non-blocking descriptor waits until it is writable. */
+static long fd_write(void *opaque, const void *buf, size_t len)
+{
+    heapfmt_writer *w = opaque;
+    ssize_t n = write(w->fd_target, buf, len);
+    if (n >= 0)
+        return n == 0 ? -EIO : (long)n;
+    int e = errno;
+    if (e == EAGAIN || e == EWOULDBLOCK) {
+        struct pollfd p = {.fd = w->fd_target, .events = POLLOUT};
+        (void)poll(&p, 1, -1);
+        return -EAGAIN;
+    }
+    return -e;
+}
+
+int heapfmt_writer_open_fd(heapfmt_writer **out,
+                           const heapfmt_writer_options *opt, int fd)
+{
+    if (fd < 0) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_ARG;
+    }
+    int rc = heapfmt_writer_open(out, opt, fd_write, NULL);
+    if (rc == HEAPFMT_OK) {
+        (*out)->opaque = *out;
+        (*out)->fd_target = fd;
+    }
+    return rc;
+}
+
+int heapfmt_writer_open_path(heapfmt_writer **out,
+                             const heapfmt_writer_options *opt,
+                             const char *path)
+{
+    if (!path) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_ARG;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        if (out)
+            *out = NULL;
+        return HEAPFMT_E_IO;
+    }
+    int rc = heapfmt_writer_open_fd(out, opt, fd);
+    if (rc != HEAPFMT_OK) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return rc;
+    }
+    (*out)->fd = fd;
+    return HEAPFMT_OK;
+}
+
+int hf_writer_close_target(heapfmt_writer *w)
+{
+    if (w->fd < 0)
+        return HEAPFMT_OK;
+    int fd = w->fd;
+    w->fd = -1;
+    if (close(fd) == 0 || errno == EINTR)
+        return HEAPFMT_OK;
+    int e = errno;
+    hf_set_error(&w->err, HEAPFMT_E_IO, e, w->offset, w->nblocks, w->records,
+                 "close failed: %s", strerror(e));
+    w->sticky = HEAPFMT_E_IO;
+    return HEAPFMT_E_IO;
+}
+
+void heapfmt_writer_free(heapfmt_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    heapfmt_allocator al = w->al;
+    hf_deflater_free(&w->z);
+    hf_strtab_free(&w->strings);
+    hf_map_free(&w->class_ids, &al);
+    hf_free(&al, w->classes);
+    hf_free(&al, w->blocks);
+    hf_free(&al, w->buf);
+    hf_free(&al, w);
+}
