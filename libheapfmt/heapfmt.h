@@ -500,6 +500,11 @@ typedef struct heapfmt_record {
  * Unknown record tags and block kinds are skipped silently. */
 HEAPFMT_API int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec);
 
+/* Returns 1 if heapfmt_reader_next may still deliver records: after
+ * HEAPFMT_OK, or after a HEAPFMT_E_CORRUPT that skipped a block. Returns 0
+ * once the reader reached HEAPFMT_DONE or a sticky error. */
+HEAPFMT_API int heapfmt_reader_can_continue(const heapfmt_reader *r);
+
 /* Decodes the references of the record last returned (OBJECT or ROOT) into
  * a buffer owned by the reader, valid until the next call, and stores it in
  * *ids. Returns the count (>= 0) or a negative error (HEAPFMT_E_STATE if

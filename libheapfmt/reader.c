@@ -263,7 +263,10 @@ static int load_block(heapfmt_reader *r)
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                  "block at offset %llu is invalid and was skipped",
                  (unsigned long long)offset);
-        return b.kind == HF_KIND_DATA ? skip_block(r) : HEAPFMT_E_CORRUPT;
+        if (b.kind == HF_KIND_DATA)
+            return skip_block(r);
+        r->corrupt_blocks++; /* a bad block of another kind: still a loss */
+        return HEAPFMT_E_CORRUPT;
     }
     if (b.kind == HF_KIND_FOOTER)
         return read_footer_block(r, &b, offset);
@@ -579,6 +582,11 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
     }
     *ids = r->refs_buf;
     return (long)r->refs_n;
+}
+
+int heapfmt_reader_can_continue(const heapfmt_reader *r)
+{
+    return r && (r->state == HF_R_BLOCK || r->state == HF_R_IN);
 }
 
 void heapfmt_reader_progress(const heapfmt_reader *r, heapfmt_progress *p)

@@ -1,0 +1,24 @@
+/* cli_scan.h -- read every record of an open dump, keeping what survives.
+ *
+ * The loop every reading tool shares: records go to a callback; a corrupt
+ * block is reported as a warning and skipped; a truncated or damaged dump
+ * ends with a warning that says what was lost, and the exit code
+ * CLI_EXIT_INCOMPLETE, so the tool still prints what it read. */
+#ifndef CLI_SCAN_H
+#define CLI_SCAN_H
+
+#include "cli_dump.h"
+
+/* Called for each record. Return 0 to go on; any other value stops the
+ * scan and is returned by cli_scan (an exit code; the callback prints its
+ * own message). */
+typedef int (*cli_scan_fn)(void *ctx, heapfmt_reader *r,
+                           const heapfmt_record *rec);
+
+/* Reads d to its end. Returns CLI_EXIT_OK for a complete dump,
+ * CLI_EXIT_INCOMPLETE (after warnings on stderr) when blocks were lost or
+ * the dump was cut, CLI_EXIT_ERROR (after a message) for an I/O error, out
+ * of memory or a limit, or the callback's nonzero value. */
+int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx);
+
+#endif /* CLI_SCAN_H */
