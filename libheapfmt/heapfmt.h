@@ -288,8 +288,10 @@ HEAPFMT_API int heapfmt_write_string(heapfmt_writer *w, const char *s,
  * class. c->id must not be 0. */
 HEAPFMT_API int heapfmt_write_class(heapfmt_writer *w, const heapfmt_class *c);
 
-/* Writes one object. Does not allocate unless o->class_id is new or the
- * record is larger than any before and larger than the block size. */
+/* Writes one object. Allocates only when o->class_id is new, when the
+ * record is larger than any before and than the block size, or when a
+ * finished block grows the block index (doubling, so a few times per
+ * dump) -- never per object. */
 HEAPFMT_API int heapfmt_write_object(heapfmt_writer *w,
                                      const heapfmt_object *o);
 
@@ -469,7 +471,9 @@ typedef struct heapfmt_totals {
 /* One record from heapfmt_reader_next. tag tells which member is valid;
  * the pointed-to data is valid until the next call. For STRING and CLASS,
  * the reader's table entry is given (already updated). For END, only
- * objects, bytes and records of end are set. */
+ * objects, bytes and records of end are set (END's records field counts
+ * the records before END, unknown ones included). index counts the
+ * records delivered before this one. */
 typedef struct heapfmt_record {
     int tag; /* enum heapfmt_tag; never a skipped (unknown) tag */
     uint64_t offset; /* file offset of the block holding the record */
@@ -565,7 +569,8 @@ HEAPFMT_API size_t heapfmt_reader_string_count(const heapfmt_reader *r);
 HEAPFMT_API const heapfmt_rstring *heapfmt_reader_string(const heapfmt_reader *r,
                                                          size_t slot);
 
-/* Progress of a reader: complete records delivered, objects delivered,
+/* Progress of a reader: records delivered (skipped unknown ones not
+ * counted), objects delivered,
  * data blocks read completely, blocks skipped as corrupt, and the input
  * offset reached. */
 typedef struct heapfmt_progress {

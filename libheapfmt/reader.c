@@ -12,7 +12,7 @@ int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
     e->sys_errno = sys_errno;
     e->offset = offset;
     e->block = r->block_no;
-    e->record = r->records;
+    e->record = r->delivered;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->message, sizeof e->message, fmt, ap);
@@ -121,7 +121,7 @@ static int truncated_in_block(heapfmt_reader *r, uint64_t offset, size_t got,
                     "dump is truncated: the block at offset %llu has %zu of "
                     "%u bytes; %llu records in %llu complete blocks were read",
                     (unsigned long long)offset, got, want,
-                    (unsigned long long)r->records,
+                    (unsigned long long)r->delivered,
                     (unsigned long long)r->blocks_done);
 }
 
@@ -177,7 +177,7 @@ static int read_trailer(heapfmt_reader *r, uint64_t footer_offset)
         hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, at,
                  "dump is truncated inside its trailer; all %llu records "
                  "were read",
-                 (unsigned long long)r->records);
+                 (unsigned long long)r->delivered);
         return fatal(r, HEAPFMT_E_TRUNCATED);
     }
     if (memcmp(t + 16, HF_END_MAGIC, 8) != 0 ||
@@ -244,7 +244,7 @@ static int load_block(heapfmt_reader *r)
                  "%llu complete blocks were read",
                  (unsigned long long)(offset + got),
                  !r->seen_end ? "no END record" : "no footer",
-                 (unsigned long long)r->records,
+                 (unsigned long long)r->delivered,
                  (unsigned long long)r->blocks_done);
         return fatal(r, HEAPFMT_E_TRUNCATED);
     }
@@ -443,7 +443,7 @@ static int decode_end(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
 static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
 {
     const uint8_t *p = r->raw + r->rpos, *end = r->raw + r->raw_len;
-    uint64_t index = r->records, len;
+    uint64_t index = r->delivered, len;
     unsigned tag = *p++;
     if (hf_get_varint(&p, end, &len) < 0 || len > (uint64_t)(end - p))
         return bad(r, index, "record runs past the end of its block");
@@ -513,7 +513,7 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         return SKIPPED;
     rec->tag = (int)tag;
     rec->offset = r->block_offset;
-    rec->index = index;
+    rec->index = r->delivered++;
     r->last_tag = (int)tag;
     return HEAPFMT_OK;
 }
@@ -574,7 +574,7 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
     for (uint64_t i = 0; i < r->refs_n; i++) {
         if (hf_get_varint(&q, r->refs_end, &v) < 0) {
             r->last_tag = 0;
-            bad(r, r->records - 1, "references do not decode");
+            bad(r, r->delivered - 1, "references do not decode");
             return skip_block(r);
         }
         base += hf_unzigzag(v);
@@ -596,7 +596,7 @@ void heapfmt_reader_progress(const heapfmt_reader *r, heapfmt_progress *p)
     memset(p, 0, sizeof *p);
     if (!r)
         return;
-    p->records = r->records;
+    p->records = r->delivered;
     p->objects = r->objects;
     p->bytes = r->bytes;
     p->blocks = r->blocks_done;

@@ -37,7 +37,9 @@ struct heapfmt_reader {
     uint64_t prev_id;
 
     int seen_end;
-    uint64_t records, objects, bytes, blocks_done, corrupt_blocks;
+    uint64_t records; /* records before END of every tag (END's count) */
+    uint64_t delivered; /* records handed to the caller */
+    uint64_t objects, bytes, blocks_done, corrupt_blocks;
 
     /* the record last delivered */
     int last_tag;

@@ -162,6 +162,8 @@ static int enter(heapfmt_writer *w)
 {
     if (!w)
         return HEAPFMT_E_ARG;
+    if (w->sticky && !w->busy)
+        return w->sticky;
     if (w->busy || w->finished) {
         hf_set_error(&w->err, HEAPFMT_E_STATE, 0, w->offset, w->nblocks,
                      w->records, "%s",
@@ -169,8 +171,6 @@ static int enter(heapfmt_writer *w)
                              : "writer already finished");
         return HEAPFMT_E_STATE;
     }
-    if (w->sticky)
-        return w->sticky;
     w->busy = 1;
     return HEAPFMT_OK;
 }

@@ -1,0 +1,332 @@
+/*
+ * traw.c -- an independent heapfmt encoder for hand-made test dumps.
+ */
+#include "traw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static const unsigned char traw_magic[8] = { 0x89, 'H', 'F', 'M',
+                                             'T',  '\r', '\n', 0x1a };
+static const unsigned char traw_end_magic[8] = { 0x89, 'H', 'F', 'M',
+                                                 'T',  'E', 'N', 'D' };
+
+uint32_t traw_crc(const void *p, size_t n)
+{
+    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
+}
+
+void traw_header(tbuf *out, unsigned major, unsigned minor, uint16_t flags)
+{
+    size_t start = out->len;
+    tbuf_put(out, traw_magic, 8);
+    tbuf_u8(out, major);
+    tbuf_u8(out, minor);
+    tbuf_u16le(out, flags);
+    tbuf_u32le(out, traw_crc(out->data + start, 12));
+}
+
+static void deflate_raw(const void *in, size_t len, tbuf *out)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort();
+    uLong bound = deflateBound(&zs, (uLong)len);
+    unsigned char *buf = malloc(bound + 16);
+    if (buf == NULL)
+        abort();
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.avail_in = (uInt)len;
+    zs.next_out = buf;
+    zs.avail_out = (uInt)(bound + 16);
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+        abort();
+    tbuf_put(out, buf, zs.total_out);
+    deflateEnd(&zs);
+    free(buf);
+}
+
+uint64_t traw_block(tbuf *out, unsigned kind, unsigned codec,
+                    const void *payload, size_t len)
+{
+    uint64_t at = out->len;
+    tbuf stored = { 0 };
+    if (codec == 1)
+        deflate_raw(payload, len, &stored);
+    else
+        tbuf_put(&stored, payload, len);
+    tbuf h = { 0 };
+    tbuf_u8(&h, kind);
+    tbuf_u8(&h, codec);
+    tbuf_u16le(&h, 0);
+    tbuf_u32le(&h, (uint32_t)len);
+    tbuf_u32le(&h, (uint32_t)stored.len);
+    tbuf_u32le(&h, traw_crc(payload, len));
+    tbuf_u32le(&h, traw_crc(h.data, 16));
+    tbuf_put(out, h.data, h.len);
+    tbuf_put(out, stored.data, stored.len);
+    tbuf_free(&h);
+    tbuf_free(&stored);
+    return at;
+}
+
+void traw_record(tbuf *payload, unsigned tag, const void *body, size_t len)
+{
+    tbuf_u8(payload, tag);
+    tbuf_varint(payload, len);
+    tbuf_put(payload, body, len);
+}
+
+void traw_trailer(tbuf *out, uint64_t footer_offset)
+{
+    size_t start = out->len;
+    tbuf_u64le(out, footer_offset);
+    tbuf_u32le(out, 0);
+    tbuf_u32le(out, traw_crc(out->data + start, 12));
+    tbuf_put(out, traw_end_magic, 8);
+}
+
+/* ---- builder ------------------------------------------------------------- */
+
+void traw_begin(traw *d, unsigned major, unsigned minor, uint16_t flags,
+                unsigned codec)
+{
+    memset(d, 0, sizeof *d);
+    d->codec = codec;
+    traw_header(&d->out, major, minor, flags);
+}
+
+void traw_free(traw *d)
+{
+    tbuf_free(&d->out);
+    tbuf_free(&d->blk);
+}
+
+static void pad(traw *d, tbuf *body)
+{
+    for (size_t i = 0; i < d->pad; i++)
+        tbuf_u8(body, 0xa0 + (unsigned)i);
+}
+
+static void add(traw *d, unsigned tag, tbuf *body, int is_object)
+{
+    traw_record(&d->blk, tag, body->data, body->len);
+    tbuf_free(body);
+    d->blk_records++;
+    d->records++;
+    if (is_object) {
+        d->blk_objects++;
+        d->objects++;
+    }
+}
+
+static void meta_head(tbuf *b, unsigned type, const char *key)
+{
+    tbuf_u8(b, type);
+    tbuf_varint(b, strlen(key));
+    tbuf_put(b, key, strlen(key));
+}
+
+void traw_meta_uint(traw *d, const char *key, uint64_t v)
+{
+    tbuf b = { 0 };
+    meta_head(&b, 1, key);
+    tbuf_varint(&b, v);
+    pad(d, &b);
+    add(d, HEAPFMT_TAG_META, &b, 0);
+}
+
+void traw_meta_int(traw *d, const char *key, int64_t v)
+{
+    tbuf b = { 0 };
+    meta_head(&b, 2, key);
+    tbuf_zigzag(&b, v);
+    pad(d, &b);
+    add(d, HEAPFMT_TAG_META, &b, 0);
+}
+
+void traw_meta_text(traw *d, const char *key, const char *text)
+{
+    tbuf b = { 0 };
+    meta_head(&b, 0, key);
+    tbuf_put(&b, text, strlen(text));
+    add(d, HEAPFMT_TAG_META, &b, 0);
+}
+
+void traw_string(traw *d, uint32_t id, const char *text)
+{
+    tbuf b = { 0 };
+    size_t len = strlen(text);
+    tbuf_varint(&b, id);
+    tbuf_put(&b, text, len);
+    if (id < TRAW_MAX_STRINGS && len < sizeof d->str[0].text) {
+        memcpy(d->str[id].text, text, len);
+        d->str[id].len = len;
+    }
+    d->nstrings++;
+    add(d, HEAPFMT_TAG_STRING, &b, 0);
+}
+
+void traw_class(traw *d, uint32_t index, uint64_t id, uint32_t name,
+                uint64_t super, uint64_t flags)
+{
+    tbuf b = { 0 };
+    tbuf_varint(&b, index);
+    tbuf_varint(&b, id);
+    tbuf_varint(&b, name);
+    tbuf_varint(&b, super);
+    tbuf_varint(&b, flags);
+    pad(d, &b);
+    if (index < TRAW_MAX_CLASSES) {
+        if (!d->cls[index].defined && index > 0)
+            d->nclasses++;
+        d->cls[index].defined = 1;
+        d->cls[index].id = id;
+        d->cls[index].flags = flags;
+        d->cls[index].name = name;
+    }
+    add(d, HEAPFMT_TAG_CLASS, &b, 0);
+}
+
+void traw_object(traw *d, const heapfmt_object *o)
+{
+    tbuf b = { 0 };
+    tbuf_zdelta(&b, o->id, d->prev_id);
+    d->prev_id = o->id;
+    tbuf_varint(&b, o->class_id);
+    tbuf_varint(&b, o->type);
+    tbuf_varint(&b, o->size);
+    tbuf_u8(&b, o->fields);
+    if (o->fields & HEAPFMT_F_FLAGS)
+        tbuf_varint(&b, o->flags);
+    if (o->fields & HEAPFMT_F_VALUE) {
+        tbuf_varint(&b, o->value_len);
+        tbuf_put(&b, o->value, o->value_len);
+    }
+    if (o->fields & HEAPFMT_F_SITE) {
+        tbuf_varint(&b, o->file);
+        tbuf_varint(&b, o->line);
+    }
+    if (o->fields & HEAPFMT_F_GENERATION)
+        tbuf_varint(&b, o->generation);
+    tbuf_varint(&b, o->nrefs);
+    uint64_t base = o->id;
+    for (size_t i = 0; i < o->nrefs; i++) {
+        tbuf_zdelta(&b, o->refs[i], base);
+        base = o->refs[i];
+    }
+    pad(d, &b);
+    if (o->class_id < TRAW_MAX_CLASSES) {
+        d->cls[o->class_id].count++;
+        d->cls[o->class_id].bytes += o->size;
+    }
+    d->bytes += o->size;
+    add(d, HEAPFMT_TAG_OBJECT, &b, 1);
+}
+
+void traw_root(traw *d, uint32_t kind, const uint64_t *ids, size_t n)
+{
+    tbuf b = { 0 };
+    tbuf_varint(&b, kind);
+    tbuf_varint(&b, n);
+    uint64_t base = 0;
+    for (size_t i = 0; i < n; i++) {
+        tbuf_zdelta(&b, ids[i], base);
+        base = ids[i];
+    }
+    pad(d, &b);
+    d->nroots++;
+    add(d, HEAPFMT_TAG_ROOT, &b, 0);
+}
+
+void traw_any(traw *d, unsigned tag, const void *body, size_t len)
+{
+    tbuf b = { 0 };
+    tbuf_put(&b, body, len);
+    add(d, tag, &b, 0);
+}
+
+void traw_flush(traw *d)
+{
+    if (d->blk.len == 0)
+        return;
+    if (d->nent >= TRAW_MAX_BLOCKS)
+        abort();
+    uint64_t at = traw_block(&d->out, 0x44, d->codec, d->blk.data,
+                             d->blk.len);
+    d->ent[d->nent].offset = at;
+    d->ent[d->nent].records = d->blk_records;
+    d->ent[d->nent].objects = d->blk_objects;
+    d->nent++;
+    d->blk.len = 0;
+    d->blk_records = d->blk_objects = 0;
+    d->prev_id = 0;
+}
+
+void traw_foreign_block(traw *d, unsigned kind, const void *payload,
+                        size_t len)
+{
+    traw_flush(d);
+    traw_block(&d->out, kind, d->codec, payload, len);
+}
+
+void traw_finish(traw *d)
+{
+    tbuf b = { 0 };
+    uint64_t before = d->records;
+    tbuf_varint(&b, d->objects);
+    tbuf_varint(&b, d->bytes);
+    tbuf_varint(&b, before);
+    pad(d, &b);
+    add(d, HEAPFMT_TAG_END, &b, 0);
+    traw_flush(d);
+
+    tbuf f = { 0 };
+    /* TOTALS */
+    tbuf_varint(&b, d->objects);
+    tbuf_varint(&b, d->bytes);
+    tbuf_varint(&b, before);
+    tbuf_varint(&b, d->nclasses);
+    tbuf_varint(&b, d->nstrings);
+    tbuf_varint(&b, d->nroots);
+    tbuf_varint(&b, d->nent);
+    pad(d, &b);
+    traw_record(&f, HEAPFMT_TAG_TOTALS, b.data, b.len);
+    tbuf_free(&b);
+    /* BLOCKS */
+    tbuf_varint(&b, d->nent);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < d->nent; i++) {
+        tbuf_varint(&b, d->ent[i].offset - prev);
+        prev = d->ent[i].offset;
+        tbuf_varint(&b, d->ent[i].records);
+        tbuf_varint(&b, d->ent[i].objects);
+    }
+    pad(d, &b);
+    traw_record(&f, HEAPFMT_TAG_BLOCKS, b.data, b.len);
+    tbuf_free(&b);
+    /* SUMMARY, index order; index 0 only when objects without class */
+    for (uint32_t i = 0; i < TRAW_MAX_CLASSES; i++) {
+        if (i == 0 ? d->cls[0].count == 0 : !d->cls[i].defined)
+            continue;
+        tbuf_varint(&b, i);
+        tbuf_varint(&b, d->cls[i].id);
+        tbuf_varint(&b, d->cls[i].flags);
+        tbuf_varint(&b, d->cls[i].count);
+        tbuf_varint(&b, d->cls[i].bytes);
+        uint32_t name = d->cls[i].name;
+        size_t nlen = name < TRAW_MAX_STRINGS ? d->str[name].len : 0;
+        tbuf_varint(&b, nlen);
+        if (nlen)
+            tbuf_put(&b, d->str[name].text, nlen);
+        pad(d, &b);
+        traw_record(&f, HEAPFMT_TAG_SUMMARY, b.data, b.len);
+        tbuf_free(&b);
+    }
+    uint64_t footer_at = traw_block(&d->out, 0x46, d->codec, f.data, f.len);
+    traw_trailer(&d->out, footer_at);
+    tbuf_free(&f);
+}

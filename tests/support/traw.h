@@ -1,0 +1,84 @@
+/*
+ * traw.h -- a tiny independent encoder of heapfmt files, written from
+ * spec/FORMAT.md (not from the library), to build dumps the library's
+ * writer never produces: unknown record tags and block kinds, trailing
+ * bytes in records, other versions, damaged structures.
+ *
+ * The builder tracks what the footer needs (block index, totals, per-class
+ * summary) so that traw_finish produces a complete, valid dump.
+ */
+#ifndef TRAW_H
+#define TRAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapfmt.h"
+#include "tio.h"
+
+#define TRAW_MAX_BLOCKS 256
+#define TRAW_MAX_CLASSES 64
+#define TRAW_MAX_STRINGS 64
+
+/* Low-level pieces. */
+void traw_header(tbuf *out, unsigned major, unsigned minor, uint16_t flags);
+/* Appends a block (header + payload) of kind with codec 0 (stored) or 1
+ * (raw DEFLATE); returns the offset of its header. */
+uint64_t traw_block(tbuf *out, unsigned kind, unsigned codec,
+                    const void *payload, size_t len);
+/* tag, varint len, body */
+void traw_record(tbuf *payload, unsigned tag, const void *body, size_t len);
+void traw_trailer(tbuf *out, uint64_t footer_offset);
+uint32_t traw_crc(const void *p, size_t n);
+
+typedef struct traw {
+    tbuf out;
+    tbuf blk;           /* payload of the open data block */
+    unsigned codec;
+    size_t pad;         /* junk bytes appended to every record whose
+                           payload has a known end (not STRING, META text) */
+    uint64_t prev_id;   /* OBJECT id delta base in the open block */
+    uint64_t blk_records, blk_objects;
+    struct {
+        uint64_t offset, records, objects;
+    } ent[TRAW_MAX_BLOCKS];
+    size_t nent;
+    uint64_t objects, bytes, records, nstrings, nroots;
+    struct {
+        int defined;
+        uint64_t id, flags, count, bytes;
+        uint32_t name;
+    } cls[TRAW_MAX_CLASSES]; /* by index; [0] = no class */
+    uint32_t nclasses;
+    struct {
+        char text[64];
+        size_t len;
+    } str[TRAW_MAX_STRINGS]; /* by id */
+} traw;
+
+/* Starts a file: header with this version and flags; blocks use codec. */
+void traw_begin(traw *d, unsigned major, unsigned minor, uint16_t flags,
+                unsigned codec);
+void traw_free(traw *d);
+
+void traw_meta_uint(traw *d, const char *key, uint64_t v);
+void traw_meta_int(traw *d, const char *key, int64_t v);
+void traw_meta_text(traw *d, const char *key, const char *text);
+void traw_string(traw *d, uint32_t id, const char *text);
+void traw_class(traw *d, uint32_t index, uint64_t id, uint32_t name,
+                uint64_t super, uint64_t flags);
+/* o->class_id is the class INDEX here. */
+void traw_object(traw *d, const heapfmt_object *o);
+void traw_root(traw *d, uint32_t kind, const uint64_t *ids, size_t n);
+/* Any record (unknown tags included); counted as a record of the dump. */
+void traw_any(traw *d, unsigned tag, const void *body, size_t len);
+/* Ends the open data block (if it has records). */
+void traw_flush(traw *d);
+/* Ends the open block, then appends a block of another kind (not a data
+ * block: not in the index). */
+void traw_foreign_block(traw *d, unsigned kind, const void *payload,
+                        size_t len);
+/* END, last data block, footer block, trailer. */
+void traw_finish(traw *d);
+
+#endif

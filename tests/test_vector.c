@@ -1,0 +1,306 @@
+/*
+ * test_vector.c -- the test vector of spec/FORMAT.md section 11.
+ *
+ * The hex between the lines TEST-VECTOR-BEGIN and TEST-VECTOR-END is
+ * parsed with this rule: on each line, take the leading whitespace-separated
+ * tokens that are exactly two hex digits, stopping at the first token that
+ * is not; lines with no such leading token (prose) are skipped.
+ *
+ * The spec file is found at $HEAPFMT_SPEC, else spec/FORMAT.md relative to
+ * the working directory (make test runs from the repository root) or one
+ * or two levels up.
+ */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapfmt.h"
+#include "tassert.h"
+#include "tio.h"
+#include "tmodel.h"
+#include "traw.h"
+
+static int is_hex_pair(const char *t, size_t n)
+{
+    return n == 2 && isxdigit((unsigned char)t[0]) &&
+           isxdigit((unsigned char)t[1]);
+}
+
+static void load_vector(tbuf *out)
+{
+    const char *path = tfind_repo_file("HEAPFMT_SPEC", "spec/FORMAT.md");
+    cr_assert_not_null(path, "spec/FORMAT.md not found: run from the "
+                             "repository root or set HEAPFMT_SPEC");
+    unsigned char *text;
+    size_t len;
+    cr_assert_eq(tread_file(path, &text, &len), 0, "cannot read %s", path);
+    memset(out, 0, sizeof *out);
+    int inside = 0, seen_begin = 0, seen_end = 0;
+    size_t pos = 0;
+    while (pos < len) {
+        size_t eol = pos;
+        while (eol < len && text[eol] != '\n')
+            eol++;
+        const char *line = (const char *)text + pos;
+        size_t n = eol - pos;
+        const char *begin = "TEST-VECTOR-BEGIN", *end = "TEST-VECTOR-END";
+        if (n >= strlen(begin) && memcmp(line, begin, strlen(begin)) == 0) {
+            inside = 1;
+            seen_begin = 1;
+        } else if (n >= strlen(end) && memcmp(line, end, strlen(end)) == 0) {
+            inside = 0;
+            seen_end = 1;
+        } else if (inside) {
+            size_t i = 0;
+            for (;;) {
+                while (i < n && isspace((unsigned char)line[i]))
+                    i++;
+                size_t t = i;
+                while (i < n && !isspace((unsigned char)line[i]))
+                    i++;
+                if (i == t || !is_hex_pair(line + t, i - t))
+                    break;
+                char pair[3] = { line[t], line[t + 1], 0 };
+                tbuf_u8(out, (unsigned)strtoul(pair, NULL, 16));
+            }
+        }
+        pos = eol + 1;
+    }
+    free(text);
+    cr_assert(seen_begin && seen_end, "markers not found in %s", path);
+    cr_assert_gt(out->len, 40, "only %zu bytes in the vector", out->len);
+}
+
+/* The dump of section 11, written through the API. */
+static void write_vector(tbuf *out)
+{
+    tsink s;
+    tsink_init(&s);
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.level = 0;
+    heapfmt_writer *w = NULL;
+    TASSERT_OK(heapfmt_writer_open(&w, &opt, tsink_write, &s));
+    uint32_t id;
+    TASSERT_OK(heapfmt_write_string(w, "String", 6, &id));
+    cr_assert_eq(id, 1);
+    heapfmt_class c = { 2000, "String", 6, 0, 0 };
+    TASSERT_OK(heapfmt_write_class(w, &c));
+    uint64_t refs[1] = { 2000 };
+    heapfmt_object o = { 0 };
+    o.id = 16000;
+    o.class_id = 2000;
+    o.type = 0;
+    o.size = 40;
+    o.fields = 0;
+    o.refs = refs;
+    o.nrefs = 1;
+    TASSERT_OK(heapfmt_write_object(w, &o));
+    TASSERT_OK(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+    *out = s.out;
+}
+
+static void hex_line(char *dst, size_t cap, const unsigned char *p, size_t n,
+                     size_t from)
+{
+    size_t o = 0;
+    dst[0] = '\0';
+    for (size_t i = from; i < n && i < from + 24 && o + 4 < cap; i++)
+        o += (size_t)snprintf(dst + o, cap - o, "%02x ", p[i]);
+}
+
+static void expect_vector_records(const tbuf *b, const char *what)
+{
+    tcapture c;
+    tcapture_memory(&c, b->data, b->len, 0);
+    cr_assert_eq(c.rc, HEAPFMT_DONE, "%s: %s: %s", what, tstatus_name(c.rc),
+                 c.err.message);
+    const treclist *l = &c.recs;
+    cr_assert_eq(l->n, 4, "%s: %zu records", what, l->n);
+    cr_assert_eq(l->v[0].tag, HEAPFMT_TAG_STRING);
+    cr_assert_eq(l->v[0].text.id, 1);
+    cr_assert_eq(l->v[0].text.len, 6);
+    cr_assert_str_eq(l->v[0].text.ptr, "String");
+    cr_assert_eq(l->v[1].tag, HEAPFMT_TAG_CLASS);
+    cr_assert_eq(l->v[1].cls.index, 1);
+    cr_assert_eq(l->v[1].cls.id, 2000);
+    cr_assert_eq(l->v[1].cls.super_id, 0);
+    cr_assert_eq(l->v[1].cls.flags, 0);
+    cr_assert_eq(l->v[1].cls.name.id, 1);
+    cr_assert_str_eq(l->v[1].cls.name.ptr, "String");
+    const trec *o = &l->v[2];
+    cr_assert_eq(o->tag, HEAPFMT_TAG_OBJECT);
+    cr_assert_eq(o->id, 16000);
+    cr_assert_eq(o->cls.index, 1);
+    cr_assert_str_eq(o->cls.name.ptr, "String");
+    cr_assert_eq(o->type.id, 0);
+    cr_assert_eq(o->size, 40);
+    cr_assert_eq(o->fields, 0);
+    cr_assert_eq(o->nrefs, 1);
+    cr_assert_eq(o->refs_rc, 0);
+    cr_assert_eq(o->refs[0], 2000, "%s: ref %llu", what,
+                 (unsigned long long)o->refs[0]);
+    cr_assert_eq(l->v[3].tag, HEAPFMT_TAG_END);
+    cr_assert_eq(l->v[3].objects, 1);
+    cr_assert_eq(l->v[3].bytes, 40);
+    cr_assert_eq(l->v[3].records, 3);
+    cr_assert(c.have_footer);
+    const tfooter *f = &c.footer;
+    cr_assert_eq(f->totals.objects, 1);
+    cr_assert_eq(f->totals.bytes, 40);
+    cr_assert_eq(f->totals.records, 3);
+    cr_assert_eq(f->totals.classes, 1);
+    cr_assert_eq(f->totals.strings, 1);
+    cr_assert_eq(f->totals.roots, 0);
+    cr_assert_eq(f->totals.blocks, 1);
+    cr_assert_eq(f->nblocks, 1);
+    cr_assert_eq(f->blocks[0].offset, 16);
+    cr_assert_eq(f->blocks[0].records, 4);
+    cr_assert_eq(f->blocks[0].objects, 1);
+    cr_assert_eq(f->nclasses, 1);
+    cr_assert_eq(f->classes[0].index, 1);
+    cr_assert_eq(f->classes[0].id, 2000);
+    cr_assert_eq(f->classes[0].count, 1);
+    cr_assert_eq(f->classes[0].bytes, 40);
+    cr_assert_str_eq(f->classes[0].name, "String");
+    tcapture_free(&c);
+}
+
+Test(vector, writer_output_matches_spec_bytes)
+{
+    tbuf spec, api;
+    load_vector(&spec);
+    write_vector(&api);
+    size_t n = spec.len < api.len ? spec.len : api.len;
+    size_t diff = 0;
+    while (diff < n && spec.data[diff] == api.data[diff])
+        diff++;
+    char a[128], b[128];
+    hex_line(a, sizeof a, spec.data, spec.len, diff);
+    hex_line(b, sizeof b, api.data, api.len, diff);
+    cr_assert(diff == n && spec.len == api.len,
+              "spec vector (%zu bytes) and writer output (%zu bytes) differ "
+              "from offset %zu:\n  spec:   %s\n  writer: %s",
+              spec.len, api.len, diff, a, b);
+    tbuf_free(&spec);
+    tbuf_free(&api);
+}
+
+Test(vector, reader_decodes_spec_bytes)
+{
+    tbuf spec;
+    load_vector(&spec);
+    expect_vector_records(&spec, "spec vector");
+    tbuf_free(&spec);
+}
+
+/* Independent of the spec's hex: the API's dump decodes to the records
+ * section 11 describes. */
+Test(vector, writer_output_decodes_as_described)
+{
+    tbuf api;
+    write_vector(&api);
+    expect_vector_records(&api, "writer output");
+    tbuf_free(&api);
+}
+
+/* The independent encoder of tests/support/traw.c, given the same records,
+ * produces the writer's bytes: the encoding is canonical. */
+Test(vector, independent_encoder_agrees_with_writer)
+{
+    tbuf api;
+    write_vector(&api);
+    traw d;
+    traw_begin(&d, 1, 0, 0, 0);
+    traw_string(&d, 1, "String");
+    traw_class(&d, 1, 2000, 1, 0, 0);
+    uint64_t refs[1] = { 2000 };
+    heapfmt_object o = { 0 };
+    o.id = 16000;
+    o.class_id = 1;
+    o.size = 40;
+    o.refs = refs;
+    o.nrefs = 1;
+    traw_object(&d, &o);
+    traw_finish(&d);
+    size_t diff = 0;
+    size_t n = d.out.len < api.len ? d.out.len : api.len;
+    while (diff < n && d.out.data[diff] == api.data[diff])
+        diff++;
+    cr_assert(diff == n && d.out.len == api.len,
+              "encoder (%zu bytes) and writer (%zu bytes) differ at %zu",
+              d.out.len, api.len, diff);
+    traw_free(&d);
+    tbuf_free(&api);
+}
+
+/* The vector's own checksums and offsets are consistent (a diagnostic for
+ * the hex in the spec, independent of the library). */
+Test(vector, spec_bytes_are_self_consistent)
+{
+    tbuf v;
+    load_vector(&v);
+    const unsigned char *p = v.data;
+    cr_assert_geq(v.len, 16 + 20 + 20 + 24);
+    cr_assert_eq(memcmp(p, "\x89HFMT\r\n\x1a", 8), 0, "magic");
+    cr_assert_eq(tget_u32le(p + 12), traw_crc(p, 12),
+                 "header check %08x, CRC32 of bytes 0-11 is %08x",
+                 tget_u32le(p + 12), traw_crc(p, 12));
+    const unsigned char *t = p + v.len - 24;
+    cr_assert_eq(memcmp(t + 16, "\x89HFMTEND", 8), 0, "end magic");
+    cr_assert_eq(tget_u32le(t + 12), traw_crc(t, 12),
+                 "trailer check %08x, CRC32 of its bytes 0-11 is %08x",
+                 tget_u32le(t + 12), traw_crc(t, 12));
+    uint64_t footer_at = tget_u64le(t);
+    size_t at = 16;
+    int blocks = 0;
+    while (at < v.len - 24) {
+        cr_assert_leq(at + 20, v.len - 24, "block header at %zu runs past "
+                                           "the trailer",
+                      at);
+        const unsigned char *h = p + at;
+        uint32_t raw = tget_u32le(h + 4), stored = tget_u32le(h + 8);
+        cr_assert_eq(tget_u32le(h + 16), traw_crc(h, 16),
+                     "block at %zu: header_crc %08x, CRC32 of bytes 0-15 is "
+                     "%08x",
+                     at, tget_u32le(h + 16), traw_crc(h, 16));
+        cr_assert_eq(h[1], 0, "the vector is stored (level 0)");
+        cr_assert_eq(raw, stored);
+        cr_assert_leq(at + 20 + stored, v.len - 24,
+                      "block at %zu: stored_len %u runs past the trailer", at,
+                      stored);
+        cr_assert_eq(tget_u32le(h + 12), traw_crc(h + 20, stored),
+                     "block at %zu: data_crc %08x, CRC32 of its %u payload "
+                     "bytes is %08x",
+                     at, tget_u32le(h + 12), stored,
+                     traw_crc(h + 20, stored));
+        /* records fill the payload exactly */
+        size_t q = at + 20, e = q + stored;
+        while (q < e) {
+            q++; /* tag */
+            uint64_t len = 0;
+            unsigned shift = 0;
+            while (q < e && (p[q] & 0x80)) {
+                len |= (uint64_t)(p[q++] & 0x7f) << shift;
+                shift += 7;
+            }
+            cr_assert_lt(q, e, "record length runs past block at %zu", at);
+            len |= (uint64_t)p[q++] << shift;
+            q += len;
+        }
+        cr_assert_eq(q, e, "block at %zu: records do not fill the payload",
+                     at);
+        if (h[0] == 'F')
+            cr_assert_eq(at, footer_at, "footer block at %zu, trailer says "
+                                        "%llu",
+                         at, (unsigned long long)footer_at);
+        at += 20 + stored;
+        blocks++;
+    }
+    cr_assert_eq(at, v.len - 24);
+    cr_assert_eq(blocks, 2);
+    tbuf_free(&v);
+}
