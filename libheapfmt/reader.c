@@ -303,6 +303,30 @@ static int load_block(heapfmt_reader *r)
 
 #define SKIPPED 2 /* decode_record: record not delivered, go on */
 
+/* Per-object id lookups, inlined for the dense ids writers produce; the
+ * table functions handle the rest (0, far ids, undefined ones). */
+static inline int class_ref(heapfmt_reader *r, uint64_t index,
+                            const heapfmt_rclass **out)
+{
+    uint32_t v;
+    if (index < r->class_ids.ndirect && (v = r->class_ids.direct[index])) {
+        *out = r->classes[v - 1];
+        return HEAPFMT_OK;
+    }
+    return hf_class_ref(r, index, out);
+}
+
+static inline int string_ref(heapfmt_reader *r, uint64_t id,
+                             const heapfmt_rstring **out)
+{
+    uint32_t v;
+    if (id < r->string_ids.ndirect && (v = r->string_ids.direct[id])) {
+        *out = r->strings[v - 1];
+        return HEAPFMT_OK;
+    }
+    return hf_string_ref(r, id, out);
+}
+
 static int bad(heapfmt_reader *r, uint64_t index, const char *what)
 {
     hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
@@ -359,9 +383,9 @@ static int decode_object(heapfmt_reader *r, const uint8_t *q,
     if (nrefs > HEAPFMT_MAX_REFS || nrefs > (uint64_t)(qe - q))
         return bad(r, index, "reference count out of range");
     int rc;
-    if ((rc = hf_class_ref(r, cls, &o->klass)) != HEAPFMT_OK ||
-        (rc = hf_string_ref(r, type, &o->type)) != HEAPFMT_OK ||
-        (rc = hf_string_ref(r, file, &o->file)) != HEAPFMT_OK)
+    if ((rc = class_ref(r, cls, &o->klass)) != HEAPFMT_OK ||
+        (rc = string_ref(r, type, &o->type)) != HEAPFMT_OK ||
+        (rc = string_ref(r, file, &o->file)) != HEAPFMT_OK)
         return rc;
     o->id = r->prev_id + hf_unzigzag(dz);
     r->prev_id = o->id;
