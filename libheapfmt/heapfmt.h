@@ -261,8 +261,8 @@ HEAPFMT_API int heapfmt_writer_open_fd(heapfmt_writer **out,
 /* As heapfmt_writer_open, creating or truncating the file at path (mode
  * 0666 less umask). The file is closed by heapfmt_writer_finish() or
  * heapfmt_writer_free(); a close(2) failure is reported by finish. Returns
- * HEAPFMT_E_IO if the file cannot be opened (errno in the error detail is
- * not available since there is no handle: errno itself is left set). */
+ * HEAPFMT_E_IO with *out NULL if the file cannot be opened; there is no
+ * handle to carry the detail, so errno is left as open(2) set it. */
 HEAPFMT_API int heapfmt_writer_open_path(heapfmt_writer **out,
                                          const heapfmt_writer_options *opt,
                                          const char *path);
@@ -466,6 +466,7 @@ typedef struct heapfmt_totals {
     uint64_t strings;
     uint64_t roots;
     uint64_t blocks;
+    uint64_t raw_bytes; /* decoded bytes of all data blocks (footer only) */
 } heapfmt_totals;
 
 /* One record from heapfmt_reader_next. tag tells which member is valid;
@@ -511,9 +512,10 @@ HEAPFMT_API int heapfmt_reader_can_continue(const heapfmt_reader *r);
 
 /* Decodes the references of the record last returned (OBJECT or ROOT) into
  * a buffer owned by the reader, valid until the next call, and stores it in
- * *ids. Returns the count (>= 0) or a negative error (HEAPFMT_E_STATE if
- * the last record has no references, HEAPFMT_E_CORRUPT if they do not
- * decode, which also ends that block as heapfmt_reader_next would). */
+ * *ids. Returns the count (>= 0; 0 for a record with no references) or a
+ * negative error: HEAPFMT_E_STATE if the last record was not an OBJECT or
+ * ROOT, HEAPFMT_E_CORRUPT if they do not decode (which also ends that block
+ * as heapfmt_reader_next would), HEAPFMT_E_NOMEM. */
 HEAPFMT_API long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids);
 
 /* Block index entry of the footer. offset is the file offset of the
@@ -569,10 +571,14 @@ HEAPFMT_API size_t heapfmt_reader_string_count(const heapfmt_reader *r);
 HEAPFMT_API const heapfmt_rstring *heapfmt_reader_string(const heapfmt_reader *r,
                                                          size_t slot);
 
-/* Progress of a reader: records delivered (skipped unknown ones not
- * counted), objects delivered,
- * data blocks read completely, blocks skipped as corrupt, and the input
- * offset reached. */
+/* Progress of a reader:
+ *   records         records delivered (skipped unknown ones not counted)
+ *   objects, bytes  OBJECT records delivered and the sum of their sizes
+ *   blocks          data blocks read completely
+ *   corrupt_blocks  blocks skipped as corrupt
+ *   offset          input bytes consumed
+ *   raw_bytes       decoded bytes of the data blocks read so far
+ *   stored_bytes    their stored (possibly compressed) payload bytes */
 typedef struct heapfmt_progress {
     uint64_t records;
     uint64_t objects;
@@ -580,6 +586,8 @@ typedef struct heapfmt_progress {
     uint64_t blocks;
     uint64_t corrupt_blocks;
     uint64_t offset;
+    uint64_t raw_bytes;
+    uint64_t stored_bytes;
 } heapfmt_progress;
 
 HEAPFMT_API void heapfmt_reader_progress(const heapfmt_reader *r,

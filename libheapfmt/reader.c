@@ -217,6 +217,7 @@ static int read_footer_block(heapfmt_reader *r, const hf_bhdr *b,
     const heapfmt_totals *t = &r->footer.totals;
     if (t->objects != r->end.objects || t->bytes != r->end.bytes ||
         t->records != r->end.records || t->blocks != r->blocks_done ||
+        t->raw_bytes != r->raw_bytes ||
         r->footer.nblocks != r->blocks_done) {
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                  "footer totals disagree with the dump");
@@ -293,6 +294,8 @@ static int load_block(heapfmt_reader *r)
     if (rc != HEAPFMT_OK)
         return fatal(r, rc);
     r->raw_len = b.raw_len;
+    r->raw_bytes += b.raw_len;
+    r->stored_bytes += b.stored_len;
     r->rpos = 0;
     r->prev_id = 0;
     r->state = HF_R_IN;
@@ -626,6 +629,8 @@ void heapfmt_reader_progress(const heapfmt_reader *r, heapfmt_progress *p)
     p->blocks = r->blocks_done;
     p->corrupt_blocks = r->corrupt_blocks;
     p->offset = r->pos;
+    p->raw_bytes = r->raw_bytes;
+    p->stored_bytes = r->stored_bytes;
 }
 
 const heapfmt_error *heapfmt_reader_error(const heapfmt_reader *r)

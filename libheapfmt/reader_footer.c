@@ -79,11 +79,11 @@ int hf_footer_parse(heapfmt_reader *r, const uint8_t *p, size_t len,
         const uint8_t *q = p, *qe = p + rlen;
         p = qe;
         if (tag == HEAPFMT_TAG_TOTALS) {
-            uint64_t v[7];
-            if (get(&q, qe, v, 7) < 0)
+            uint64_t v[8];
+            if (get(&q, qe, v, 8) < 0)
                 return bad_footer(r, offset, "TOTALS truncated");
             r->footer.totals = (heapfmt_totals){v[0], v[1], v[2], v[3],
-                                                v[4], v[5], v[6]};
+                                                v[4], v[5], v[6], v[7]};
             have_totals = 1;
         } else if (tag == HEAPFMT_TAG_BLOCKS) {
             rc = parse_blocks(r, q, qe, offset);

@@ -40,6 +40,7 @@ struct heapfmt_reader {
     uint64_t records; /* records before END of every tag (END's count) */
     uint64_t delivered; /* records handed to the caller */
     uint64_t objects, bytes, blocks_done, corrupt_blocks;
+    uint64_t raw_bytes, stored_bytes; /* of data blocks read */
 
     /* the record last delivered */
     int last_tag;

@@ -97,6 +97,7 @@ static int emit_block(heapfmt_writer *w, unsigned kind)
         w->blocks[w->nblocks].records = w->block_records;
         w->blocks[w->nblocks].objects = w->block_objects;
         w->nblocks++;
+        w->raw_bytes += w->len;
     }
     w->len = 0;
     w->prev_id = 0;
@@ -536,10 +537,10 @@ static int write_footer(heapfmt_writer *w, uint64_t records)
     int rc;
     w->kind = HF_KIND_FOOTER;
     w->block_size = HEAPFMT_MAX_BLOCK; /* the footer is one block */
-    uint64_t totals[7] = {w->objects,  w->bytes,         records,
+    uint64_t totals[8] = {w->objects,  w->bytes,         records,
                           w->nclasses, w->strings.count, w->roots,
-                          w->nblocks};
-    if ((rc = put_varints(w, HEAPFMT_TAG_TOTALS, totals, 7, NULL, 0)) != 0)
+                          w->nblocks,  w->raw_bytes};
+    if ((rc = put_varints(w, HEAPFMT_TAG_TOTALS, totals, 8, NULL, 0)) != 0)
         return rc;
 
     size_t bound = HF_VARINT_MAX * (1 + 3 * w->nblocks);

@@ -35,6 +35,7 @@ struct heapfmt_writer {
     int header_written;
 
     uint64_t records, objects, bytes, roots;
+    uint64_t raw_bytes; /* decoded bytes of the data blocks written */
     uint64_t block_records, block_objects;
     hf_wblock *blocks;
     size_t nblocks, cblocks;

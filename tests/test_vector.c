@@ -156,6 +156,7 @@ static void expect_vector_records(const tbuf *b, const char *what)
     cr_assert_eq(f->totals.strings, 1);
     cr_assert_eq(f->totals.roots, 0);
     cr_assert_eq(f->totals.blocks, 1);
+    cr_assert_eq(f->totals.raw_bytes, 35);
     cr_assert_eq(f->nblocks, 1);
     cr_assert_eq(f->blocks[0].offset, 16);
     cr_assert_eq(f->blocks[0].records, 4);

@@ -261,6 +261,7 @@ void traw_flush(traw *d)
     d->ent[d->nent].records = d->blk_records;
     d->ent[d->nent].objects = d->blk_objects;
     d->nent++;
+    d->raw_bytes += d->blk.len;
     d->blk.len = 0;
     d->blk_records = d->blk_objects = 0;
     d->prev_id = 0;
@@ -293,6 +294,7 @@ void traw_finish(traw *d)
     tbuf_varint(&b, d->nstrings);
     tbuf_varint(&b, d->nroots);
     tbuf_varint(&b, d->nent);
+    tbuf_varint(&b, d->raw_bytes);
     pad(d, &b);
     traw_record(&f, HEAPFMT_TAG_TOTALS, b.data, b.len);
     tbuf_free(&b);

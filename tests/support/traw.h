@@ -39,6 +39,7 @@ typedef struct traw {
                            payload has a known end (not STRING, META text) */
     uint64_t prev_id;   /* OBJECT id delta base in the open block */
     uint64_t blk_records, blk_objects;
+    uint64_t raw_bytes; /* decoded bytes of the data blocks so far */
     struct {
         uint64_t offset, records, objects;
     } ent[TRAW_MAX_BLOCKS];

@@ -1,0 +1,268 @@
+# heapfmt -- top-level GNU Makefile.
+#
+# Everything is built under $(BUILD) (default: build/):
+#   $(BUILD)/lib    libheapfmt.a, libheapfmt.so*
+#   $(BUILD)/bin    the tools
+#   $(BUILD)/tests  the Criterion test binaries
+#   $(BUILD)/obj    object and dependency files
+#
+# Variables a user or packager may set:
+#   CC, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (set it empty to
+#   build without -Werror), BUILD, PREFIX, DESTDIR, BINDIR, LIBDIR,
+#   INCLUDEDIR, MANDIR, PKGCONFIGDIR, TEST_FLAGS (extra arguments for the
+#   Criterion binaries), TEST_TIMEOUT (seconds per test item, default 300).
+#
+# `make help` lists the targets.
+
+THIS_MAKEFILE := $(lastword $(MAKEFILE_LIST))
+
+BUILD   ?= build
+CFLAGS  ?= -O2 -g
+WERROR  ?= -Werror
+LDFLAGS ?=
+AR      ?= ar
+
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+# Flags every compilation gets, whatever CFLAGS says.
+REQUIRED_CFLAGS := -std=c11 -Wall -Wextra -Wshadow $(WERROR) \
+                   -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
+DEPFLAGS := -MMD -MP
+COMPILE   = $(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) $(DEPFLAGS)
+
+# ---------------------------------------------------------------------------
+# Library
+# ---------------------------------------------------------------------------
+
+# The version comes from the public header, the one place it is defined.
+VERSION := $(shell sed -n 's/^.define HEAPFMT_LIB_VERSION_STRING "\(.*\)".*/\1/p' libheapfmt/heapfmt.h)
+SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+
+LIB_SRCS := $(wildcard libheapfmt/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_A    := $(BUILD)/lib/libheapfmt.a
+SO_LINK  := libheapfmt.so
+SO_NAME  := libheapfmt.so.$(SOVERSION)
+SO_REAL  := libheapfmt.so.$(VERSION)
+LIB_SO   := $(BUILD)/lib/$(SO_REAL)
+LIB_LIBS := -lz
+
+$(BUILD)/obj/libheapfmt/%.o: libheapfmt/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) -fPIC -fvisibility=hidden -Ilibheapfmt -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,$(SO_NAME) -o $@ $^ $(LIB_LIBS)
+	ln -sf $(SO_REAL) $(BUILD)/lib/$(SO_NAME)
+	ln -sf $(SO_NAME) $(BUILD)/lib/$(SO_LINK)
+
+# ---------------------------------------------------------------------------
+# Tools: tools/<dir>/*.c + tools/common/*.c -> $(BUILD)/bin/<name>
+# ---------------------------------------------------------------------------
+
+# Installed name of the tool in each tools/<dir>; a directory not listed
+# here is installed as heapfmt-<dir>.
+TOOL_NAME_gen    := heapfmt-gen
+TOOL_NAME_info   := heapfmt-info
+TOOL_NAME_histo  := histo
+TOOL_NAME_diff   := heapfmt-diff
+TOOL_NAME_export := heapfmt-export
+TOOL_NAME_import := heapfmt-import
+
+# Extra libraries of a tool, by directory.
+TOOL_LIBS_export := -ljansson
+TOOL_LIBS_import := -ljansson
+
+tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
+
+# Every tools/<dir>/ that holds C sources, except the shared common/.
+TOOL_DIRS := $(sort $(filter-out common,$(patsubst tools/%/,%,$(dir $(wildcard tools/*/*.c)))))
+
+COMMON_SRCS := $(wildcard tools/common/*.c)
+COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/obj/%.o)
+# An archive, so that a tool links only the common code it uses (and the
+# libraries of that code only if it uses it).
+COMMON_A := $(BUILD)/obj/tools/libcommon.a
+TOOL_CPPFLAGS := -Ilibheapfmt -Itools/common
+
+$(COMMON_A): $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/obj/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) $(TOOL_CPPFLAGS) -c $< -o $@
+
+define TOOL_RULES
+TOOL_OBJS_$(1) := $$(patsubst %.c,$$(BUILD)/obj/%.o,$$(wildcard tools/$(1)/*.c))
+TOOL_BINS += $$(BUILD)/bin/$(call tool_name,$(1))
+$$(BUILD)/bin/$(call tool_name,$(1)): $$(TOOL_OBJS_$(1)) $$(COMMON_A) $$(LIB_A)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(TOOL_OBJS_$(1)) $$(COMMON_A) $$(LIB_A) $$(TOOL_LIBS_$(1)) $$(LIB_LIBS)
+endef
+
+TOOL_BINS :=
+$(foreach t,$(TOOL_DIRS),$(eval $(call TOOL_RULES,$(t))))
+
+# ---------------------------------------------------------------------------
+# Tests: tests/test_*.c -> $(BUILD)/tests/test_*, plus tests/cli/*.sh
+# ---------------------------------------------------------------------------
+
+TEST_SRCS    := $(wildcard tests/test_*.c)
+TEST_NAMES   := $(TEST_SRCS:tests/%.c=%)
+TEST_BINS    := $(TEST_NAMES:%=$(BUILD)/tests/%)
+TEST_OBJS    := $(TEST_NAMES:%=$(BUILD)/obj/tests/%.o)
+SUPPORT_SRCS := $(wildcard tests/support/*.c)
+SUPPORT_OBJS := $(SUPPORT_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_TESTS    := $(sort $(wildcard tests/cli/*.sh))
+# -Ilibheapfmt also gives the tests the internal *_internal.h headers.
+TEST_CPPFLAGS := -Ilibheapfmt -Itests/support -Itools/common
+TEST_LIBS     := -lcriterion -ljansson -lz
+
+# The tool a test is about: test_<dir>_*.c, where tools/<dir> is a tool,
+# tests that tool's code. It gets -Itools/<dir> and links the tool's
+# objects except main.o (and the tool's extra libraries).
+test_tool = $(filter $(TOOL_DIRS),$(word 2,$(subst _, ,$(1))))
+
+$(BUILD)/obj/tests/support/%.o: tests/support/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) $(TEST_CPPFLAGS) -c $< -o $@
+
+define TEST_RULES
+$$(BUILD)/obj/tests/$(1).o: tests/$(1).c
+	@mkdir -p $$(@D)
+	$$(COMPILE) $$(TEST_CPPFLAGS) $(2:%=-Itools/%) -c $$< -o $$@
+
+$$(BUILD)/tests/$(1): $$(BUILD)/obj/tests/$(1).o $$(SUPPORT_OBJS) \
+    $(if $(2),$$(filter-out %/main.o,$$(TOOL_OBJS_$(2)))) $$(COMMON_A) $$(LIB_A)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(COMMON_A) \
+	  $$(LIB_A) $(if $(2),$$(TOOL_LIBS_$(2))) $$(TEST_LIBS)
+endef
+
+$(foreach t,$(TEST_NAMES),$(eval $(call TEST_RULES,$(t),$(call test_tool,$(t)))))
+
+# ---------------------------------------------------------------------------
+# Targets
+# ---------------------------------------------------------------------------
+
+.DEFAULT_GOAL := all
+.PHONY: all lib tools tests test demo install uninstall asan ubsan clean help
+
+## all: build the library (static and shared) and the tools (default)
+all: lib tools
+
+## lib: build build/lib/libheapfmt.a and libheapfmt.so
+lib: $(LIB_A) $(LIB_SO)
+
+## tools: build the tools in build/bin
+tools: $(TOOL_BINS)
+
+## tests: build the test binaries in build/tests
+tests: $(TEST_BINS)
+
+## test: build everything, run the unit tests, then the CLI tests
+test: all $(TEST_BINS)
+	@BIN='$(abspath $(BUILD)/bin)' FIXTURES='$(abspath tests/fixtures)' \
+	  LOGDIR='$(abspath $(BUILD)/test-logs)' TEST_FLAGS='$(TEST_FLAGS)' \
+	  TEST_TIMEOUT='$(TEST_TIMEOUT)' \
+	  scripts/run-tests.sh $(TEST_BINS) $(CLI_TESTS)
+
+# The sanitizer builds live in their own build directories, so they never
+# mix objects with the normal build.
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+## asan: build and test with AddressSanitizer + UBSan in build/asan
+asan:
+	$(MAKE) -f $(THIS_MAKEFILE) BUILD=$(BUILD)/asan \
+	  CFLAGS='$(SAN_FLAGS) -fsanitize=address,undefined' \
+	  LDFLAGS='-fsanitize=address,undefined' test
+
+## ubsan: build and test with UndefinedBehaviorSanitizer in build/ubsan
+ubsan:
+	$(MAKE) -f $(THIS_MAKEFILE) BUILD=$(BUILD)/ubsan \
+	  CFLAGS='$(SAN_FLAGS) -fsanitize=undefined' \
+	  LDFLAGS='-fsanitize=undefined' test
+
+DEMO_DIR := $(BUILD)/demo
+
+## demo: install missing build dependencies (Debian), build, and show the tools at work
+demo:
+	scripts/install-deps.sh
+	$(MAKE) -f $(THIS_MAKEFILE) all
+	@mkdir -p $(DEMO_DIR)
+	$(BUILD)/bin/heapfmt-gen --objects 200000 --seed 1 -o $(DEMO_DIR)/demo.dump
+	$(BUILD)/bin/heapfmt-info $(DEMO_DIR)/demo.dump
+	$(BUILD)/bin/heapfmt-info --verify $(DEMO_DIR)/demo.dump
+
+# ---------------------------------------------------------------------------
+# Installation
+# ---------------------------------------------------------------------------
+
+MAN_PAGES := $(wildcard man/*.1)
+PC_FILE   := $(BUILD)/heapfmt.pc
+
+# Regenerated every time: it records PREFIX and friends.
+$(PC_FILE): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' \
+	  'prefix=$(PREFIX)' \
+	  'libdir=$(LIBDIR)' \
+	  'includedir=$(INCLUDEDIR)' \
+	  '' \
+	  'Name: heapfmt' \
+	  'Description: streaming binary heap-dump format library' \
+	  'Version: $(VERSION)' \
+	  'Libs: -L$${libdir} -lheapfmt' \
+	  'Libs.private: $(LIB_LIBS)' \
+	  'Cflags: -I$${includedir}' > $@
+
+.PHONY: FORCE
+FORCE:
+
+## install: install header, libraries, tools, man pages and heapfmt.pc (PREFIX, DESTDIR)
+install: all $(PC_FILE)
+	install -d '$(DESTDIR)$(INCLUDEDIR)' '$(DESTDIR)$(LIBDIR)' \
+	  '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1'
+	install -m 644 libheapfmt/heapfmt.h '$(DESTDIR)$(INCLUDEDIR)/heapfmt.h'
+	install -m 644 $(LIB_A) '$(DESTDIR)$(LIBDIR)/libheapfmt.a'
+	install -m 755 $(LIB_SO) '$(DESTDIR)$(LIBDIR)/$(SO_REAL)'
+	ln -sf $(SO_REAL) '$(DESTDIR)$(LIBDIR)/$(SO_NAME)'
+	ln -sf $(SO_NAME) '$(DESTDIR)$(LIBDIR)/$(SO_LINK)'
+	install -m 644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc'
+	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) '$(DESTDIR)$(BINDIR)/')
+	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) '$(DESTDIR)$(MANDIR)/man1/')
+
+## uninstall: remove what install put in place (same PREFIX and DESTDIR)
+uninstall:
+	rm -f '$(DESTDIR)$(INCLUDEDIR)/heapfmt.h' \
+	  '$(DESTDIR)$(LIBDIR)/libheapfmt.a' '$(DESTDIR)$(LIBDIR)/$(SO_REAL)' \
+	  '$(DESTDIR)$(LIBDIR)/$(SO_NAME)' '$(DESTDIR)$(LIBDIR)/$(SO_LINK)' \
+	  '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc' \
+	  $(foreach b,$(notdir $(TOOL_BINS)),'$(DESTDIR)$(BINDIR)/$(b)') \
+	  $(foreach m,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(MANDIR)/man1/$(m)')
+
+## clean: remove the build directory
+clean:
+	rm -rf $(BUILD)
+
+## help: list the targets
+help:
+	@sed -n 's/^## \([^:]*\): \(.*\)/\1\t\2/p' $(THIS_MAKEFILE) | \
+	  awk -F '\t' '{ printf "  %-10s %s\n", $$1, $$2 }'
+
+-include $(LIB_OBJS:.o=.d) $(COMMON_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) \
+         $(foreach t,$(TOOL_DIRS),$(TOOL_OBJS_$(t):.o=.d)) \
+         $(TEST_OBJS:.o=.d)

@@ -1,0 +1,46 @@
+#!/bin/sh
+# install-deps.sh -- make sure the Debian packages heapfmt builds with are
+# installed.
+#
+# Installs only what is missing (after an apt-get update), and does nothing
+# when everything is there. As root it installs; as another user it lists
+# the missing packages and the command to install them, and fails. On a
+# system without dpkg it only prints the list of what is needed.
+set -eu
+
+# What building and testing heapfmt needs, as Debian 12 package names.
+# python3-pymongo: tests/export/check_mongo.py checks the MongoDB export
+# with MongoDB's own bson module.
+PACKAGES="gcc make libc6-dev zlib1g-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev python3 python3-pymongo"
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "install-deps: not a Debian-like system; make sure these (or your"
+    echo "distribution's equivalents) are installed: $PACKAGES"
+    exit 0
+fi
+
+missing=
+for p in $PACKAGES; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case $status in
+    *" installed") ;;
+    *) missing="$missing $p" ;;
+    esac
+done
+
+if [ -z "$missing" ]; then
+    echo "install-deps: all build dependencies are installed"
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages:$missing" >&2
+    echo "install-deps: run as root: apt-get update && apt-get install -y$missing" >&2
+    exit 1
+fi
+
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2086
+apt-get install -y --no-install-recommends $missing </dev/null

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# gen.sh -- command-line contract of heapfmt-gen.
+. "$(dirname "$0")/lib.bash"
+
+gen=$BIN/heapfmt-gen
+info=$BIN/heapfmt-info
+cd "$TMPDIR" || exit 1
+
+# --help, --version
+run "$gen" --help
+expect_success "--help"
+expect_out_has "Usage: heapfmt-gen" "--help"
+expect_out_has "--objects" "--help"
+run "$gen" --version
+expect_success "--version"
+expect_out_has "heapfmt-gen " "--version"
+
+# Determinism: same seed and options, same bytes; another seed, other bytes.
+run "$gen" --objects 20000 --seed 7 -o a.dump
+expect_success "gen a"
+expect_out_empty "gen -o a"
+run "$gen" -n 20000 -s 7 -o b.dump
+expect_success "gen b"
+if cmp -s a.dump b.dump; then pass; else fail "same seed gives different bytes"; fi
+run "$gen" -n 20000 -s 8 -o c.dump
+expect_success "gen c"
+if cmp -s a.dump c.dump; then fail "different seeds give the same bytes"; else pass; fi
+
+# Standard output is the default and gives the same bytes as -o.
+run bash -c "'$gen' -n 20000 -s 7 > d.dump"
+expect_success "gen to stdout"
+if cmp -s a.dump d.dump; then pass; else fail "stdout output differs from -o"; fi
+run bash -c "'$gen' -n 20000 -s 7 -o - > e.dump"
+expect_success "gen -o -"
+if cmp -s a.dump e.dump; then pass; else fail "-o - output differs from -o"; fi
+
+# Every variant of the options gives a dump that verifies.
+verify_ok() { # what expected-objects file
+    run "$info" --verify "$3"
+    expect_success "$1: verify"
+    expect_out_has "OK: $2 objects verified" "$1: verify"
+}
+verify_ok "default options" "20,000" a.dump
+run "$gen" -n 5000 --level 0 --block-size 1024 -o small-blocks.dump
+expect_success "level 0, 1 KiB blocks"
+verify_ok "level 0, 1 KiB blocks" "5,000" small-blocks.dump
+run "$gen" -n 5000 --level 9 --classes 3 -o few-classes.dump
+expect_success "level 9, 3 classes"
+verify_ok "level 9, 3 classes" "5,000" few-classes.dump
+run "$gen" -n 5000 --classes 20000 -o many-classes.dump
+expect_success "more classes than objects"
+verify_ok "more classes than objects" "5,000" many-classes.dump
+run "$gen" -n 0 -o empty.dump
+expect_success "no objects"
+verify_ok "no objects" "0" empty.dump
+run "$gen" -n 20000 -s 7 --no-sites -o nosites.dump
+expect_success "--no-sites"
+verify_ok "--no-sites" "20,000" nosites.dump
+if [ "$(stat -c %s nosites.dump)" -lt "$(stat -c %s a.dump)" ]; then pass
+else fail "--no-sites does not make the dump smaller"; fi
+
+# The summary reflects the options.
+run "$info" --plain a.dump
+expect_success "info a"
+[ "$(row objects)" = 20000 ] && pass || fail "info: objects row is '$(row objects)'"
+[ "$(row classes)" = 500 ] && pass || fail "info: classes row is '$(row classes)'"
+[ "$(row meta.vm.name)" = ruby ] && pass || fail "info: vm.name is '$(row meta.vm.name)'"
+[ "$(row meta.gen.seed)" = 7 ] && pass || fail "info: gen.seed is '$(row meta.gen.seed)'"
+
+# Usage errors: exit 2, nothing on stdout, a hint on stderr.
+for args in "--objects abc" "--objects -5" "--objects 1x" "--objects 99999999999999999999" \
+    "--level 10" "--classes 0" "--block-size 10" "--seed" "--bogus" "-q" "extra"; do
+    # shellcheck disable=SC2086
+    run "$gen" $args -o never.dump
+    expect_failure 2 "usage error: $args"
+    expect_err_has "heapfmt-gen: " "usage error: $args"
+    expect_err_has "Try 'heapfmt-gen --help'" "usage error: $args"
+done
+[ -e never.dump ] && fail "a usage error created the output file" || pass
+
+# Output errors: exit 1 and a prog: file: reason message.
+run "$gen" -n 10 -o "$TMPDIR/no/such/dir/x.dump"
+expect_failure 1 "unwritable path"
+expect_err_has "heapfmt-gen: $TMPDIR/no/such/dir/x.dump: No such file or directory" "unwritable path"
+if [ -w /dev/full ]; then
+    run "$gen" -n 100000 -o /dev/full
+    expect_failure 1 "disk full"
+    expect_err_has "No space left on device" "disk full"
+fi
+
+# Binary output is never written to a terminal.
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
+    run script -qec "'$gen' -n 10" /dev/null
+    expect_rc 1 "stdout is a terminal"
+    expect_out_has "terminal" "stdout is a terminal"
+fi
+
+# Speed: a million objects well within a few seconds (a loose bound, so
+# that sanitizer builds pass too).
+start=$(date +%s%N)
+run "$gen" -n 1000000 -o big.dump
+ms=$((($(date +%s%N) - start) / 1000000))
+expect_success "1M objects"
+echo "heapfmt-gen: 1,000,000 objects in $ms ms"
+if [ "$ms" -lt 20000 ]; then pass; else fail "1M objects took $ms ms"; fi
+
+finish

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# info.sh -- command-line contract of heapfmt-info.
+. "$(dirname "$0")/lib.bash"
+
+gen=$BIN/heapfmt-gen
+info=$BIN/heapfmt-info
+cd "$TMPDIR" || exit 1
+
+run "$info" --help
+expect_success "--help"
+expect_out_has "Usage: heapfmt-info" "--help"
+expect_out_has "Exit status" "--help"
+run "$info" --version
+expect_success "--version"
+
+# A million objects: written, summarised from the footer, verified.
+run "$gen" --objects 1000000 --seed 1 -o x.dump
+expect_success "gen 1M"
+run "$info" --verify x.dump
+expect_success "verify 1M"
+expect_out_has "OK: 1,000,000 objects verified" "verify 1M"
+run "$info" --verify --plain x.dump
+expect_success "verify 1M --plain"
+expect_out_has "OK: 1000000 objects verified" "verify 1M --plain"
+
+run "$info" x.dump
+expect_success "info 1M"
+[ "$(row status)" = complete ] && pass || fail "status is '$(row status)'"
+[ "$(row objects)" = "1,000,000" ] && pass || fail "objects row is '$(row objects)'"
+expect_out_has "meta.producer" "info 1M"
+expect_out_has "meta.vm.version" "info 1M"
+[ "$(row format)" = "1.0" ] && pass || fail "format row is '$(row format)'"
+size=$(stat -c %s x.dump)
+run "$info" --plain x.dump
+expect_success "info --plain"
+[ "$(row objects)" = 1000000 ] && pass || fail "plain objects row is '$(row objects)'"
+[ "$(row file-size)" = "$size" ] && pass || fail "file-size row is '$(row file-size)', file has $size"
+footer_out=$out
+
+# Standard input: no footer up front, so every block is read; same figures.
+run bash -c "cat x.dump | '$info' --plain -"
+expect_success "info from a pipe"
+[ "$(row file)" = "(stdin)" ] && pass || fail "file row is '$(row file)'"
+for k in objects object-bytes records classes strings roots blocks file-size; do
+    piped=$(row "$k")
+    direct=$(out=$footer_out row "$k")
+    [ "$piped" = "$direct" ] && pass || fail "$k: '$piped' from a pipe, '$direct' from the file"
+done
+run bash -c "'$info' --verify - < x.dump"
+expect_success "verify from stdin"
+expect_out_has "OK: 1,000,000 objects verified" "verify from stdin"
+
+# A truncated dump: figures for what was read, a message, exit 3.
+head -c $((size / 2)) x.dump >half.dump
+run "$info" half.dump
+expect_rc 3 "truncated"
+expect_err_has "heapfmt-info: half.dump: " "truncated"
+expect_out_has "incomplete" "truncated"
+objects=$(row objects | tr -d ,)
+if [ "${objects:-0}" -gt 0 ] && [ "$objects" -lt 1000000 ]; then pass
+else fail "truncated: objects row is '$objects'"; fi
+run "$info" --verify half.dump
+expect_failure 3 "verify truncated"
+run bash -c "cat half.dump | '$info' -"
+expect_rc 3 "truncated, from a pipe"
+
+# Cut inside the file header.
+head -c 5 x.dump >stub.dump
+run "$info" stub.dump
+expect_failure 3 "cut inside the header"
+
+# A flipped byte in the middle: info reads around it, verify fails.
+cp x.dump bad.dump
+printf '\377' | dd of=bad.dump bs=1 seek=$((size / 3)) conv=notrunc status=none
+run "$info" --verify bad.dump
+expect_failure 1 "verify corrupt"
+expect_err_has "heapfmt-info: bad.dump: " "verify corrupt"
+# The summary of a seekable file comes from the footer alone (fast, does
+# not see the damage); read through a pipe, every block is decoded.
+run "$info" bad.dump
+expect_success "info corrupt, footer"
+run bash -c "cat bad.dump | '$info' -"
+expect_rc 3 "info corrupt, from stdin"
+expect_err_has "heapfmt-info: (stdin): " "info corrupt, from stdin"
+expect_out_has "incomplete" "info corrupt, from stdin"
+
+# Not a dump.
+printf '{"address":"0x7f8a2c0b1e28", "type":"STRING", "bytesize":5}\n' >heap.json
+run "$info" heap.json
+expect_failure 1 "JSON input"
+expect_err_has "heapfmt-info: heap.json: " "JSON input"
+expect_err_has "JSON" "JSON input"
+printf 'hello world, this is not a dump\n' >text.txt
+run "$info" text.txt
+expect_failure 1 "text input"
+expect_err_has "heapfmt-info: text.txt: " "text input"
+: >empty.dump
+run "$info" empty.dump
+if [ "$rc" -eq 1 ] || [ "$rc" -eq 3 ]; then pass; else fail "empty file: exit $rc"; fi
+expect_out_empty "empty file"
+
+# Files that cannot be read.
+run "$info" nope.dump
+expect_failure 1 "missing file"
+[ "$err" = "heapfmt-info: nope.dump: No such file or directory" ] && pass ||
+    fail "missing file: message is '$err'"
+mkdir adir
+run "$info" adir
+expect_failure 1 "directory"
+expect_err_has "heapfmt-info: adir: Is a directory" "directory"
+
+# Usage errors.
+for args in "" "--bogus" "-x x.dump" "x.dump x.dump" "--verify=yes x.dump"; do
+    # shellcheck disable=SC2086
+    run "$info" $args
+    expect_failure 2 "usage error: '$args'"
+    expect_err_has "Try 'heapfmt-info --help'" "usage error: '$args'"
+done
+
+# Small dumps of every shape verify.
+run "$gen" -n 0 -o zero.dump
+run "$info" zero.dump
+expect_success "info on zero objects"
+[ "$(row objects)" = 0 ] && pass || fail "zero objects: objects row is '$(row objects)'"
+
+finish

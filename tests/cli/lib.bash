@@ -1,0 +1,100 @@
+# lib.bash -- helpers for the CLI contract tests in tests/cli/*.sh.
+#
+# Sourced, not run. The tests get from the environment (make test sets them):
+#   BIN       directory of the built tools
+#   FIXTURES  tests/fixtures
+#   TMPDIR    a fresh directory of their own
+#
+# Usage:
+#   run CMD ARG...          runs CMD; sets $rc, $out (stdout), $err (stderr)
+#   expect_rc N WHAT        checks $rc
+#   expect_out_has TEXT WHAT / expect_err_has TEXT WHAT
+#   expect_out_empty WHAT / expect_err_empty WHAT
+#   expect_success WHAT     exit 0 and empty stderr
+#   expect_failure N WHAT   exit N, empty stdout, a message on stderr
+#   finish                  exits 1 if any check failed
+# Each failed check prints "FAIL: WHAT: detail" and the command's output.
+
+set -u
+
+: "${BIN:?set BIN to the directory of the built tools}"
+: "${TMPDIR:?set TMPDIR to a scratch directory}"
+FIXTURES=${FIXTURES:-}
+
+failures=0
+checks=0
+last_cmd=
+
+run() {
+    last_cmd="$*"
+    "$@" >"$TMPDIR/.out" 2>"$TMPDIR/.err"
+    rc=$?
+    out=$(cat "$TMPDIR/.out")
+    err=$(cat "$TMPDIR/.err")
+}
+
+fail() {
+    failures=$((failures + 1))
+    {
+        echo "FAIL: $1"
+        echo "  command: $last_cmd"
+        echo "  exit:    ${rc:-?}"
+        echo "  stdout:  $(printf '%s' "${out:-}" | head -c 400)"
+        echo "  stderr:  $(printf '%s' "${err:-}" | head -c 400)"
+    } >&2
+}
+
+pass() {
+    checks=$((checks + 1))
+}
+
+expect_rc() {
+    if [ "$rc" -eq "$1" ]; then pass; else fail "$2: exit $rc, expected $1"; fi
+}
+
+expect_out_has() {
+    case $out in
+    *"$1"*) pass ;;
+    *) fail "$2: stdout lacks '$1'" ;;
+    esac
+}
+
+expect_err_has() {
+    case $err in
+    *"$1"*) pass ;;
+    *) fail "$2: stderr lacks '$1'" ;;
+    esac
+}
+
+expect_out_empty() {
+    if [ -z "$out" ]; then pass; else fail "$1: stdout not empty"; fi
+}
+
+expect_err_empty() {
+    if [ -z "$err" ]; then pass; else fail "$1: stderr not empty"; fi
+}
+
+expect_success() {
+    expect_rc 0 "$1"
+    expect_err_empty "$1"
+}
+
+expect_failure() {
+    expect_rc "$1" "$2"
+    expect_out_empty "$2"
+    if [ -n "$err" ]; then pass; else fail "$2: no message on stderr"; fi
+}
+
+# The value of the row labelled $1 in heapfmt-info output held in $out.
+row() {
+    printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }'
+}
+
+finish() {
+    if [ "$failures" -gt 0 ]; then
+        echo "$failures of $((checks + failures)) checks failed" >&2
+        exit 1
+    fi
+    echo "all $checks checks passed"
+    exit 0
+}

@@ -1,0 +1,39 @@
+/* cli_escape.h -- printing names that may hold any bytes.
+ *
+ * Class names, VM types and file names in a dump are byte strings: they
+ * may hold tabs, newlines, NUL bytes or invalid UTF-8. Tools print them
+ * through these functions so that one name is always one field of a
+ * table or TSV line, and always a valid JSON string.
+ *
+ * Text form (tables, TSV, messages): bytes as they are, except
+ *     backslash -> \\    tab -> \t    newline -> \n    CR -> \r
+ *     other bytes below 0x20, and 0x7f -> \xHH
+ * UTF-8 passes through unchanged, so "Café" stays "Café".
+ *
+ * JSON form: a quoted JSON string (RFC 8259) with the standard escapes;
+ * a byte that does not start a valid UTF-8 sequence becomes U+FFFD. */
+#ifndef CLI_ESCAPE_H
+#define CLI_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Writes the text form of the len bytes at s to out. */
+void cli_put_text(FILE *out, const char *s, size_t len);
+
+/* The number of terminal columns the text form takes (one per character:
+ * UTF-8 continuation bytes count 0; no East Asian width rules). */
+size_t cli_text_width(const char *s, size_t len);
+
+/* Writes the text form to buf (size > 0), always NUL-terminated, cut at a
+ * character boundary if it does not fit. Returns buf. */
+char *cli_text_format(char *buf, size_t size, const char *s, size_t len);
+
+/* Writes s as a quoted JSON string to out. */
+void cli_put_json(FILE *out, const char *s, size_t len);
+
+/* The same without the quotes: for a string built from several parts,
+ * written one after the other between two '"'. */
+void cli_put_json_chars(FILE *out, const char *s, size_t len);
+
+#endif /* CLI_ESCAPE_H */

@@ -1,0 +1,16 @@
+/* cli_exit.h -- exit codes shared by every heapfmt tool.
+ *
+ * The values are part of the tools' documented interface (see the EXIT
+ * STATUS section of each man page) and never change. */
+#ifndef CLI_EXIT_H
+#define CLI_EXIT_H
+
+enum cli_exit {
+    CLI_EXIT_OK = 0,         /* success */
+    CLI_EXIT_ERROR = 1,      /* error: bad input, I/O failure, failed check */
+    CLI_EXIT_USAGE = 2,      /* usage error: bad option or argument */
+    CLI_EXIT_INCOMPLETE = 3  /* input incomplete (truncated or damaged);
+                                results cover the readable part only */
+};
+
+#endif /* CLI_EXIT_H */

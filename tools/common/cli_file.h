@@ -1,0 +1,41 @@
+/* cli_file.h -- opening the files a tool reads and writes, where "-" means
+ * standard input or output, and refusing to write binary to a terminal.
+ *
+ * On failure these functions print "prog: file: reason" themselves and
+ * return -1, so callers only choose the exit code. */
+#ifndef CLI_FILE_H
+#define CLI_FILE_H
+
+/* The name to use in messages for path: "(stdin)" / "(stdout)" for "-". */
+const char *cli_input_name(const char *path);
+const char *cli_output_name(const char *path);
+
+/* Opens path for reading, or returns standard input for "-". Refuses
+ * directories. Returns 0 and stores the descriptor, or -1. */
+int cli_open_input(const char *path, int *fd);
+
+/* Closes a descriptor from cli_open_input (standard input is left open). */
+void cli_close_input(int fd);
+
+/* Opens path for writing (created or truncated, mode 0666 less umask), or
+ * returns standard output for "-". When binary is nonzero and the
+ * descriptor is a terminal, refuses with a message suggesting -o or a
+ * redirection (and does not create anything for "-"). Returns 0 and stores
+ * the descriptor, or -1. */
+int cli_open_output(const char *path, int binary, int *fd);
+
+/* Closes a descriptor from cli_open_output and reports a close failure
+ * (a late write error on some file systems). Standard output is left
+ * open. Returns 0 or -1. */
+int cli_close_output(const char *path, int fd);
+
+/* Removes a partly written output file after a failure (not for "-"). */
+void cli_remove_output(const char *path);
+
+/* Flushes stdio's stdout and reports a write error (disk full, closed
+ * pipe) as "prog: write error: reason". Returns the exit code to use:
+ * code unchanged on success, CLI_EXIT_ERROR if the flush failed. Tools
+ * call it last: return cli_finish_stdout(code); */
+int cli_finish_stdout(int code);
+
+#endif /* CLI_FILE_H */

@@ -1,0 +1,90 @@
+/* cli_msg.c -- program name and "prog: file: message" diagnostics. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_msg.h"
+#include "heapfmt.h"
+
+/* The one piece of process-wide state of a tool: set once in main. */
+static const char *progname = "heapfmt";
+
+void cli_set_progname(const char *name)
+{
+    if (name != NULL && *name != '\0') {
+        const char *slash = strrchr(name, '/');
+        progname = slash != NULL && slash[1] != '\0' ? slash + 1 : name;
+    }
+}
+
+const char *cli_progname(void)
+{
+    return progname;
+}
+
+static void vreport(const char *file, const char *what, const char *fmt,
+                    va_list ap)
+{
+    fflush(stdout); /* keep the order of interleaved output sensible */
+    fprintf(stderr, "%s: ", progname);
+    if (file != NULL)
+        fprintf(stderr, "%s: ", file);
+    if (what != NULL)
+        fprintf(stderr, "%s: ", what);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(file, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void cli_warn(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(file, "warning", fmt, ap);
+    va_end(ap);
+}
+
+void cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(NULL, NULL, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+}
+
+void cli_getopt_error(int c, char *const argv[])
+{
+    /* With opterr = 0, optopt holds the short option at fault, or 0 for a
+     * long option, whose text is the argument just consumed. */
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    if (c == ':') {
+        if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+            cli_usage_error("option requires an argument -- '%c'", optopt);
+        else
+            cli_usage_error("option '%s' requires an argument", arg);
+    } else if (optopt != 0 && strncmp(arg, "--", 2) != 0) {
+        cli_usage_error("invalid option -- '%c'", optopt);
+    } else if (optopt != 0 && strchr(arg, '=') != NULL) {
+        /* a known long option that takes no argument, given one */
+        cli_usage_error("option '%.*s' doesn't allow an argument",
+                        (int)(strchr(arg, '=') - arg), arg);
+    } else {
+        cli_usage_error("unrecognized option '%s'", arg);
+    }
+}
+
+void cli_print_version(void)
+{
+    printf("%s %s (libheapfmt %s, format %d.%d)\n", progname,
+           HEAPFMT_LIB_VERSION_STRING, heapfmt_version(), HEAPFMT_FORMAT_MAJOR,
+           HEAPFMT_FORMAT_MINOR);
+}

@@ -1,0 +1,38 @@
+/* cli_msg.h -- program name and "prog: file: message" diagnostics.
+ *
+ * Every message goes to stderr as one line: the program name, the file it
+ * is about (if any), then the text. stdout is never touched, so a failing
+ * tool leaves its standard output clean. */
+#ifndef CLI_MSG_H
+#define CLI_MSG_H
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define CLI_PRINTF(fmt, args)
+#endif
+
+/* Sets the name used in messages. Tools pass their fixed name (so messages
+ * do not depend on how the program was invoked). */
+void cli_set_progname(const char *name);
+const char *cli_progname(void);
+
+/* "prog: file: message" (or "prog: message" when file is NULL). */
+void cli_error(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* "prog: file: warning: message" (or "prog: warning: message"). */
+void cli_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* "prog: message" followed by "Try 'prog --help' for more information."
+ * The caller then exits with CLI_EXIT_USAGE. */
+void cli_usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* Reports a getopt_long failure (unknown option, missing argument) the way
+ * cli_usage_error does. c is what getopt_long returned ('?' or ':' with a
+ * leading ':' in the option string); argv and optind as after the call. */
+void cli_getopt_error(int c, char *const argv[]);
+
+/* Prints "prog VERSION (libheapfmt X, format M.N)" to stdout. */
+void cli_print_version(void);
+
+#endif /* CLI_MSG_H */

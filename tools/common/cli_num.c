@@ -1,0 +1,87 @@
+/* cli_num.c -- strict number parsing and human-friendly number formatting. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_msg.h"
+#include "cli_num.h"
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (s == NULL || *s == '\0') {
+        errno = EINVAL;
+        return -1;
+    }
+    for (const char *p = s; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9') {
+            errno = EINVAL;
+            return -1;
+        }
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            errno = ERANGE;
+            return -1;
+        }
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_option_u64(const char *opt, const char *arg, uint64_t min,
+                   uint64_t max, uint64_t *out)
+{
+    uint64_t v;
+    if (cli_parse_u64(arg, &v) != 0 || v < min || v > max) {
+        cli_usage_error("invalid %s value '%s': expected a whole number "
+                        "from %" PRIu64 " to %" PRIu64,
+                        opt, arg, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+cli_num cli_fmt_plain(uint64_t v)
+{
+    cli_num n;
+    snprintf(n.s, sizeof n.s, "%" PRIu64, v);
+    return n;
+}
+
+cli_num cli_fmt_count(uint64_t v)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, v);
+    cli_num n;
+    char *o = n.s;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            *o++ = ',';
+        *o++ = digits[i];
+    }
+    *o = '\0';
+    return n;
+}
+
+cli_num cli_fmt_bytes(uint64_t v)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB",
+                                        "EiB"};
+    cli_num n;
+    if (v < 1024) {
+        snprintf(n.s, sizeof n.s, "%" PRIu64 " B", v);
+        return n;
+    }
+    double x = (double)v / 1024.0;
+    size_t u = 0;
+    /* Move up while the rounded value would print as 1024.0 or more. */
+    while (x >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
+        x /= 1024.0;
+        u++;
+    }
+    snprintf(n.s, sizeof n.s, "%.1f %s", x, units[u]);
+    return n;
+}

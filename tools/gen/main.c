@@ -1,0 +1,156 @@
+/* main.c -- heapfmt-gen: command line of the synthetic dump generator. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "gen.h"
+#include "heapfmt.h"
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s [OPTION]...\n"
+        "Write a synthetic heapfmt dump that looks like the heap of a Ruby\n"
+        "application. The same options always give the same dump.\n"
+        "\n"
+        "  -n, --objects N       objects to write, class objects included\n"
+        "                        (default 100000)\n"
+        "  -s, --seed S          random seed (default 1)\n"
+        "  -c, --classes K       classes to define (default 500)\n"
+        "  -o, --output FILE     write to FILE; - for standard output, which\n"
+        "                        must not be a terminal (default -)\n"
+        "  -l, --level L         zlib level 0-9, 0 = store blocks\n"
+        "                        uncompressed (default 1)\n"
+        "      --block-size B    target uncompressed bytes per block\n"
+        "                        (%u to %u, default %u)\n"
+        "      --no-sites        omit allocation sites (file, line,\n"
+        "                        generation)\n"
+        "  -h, --help            show this help and exit\n"
+        "  -V, --version         show the version and exit\n"
+        "\n"
+        "Exit status: 0 success, 1 error (nothing is left behind in FILE),\n"
+        "2 usage error.\n",
+        cli_progname(), HEAPFMT_MIN_BLOCK_SIZE, HEAPFMT_MAX_BLOCK,
+        HEAPFMT_DEFAULT_BLOCK_SIZE);
+}
+
+enum { OPT_BLOCK_SIZE = 256, OPT_NO_SITES };
+
+static const struct option long_options[] = {
+    {"objects", required_argument, NULL, 'n'},
+    {"seed", required_argument, NULL, 's'},
+    {"classes", required_argument, NULL, 'c'},
+    {"output", required_argument, NULL, 'o'},
+    {"level", required_argument, NULL, 'l'},
+    {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
+    {"no-sites", no_argument, NULL, OPT_NO_SITES},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Writes the dump to path; returns the exit code. */
+static int generate(const char *path, const gen_options *gopt,
+                    const heapfmt_writer_options *wopt)
+{
+    const char *name = cli_output_name(path);
+    int fd;
+    if (cli_open_output(path, 1, &fd) != 0)
+        return CLI_EXIT_ERROR;
+    heapfmt_writer *w = NULL;
+    int rc = heapfmt_writer_open_fd(&w, wopt, fd);
+    if (rc != HEAPFMT_OK) {
+        cli_error(name, "%s", heapfmt_strerror(rc));
+    } else {
+        rc = gen_write(w, gopt);
+        if (rc == HEAPFMT_OK)
+            rc = heapfmt_writer_finish(w);
+        if (rc != HEAPFMT_OK) {
+            const heapfmt_error *e = heapfmt_writer_error(w);
+            cli_error(name, "%s",
+                      e->code == rc && e->message[0] != '\0'
+                          ? e->message
+                          : heapfmt_strerror(rc));
+        }
+    }
+    heapfmt_writer_free(w);
+    if (cli_close_output(path, fd) != 0 && rc == HEAPFMT_OK)
+        rc = HEAPFMT_E_IO;
+    if (rc != HEAPFMT_OK) {
+        cli_remove_output(path);
+        return CLI_EXIT_ERROR;
+    }
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    cli_set_progname("heapfmt-gen");
+    gen_options gopt = GEN_OPTIONS_INIT;
+    heapfmt_writer_options wopt = HEAPFMT_WRITER_OPTIONS_INIT;
+    const char *output = "-";
+    uint64_t v;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:s:c:o:l:hV", long_options,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (cli_option_u64("--objects", optarg, 0, GEN_MAX_OBJECTS,
+                               &gopt.objects) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 's':
+            if (cli_option_u64("--seed", optarg, 0, UINT64_MAX,
+                               &gopt.seed) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'c':
+            if (cli_option_u64("--classes", optarg, 1, GEN_MAX_CLASSES,
+                               &v) != 0)
+                return CLI_EXIT_USAGE;
+            gopt.classes = (uint32_t)v;
+            break;
+        case 'o':
+            if (*optarg == '\0') {
+                cli_usage_error("--output: empty file name");
+                return CLI_EXIT_USAGE;
+            }
+            output = optarg;
+            break;
+        case 'l':
+            if (cli_option_u64("--level", optarg, 0, 9, &v) != 0)
+                return CLI_EXIT_USAGE;
+            wopt.level = (int)v;
+            break;
+        case OPT_BLOCK_SIZE:
+            if (cli_option_u64("--block-size", optarg, HEAPFMT_MIN_BLOCK_SIZE,
+                               HEAPFMT_MAX_BLOCK, &v) != 0)
+                return CLI_EXIT_USAGE;
+            wopt.block_size = (uint32_t)v;
+            break;
+        case OPT_NO_SITES:
+            gopt.sites = 0;
+            break;
+        case 'h':
+            usage();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        case 'V':
+            cli_print_version();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        default:
+            cli_getopt_error(c, argv);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_usage_error("unexpected argument '%s'", argv[optind]);
+        return CLI_EXIT_USAGE;
+    }
+    return generate(output, &gopt, &wopt);
+}

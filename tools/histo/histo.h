@@ -1,0 +1,245 @@
+/* histo.h -- the work of histo, separate from its command line.
+ *
+ * histo turns one or more dumps into per-class (or per-type, per-site)
+ * histograms, merged by display name into one table:
+ *
+ *     histo_table_init()     an empty table for N dumps
+ *     histo_collect()        read dump i into column i (footer or scan)
+ *     histo_table_finish()   filter, sort, cut to --top, sum the rest
+ *     histo_print()          table, TSV, CSV or JSON
+ *
+ * histo_run() does all of it for a list of paths. Memory is proportional
+ * to the number of distinct names times the number of dumps, never to the
+ * number of objects. */
+#ifndef HISTO_H
+#define HISTO_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli_dump.h"
+#include "cli_num.h"
+#include "cli_strmap.h"
+
+enum histo_by {
+    HISTO_BY_CLASS = 0, /* the object's class (display name) */
+    HISTO_BY_TYPE,      /* the VM type string, e.g. T_STRING */
+    HISTO_BY_SITE       /* the allocation site, file:line */
+};
+
+enum histo_sort {
+    HISTO_SORT_DEFAULT = 0, /* bytes for one dump, delta for more */
+    HISTO_SORT_BYTES,       /* bytes (in the last dump), largest first */
+    HISTO_SORT_COUNT,       /* count (in the last dump), largest first */
+    HISTO_SORT_NAME,        /* name, in byte order */
+    HISTO_SORT_DELTA,       /* change in bytes, last - first, growth first */
+    HISTO_SORT_DELTA_COUNT  /* change in count, last - first, growth first */
+};
+
+enum histo_format {
+    HISTO_FORMAT_TABLE = 0,
+    HISTO_FORMAT_TSV,
+    HISTO_FORMAT_CSV,
+    HISTO_FORMAT_JSON
+};
+
+typedef struct histo_options {
+    enum histo_by by;
+    enum histo_sort sort;
+    enum histo_format format;
+    uint64_t top;       /* rows to show at most; 0 = all */
+    uint64_t min_count; /* hide rows below (with 2+ dumps: |change|) */
+    uint64_t min_bytes;
+    const regex_t *match; /* show only names it matches; NULL = all */
+    int all;            /* 2+ dumps: also show unchanged rows */
+    int human;          /* table: 1,234,567 and KiB/MiB */
+    int scan;           /* read every block, never the footer summary */
+    int progress;       /* progress line on stderr if it is a terminal */
+    int unicode;        /* sparklines with block characters */
+} histo_options;
+
+#define HISTO_OPTIONS_INIT                                                  \
+    { HISTO_BY_CLASS, HISTO_SORT_DEFAULT, HISTO_FORMAT_TABLE, 0, 0, 0,     \
+      NULL, 0, 0, 0, 1, 0 }
+
+/* What was read of one dump. */
+typedef struct histo_dump {
+    const char *path;  /* as given */
+    const char *name;  /* for messages and headers: path or "(stdin)" */
+    int status;        /* CLI_EXIT_OK or CLI_EXIT_INCOMPLETE */
+    int from_footer;   /* the footer summary was used (no scan) */
+    uint64_t count;    /* objects counted */
+    uint64_t bytes;    /* their bytes */
+    uint64_t rows;     /* distinct names with objects */
+} histo_dump;
+
+/* One name of the merged table. Its numbers for dump d are
+ * histo_count(t, row, d) and histo_bytes(t, row, d). */
+typedef struct histo_row {
+    const char *name; /* NUL-terminated; len bytes (may hold NUL bytes) */
+    size_t len;
+    size_t id;        /* index of its numbers in the table */
+    int growing;      /* 2+ dumps: grew in every interval */
+    int key_neg;      /* sort key: sign and magnitude */
+    uint64_t key;
+} histo_row;
+
+typedef struct histo_table {
+    size_t ndumps;
+    histo_dump *dumps;  /* ndumps */
+    cli_strmap names;   /* name -> id */
+    histo_row *rows;    /* nrows; sorted by histo_table_finish */
+    size_t nrows, caprows;
+    uint64_t *cells;    /* by id: count and bytes of each dump */
+    size_t capcells;    /* ids with room in cells */
+    /* Set by histo_table_finish: */
+    size_t nshown;      /* rows[0 .. nshown-1] are shown, in order */
+    uint64_t *total;    /* by dump: count, bytes of every row */
+    uint64_t *omitted;  /* by dump: count, bytes of rows not shown */
+    enum histo_sort sort; /* the sort actually used */
+} histo_table;
+
+/* ---- histo_table.c ---- */
+
+/* Makes an empty table for ndumps (>= 1) dumps. Returns 0, or -1 when out
+ * of memory (the table is then empty and may be freed). */
+int histo_table_init(histo_table *t, size_t ndumps);
+void histo_table_free(histo_table *t);
+
+/* Adds count objects of bytes bytes under name (len bytes) to dump d.
+ * Names already present are summed. Returns 0, or -1 out of memory. */
+int histo_table_add(histo_table *t, size_t d, const char *name, size_t len,
+                    uint64_t count, uint64_t bytes);
+
+static inline uint64_t histo_count(const histo_table *t, const histo_row *r,
+                                   size_t d)
+{
+    return t->cells[(r->id * t->ndumps + d) * 2];
+}
+
+static inline uint64_t histo_bytes(const histo_table *t, const histo_row *r,
+                                   size_t d)
+{
+    return t->cells[(r->id * t->ndumps + d) * 2 + 1];
+}
+
+/* Decides which rows are shown and in what order (see histo(1)):
+ * computes the totals and growth flags, drops rows the options filter out
+ * (unchanged, --match, --min-count, --min-bytes), sorts, cuts to --top and
+ * sums the rest into omitted. Allocates nothing. */
+void histo_table_finish(histo_table *t, const histo_options *opt);
+
+/* Whether a row has the same count and bytes in every dump. */
+int histo_row_unchanged(const histo_table *t, const histo_row *r);
+
+/* Signed difference b - a as sign and magnitude (no overflow). */
+static inline uint64_t histo_delta(uint64_t a, uint64_t b, int *neg)
+{
+    *neg = b < a;
+    return b < a ? a - b : b - a;
+}
+
+/* ---- histo_collect.c ---- */
+
+/* Reads the dump at path ("-": standard input) into column d of t, from
+ * the footer summary when it can (complete, seekable dump, --by=class, no
+ * --scan) or else by reading every block. Messages go to stderr. Returns
+ * CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (what could be read is in t, warnings
+ * said what was lost) or CLI_EXIT_ERROR (message printed; t may hold part
+ * of the dump and should not be printed). */
+int histo_collect(histo_table *t, size_t d, const char *path,
+                  const histo_options *opt);
+
+/* The same on a dump already open (d->reader at its first record). */
+int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
+                       const histo_options *opt);
+
+/* Display name for --by=type (see histo(1)): the type string's text, or a
+ * placeholder written into buf (cap bytes, at least 48): "(no type)" for
+ * none or an empty name, "#<undefined string ID>" for a string whose
+ * STRING record was lost. *len receives the length. */
+const char *histo_type_name(const heapfmt_rstring *s, char *buf, size_t cap,
+                            size_t *len);
+
+/* Display name for --by=site: "FILE:LINE", where FILE is the file name,
+ * "(no file)" or "#<undefined string ID>". Written into *buf (malloc'd,
+ * *cap bytes, grown as needed). Returns 0 with *len set, or -1 when out of
+ * memory. */
+int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
+                    uint64_t line, size_t *len);
+
+/* The name of the row of objects without an allocation site. */
+#define HISTO_NO_SITE "(no site)"
+
+/* ---- histo_sites.c: (file, line) -> count, bytes ---- */
+
+typedef struct histo_site {
+    uint64_t line;
+    uint32_t file;  /* string slot; UINT32_MAX marks an empty entry */
+    uint64_t count;
+    uint64_t bytes;
+} histo_site;
+
+typedef struct histo_sites {
+    histo_site *v;
+    size_t cap;     /* a power of two, or 0 */
+    size_t n;
+} histo_sites;
+
+void histo_sites_init(histo_sites *s);
+void histo_sites_free(histo_sites *s);
+/* Adds one object of size bytes at (file, line). Returns 0, or -1 when
+ * out of memory. */
+int histo_sites_add(histo_sites *s, uint32_t file, uint64_t line,
+                    uint64_t size);
+
+/* ---- histo_spark.c ---- */
+
+/* Writes a sparkline of n values (v[0], v[stride], ...) into buf: one
+ * glyph per value, scaled from the smallest to the largest; all equal
+ * values give a flat middle line. unicode selects the block glyphs
+ * U+2581..U+2588, else the ASCII ramp "_.-~=+*#". Returns the length
+ * written (always NUL-terminated; cut short when cap is too small). */
+size_t histo_sparkline(char *buf, size_t cap, const uint64_t *v, size_t n,
+                       size_t stride, int unicode);
+
+/* ---- histo_print*.c ---- */
+
+/* Prints the finished table in opt->format to out. Returns 0, or -1 when
+ * out of memory (only the table format allocates, before printing). */
+int histo_print(FILE *out, const histo_table *t, const histo_options *opt);
+int histo_print_table(FILE *out, const histo_table *t,
+                      const histo_options *opt);
+void histo_print_delimited(FILE *out, const histo_table *t,
+                           const histo_options *opt, int csv);
+void histo_print_json(FILE *out, const histo_table *t,
+                      const histo_options *opt);
+
+/* "class", "type" or "site", and its plural. */
+const char *histo_by_word(enum histo_by by);
+const char *histo_by_plural(enum histo_by by);
+
+/* A count or byte total as text: plain digits, or with human set
+ * "1,234,567" (counts) and "1.2 MiB" (bytes, is_bytes set). */
+cli_num histo_fmt_value(uint64_t v, int human, int is_bytes);
+
+/* The change b - a as text: "-N", "0", and "N" or, with plus set, "+N";
+ * human as for histo_fmt_value. */
+cli_num histo_fmt_delta(uint64_t a, uint64_t b, int plus, int human,
+                        int is_bytes);
+
+/* Two dumps: "new" (no objects in the first), "gone" (none in the
+ * second), "same" or "changed". */
+const char *histo_row_status(const histo_table *t, const histo_row *r);
+
+/* ---- histo_run.c ---- */
+
+/* Reads every dump, then prints the result to out. Returns the exit code:
+ * CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (some dump incomplete; the partial
+ * result was printed) or CLI_EXIT_ERROR (nothing printed). */
+int histo_run(FILE *out, const char *const *paths, size_t npaths,
+              const histo_options *opt);
+
+#endif /* HISTO_H */

@@ -1,0 +1,314 @@
+/* histo_collect.c -- one dump into one column of the table: from the
+ * footer summary, or by reading every object.
+ *
+ * The scan adds each object to an array indexed by its class's (or type
+ * string's) dense slot: no lookup, no allocation, no name in the loop.
+ * Names are resolved once at the end, when the reader knows every class's
+ * final name. References are never decoded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_names.h"
+#include "cli_progress.h"
+#include "cli_scan.h"
+#include "histo.h"
+
+/* Objects between two looks at the clock for the progress line. */
+#define TICK_OBJECTS 65536u
+
+typedef struct acc {
+    uint64_t count;
+    uint64_t bytes;
+} acc;
+
+typedef struct scan {
+    acc *v;         /* by class or string slot */
+    size_t cap;
+    histo_sites sites;
+    acc no_site;    /* --by=site: objects without a site */
+    uint64_t tick;  /* objects left before the next progress tick */
+    cli_progress progress;
+    const char *name;
+} scan;
+
+static int out_of_memory(const scan *s)
+{
+    cli_error(s->name, "out of memory");
+    return CLI_EXIT_ERROR;
+}
+
+/* Makes v[slot] valid. Rare: slots are dense and grow one at a time. */
+static int grow(scan *s, size_t slot)
+{
+    size_t cap = s->cap ? s->cap : 256;
+    while (cap <= slot)
+        cap *= 2;
+    acc *v = realloc(s->v, cap * sizeof *v);
+    if (v == NULL)
+        return -1;
+    memset(v + s->cap, 0, (cap - s->cap) * sizeof *v);
+    s->v = v;
+    s->cap = cap;
+    return 0;
+}
+
+static void tick(scan *s, heapfmt_reader *r)
+{
+    s->tick = TICK_OBJECTS;
+    heapfmt_progress p;
+    heapfmt_reader_progress(r, &p);
+    cli_progress_tick(&s->progress, p.offset, p.objects);
+}
+
+static int on_class(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    scan *s = ctx;
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    const heapfmt_robject *o = rec->u.object;
+    size_t slot = o->klass->slot;
+    if (slot >= s->cap && grow(s, slot) != 0)
+        return out_of_memory(s);
+    s->v[slot].count++;
+    s->v[slot].bytes += o->size;
+    if (--s->tick == 0)
+        tick(s, r);
+    return 0;
+}
+
+static int on_type(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    scan *s = ctx;
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    const heapfmt_robject *o = rec->u.object;
+    size_t slot = o->type->slot;
+    if (slot >= s->cap && grow(s, slot) != 0)
+        return out_of_memory(s);
+    s->v[slot].count++;
+    s->v[slot].bytes += o->size;
+    if (--s->tick == 0)
+        tick(s, r);
+    return 0;
+}
+
+static int on_site(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    scan *s = ctx;
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    const heapfmt_robject *o = rec->u.object;
+    if (o->fields & HEAPFMT_F_SITE) {
+        if (histo_sites_add(&s->sites, o->file->slot, o->line, o->size) != 0)
+            return out_of_memory(s);
+    } else {
+        s->no_site.count++;
+        s->no_site.bytes += o->size;
+    }
+    if (--s->tick == 0)
+        tick(s, r);
+    return 0;
+}
+
+const char *histo_type_name(const heapfmt_rstring *s, char *buf, size_t cap,
+                            size_t *len)
+{
+    if (s->undefined) {
+        snprintf(buf, cap, "#<undefined string %u>", (unsigned)s->id);
+    } else if (s->slot == 0 || s->len == 0) {
+        snprintf(buf, cap, "(no type)");
+    } else {
+        *len = s->len;
+        return s->ptr;
+    }
+    *len = strlen(buf);
+    return buf;
+}
+
+int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
+                    uint64_t line, size_t *len)
+{
+    char ph[48];
+    const char *text = file->ptr;
+    size_t tlen = file->len;
+    if (file->undefined) {
+        snprintf(ph, sizeof ph, "#<undefined string %u>", (unsigned)file->id);
+        text = ph;
+        tlen = strlen(ph);
+    } else if (file->slot == 0 || file->len == 0) {
+        text = "(no file)";
+        tlen = strlen(text);
+    }
+    size_t need = tlen + 1 + 20 + 1; /* ':' and up to 20 digits */
+    if (need > *cap || *buf == NULL) {
+        char *b = realloc(*buf, need);
+        if (b == NULL)
+            return -1;
+        *buf = b;
+        *cap = need;
+    }
+    memcpy(*buf, text, tlen);
+    int n = snprintf(*buf + tlen, *cap - tlen, ":%llu",
+                     (unsigned long long)line);
+    *len = tlen + (size_t)n;
+    return 0;
+}
+
+static int add_or_fail(histo_table *t, size_t d, const scan *s,
+                       const char *name, size_t len, const acc *a)
+{
+    if (a->count == 0)
+        return 0;
+    if (histo_table_add(t, d, name, len, a->count, a->bytes) != 0)
+        return out_of_memory(s);
+    return 0;
+}
+
+/* Moves the scan's numbers into the table, by name. */
+static int scan_to_table(histo_table *t, size_t d, scan *s,
+                         heapfmt_reader *r, const histo_options *opt)
+{
+    size_t len;
+    int rc = 0;
+    if (opt->by == HISTO_BY_CLASS) {
+        size_t n = heapfmt_reader_class_count(r);
+        for (size_t slot = 0; slot < s->cap && slot < n && rc == 0; slot++) {
+            cli_name buf;
+            const char *name =
+                cli_class_name(heapfmt_reader_class(r, slot), &buf, &len);
+            rc = add_or_fail(t, d, s, name, len, &s->v[slot]);
+        }
+    } else if (opt->by == HISTO_BY_TYPE) {
+        size_t n = heapfmt_reader_string_count(r);
+        for (size_t slot = 0; slot < s->cap && slot < n && rc == 0; slot++) {
+            char buf[64];
+            const char *name = histo_type_name(heapfmt_reader_string(r, slot),
+                                               buf, sizeof buf, &len);
+            rc = add_or_fail(t, d, s, name, len, &s->v[slot]);
+        }
+    } else {
+        char *buf = NULL;
+        size_t cap = 0;
+        rc = add_or_fail(t, d, s, HISTO_NO_SITE, strlen(HISTO_NO_SITE),
+                         &s->no_site);
+        for (size_t i = 0; i < s->sites.cap && rc == 0; i++) {
+            const histo_site *e = &s->sites.v[i];
+            if (e->file == UINT32_MAX)
+                continue;
+            const heapfmt_rstring *file = heapfmt_reader_string(r, e->file);
+            if (file == NULL)
+                continue; /* cannot happen: slots come from the reader */
+            if (histo_site_name(&buf, &cap, file, e->line, &len) != 0)
+                rc = out_of_memory(s);
+            else
+                rc = add_or_fail(t, d, s, buf, len,
+                                 &(acc){e->count, e->bytes});
+        }
+        free(buf);
+    }
+    return rc;
+}
+
+static uint64_t input_size(const cli_dump *dump)
+{
+    struct stat st;
+    if (fstat(dump->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        return (uint64_t)st.st_size;
+    return 0;
+}
+
+static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
+                        const histo_options *opt)
+{
+    scan s;
+    memset(&s, 0, sizeof s);
+    histo_sites_init(&s.sites);
+    s.name = dump->name;
+    s.tick = TICK_OBJECTS;
+    if (opt->progress)
+        cli_progress_begin(&s.progress, dump->name, input_size(dump));
+    cli_scan_fn fn = opt->by == HISTO_BY_TYPE   ? on_type
+                     : opt->by == HISTO_BY_SITE ? on_site
+                                                : on_class;
+    int rc = cli_scan(dump, fn, &s);
+    cli_progress_end(&s.progress);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+        if (opt->by == HISTO_BY_SITE && s.sites.n == 0 &&
+            s.no_site.count > 0) {
+            cli_error(dump->name,
+                      "no allocation sites in this dump (its writer did not "
+                      "record them), so --by=site has nothing to show");
+            rc = CLI_EXIT_ERROR;
+        } else if (scan_to_table(t, d, &s, dump->reader, opt) != 0) {
+            rc = CLI_EXIT_ERROR;
+        }
+    }
+    free(s.v);
+    histo_sites_free(&s.sites);
+    return rc;
+}
+
+static int collect_footer(histo_table *t, size_t d, const cli_dump *dump,
+                          const heapfmt_footer *f)
+{
+    for (size_t i = 0; i < f->nclasses; i++) {
+        const heapfmt_class_summary *c = &f->classes[i];
+        if (c->count == 0)
+            continue;
+        cli_name buf;
+        size_t len;
+        const char *name = cli_summary_name(c, &buf, &len);
+        if (histo_table_add(t, d, name, len, c->count, c->bytes) != 0) {
+            cli_error(dump->name, "out of memory");
+            return CLI_EXIT_ERROR;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
+                       const histo_options *opt)
+{
+    histo_dump *hd = &t->dumps[d];
+    hd->path = dump->path;
+    hd->name = dump->name;
+    hd->from_footer = 0;
+    if (opt->by == HISTO_BY_CLASS && !opt->scan) {
+        const heapfmt_footer *f;
+        int rc = heapfmt_reader_footer(dump->reader, &f);
+        if (rc == HEAPFMT_OK) {
+            hd->from_footer = 1;
+            hd->status = collect_footer(t, d, dump, f);
+            return hd->status;
+        }
+        /* No footer (a pipe, an incomplete dump) or a damaged one: read
+         * the blocks, which also says what is wrong. */
+        if (rc != HEAPFMT_E_NO_FOOTER && rc != HEAPFMT_E_CORRUPT) {
+            cli_dump_error(dump, rc);
+            return hd->status = CLI_EXIT_ERROR;
+        }
+    }
+    return hd->status = collect_scan(t, d, dump, opt);
+}
+
+int histo_collect(histo_table *t, size_t d, const char *path,
+                  const histo_options *opt)
+{
+    cli_dump dump;
+    int rc = cli_dump_open(&dump, path, NULL);
+    if (rc != CLI_EXIT_OK) {
+        /* Cut inside the file header: an incomplete dump with nothing
+         * readable, still a column of the table. */
+        t->dumps[d].path = path;
+        t->dumps[d].name = cli_input_name(path);
+        return t->dumps[d].status = rc;
+    }
+    rc = histo_collect_dump(t, d, &dump, opt);
+    cli_dump_close(&dump);
+    return rc;
+}

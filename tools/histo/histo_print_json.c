@@ -1,0 +1,92 @@
+/* histo_print_json.c -- one JSON object: the dumps, the shown rows (one
+ * per line), what was left out and the totals. Layout in histo(1),
+ * "OUTPUT FORMATS". Numbers are JSON integers; changes may be negative. */
+#include <string.h>
+
+#include "cli_escape.h"
+#include "histo.h"
+
+static void put_u64(FILE *out, const char *key, uint64_t v)
+{
+    fprintf(out, ", \"%s\": %llu", key, (unsigned long long)v);
+}
+
+static void put_delta(FILE *out, const char *key, uint64_t a, uint64_t b)
+{
+    fprintf(out, ", \"%s\": %s", key, histo_fmt_delta(a, b, 0, 0, 0).s);
+}
+
+/* "key": [v0, v1, ...] over every dump; cb holds count, bytes per dump. */
+static void put_list(FILE *out, const char *key, const uint64_t *cb,
+                     size_t nd, size_t which)
+{
+    fprintf(out, ", \"%s\": [", key);
+    for (size_t d = 0; d < nd; d++)
+        fprintf(out, "%s%llu", d ? ", " : "",
+                (unsigned long long)cb[2 * d + which]);
+    fputc(']', out);
+}
+
+/* The numbers of a row, or of the omitted and total lines. */
+static void put_numbers(FILE *out, const histo_table *t, const uint64_t *cb)
+{
+    size_t nd = t->ndumps, last = nd - 1;
+    if (nd == 1) {
+        put_u64(out, "count", cb[0]);
+        put_u64(out, "bytes", cb[1]);
+    } else if (nd == 2) {
+        put_u64(out, "count_a", cb[0]);
+        put_u64(out, "count_b", cb[2]);
+        put_delta(out, "delta_count", cb[0], cb[2]);
+        put_u64(out, "bytes_a", cb[1]);
+        put_u64(out, "bytes_b", cb[3]);
+        put_delta(out, "delta_bytes", cb[1], cb[3]);
+    } else {
+        put_list(out, "counts", cb, nd, 0);
+        put_list(out, "bytes", cb, nd, 1);
+        put_delta(out, "delta_count", cb[0], cb[2 * last]);
+        put_delta(out, "delta_bytes", cb[1], cb[2 * last + 1]);
+    }
+}
+
+static void put_dumps(FILE *out, const histo_table *t)
+{
+    fputs("  \"dumps\": [\n", out);
+    for (size_t d = 0; d < t->ndumps; d++) {
+        const histo_dump *hd = &t->dumps[d];
+        const char *path = hd->path != NULL ? hd->path : "";
+        fputs("    {\"file\": ", out);
+        cli_put_json(out, path, strlen(path));
+        fprintf(out, ", \"complete\": %s, \"source\": \"%s\"}%s\n",
+                hd->status == 0 ? "true" : "false",
+                hd->from_footer ? "footer" : "scan",
+                d + 1 < t->ndumps ? "," : "");
+    }
+    fputs("  ],\n", out);
+}
+
+void histo_print_json(FILE *out, const histo_table *t,
+                      const histo_options *opt)
+{
+    const char *word = histo_by_word(opt->by);
+    fprintf(out, "{\n  \"by\": \"%s\",\n", word);
+    put_dumps(out, t);
+    fputs("  \"rows\": [", out);
+    for (size_t i = 0; i < t->nshown; i++) {
+        const histo_row *r = &t->rows[i];
+        fprintf(out, "%s\n    {\"%s\": ", i ? "," : "", word);
+        cli_put_json(out, r->name, r->len);
+        put_numbers(out, t, &t->cells[r->id * t->ndumps * 2]);
+        if (t->ndumps == 2)
+            fprintf(out, ", \"status\": \"%s\"", histo_row_status(t, r));
+        else if (t->ndumps > 2)
+            fprintf(out, ", \"growing\": %s", r->growing ? "true" : "false");
+        fputc('}', out);
+    }
+    fputs(t->nshown ? "\n  ],\n" : "],\n", out);
+    fprintf(out, "  \"omitted\": {\"rows\": %zu", t->nrows - t->nshown);
+    put_numbers(out, t, t->omitted);
+    fprintf(out, "},\n  \"totals\": {\"rows\": %zu", t->nrows);
+    put_numbers(out, t, t->total);
+    fputs("}\n}\n", out);
+}

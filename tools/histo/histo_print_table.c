@@ -1,0 +1,235 @@
+/* histo_print_table.c -- the human table: aligned columns, the name last.
+ *
+ *   one dump     count  bytes  NAME
+ *   two dumps    count A  count B  +/-count  bytes A  bytes B  +/-bytes  NAME
+ *   N dumps      [*]  #1 .. #N  +/-count  +/-bytes  trend  NAME
+ *
+ * then, when rows were left out, one line summing them, and a total line
+ * under a rule. Numbers are right-aligned; the name column is not padded,
+ * so names of any width keep the table aligned. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_escape.h"
+#include "histo.h"
+
+typedef struct layout {
+    const histo_table *t;
+    const histo_options *opt;
+    size_t ncols;   /* numeric columns */
+    cli_num *cells; /* ncols, the row being formatted */
+    size_t *width;  /* ncols */
+    size_t spark_width; /* display columns of the trend column, 0 = none */
+    int mark;       /* trends: a leading column for the growth mark */
+} layout;
+
+/* Formats the numbers of one line: cb holds count, bytes per dump. */
+static void format_cells(layout *l, const uint64_t *cb)
+{
+    const histo_table *t = l->t;
+    size_t nd = t->ndumps, last = nd - 1, k = 0;
+    int h = l->opt->human;
+    if (nd == 1) {
+        l->cells[k++] = histo_fmt_value(cb[0], h, 0);
+        l->cells[k++] = histo_fmt_value(cb[1], h, 1);
+        return;
+    }
+    if (nd == 2) {
+        l->cells[k++] = histo_fmt_value(cb[0], h, 0);
+        l->cells[k++] = histo_fmt_value(cb[2], h, 0);
+        l->cells[k++] = histo_fmt_delta(cb[0], cb[2], 1, h, 0);
+        l->cells[k++] = histo_fmt_value(cb[1], h, 1);
+        l->cells[k++] = histo_fmt_value(cb[3], h, 1);
+        l->cells[k++] = histo_fmt_delta(cb[1], cb[3], 1, h, 1);
+        return;
+    }
+    for (size_t d = 0; d < nd; d++)
+        l->cells[k++] = histo_fmt_value(cb[2 * d], h, 0);
+    l->cells[k++] = histo_fmt_delta(cb[0], cb[2 * last], 1, h, 0);
+    l->cells[k++] = histo_fmt_delta(cb[1], cb[2 * last + 1], 1, h, 1);
+}
+
+static void format_header(layout *l)
+{
+    size_t nd = l->t->ndumps, k = 0;
+    static const char *const two[] = {"count A", "count B", "+/-count",
+                                      "bytes A", "bytes B", "+/-bytes"};
+    if (nd == 1) {
+        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "count");
+        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "bytes");
+    } else if (nd == 2) {
+        for (; k < 6; k++)
+            snprintf(l->cells[k].s, sizeof l->cells[0].s, "%s", two[k]);
+    } else {
+        for (size_t d = 0; d < nd; d++)
+            snprintf(l->cells[k++].s, sizeof l->cells[0].s, "#%zu", d + 1);
+        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "+/-count");
+        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "+/-bytes");
+    }
+}
+
+static void measure(layout *l)
+{
+    for (size_t c = 0; c < l->ncols; c++) {
+        size_t w = strlen(l->cells[c].s);
+        if (w > l->width[c])
+            l->width[c] = w;
+    }
+}
+
+static const uint64_t *row_numbers(const histo_table *t, const histo_row *r)
+{
+    return &t->cells[r->id * t->ndumps * 2];
+}
+
+/* Rows left out of the table (filtered, unchanged or past --top). */
+static size_t omitted_rows(const histo_table *t)
+{
+    return t->nrows - t->nshown;
+}
+
+static void put_numbers(FILE *out, const layout *l)
+{
+    for (size_t c = 0; c < l->ncols; c++)
+        fprintf(out, "%s%*s", c ? "  " : "", (int)l->width[c], l->cells[c].s);
+}
+
+/* The trend column: the sparkline of the counts (or a title), padded. */
+static void put_trend(FILE *out, const layout *l, const uint64_t *cb,
+                      const char *title)
+{
+    if (l->spark_width == 0)
+        return;
+    size_t nd = l->t->ndumps, shown;
+    if (cb != NULL) {
+        char buf[4096];
+        histo_sparkline(buf, sizeof buf, cb, nd, 2, l->opt->unicode);
+        fprintf(out, "  %s", buf);
+        shown = nd < sizeof buf / 3 ? nd : sizeof buf / 3;
+    } else {
+        title = title != NULL ? title : "";
+        fprintf(out, "  %s", title);
+        shown = strlen(title);
+    }
+    for (; shown < l->spark_width; shown++)
+        fputc(' ', out);
+}
+
+static void put_mark(FILE *out, const layout *l, int growing)
+{
+    if (l->mark)
+        fputs(growing ? "* " : "  ", out);
+}
+
+static void put_line(FILE *out, layout *l, const uint64_t *cb, int growing,
+                     const char *name, size_t len, const char *suffix)
+{
+    format_cells(l, cb);
+    put_mark(out, l, growing);
+    put_numbers(out, l);
+    put_trend(out, l, cb, NULL);
+    fputs("  ", out);
+    cli_put_text(out, name, len);
+    if (suffix != NULL)
+        fputs(suffix, out);
+    fputc('\n', out);
+}
+
+static void put_legend(FILE *out, const histo_table *t)
+{
+    size_t nd = t->ndumps;
+    for (size_t d = 0; d < nd; d++) {
+        const histo_dump *hd = &t->dumps[d];
+        if (nd == 2)
+            fprintf(out, "%c: ", d == 0 ? 'A' : 'B');
+        else
+            fprintf(out, "#%zu: ", d + 1);
+        cli_put_text(out, hd->name, strlen(hd->name));
+        if (hd->status != 0)
+            fputs("  (incomplete: partial counts)", out);
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+}
+
+int histo_print_table(FILE *out, const histo_table *t,
+                       const histo_options *opt)
+{
+    size_t nd = t->ndumps;
+    layout l;
+    memset(&l, 0, sizeof l);
+    l.t = t;
+    l.opt = opt;
+    l.ncols = nd == 1 ? 2 : nd == 2 ? 6 : nd + 2;
+    l.mark = nd >= 3;
+    l.spark_width = nd >= 3 ? (nd > 5 ? nd : 5) : 0;
+    l.cells = calloc(l.ncols, sizeof *l.cells);
+    l.width = calloc(l.ncols, sizeof *l.width);
+    if (l.cells == NULL || l.width == NULL) {
+        free(l.cells);
+        free(l.width);
+        return -1;
+    }
+
+    /* Pass 1: column widths over the header and every line printed. */
+    format_header(&l);
+    measure(&l);
+    for (size_t i = 0; i < t->nshown; i++) {
+        format_cells(&l, row_numbers(t, &t->rows[i]));
+        measure(&l);
+    }
+    if (omitted_rows(t) > 0) {
+        format_cells(&l, t->omitted);
+        measure(&l);
+    }
+    format_cells(&l, t->total);
+    measure(&l);
+
+    /* Pass 2. */
+    if (nd >= 2)
+        put_legend(out, t);
+    format_header(&l);
+    put_mark(out, &l, 0);
+    put_numbers(out, &l);
+    put_trend(out, &l, NULL, "trend");
+    fprintf(out, "  %s\n", histo_by_word(opt->by));
+    int any_growing = 0;
+    for (size_t i = 0; i < t->nshown; i++) {
+        const histo_row *r = &t->rows[i];
+        const char *suffix = NULL;
+        if (nd == 2) {
+            const char *st = histo_row_status(t, r);
+            suffix = strcmp(st, "new") == 0    ? "  (new)"
+                     : strcmp(st, "gone") == 0 ? "  (gone)"
+                                               : NULL;
+        }
+        int growing = nd >= 3 && r->growing;
+        any_growing |= growing;
+        put_line(out, &l, row_numbers(t, r), growing, r->name, r->len, suffix);
+    }
+    char name[96];
+    size_t n = omitted_rows(t);
+    if (n > 0) {
+        snprintf(name, sizeof name, "(%zu other %s)", n,
+                 n == 1 ? histo_by_word(opt->by) : histo_by_plural(opt->by));
+        put_line(out, &l, t->omitted, 0, name, strlen(name), NULL);
+    }
+    /* The rule under the numbers, then the total. */
+    put_mark(out, &l, 0);
+    for (size_t c = 0; c < l.ncols; c++) {
+        fputs(c ? "  " : "", out);
+        for (size_t k = 0; k < l.width[c]; k++)
+            fputc('-', out);
+    }
+    fputc('\n', out);
+    snprintf(name, sizeof name, "total (%zu %s)", t->nrows,
+             t->nrows == 1 ? histo_by_word(opt->by) : histo_by_plural(opt->by));
+    put_line(out, &l, t->total, 0, name, strlen(name), NULL);
+    if (any_growing)
+        fputs("\n* grew in every interval: count and bytes never fell, "
+              "one of them rose\n",
+              out);
+    free(l.cells);
+    free(l.width);
+    return 0;
+}

@@ -1,0 +1,71 @@
+/* histo_run.c -- the whole job: every dump into the table, then print. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "histo.h"
+
+int histo_run(FILE *out, const char *const *paths, size_t npaths,
+              const histo_options *opt)
+{
+    histo_table t;
+    cli_dump *dumps = calloc(npaths, sizeof *dumps);
+    if (dumps == NULL || histo_table_init(&t, npaths) != 0) {
+        free(dumps);
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    for (size_t d = 0; d < npaths; d++) {
+        dumps[d].fd = -1; /* closed: cli_dump_close does nothing */
+        t.dumps[d].path = paths[d];
+        t.dumps[d].name = cli_input_name(paths[d]);
+    }
+    int result = CLI_EXIT_OK;
+
+    /* Check every dump first: a mistyped last name fails at once, not
+     * after minutes spent reading the others. Files are closed again (a
+     * trend may have more dumps than the process may have open files);
+     * standard input stays open, it cannot be opened twice. */
+    for (size_t d = 0; d < npaths && result != CLI_EXIT_ERROR; d++) {
+        int rc = cli_dump_open(&dumps[d], paths[d], NULL);
+        if (rc == CLI_EXIT_OK && strcmp(paths[d], "-") != 0)
+            cli_dump_close(&dumps[d]);
+        if (rc == CLI_EXIT_INCOMPLETE) {
+            /* Cut inside the file header: nothing readable, but still a
+             * column of the table. dumps[d] is closed. */
+            t.dumps[d].status = rc;
+            cli_warn(t.dumps[d].name,
+                     "incomplete dump: results cover 0 objects");
+            result = rc;
+        } else if (rc != CLI_EXIT_OK) {
+            result = rc;
+        }
+    }
+    for (size_t d = 0; d < npaths && result != CLI_EXIT_ERROR; d++) {
+        if (t.dumps[d].status == CLI_EXIT_INCOMPLETE)
+            continue; /* cut inside its header: nothing to read */
+        int rc = CLI_EXIT_OK;
+        if (dumps[d].reader == NULL)
+            rc = cli_dump_open(&dumps[d], paths[d], NULL);
+        if (rc == CLI_EXIT_OK)
+            rc = histo_collect_dump(&t, d, &dumps[d], opt);
+        cli_dump_close(&dumps[d]);
+        if (rc != CLI_EXIT_OK)
+            result = rc;
+    }
+    for (size_t d = 0; d < npaths; d++)
+        cli_dump_close(&dumps[d]);
+    free(dumps);
+
+    if (result != CLI_EXIT_ERROR) {
+        histo_table_finish(&t, opt);
+        if (histo_print(out, &t, opt) != 0) {
+            cli_error(NULL, "out of memory");
+            result = CLI_EXIT_ERROR;
+        }
+    }
+    histo_table_free(&t);
+    return result;
+}

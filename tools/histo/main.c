@@ -1,0 +1,254 @@
+/* main.c -- histo: command line of the per-class histogram tool. */
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "histo.h"
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s [OPTION]... DUMP...\n"
+        "Show where the memory of a heap goes: objects and bytes per class.\n"
+        "\n"
+        "  histo DUMP          one row per class: count, bytes, class, the\n"
+        "                      largest first, then the total\n"
+        "  histo OLD NEW       the change per class, growth first; classes\n"
+        "                      that appeared or vanished are included\n"
+        "  histo D1 D2 D3...   a trend over three or more dumps: the count in\n"
+        "                      each, a sparkline; classes that grew in every\n"
+        "                      interval come first, marked *\n"
+        "\n"
+        "DUMP is a heapfmt dump, or - for standard input. Dumps are matched\n"
+        "by class name.\n"
+        "\n"
+        "Rows:\n"
+        "  -b, --by=KEY          group objects by class (default), type (the\n"
+        "                        VM type, e.g. T_STRING) or site (allocation\n"
+        "                        file:line, when the dump records it)\n"
+        "  -s, --sort=KEY        bytes, count, name, delta (change in bytes)\n"
+        "                        or delta-count; the default is bytes for one\n"
+        "                        dump and delta for more\n"
+        "  -n, --top=N           show the first N rows only\n"
+        "  -m, --match=REGEX     only names matching the POSIX extended REGEX\n"
+        "  -c, --min-count=N     hide rows with fewer than N objects; with\n"
+        "                        several dumps, rows whose count changed by\n"
+        "                        less than N\n"
+        "  -B, --min-bytes=SIZE  the same for bytes; SIZE may end in K, M, G\n"
+        "                        or T (KiB, MiB, ...)\n"
+        "  -a, --all             several dumps: also show unchanged rows\n"
+        "\n"
+        "Output:\n"
+        "  -f, --format=FMT      table (default), tsv, csv or json\n"
+        "  -H, --human           table: counts as 1,234,567, bytes in\n"
+        "                        KiB/MiB/GiB\n"
+        "  -S, --scan            read every block, even when the footer\n"
+        "                        summary of a complete dump could answer\n"
+        "  -h, --help            show this help and exit\n"
+        "  -V, --version         show the version and exit\n"
+        "\n"
+        "Exit status: 0 success; 1 error (nothing on standard output);\n"
+        "2 usage error; 3 a dump is incomplete (truncated or damaged): the\n"
+        "result covers what could be read and standard error says what was\n"
+        "lost.\n"
+        "\n"
+        "The formats and the rules are described in histo(1).\n",
+        cli_progname());
+}
+
+static const struct option long_options[] = {
+    {"by", required_argument, NULL, 'b'},
+    {"sort", required_argument, NULL, 's'},
+    {"top", required_argument, NULL, 'n'},
+    {"match", required_argument, NULL, 'm'},
+    {"min-count", required_argument, NULL, 'c'},
+    {"min-bytes", required_argument, NULL, 'B'},
+    {"all", no_argument, NULL, 'a'},
+    {"format", required_argument, NULL, 'f'},
+    {"human", no_argument, NULL, 'H'},
+    {"scan", no_argument, NULL, 'S'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Finds arg in a NULL-terminated list of words; returns its index or, after
+ * a usage error naming the option and the choices, -1. */
+static int choose(const char *opt, const char *arg, const char *const *words)
+{
+    for (int i = 0; words[i] != NULL; i++)
+        if (strcmp(arg, words[i]) == 0)
+            return i;
+    char list[160] = "";
+    for (int i = 0; words[i] != NULL; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, words[i], sizeof list - strlen(list) - 1);
+    }
+    cli_usage_error("invalid %s '%s': expected one of %s", opt, arg, list);
+    return -1;
+}
+
+/* A byte size: digits, then optionally K, M, G or T (also KiB, MiB, GiB,
+ * TiB; powers of 1024) or B. Returns 0, or -1 after a usage error. */
+static int parse_size(const char *opt, const char *arg, uint64_t *out)
+{
+    static const struct {
+        const char *suffix;
+        unsigned shift;
+    } units[] = {{"", 0},    {"B", 0},    {"K", 10},  {"KiB", 10},
+                 {"M", 20},  {"MiB", 20}, {"G", 30},  {"GiB", 30},
+                 {"T", 40},  {"TiB", 40}, {"k", 10}};
+    size_t digits = strspn(arg, "0123456789");
+    char num[32];
+    uint64_t v;
+    if (digits > 0 && digits < sizeof num) {
+        memcpy(num, arg, digits);
+        num[digits] = '\0';
+        if (cli_parse_u64(num, &v) == 0) {
+            for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+                if (strcmp(arg + digits, units[i].suffix) != 0)
+                    continue;
+                if (units[i].shift > 0 && v > (UINT64_MAX >> units[i].shift))
+                    break;
+                *out = v << units[i].shift;
+                return 0;
+            }
+        }
+    }
+    cli_usage_error("invalid %s value '%s': expected a size such as 4096, "
+                    "64K or 10M",
+                    opt, arg);
+    return -1;
+}
+
+/* Whether the terminal's character set can show the sparkline blocks. */
+static int unicode_locale(void)
+{
+    if (setlocale(LC_CTYPE, "") == NULL)
+        return 0;
+    const char *cs = nl_langinfo(CODESET);
+    return cs != NULL &&
+           (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const by_words[] = {"class", "type", "site", NULL};
+    static const char *const sort_words[] = {"bytes", "count", "name",
+                                             "delta", "delta-count", NULL};
+    static const enum histo_sort sorts[] = {
+        HISTO_SORT_BYTES, HISTO_SORT_COUNT, HISTO_SORT_NAME, HISTO_SORT_DELTA,
+        HISTO_SORT_DELTA_COUNT};
+    static const char *const format_words[] = {"table", "tsv", "csv", "json",
+                                               NULL};
+    cli_set_progname("histo");
+    histo_options opt = HISTO_OPTIONS_INIT;
+    const char *match = NULL;
+    int c, i;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":b:s:n:m:c:B:af:HShV", long_options,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if ((i = choose("--by", optarg, by_words)) < 0)
+                return CLI_EXIT_USAGE;
+            opt.by = (enum histo_by)i;
+            break;
+        case 's':
+            if ((i = choose("--sort", optarg, sort_words)) < 0)
+                return CLI_EXIT_USAGE;
+            opt.sort = sorts[i];
+            break;
+        case 'n':
+            if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt.top) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'm':
+            match = optarg;
+            break;
+        case 'c':
+            if (cli_option_u64("--min-count", optarg, 0, UINT64_MAX,
+                               &opt.min_count) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'B':
+            if (parse_size("--min-bytes", optarg, &opt.min_bytes) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'a':
+            opt.all = 1;
+            break;
+        case 'f':
+            if ((i = choose("--format", optarg, format_words)) < 0)
+                return CLI_EXIT_USAGE;
+            opt.format = (enum histo_format)i;
+            break;
+        case 'H':
+            opt.human = 1;
+            break;
+        case 'S':
+            opt.scan = 1;
+            break;
+        case 'h':
+            usage();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        case 'V':
+            cli_print_version();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        default:
+            cli_getopt_error(c, argv);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    size_t ndumps = (size_t)(argc - optind);
+    const char *const *paths = (const char *const *)argv + optind;
+    if (ndumps == 0) {
+        cli_usage_error("no dump given");
+        return CLI_EXIT_USAGE;
+    }
+    int stdin_uses = 0;
+    for (size_t k = 0; k < ndumps; k++) {
+        if (paths[k][0] == '\0') {
+            cli_usage_error("empty file name");
+            return CLI_EXIT_USAGE;
+        }
+        stdin_uses += strcmp(paths[k], "-") == 0;
+    }
+    if (stdin_uses > 1) {
+        cli_usage_error("standard input (-) can be read only once");
+        return CLI_EXIT_USAGE;
+    }
+    if (ndumps == 1 &&
+        (opt.sort == HISTO_SORT_DELTA || opt.sort == HISTO_SORT_DELTA_COUNT)) {
+        cli_usage_error("--sort=%s needs two or more dumps",
+                        opt.sort == HISTO_SORT_DELTA ? "delta" : "delta-count");
+        return CLI_EXIT_USAGE;
+    }
+
+    opt.unicode = unicode_locale();
+    regex_t re;
+    if (match != NULL) {
+        int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[256];
+            regerror(rc, &re, why, sizeof why);
+            cli_usage_error("invalid --match regular expression '%s': %s",
+                            match, why);
+            return CLI_EXIT_USAGE;
+        }
+        opt.match = &re;
+    }
+    int code = histo_run(stdout, paths, ndumps, &opt);
+    if (match != NULL)
+        regfree(&re);
+    return cli_finish_stdout(code);
+}

@@ -1,0 +1,328 @@
+/* info.c -- heapfmt-info's summary of a dump.
+ *
+ * Output is a two-column table, one fact per line, label first:
+ *
+ *     file              demo.dump
+ *     format            1.0
+ *     status            complete
+ *     meta.producer     heapfmt-gen 0.1.0
+ *     ...
+ *     objects           200,000
+ *     object-bytes      24,987,654 (23.8 MiB)
+ *     ...
+ *
+ * Labels are single words, so `awk '$1 == "objects"'` finds a row; with
+ * --plain the numbers carry no separators or units. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "info.h"
+
+typedef struct facts {
+    heapfmt_totals t;
+    int complete;            /* END, footer and trailer valid */
+    int truncated;           /* input ended early */
+    int stopped;             /* a corrupt block header ended the reading */
+    int meta_lost;           /* footer fine, but the META block is not */
+    uint64_t corrupt_blocks; /* skipped blocks */
+    uint64_t file_size;
+    int have_size;
+} facts;
+
+/* ---- reading ---- */
+
+/* Counts classes defined so far: table slots other than "no class" whose
+ * CLASS record was seen. */
+static uint64_t defined_classes(const heapfmt_reader *r)
+{
+    uint64_t n = 0;
+    size_t count = heapfmt_reader_class_count(r);
+    for (size_t s = 0; s < count; s++) {
+        const heapfmt_rclass *c = heapfmt_reader_class(r, s);
+        if (c != NULL && c->index != 0 && !c->undefined)
+            n++;
+    }
+    return n;
+}
+
+/* Handles a failed heapfmt_reader_next: reports it and says whether the
+ * reading can go on (1) or is over (0). Sets *fatal for errors that leave
+ * nothing worth printing. */
+static int after_error(cli_dump *d, facts *f, int rc, int *fatal)
+{
+    cli_dump_error(d, rc);
+    if (rc == HEAPFMT_E_CORRUPT && heapfmt_reader_can_continue(d->reader)) {
+        f->corrupt_blocks++;
+        return 1;
+    }
+    if (rc == HEAPFMT_E_TRUNCATED)
+        f->truncated = 1;
+    else if (rc == HEAPFMT_E_CORRUPT)
+        f->stopped = 1;
+    else
+        *fatal = 1;
+    return 0;
+}
+
+/* Reads the whole dump, counting what it holds. Returns 0, or -1 after a
+ * fatal error. */
+static int scan(cli_dump *d, facts *f)
+{
+    heapfmt_reader *r = d->reader;
+    heapfmt_record rec;
+    uint64_t strings = 0, roots = 0;
+    int fatal = 0;
+    for (;;) {
+        int rc = heapfmt_reader_next(r, &rec);
+        if (rc == HEAPFMT_OK) {
+            if (rec.tag == HEAPFMT_TAG_STRING)
+                strings++;
+            else if (rec.tag == HEAPFMT_TAG_ROOT)
+                roots++;
+            continue;
+        }
+        if (rc == HEAPFMT_DONE) {
+            const heapfmt_footer *foot;
+            if (heapfmt_reader_footer(r, &foot) == HEAPFMT_OK) {
+                f->complete = f->corrupt_blocks == 0;
+                f->t = foot->totals;
+                break;
+            }
+        } else if (after_error(d, f, rc, &fatal)) {
+            continue;
+        }
+        break;
+    }
+    if (fatal)
+        return -1;
+    heapfmt_progress p;
+    heapfmt_reader_progress(r, &p);
+    if (!f->complete) {
+        f->t.objects = p.objects;
+        f->t.bytes = p.bytes;
+        f->t.records = p.records;
+        f->t.classes = defined_classes(r);
+        f->t.strings = strings;
+        f->t.roots = roots;
+        f->t.blocks = p.blocks;
+        f->t.raw_bytes = p.raw_bytes;
+    }
+    if (!f->have_size && (f->complete || f->truncated)) {
+        f->file_size = p.offset; /* all of the input was consumed */
+        f->have_size = 1;
+    }
+    return 0;
+}
+
+/* With the footer known, reads only the META records at the start. */
+static int read_meta(cli_dump *d, facts *f)
+{
+    heapfmt_record rec;
+    for (;;) {
+        int rc = heapfmt_reader_next(d->reader, &rec);
+        if (rc == HEAPFMT_OK && rec.tag == HEAPFMT_TAG_META)
+            continue;
+        if (rc == HEAPFMT_OK || rc == HEAPFMT_DONE)
+            return 0;
+        int fatal = 0;
+        (void)after_error(d, f, rc, &fatal);
+        if (fatal)
+            return -1;
+        f->meta_lost = 1;
+        return 0;
+    }
+}
+
+/* ---- printing ---- */
+
+typedef struct table {
+    FILE *out;
+    int width;
+    int plain;
+} table;
+
+static void row(const table *tb, const char *label, const char *fmt, ...)
+    CLI_PRINTF(3, 4);
+
+static void row(const table *tb, const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(tb->out, "%-*s  ", tb->width, label);
+    va_start(ap, fmt);
+    vfprintf(tb->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', tb->out);
+}
+
+static cli_num count(const table *tb, uint64_t v)
+{
+    return tb->plain ? cli_fmt_plain(v) : cli_fmt_count(v);
+}
+
+static void bytes_row(const table *tb, const char *label, uint64_t v)
+{
+    if (tb->plain)
+        row(tb, label, "%s", cli_fmt_plain(v).s);
+    else
+        row(tb, label, "%s (%s)", cli_fmt_count(v).s, cli_fmt_bytes(v).s);
+}
+
+/* Text of a META value on one line: control characters become '?'. */
+static void print_text(FILE *out, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        fputc(ch < 0x20 || ch == 0x7f ? '?' : ch, out);
+    }
+}
+
+static int is_time_key(const char *key)
+{
+    return strcmp(key, "time") == 0 || strcmp(key, "process.start") == 0;
+}
+
+static void meta_rows(const table *tb, const heapfmt_reader *r)
+{
+    size_t n;
+    const heapfmt_rmeta *m = heapfmt_reader_meta(r, &n);
+    char label[300];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(label, sizeof label, "meta.%s", m[i].key);
+        fprintf(tb->out, "%-*s  ", tb->width, label);
+        if (m[i].type == HEAPFMT_META_TEXT) {
+            print_text(tb->out, m[i].text, m[i].text_len);
+        } else if (m[i].type == HEAPFMT_META_UINT) {
+            fprintf(tb->out, "%" PRIu64, m[i].uint_value);
+            time_t t = (time_t)m[i].uint_value;
+            struct tm tm;
+            char when[64];
+            if (!tb->plain && is_time_key(m[i].key) &&
+                (uint64_t)t == m[i].uint_value && gmtime_r(&t, &tm) != NULL &&
+                strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm) > 0)
+                fprintf(tb->out, " (%s)", when);
+        } else {
+            fprintf(tb->out, "%" PRId64, m[i].int_value);
+        }
+        fputc('\n', tb->out);
+    }
+}
+
+static int label_width(const heapfmt_reader *r)
+{
+    int w = (int)strlen("bytes-per-object");
+    size_t n;
+    const heapfmt_rmeta *m = heapfmt_reader_meta(r, &n);
+    for (size_t i = 0; i < n; i++) {
+        int kw = (int)(strlen("meta.") + m[i].key_len);
+        if (kw > w)
+            w = kw;
+    }
+    return w > 32 ? 32 : w;
+}
+
+static void status_row(const table *tb, const facts *f)
+{
+    if (f->complete && !f->meta_lost) {
+        row(tb, "status", "complete");
+        return;
+    }
+    if (tb->plain) {
+        row(tb, "status", "incomplete");
+        return;
+    }
+    char why[160] = "";
+    size_t len = 0;
+    if (f->truncated)
+        len += (size_t)snprintf(why + len, sizeof why - len, "%s",
+                                "truncated");
+    /* After skipped blocks the reader ends with a sticky error too; only
+     * without them does a sticky error mean the reading stopped early. */
+    if (f->stopped && f->corrupt_blocks == 0)
+        len += (size_t)snprintf(why + len, sizeof why - len, "%s%s",
+                                len ? ", " : "",
+                                "reading stopped at corrupt data");
+    if (f->corrupt_blocks > 0)
+        len += (size_t)snprintf(why + len, sizeof why - len,
+                                "%s%s corrupt block%s skipped",
+                                len ? ", " : "",
+                                cli_fmt_count(f->corrupt_blocks).s,
+                                f->corrupt_blocks == 1 ? "" : "s");
+    if (f->meta_lost)
+        snprintf(why + len, sizeof why - len, "%s%s", len ? ", " : "",
+                 "metadata block unreadable");
+    row(tb, "status", "incomplete (%s; figures cover what could be read)",
+        why);
+}
+
+static void print_facts(const cli_dump *d, const facts *f, int plain,
+                        FILE *out)
+{
+    const heapfmt_reader *r = d->reader;
+    table tb = {out, label_width(r), plain};
+    int major, minor;
+    heapfmt_reader_version(r, &major, &minor);
+
+    row(&tb, "file", "%s", d->name);
+    row(&tb, "format", "%d.%d", major, minor);
+    status_row(&tb, f);
+    meta_rows(&tb, r);
+    if (f->have_size)
+        bytes_row(&tb, "file-size", f->file_size);
+    row(&tb, "objects", "%s", count(&tb, f->t.objects).s);
+    bytes_row(&tb, "object-bytes", f->t.bytes);
+    row(&tb, "records", "%s", count(&tb, f->t.records).s);
+    row(&tb, "classes", "%s", count(&tb, f->t.classes).s);
+    row(&tb, "strings", "%s", count(&tb, f->t.strings).s);
+    row(&tb, "roots", "%s", count(&tb, f->t.roots).s);
+    row(&tb, "blocks", "%s", count(&tb, f->t.blocks).s);
+    bytes_row(&tb, "raw-bytes", f->t.raw_bytes);
+    if (f->have_size && f->file_size > 0)
+        row(&tb, "compression", "%.2f%s",
+            (double)f->t.raw_bytes / (double)f->file_size,
+            plain ? "" : " (decoded record bytes / file size)");
+    if (f->have_size && f->t.objects > 0)
+        row(&tb, "bytes-per-object", "%.1f%s",
+            (double)f->file_size / (double)f->t.objects,
+            plain ? "" : " in the file");
+}
+
+int info_show(cli_dump *d, const info_options *opt, FILE *out)
+{
+    facts f;
+    memset(&f, 0, sizeof f);
+    struct stat st;
+    if (fstat(d->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        f.file_size = (uint64_t)st.st_size;
+        f.have_size = 1;
+    }
+
+    const heapfmt_footer *foot;
+    int rc = heapfmt_reader_footer(d->reader, &foot);
+    if (rc == HEAPFMT_OK) {
+        f.complete = 1;
+        f.t = foot->totals;
+        if (read_meta(d, &f) != 0)
+            return CLI_EXIT_ERROR;
+    } else if (rc == HEAPFMT_E_NO_FOOTER || rc == HEAPFMT_E_CORRUPT) {
+        /* No footer: an incomplete dump, or a pipe. A damaged footer is
+         * reported, and the blocks are read instead. */
+        if (rc == HEAPFMT_E_CORRUPT)
+            cli_dump_error(d, rc);
+        if (scan(d, &f) != 0)
+            return CLI_EXIT_ERROR;
+        if (rc == HEAPFMT_E_CORRUPT)
+            f.complete = 0;
+    } else {
+        cli_dump_error(d, rc);
+        return CLI_EXIT_ERROR;
+    }
+
+    print_facts(d, &f, opt->plain, out);
+    return f.complete && !f.meta_lost ? CLI_EXIT_OK : CLI_EXIT_INCOMPLETE;
+}
