@@ -1,0 +1,1146 @@
+/*
+ * test_import.c -- heapfmt-import's conversion (tools/import/import.c):
+ * ObjectSpace.dump_all JSON in, a heapfmt dump out, read back with
+ * libheapfmt's reader and compared with what the JSON says.
+ *
+ * The expected records are derived from each fixture with jansson,
+ * following the mapping documented in import.h and docs/import.md (an
+ * independent implementation of the rules), then every object (id, class,
+ * type, size, flags, value preview, site, generation, references), every
+ * root and every class name must match. Each fixture is imported in one
+ * pass and in two passes, whole and in random-size pieces, plain and gzip.
+ * Then the problem cases: malformed lines counted and reported with their
+ * numbers, --strict, a truncated last line, cut gzip, limits.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "heapfmt.h"
+#include "import.h"
+#include "jscan.h"
+#include "tio.h"
+
+/* ---- running the importer ---------------------------------------------- */
+
+#define MAX_LOG 512
+
+typedef struct rlog {
+    size_t n;
+    int kind[MAX_LOG];
+    uint64_t line[MAX_LOG];
+    char *msg[MAX_LOG];
+} rlog;
+
+static void collect(void *ctx, int kind, uint64_t line, const char *msg)
+{
+    rlog *l = ctx;
+    cr_assert_not_null(msg);
+    cr_assert_null(strchr(msg, '\n'), "a report is one line: %s", msg);
+    if (l->n < MAX_LOG) {
+        l->kind[l->n] = kind;
+        l->line[l->n] = line;
+        l->msg[l->n] = strdup(msg);
+        l->n++;
+    }
+}
+
+static void rlog_free(rlog *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->msg[i]);
+    l->n = 0;
+}
+
+/* Whether a report about line (0: any) contains text. */
+static int logged(const rlog *l, int kind, uint64_t line, const char *text)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->kind[i] == kind && (line == 0 || l->line[i] == line) &&
+            strstr(l->msg[i], text))
+            return 1;
+    return 0;
+}
+
+typedef struct run {
+    tsink sink;
+    import_stats st;
+    int result;
+    int finish;
+    rlog log;
+} run;
+
+static int rewind_source(void *opaque)
+{
+    ((tsource *)opaque)->pos = 0;
+    return 0;
+}
+
+typedef struct how {
+    int two_pass;
+    int policy; /* TSRC_* */
+    uint64_t seed;
+    int level;
+    const import_options *opt; /* NULL: defaults */
+    unsigned long sink_fail_at;
+} how;
+
+static void import_mem(run *R, const void *data, size_t len, const how *h)
+{
+    memset(R, 0, sizeof *R);
+    tsink_init(&R->sink);
+    if (h->sink_fail_at) {
+        R->sink.fail_at = h->sink_fail_at;
+        R->sink.fail_errno = ENOSPC;
+    }
+    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
+    wo.level = h->level;
+    wo.block_size = 4096; /* many blocks, even for small fixtures */
+    heapfmt_writer *w = NULL;
+    cr_assert_eq(heapfmt_writer_open(&w, &wo, tsink_write, &R->sink), HEAPFMT_OK);
+    tsource src;
+    tsource_init(&src, data, len, h->policy, h->seed);
+    import_options o = IMPORT_OPTIONS_INIT;
+    if (h->opt)
+        o = *h->opt;
+    o.report = collect;
+    o.report_ctx = &R->log;
+    o.rewind = h->two_pass ? rewind_source : NULL;
+    o.source = "test";
+    R->result = import_run(w, tsource_read, &src, &o, &R->st);
+    if (R->result != IMPORT_FAILED)
+        R->finish = heapfmt_writer_finish(w);
+    heapfmt_writer_free(w);
+}
+
+static void run_free(run *R)
+{
+    tsink_free(&R->sink);
+    rlog_free(&R->log);
+}
+
+/* ---- reading the dump back --------------------------------------------- */
+
+typedef struct robj {
+    uint64_t id;
+    const heapfmt_rclass *klass;
+    char *name_then; /* the class's name when the object was read */
+    char type[64];
+    uint64_t size, flags, line, generation;
+    uint32_t fields;
+    char *value;
+    size_t value_len;
+    char file[256];
+    uint64_t *refs;
+    size_t nrefs;
+} robj;
+
+typedef struct rroot {
+    char kind[64];
+    uint64_t *refs;
+    size_t nrefs;
+} rroot;
+
+typedef struct dump {
+    heapfmt_reader *r;
+    robj *o;
+    size_t no;
+    rroot *roots;
+    size_t nroots;
+    size_t class_records;
+    const char *producer;
+} dump;
+
+static char *dupn(const char *p, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (n)
+        memcpy(c, p, n);
+    c[n] = '\0';
+    return c;
+}
+
+static void read_dump(dump *d, const tbuf *bytes)
+{
+    memset(d, 0, sizeof *d);
+    cr_assert_eq(heapfmt_reader_open_memory(&d->r, NULL, bytes->data, bytes->len),
+                 HEAPFMT_OK);
+    size_t cap_o = 0, cap_r = 0;
+    heapfmt_record rec;
+    int rc;
+    while ((rc = heapfmt_reader_next(d->r, &rec)) == HEAPFMT_OK) {
+        if (rec.tag == HEAPFMT_TAG_CLASS) {
+            d->class_records++;
+        } else if (rec.tag == HEAPFMT_TAG_OBJECT) {
+            if (d->no == cap_o) {
+                cap_o = cap_o ? 2 * cap_o : 64;
+                d->o = realloc(d->o, cap_o * sizeof *d->o);
+            }
+            const heapfmt_robject *ro = rec.u.object;
+            robj *o = &d->o[d->no++];
+            memset(o, 0, sizeof *o);
+            o->id = ro->id;
+            o->klass = ro->klass;
+            if (ro->klass->name)
+                o->name_then = dupn(ro->klass->name->ptr, ro->klass->name->len);
+            snprintf(o->type, sizeof o->type, "%s", ro->type->ptr);
+            o->size = ro->size;
+            o->fields = ro->fields;
+            o->flags = ro->flags;
+            o->value = dupn(ro->value ? ro->value : "", ro->value_len);
+            o->value_len = ro->value_len;
+            snprintf(o->file, sizeof o->file, "%s", ro->file->ptr);
+            o->line = ro->line;
+            o->generation = ro->generation;
+            const uint64_t *ids = NULL;
+            long n = heapfmt_reader_refs(d->r, &ids);
+            cr_assert_geq(n, 0);
+            o->nrefs = (size_t)n;
+            o->refs = malloc((o->nrefs ? o->nrefs : 1) * sizeof *o->refs);
+            if (n)
+                memcpy(o->refs, ids, o->nrefs * sizeof *ids);
+        } else if (rec.tag == HEAPFMT_TAG_ROOT) {
+            if (d->nroots == cap_r) {
+                cap_r = cap_r ? 2 * cap_r : 16;
+                d->roots = realloc(d->roots, cap_r * sizeof *d->roots);
+            }
+            rroot *r = &d->roots[d->nroots++];
+            snprintf(r->kind, sizeof r->kind, "%s", rec.u.root->kind->ptr);
+            const uint64_t *ids = NULL;
+            long n = heapfmt_reader_refs(d->r, &ids);
+            cr_assert_geq(n, 0);
+            r->nrefs = (size_t)n;
+            r->refs = malloc((r->nrefs ? r->nrefs : 1) * sizeof *r->refs);
+            if (n)
+                memcpy(r->refs, ids, r->nrefs * sizeof *ids);
+        }
+    }
+    cr_assert_eq(rc, HEAPFMT_DONE, "dump does not read to its end: %s",
+                 heapfmt_reader_error(d->r)->message);
+    const heapfmt_rmeta *m = heapfmt_reader_meta_get(d->r, "producer");
+    d->producer = m ? m->text : NULL;
+}
+
+static void dump_free(dump *d)
+{
+    for (size_t i = 0; i < d->no; i++) {
+        free(d->o[i].name_then);
+        free(d->o[i].value);
+        free(d->o[i].refs);
+    }
+    for (size_t i = 0; i < d->nroots; i++)
+        free(d->roots[i].refs);
+    free(d->o);
+    free(d->roots);
+    heapfmt_reader_free(d->r);
+    memset(d, 0, sizeof *d);
+}
+
+/* The final class of an id, or NULL. */
+static const heapfmt_rclass *class_by_id(const dump *d, uint64_t id)
+{
+    size_t n = heapfmt_reader_class_count(d->r);
+    for (size_t i = 1; i < n; i++) {
+        const heapfmt_rclass *c = heapfmt_reader_class(d->r, i);
+        if (c->id == id)
+            return c;
+    }
+    return NULL;
+}
+
+/* ---- the model: what the JSON says the dump must hold ------------------- */
+
+typedef struct mobj {
+    uint64_t id, class_id, size, flags, line, generation;
+    char type[64];
+    uint32_t fields;
+    char value[IMPORT_PREVIEW];
+    size_t value_len;
+    char file[256];
+    uint64_t *refs;
+    size_t nrefs;
+} mobj;
+
+typedef struct mclass {
+    uint64_t id, super, flags;
+    char *name; /* NULL: anonymous */
+    int iclass;
+} mclass;
+
+typedef struct model {
+    mobj *o;
+    size_t no;
+    mclass *c;
+    size_t nc;
+    rroot *roots;
+    size_t nroots;
+    size_t shapes, free_slots, lines;
+} model;
+
+static uint64_t addr(json_t *v)
+{
+    uint64_t a = 0;
+    cr_assert(json_is_string(v));
+    cr_assert_eq(js_parse_address(json_string_value(v), json_string_length(v), &a), 0);
+    return a;
+}
+
+static int has_int(json_t *j, const char *k, uint64_t *out)
+{
+    json_t *v = json_object_get(j, k);
+    if (!v || !json_is_integer(v) || json_integer_value(v) < 0)
+        return 0;
+    *out = (uint64_t)json_integer_value(v);
+    return 1;
+}
+
+static int is_true(json_t *j, const char *k)
+{
+    return json_is_true(json_object_get(j, k));
+}
+
+static void model_refs(json_t *arr, uint64_t **refs, size_t *n)
+{
+    *n = arr ? json_array_size(arr) : 0;
+    *refs = malloc((*n ? *n : 1) * sizeof **refs);
+    for (size_t i = 0; i < *n; i++)
+        (*refs)[i] = addr(json_array_get(arr, i));
+}
+
+static void model_line(model *m, json_t *j)
+{
+    const char *type = json_string_value(json_object_get(j, "type"));
+    cr_assert_not_null(type);
+    if (!strcmp(type, "ROOT")) {
+        m->roots = realloc(m->roots, (m->nroots + 1) * sizeof *m->roots);
+        rroot *r = &m->roots[m->nroots++];
+        snprintf(r->kind, sizeof r->kind, "%s",
+                 json_string_value(json_object_get(j, "root")));
+        model_refs(json_object_get(j, "references"), &r->refs, &r->nrefs);
+        return;
+    }
+    if (!strcmp(type, "SHAPE")) {
+        m->shapes++;
+        return;
+    }
+    if (!strcmp(type, "NONE") || !strcmp(type, "MOVED")) {
+        m->free_slots++;
+        return;
+    }
+    m->o = realloc(m->o, (m->no + 1) * sizeof *m->o);
+    mobj *o = &m->o[m->no++];
+    memset(o, 0, sizeof *o);
+    o->id = addr(json_object_get(j, "address"));
+    snprintf(o->type, sizeof o->type, "T_%s", type);
+    json_t *k = json_object_get(j, "class");
+    if (k && strcmp(type, "IMEMO") != 0 && strcmp(type, "NODE") != 0)
+        o->class_id = addr(k);
+
+    uint64_t slot = 40, v;
+    if (has_int(j, "slot_size", &v) && v > 0)
+        slot = v;
+    if (has_int(j, "memsize", &v))
+        o->size = v >= slot ? v : v + slot;
+    else if (!strcmp(type, "STRING") && !is_true(j, "embedded") &&
+             !is_true(j, "shared") && has_int(j, "capacity", &v))
+        o->size = slot + v + 1;
+    else if (!strcmp(type, "STRING") && !is_true(j, "embedded") &&
+             !is_true(j, "shared") && has_int(j, "bytesize", &v))
+        o->size = slot + v + 1;
+    else
+        o->size = slot;
+
+    json_t *fl = json_object_get(j, "flags");
+    if (json_object_get(j, "frozen") || json_is_object(fl)) {
+        o->fields |= HEAPFMT_F_FLAGS;
+        if (is_true(j, "frozen"))
+            o->flags |= HEAPFMT_OF_FROZEN;
+        if (json_is_object(fl)) {
+            if (is_true(fl, "old"))
+                o->flags |= HEAPFMT_OF_OLD;
+            if (is_true(fl, "uncollectible"))
+                o->flags |= HEAPFMT_OF_UNCOLLECTIBLE;
+            if (is_true(fl, "marked"))
+                o->flags |= HEAPFMT_OF_MARKED;
+            if (is_true(fl, "wb_protected"))
+                o->flags |= HEAPFMT_OF_WB_PROTECTED;
+        }
+    }
+    json_t *val = json_object_get(j, "value");
+    if (!json_is_string(val))
+        val = json_object_get(j, "struct");
+    if (!json_is_string(val))
+        val = json_object_get(j, "imemo_type");
+    if (json_is_string(val)) {
+        size_t n = json_string_length(val);
+        const char *s = json_string_value(val);
+        if (n > IMPORT_PREVIEW) {
+            n = IMPORT_PREVIEW;
+            while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+                n--;
+        }
+        o->fields |= HEAPFMT_F_VALUE;
+        memcpy(o->value, s, n);
+        o->value_len = n;
+    }
+    json_t *file = json_object_get(j, "file");
+    if (file || json_object_get(j, "line")) {
+        o->fields |= HEAPFMT_F_SITE;
+        if (file)
+            snprintf(o->file, sizeof o->file, "%s", json_string_value(file));
+        has_int(j, "line", &o->line);
+    }
+    if (has_int(j, "generation", &o->generation))
+        o->fields |= HEAPFMT_F_GENERATION;
+    model_refs(json_object_get(j, "references"), &o->refs, &o->nrefs);
+
+    int module = !strcmp(type, "MODULE"), iclass = !strcmp(type, "ICLASS");
+    if (module || iclass || !strcmp(type, "CLASS")) {
+        m->c = realloc(m->c, (m->nc + 1) * sizeof *m->c);
+        mclass *c = &m->c[m->nc++];
+        memset(c, 0, sizeof *c);
+        c->id = o->id;
+        c->iclass = iclass;
+        c->flags = module ? HEAPFMT_CF_MODULE : iclass ? HEAPFMT_CF_ICLASS : 0;
+        if (is_true(j, "singleton"))
+            c->flags |= HEAPFMT_CF_SINGLETON;
+        json_t *sup = json_object_get(j, "superclass");
+        if (sup)
+            c->super = addr(sup);
+        json_t *name = json_object_get(j, "name");
+        if (json_is_string(name) && json_string_length(name) > 0 &&
+            strncmp(json_string_value(name), "#<", 2) != 0)
+            c->name = dupn(json_string_value(name), json_string_length(name));
+    }
+}
+
+static const mclass *model_class(const model *m, uint64_t id)
+{
+    for (size_t i = 0; i < m->nc; i++)
+        if (m->c[i].id == id)
+            return &m->c[i];
+    return NULL;
+}
+
+static void model_free(model *m)
+{
+    for (size_t i = 0; i < m->no; i++)
+        free(m->o[i].refs);
+    for (size_t i = 0; i < m->nroots; i++)
+        free(m->roots[i].refs);
+    for (size_t i = 0; i < m->nc; i++)
+        free(m->c[i].name);
+    free(m->o);
+    free(m->c);
+    free(m->roots);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- fixtures ------------------------------------------------------------ */
+
+static tbuf load_fixture(const char *name)
+{
+    char path[4096];
+    const char *fx = getenv("FIXTURES");
+    if (fx && *fx) {
+        snprintf(path, sizeof path, "%s/import/%s", fx, name);
+    } else {
+        char rel[256];
+        snprintf(rel, sizeof rel, "tests/fixtures/import/%s", name);
+        const char *p = tfind_repo_file(NULL, rel);
+        cr_assert_not_null(p, "%s not found (set FIXTURES)", rel);
+        snprintf(path, sizeof path, "%s", p);
+    }
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    tbuf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        tbuf_put(&b, chunk, n);
+    fclose(f);
+    return b;
+}
+
+static void model_of(model *m, const tbuf *b)
+{
+    memset(m, 0, sizeof *m);
+    const char *p = (const char *)b->data, *end = p + b->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        json_error_t err;
+        json_t *j = json_loadb(p, n, JSON_ALLOW_NUL, &err);
+        cr_assert_not_null(j, "fixture line %zu: %s", m->lines + 1, err.text);
+        model_line(m, j);
+        json_decref(j);
+        m->lines++;
+        p += n + 1;
+    }
+}
+
+static void gzip_buf(tbuf *out, const tbuf *in)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    cr_assert_eq(deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t bound = deflateBound(&z, (uLong)in->len) + 64;
+    out->len = 0;
+    for (size_t i = 0; i < bound; i++)
+        tbuf_u8(out, 0);
+    z.next_in = in->data;
+    z.avail_in = (uInt)in->len;
+    z.next_out = out->data;
+    z.avail_out = (uInt)bound;
+    cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+    out->len = z.total_out;
+    deflateEnd(&z);
+}
+
+/* Compares a dump with the model of the JSON it came from. */
+static void compare(const dump *d, const model *m, int names_up_front)
+{
+    cr_assert_eq(d->no, m->no, "%zu objects, expected %zu", d->no, m->no);
+    for (size_t i = 0; i < m->no; i++) {
+        const mobj *e = &m->o[i];
+        const robj *o = &d->o[i];
+        cr_assert_eq(o->id, e->id, "object %zu: id %llx, expected %llx", i,
+                     (unsigned long long)o->id, (unsigned long long)e->id);
+        cr_assert_str_eq(o->type, e->type, "object %zu", i);
+        cr_assert_eq(o->size, e->size, "object %zu (%s): size %llu, expected %llu",
+                     i, e->type, (unsigned long long)o->size,
+                     (unsigned long long)e->size);
+        cr_assert_eq(o->fields, e->fields, "object %zu: fields %#x, expected %#x",
+                     i, o->fields, e->fields);
+        if (e->fields & HEAPFMT_F_FLAGS)
+            cr_assert_eq(o->flags, e->flags, "object %zu: flags", i);
+        if (e->fields & HEAPFMT_F_VALUE) {
+            cr_assert_eq(o->value_len, e->value_len, "object %zu: value length", i);
+            cr_assert(memcmp(o->value, e->value, e->value_len) == 0,
+                      "object %zu: value", i);
+        }
+        if (e->fields & HEAPFMT_F_SITE) {
+            cr_assert_str_eq(o->file, e->file, "object %zu: file", i);
+            cr_assert_eq(o->line, e->line, "object %zu: line", i);
+        }
+        if (e->fields & HEAPFMT_F_GENERATION)
+            cr_assert_eq(o->generation, e->generation, "object %zu", i);
+        cr_assert_eq(o->nrefs, e->nrefs, "object %zu: refs", i);
+        for (size_t k = 0; k < e->nrefs; k++)
+            cr_assert_eq(o->refs[k], e->refs[k], "object %zu: ref %zu", i, k);
+
+        /* the class, with its final name */
+        if (e->class_id == 0) {
+            cr_assert_eq(o->klass->index, 0, "object %zu has a class", i);
+            continue;
+        }
+        cr_assert_eq(o->klass->id, e->class_id, "object %zu: class id", i);
+        const mclass *mc = model_class(m, e->class_id);
+        const char *want = mc && !mc->iclass ? mc->name : NULL;
+        const heapfmt_rstring *nm = o->klass->name;
+        if (want) {
+            cr_assert_not_null(nm, "object %zu: class %s has no name", i, want);
+            cr_assert_eq(nm->len, strlen(want));
+            cr_assert(memcmp(nm->ptr, want, nm->len) == 0,
+                      "object %zu: class %s, expected %s", i, nm->ptr, want);
+            if (names_up_front)
+                cr_assert(o->name_then && !strcmp(o->name_then, want),
+                          "object %zu: its class was not named before it", i);
+        } else {
+            cr_assert_null(nm, "object %zu: class named %s", i, nm ? nm->ptr : "");
+        }
+        if (mc) {
+            cr_assert_eq(o->klass->flags, mc->flags, "object %zu: class flags", i);
+            cr_assert_eq(o->klass->super_id, mc->super, "object %zu: super", i);
+        }
+    }
+    /* class lines name their classes even when nothing uses them */
+    for (size_t i = 0; i < m->nc; i++) {
+        const mclass *mc = &m->c[i];
+        const heapfmt_rclass *c = class_by_id(d, mc->id);
+        if (mc->iclass) {
+            continue; /* defined only when used (checked above) */
+        }
+        cr_assert_not_null(c, "class %llx not defined", (unsigned long long)mc->id);
+        if (mc->name)
+            cr_assert(c->name && !strcmp(c->name->ptr, mc->name),
+                      "class %llx: name", (unsigned long long)mc->id);
+        else
+            cr_assert_null(c->name);
+    }
+    cr_assert_eq(d->nroots, m->nroots);
+    for (size_t i = 0; i < m->nroots; i++) {
+        cr_assert_str_eq(d->roots[i].kind, m->roots[i].kind);
+        cr_assert_eq(d->roots[i].nrefs, m->roots[i].nrefs);
+        for (size_t k = 0; k < m->roots[i].nrefs; k++)
+            cr_assert_eq(d->roots[i].refs[k], m->roots[i].refs[k]);
+    }
+}
+
+static void check_fixture(const char *name, size_t shapes, size_t free_slots)
+{
+    tbuf json = load_fixture(name), z = {0};
+    model m;
+    model_of(&m, &json);
+    gzip_buf(&z, &json);
+    static const struct {
+        int two_pass, policy, level, gz;
+    } ways[] = {
+        {0, TSRC_WHOLE, 1, 0}, {1, TSRC_WHOLE, 1, 0}, {0, TSRC_RANDOM, 0, 0},
+        {1, TSRC_RANDOM, 9, 0}, {0, TSRC_BYTE, 1, 0}, {1, TSRC_RANDOM, 1, 1},
+        {0, TSRC_BYTE, 1, 1},
+    };
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        how h = {ways[w].two_pass, ways[w].policy, w + 1, ways[w].level, NULL, 0};
+        const tbuf *in = ways[w].gz ? &z : &json;
+        run R;
+        import_mem(&R, in->data, in->len, &h);
+        cr_assert_eq(R.result, IMPORT_OK, "%s way %zu: result %d (%s)", name, w,
+                     R.result, R.log.n ? R.log.msg[0] : "");
+        cr_assert_eq(R.finish, HEAPFMT_OK);
+        cr_assert_eq(R.log.n, 0, "%s: unexpected report: %s", name,
+                     R.log.n ? R.log.msg[0] : "");
+        cr_assert_eq(R.st.objects, m.no);
+        cr_assert_eq(R.st.roots, m.nroots);
+        cr_assert_eq(R.st.shapes, shapes);
+        cr_assert_eq(R.st.free_slots, free_slots);
+        cr_assert_eq(R.st.lines, m.lines);
+        cr_assert_eq(R.st.malformed, 0);
+        cr_assert_eq(R.st.gzip, ways[w].gz);
+        cr_assert_eq(R.st.two_pass, ways[w].two_pass);
+        cr_assert_eq(R.st.bytes_json, json.len);
+        dump d;
+        read_dump(&d, &R.sink.out);
+        compare(&d, &m, ways[w].two_pass);
+        cr_assert_not_null(d.producer);
+        cr_assert(strncmp(d.producer, "heapfmt-import ", 15) == 0);
+        dump_free(&d);
+        run_free(&R);
+    }
+    model_free(&m);
+    tbuf_free(&json);
+    tbuf_free(&z);
+}
+
+/* ---- every fixture, every way ------------------------------------------- */
+
+Test(import, ruby21_fixture) { check_fixture("ruby21.json", 0, 0); }
+Test(import, ruby27_fixture) { check_fixture("ruby27.json", 0, 0); }
+Test(import, ruby31_fixture) { check_fixture("ruby31.json", 0, 0); }
+Test(import, ruby33_fixture) { check_fixture("ruby33.json", 3, 2); }
+
+/* ---- facts checked by hand ---------------------------------------------- */
+
+static const robj *find(const dump *d, uint64_t id)
+{
+    for (size_t i = 0; i < d->no; i++)
+        if (d->o[i].id == id)
+            return &d->o[i];
+    cr_assert_fail("object %llx not in the dump", (unsigned long long)id);
+    return NULL;
+}
+
+static void import_fixture(const char *name, int two_pass, run *R, dump *d)
+{
+    tbuf json = load_fixture(name);
+    how h = {two_pass, TSRC_WHOLE, 1, 1, NULL, 0};
+    import_mem(R, json.data, json.len, &h);
+    cr_assert_eq(R->result, IMPORT_OK);
+    read_dump(d, &R->sink.out);
+    tbuf_free(&json);
+}
+
+Test(import, ruby21_details)
+{
+    run R;
+    dump d;
+    import_fixture("ruby21.json", 0, &R, &d);
+    /* no memsize: one 40-byte slot */
+    cr_assert_eq(find(&d, 0x7f2a10001000)->size, 40);
+    /* memsize smaller than a slot did not count it (Ruby 2.1) */
+    const robj *node = find(&d, 0x7f2a10001078);
+    cr_assert_eq(node->size, 24 + 40);
+    cr_assert_eq(node->klass->index, 0, "NODE has no class");
+    cr_assert_str_eq(node->type, "T_NODE");
+    /* no flags at all in 2.1 dumps, except frozen */
+    cr_assert_eq(find(&d, 0x7f2a10001000)->fields & HEAPFMT_F_FLAGS, 0);
+    const robj *fl = find(&d, 0x7f2a100010c8);
+    cr_assert_eq(fl->flags, HEAPFMT_OF_FROZEN);
+    cr_assert_eq(fl->value_len, 7);
+    cr_assert(!memcmp(fl->value, "3.14159", 7));
+    const robj *post = find(&d, 0x7f2a100010a0);
+    cr_assert_str_eq(post->klass->name->ptr, "Blog::Post");
+    cr_assert_str_eq(post->file, "app/models/post.rb");
+    cr_assert_eq(post->line, 12);
+    cr_assert_eq(post->generation, 4);
+    /* "#<Class:0x...>" stays anonymous */
+    const heapfmt_rclass *anon = class_by_id(&d, 0x7f2a10001168);
+    cr_assert_not_null(anon);
+    cr_assert_null(anon->name);
+    /* an include class nothing uses gets no CLASS record */
+    cr_assert_null(class_by_id(&d, 0x7f2a10001348));
+    /* DATA keeps its struct name as the preview */
+    cr_assert_str_eq(find(&d, 0x7f2a10001118)->value, "proc");
+    cr_assert_str_eq(find(&d, 0x7f2a10001370)->type, "T_ZOMBIE");
+    dump_free(&d);
+    run_free(&R);
+}
+
+Test(import, ruby27_details)
+{
+    run R;
+    dump d;
+    import_fixture("ruby27.json", 0, &R, &d);
+    const robj *ment = find(&d, 0x55d0c8a01000);
+    cr_assert_eq(ment->klass->index, 0, "IMEMO's class field is not a class");
+    cr_assert_str_eq(ment->value, "ment");
+    cr_assert_eq(ment->flags, HEAPFMT_OF_WB_PROTECTED | HEAPFMT_OF_OLD |
+                                  HEAPFMT_OF_UNCOLLECTIBLE | HEAPFMT_OF_MARKED);
+    cr_assert_str_eq(find(&d, 0x55d0c8a01140)->value, "VM/thread");
+    cr_assert_eq(d.nroots, 3);
+    cr_assert_str_eq(d.roots[0].kind, "vm");
+    cr_assert_str_eq(d.roots[2].kind, "vm");
+    cr_assert_eq(d.roots[1].nrefs, 3, "duplicates kept");
+    const heapfmt_rclass *cmp = class_by_id(&d, 0x55d0c8a01370);
+    cr_assert_eq(cmp->flags, HEAPFMT_CF_MODULE);
+    dump_free(&d);
+    run_free(&R);
+}
+
+Test(import, ruby31_details)
+{
+    run R;
+    dump d;
+    import_fixture("ruby31.json", 0, &R, &d);
+    /* one pass: Array was defined anonymously by its first object, then
+     * named by its own line */
+    const robj *first = &d.o[0];
+    cr_assert_null(first->name_then);
+    cr_assert_str_eq(first->klass->name->ptr, "Array");
+    cr_assert_eq(first->klass->super_id, 0x7fab03200fc8);
+    const robj *q = find(&d, 0x7fab03200050);
+    cr_assert_eq(q->value_len, 5);
+    cr_assert(!memcmp(q->value, "q\"\\\n\t", 5));
+    const robj *nul = find(&d, 0x7fab032000a0);
+    cr_assert_eq(nul->value_len, 8);
+    cr_assert(!memcmp(nul->value, "nul\0esc\x1b", 8));
+    const robj *x = find(&d, 0x7fab03200078);
+    cr_assert_eq(x->value_len, IMPORT_PREVIEW);
+    cr_assert_eq(x->size, 141);
+    cr_assert_str_eq(x->file, "-e");
+    const robj *big = find(&d, 0x7fab03200190);
+    cr_assert_eq(big->nrefs, 300);
+    const heapfmt_rclass *single = class_by_id(&d, 0x7fab03201130);
+    cr_assert_eq(single->flags, HEAPFMT_CF_SINGLETON);
+    cr_assert_null(single->name);
+    size_t one_pass_records = d.class_records;
+    dump_free(&d);
+    run_free(&R);
+
+    /* two passes: every class named before any object, one record each */
+    import_fixture("ruby31.json", 1, &R, &d);
+    cr_assert_str_eq(d.o[0].name_then, "Array");
+    cr_assert_lt(d.class_records, one_pass_records);
+    cr_assert_eq(d.class_records, R.st.classes);
+    dump_free(&d);
+    run_free(&R);
+}
+
+Test(import, ruby33_details)
+{
+    run R;
+    dump d;
+    import_fixture("ruby33.json", 1, &R, &d);
+    cr_assert_eq(R.st.shapes, 3);
+    cr_assert_eq(R.st.free_slots, 2);
+    cr_assert_eq(find(&d, 0x7e1c40000258)->size, 640);
+    cr_assert_eq(find(&d, 0x7e1c400000f0)->size, 160);
+    const robj *cc = find(&d, 0x7e1c40000118);
+    cr_assert_eq(cc->klass->index, 0);
+    cr_assert_str_eq(cc->value, "callcache");
+    const robj *cart = find(&d, 0x7e1c400000a0);
+    cr_assert_str_eq(cart->klass->name->ptr, "Shop::Cart<Legacy>");
+    cr_assert_eq(cart->flags, HEAPFMT_OF_WB_PROTECTED | HEAPFMT_OF_OLD |
+                                  HEAPFMT_OF_UNCOLLECTIBLE | HEAPFMT_OF_MARKED);
+    const robj *s = find(&d, 0x7e1c40000028);
+    cr_assert_eq(s->value_len, 9 + 1); /* "checkout" + U+00E9 in UTF-8 */
+    cr_assert(!memcmp(s->value, "checkout\xc3\xa9", 10));
+    cr_assert_eq(d.roots[2].nrefs, 0);
+    cr_assert_str_eq(d.roots[2].kind, "global_tbl");
+    dump_free(&d);
+    run_free(&R);
+}
+
+/* ---- problem lines -------------------------------------------------------- */
+
+Test(import, malformed_lines_are_counted_reported_and_skipped)
+{
+    tbuf json = load_fixture("malformed.json");
+    static const uint64_t bad[] = {3, 4, 6, 7, 8, 9, 11, 13, 14};
+    const size_t nbad = sizeof bad / sizeof bad[0];
+    for (int two = 0; two <= 1; two++) {
+        run R;
+        how h = {two, TSRC_RANDOM, 3, 1, NULL, 0};
+        import_mem(&R, json.data, json.len, &h);
+        cr_assert_eq(R.result, IMPORT_INCOMPLETE);
+        cr_assert_eq(R.finish, HEAPFMT_OK);
+        cr_assert_eq(R.st.malformed, nbad);
+        cr_assert_eq(R.st.first_malformed, 3);
+        cr_assert_eq(R.st.objects, 6);
+        cr_assert_eq(R.st.roots, 1);
+        cr_assert_eq(R.st.lines, 17);
+        /* one error per bad line, in order, then the summary */
+        size_t e = 0;
+        for (size_t i = 0; i < R.log.n; i++)
+            if (R.log.kind[i] == IMPORT_DIAG_ERROR) {
+                cr_assert_lt(e, nbad);
+                cr_assert_eq(R.log.line[i], bad[e], "report %zu is about line %llu",
+                             e, (unsigned long long)R.log.line[i]);
+                e++;
+            }
+        cr_assert_eq(e, nbad);
+        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 3, "unexpected end of line"));
+        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 6, "\"address\""));
+        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 7, "no \"address\""));
+        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 13, "invalid UTF-8"));
+        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 14, "\"memsize\""));
+        cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "9 lines skipped"));
+        /* what was good is in the dump */
+        dump d;
+        read_dump(&d, &R.sink.out);
+        cr_assert_eq(d.no, 6);
+        cr_assert_str_eq(find(&d, 0x7f0000000028)->klass->name->ptr, "String");
+        dump_free(&d);
+        run_free(&R);
+    }
+    tbuf_free(&json);
+}
+
+Test(import, reports_are_capped_but_all_lines_counted)
+{
+    tbuf json = load_fixture("malformed.json");
+    import_options o = IMPORT_OPTIONS_INIT;
+    o.max_reports = 2;
+    run R;
+    how h = {0, TSRC_WHOLE, 1, 1, &o, 0};
+    import_mem(&R, json.data, json.len, &h);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE);
+    cr_assert_eq(R.st.malformed, 9);
+    size_t errors = 0;
+    for (size_t i = 0; i < R.log.n; i++)
+        errors += R.log.kind[i] == IMPORT_DIAG_ERROR;
+    cr_assert_eq(errors, 2);
+    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 6, "not reported"));
+    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "9 lines skipped"));
+    run_free(&R);
+    tbuf_free(&json);
+}
+
+Test(import, strict_stops_at_the_first_problem)
+{
+    tbuf json = load_fixture("malformed.json");
+    import_options o = IMPORT_OPTIONS_INIT;
+    o.strict = 1;
+    run R;
+    how h = {1, TSRC_WHOLE, 1, 1, &o, 0};
+    import_mem(&R, json.data, json.len, &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert_eq(R.log.n, 1);
+    cr_assert_eq(R.log.line[0], 3);
+    cr_assert_eq(R.st.lines, 3, "stopped at line %llu", (unsigned long long)R.st.lines);
+    run_free(&R);
+
+    /* strict and clean input: fine */
+    tbuf good = load_fixture("ruby31.json");
+    import_mem(&R, good.data, good.len, &h);
+    cr_assert_eq(R.result, IMPORT_OK);
+    run_free(&R);
+    tbuf_free(&good);
+    tbuf_free(&json);
+}
+
+Test(import, truncated_last_line_is_reported)
+{
+    tbuf json = load_fixture("truncated.json");
+    run R;
+    how h = {1, TSRC_RANDOM, 2, 1, NULL, 0};
+    import_mem(&R, json.data, json.len, &h);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE);
+    cr_assert_eq(R.finish, HEAPFMT_OK);
+    cr_assert(R.st.truncated);
+    cr_assert_eq(R.st.malformed, 0);
+    cr_assert_eq(R.st.objects, 2);
+    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 4, "truncated last line"));
+    run_free(&R);
+
+    import_options o = IMPORT_OPTIONS_INIT;
+    o.strict = 1;
+    how hs = {0, TSRC_WHOLE, 1, 1, &o, 0};
+    import_mem(&R, json.data, json.len, &hs);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 4, "truncated last line"));
+    run_free(&R);
+
+    /* a complete last line without its newline is not a truncation */
+    tbuf whole = load_fixture("ruby27.json");
+    whole.len--; /* drop the final '\n' */
+    import_mem(&R, whole.data, whole.len, &h);
+    cr_assert_eq(R.result, IMPORT_OK);
+    cr_assert_eq(R.log.n, 0);
+    run_free(&R);
+    tbuf_free(&whole);
+    tbuf_free(&json);
+}
+
+Test(import, cut_gzip_keeps_what_came_before)
+{
+    tbuf json = load_fixture("ruby31.json"), z = {0};
+    gzip_buf(&z, &json);
+    model m;
+    model_of(&m, &json);
+    run R;
+    how h = {0, TSRC_RANDOM, 4, 1, NULL, 0};
+    import_mem(&R, z.data, z.len * 2 / 3, &h);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE);
+    cr_assert(R.st.truncated);
+    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "truncated"));
+    dump d;
+    read_dump(&d, &R.sink.out);
+    cr_assert_gt(d.no, 0);
+    cr_assert_lt(d.no, m.no);
+    for (size_t i = 0; i < d.no; i++)
+        cr_assert_eq(d.o[i].id, m.o[i].id);
+    dump_free(&d);
+    run_free(&R);
+    model_free(&m);
+    tbuf_free(&z);
+    tbuf_free(&json);
+}
+
+Test(import, long_lines_are_skipped_past_max_line)
+{
+    tbuf json = load_fixture("ruby31.json");
+    import_options o = IMPORT_OPTIONS_INIT;
+    o.max_line = 1000; /* the 300-reference line is longer */
+    run R;
+    how h = {1, TSRC_RANDOM, 1, 1, &o, 0};
+    import_mem(&R, json.data, json.len, &h);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "result %d", R.result);
+    cr_assert_eq(R.st.malformed, 1);
+    cr_assert_eq(R.st.first_malformed, 14);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 14, "longer than 1000 bytes"));
+    run_free(&R);
+    tbuf_free(&json);
+}
+
+Test(import, not_dump_all_at_all)
+{
+    run R;
+    how h = {0, TSRC_WHOLE, 1, 1, NULL, 0};
+    const char *junk = "hello\nworld\n{\"x\":1}\n";
+    import_mem(&R, junk, strlen(junk), &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "no ObjectSpace.dump_all lines"));
+    run_free(&R);
+
+    /* a heapfmt dump given as input */
+    tbuf json = load_fixture("ruby21.json");
+    import_mem(&R, json.data, json.len, &h);
+    tbuf dumpbytes = {0};
+    tbuf_put(&dumpbytes, R.sink.out.data, R.sink.out.len);
+    run_free(&R);
+    import_mem(&R, dumpbytes.data, dumpbytes.len, &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "heapfmt dump already"));
+    run_free(&R);
+    tbuf_free(&dumpbytes);
+    tbuf_free(&json);
+
+    /* a byte order mark before the first line is ignored */
+    const char *bom = "\xef\xbb\xbf{\"address\":\"0x10\", \"type\":\"OBJECT\"}\n";
+    import_mem(&R, bom, strlen(bom), &h);
+    cr_assert_eq(R.result, IMPORT_OK);
+    cr_assert_eq(R.st.objects, 1);
+    run_free(&R);
+
+    /* empty input: an empty, complete dump */
+    import_mem(&R, "", 0, &h);
+    cr_assert_eq(R.result, IMPORT_OK);
+    dump d;
+    read_dump(&d, &R.sink.out);
+    cr_assert_eq(d.no, 0);
+    dump_free(&d);
+    run_free(&R);
+}
+
+Test(import, write_errors_fail_the_import)
+{
+    /* enough objects for blocks to go out while importing (4 KiB blocks) */
+    tbuf t = {0};
+    char tmp[160];
+    for (int i = 0; i < 2000; i++) {
+        int k = snprintf(tmp, sizeof tmp,
+                         "{\"address\":\"0x%x\", \"type\":\"OBJECT\", "
+                         "\"class\":\"0x10\", \"memsize\":%d}\n",
+                         0x1000 + 40 * i, 40 + i);
+        tbuf_put(&t, tmp, (size_t)k);
+    }
+    run R;
+    how h = {0, TSRC_WHOLE, 1, 0, NULL, 2};
+    import_mem(&R, t.data, t.len, &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "cannot write the dump"));
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, strerror(ENOSPC)));
+    run_free(&R);
+
+    /* a small input only writes at the end: finish fails */
+    tbuf json = load_fixture("ruby21.json");
+    how small = {0, TSRC_WHOLE, 1, 0, NULL, 1};
+    import_mem(&R, json.data, json.len, &small);
+    cr_assert_eq(R.result, IMPORT_OK);
+    cr_assert_eq(R.finish, HEAPFMT_E_IO);
+    run_free(&R);
+    tbuf_free(&json);
+    tbuf_free(&t);
+}
+
+/* ---- sizes, previews, classes ---------------------------------------------- */
+
+static uint64_t size_of_line(const char *text)
+{
+    js_scanner s;
+    js_init(&s);
+    js_line l;
+    cr_assert_eq(js_scan(&s, text, strlen(text), &l), JS_OK, "%s", text);
+    uint64_t v = import_size(&l);
+    js_free(&s);
+    return v;
+}
+
+Test(import, size_rules)
+{
+    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"memsize\":72}"), 72);
+    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"memsize\":24}"), 64);
+    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\"}"), 40);
+    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":160}"), 160);
+    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":80, \"memsize\":80}"), 80);
+    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":80, \"memsize\":40}"), 120);
+    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":100}"), 141);
+    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":100, \"capacity\":127}"), 168);
+    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":10, \"embedded\":true}"), 40);
+    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":100, \"shared\":true}"), 40);
+    cr_assert_eq(size_of_line("{\"type\":\"ARRAY\", \"bytesize\":100}"), 40);
+    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":0}"), 40);
+}
+
+Test(import, preview_never_cuts_a_character)
+{
+    /* 40 two-byte characters: 80 bytes; a 64-byte cut falls on a boundary,
+     * a 5-byte one does not */
+    tbuf line = {0};
+    const char *head = "{\"address\":\"0x10\", \"type\":\"STRING\", \"value\":\"";
+    tbuf_put(&line, head, strlen(head));
+    for (int i = 0; i < 40; i++)
+        tbuf_put(&line, "\xc3\xa9", 2);
+    tbuf_put(&line, "\"}\n", 3);
+    size_t previews[] = {64, 5, 1, 0, 256};
+    size_t expect[] = {64, 4, 0, 0, 80};
+    for (size_t i = 0; i < 5; i++) {
+        import_options o = IMPORT_OPTIONS_INIT;
+        o.preview = previews[i];
+        run R;
+        how h = {0, TSRC_WHOLE, 1, 1, &o, 0};
+        import_mem(&R, line.data, line.len, &h);
+        cr_assert_eq(R.result, IMPORT_OK);
+        dump d;
+        read_dump(&d, &R.sink.out);
+        cr_assert_eq(d.no, 1);
+        if (previews[i] == 0) {
+            cr_assert_eq(d.o[0].fields & HEAPFMT_F_VALUE, 0);
+        } else {
+            cr_assert(d.o[0].fields & HEAPFMT_F_VALUE);
+            cr_assert_eq(d.o[0].value_len, expect[i], "preview %zu: %zu bytes",
+                         previews[i], d.o[0].value_len);
+        }
+        dump_free(&d);
+        run_free(&R);
+    }
+    tbuf_free(&line);
+}
+
+Test(import, an_include_class_used_by_an_object_is_defined)
+{
+    const char *text =
+        "{\"address\":\"0x100\", \"type\":\"ICLASS\", \"class\":\"0x200\", "
+        "\"superclass\":\"0x300\", \"memsize\":40}\n"
+        "{\"address\":\"0x108\", \"type\":\"OBJECT\", \"class\":\"0x100\", \"memsize\":40}\n";
+    run R;
+    how h = {0, TSRC_WHOLE, 1, 1, NULL, 0};
+    import_mem(&R, text, strlen(text), &h);
+    cr_assert_eq(R.result, IMPORT_OK);
+    dump d;
+    read_dump(&d, &R.sink.out);
+    const heapfmt_rclass *c = class_by_id(&d, 0x100);
+    cr_assert_not_null(c);
+    cr_assert_eq(c->flags, HEAPFMT_CF_ICLASS);
+    cr_assert_eq(c->super_id, 0x300);
+    cr_assert_eq(find(&d, 0x108)->klass, c);
+    dump_free(&d);
+    run_free(&R);
+}
+
+/* ---- big lines ------------------------------------------------------------- */
+
+/* An array with two million references and a root line with more than a
+ * ROOT record holds: imported whole, read back equal. */
+Test(import, two_million_references, .timeout = 60)
+{
+    const size_t n = 2000000;
+    tbuf t = {0};
+    char tmp[48];
+    for (int which = 0; which < 2; which++) {
+        const char *head =
+            which ? "{\"type\":\"ROOT\", \"root\":\"global_tbl\", \"references\":["
+                  : "{\"address\":\"0x7f0000000028\", \"type\":\"ARRAY\", "
+                    "\"class\":\"0x7f0000000050\", \"length\":2000000, \"references\":[";
+        tbuf_put(&t, head, strlen(head));
+        for (size_t i = 0; i < n; i++) {
+            int k = snprintf(tmp, sizeof tmp, "%s\"0x%llx\"", i ? ", " : "",
+                             (unsigned long long)(0x7f0000100000ull +
+                                                  40 * ((i * 7919 + which) % n)));
+            tbuf_put(&t, tmp, (size_t)k);
+        }
+        const char *tail = which ? "]}\n" : "], \"memsize\":16000040}\n";
+        tbuf_put(&t, tail, strlen(tail));
+    }
+    run R;
+    how h = {1, TSRC_RANDOM, 8, 1, NULL, 0};
+    import_mem(&R, t.data, t.len, &h);
+    cr_assert_eq(R.result, IMPORT_OK);
+    cr_assert_eq(R.st.refs, 2 * n);
+    dump d;
+    read_dump(&d, &R.sink.out);
+    cr_assert_eq(d.no, 1);
+    cr_assert_eq(d.o[0].nrefs, n);
+    cr_assert_eq(d.o[0].size, 16000040);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(d.o[0].refs[i], 0x7f0000100000ull + 40 * ((i * 7919) % n));
+    /* the root line became ROOT records of at most 2^20 references */
+    size_t total = 0;
+    for (size_t r = 0; r < d.nroots; r++) {
+        cr_assert_str_eq(d.roots[r].kind, "global_tbl");
+        cr_assert_leq(d.roots[r].nrefs, (size_t)1 << 20);
+        for (size_t i = 0; i < d.roots[r].nrefs; i++, total++)
+            cr_assert_eq(d.roots[r].refs[i],
+                         0x7f0000100000ull + 40 * ((total * 7919 + 1) % n));
+    }
+    cr_assert_eq(total, n);
+    cr_assert_geq(d.nroots, 2);
+    dump_free(&d);
+    run_free(&R);
+    tbuf_free(&t);
+}

@@ -1,0 +1,399 @@
+/*
+ * test_import_lines.c -- the importer's line reader (tools/import/lines.c):
+ * any chunking of the input gives the same lines, plain or gzip; long
+ * lines grow the buffer or are skipped past max_line; a cut or damaged
+ * gzip stream and read errors come after every line decoded before them.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "lines.h"
+#include "tio.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+typedef struct got {
+    char **text;
+    size_t *len;
+    uint64_t *lineno;
+    int *terminated;
+    int *kind; /* LR_LINE or LR_LONG */
+    size_t n, cap;
+    int end;   /* LR_END or LR_ERROR */
+    int error;
+} got;
+
+static void got_add(got *g, const lr *r, int kind)
+{
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 64;
+        g->text = realloc(g->text, g->cap * sizeof *g->text);
+        g->len = realloc(g->len, g->cap * sizeof *g->len);
+        g->lineno = realloc(g->lineno, g->cap * sizeof *g->lineno);
+        g->terminated = realloc(g->terminated, g->cap * sizeof *g->terminated);
+        g->kind = realloc(g->kind, g->cap * sizeof *g->kind);
+    }
+    size_t i = g->n++;
+    g->len[i] = kind == LR_LINE ? r->len : 0;
+    g->text[i] = malloc(g->len[i] + 1);
+    if (kind == LR_LINE) {
+        cr_assert_eq(r->line[r->len], '\0', "line %llu not NUL-terminated",
+                     (unsigned long long)r->lineno);
+        memcpy(g->text[i], r->line, r->len + 1);
+    } else {
+        g->text[i][0] = '\0';
+    }
+    g->lineno[i] = r->lineno;
+    g->terminated[i] = r->terminated;
+    g->kind[i] = kind;
+}
+
+static void got_free(got *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        free(g->text[i]);
+    free(g->text);
+    free(g->len);
+    free(g->lineno);
+    free(g->terminated);
+    free(g->kind);
+    memset(g, 0, sizeof *g);
+}
+
+/* Reads everything through a tsource with the given policy. */
+static void read_all(got *g, const void *data, size_t len, int policy,
+                     uint64_t seed, size_t max_line, size_t initial_cap,
+                     int *is_gzip)
+{
+    tsource src;
+    tsource_init(&src, data, len, policy, seed);
+    lr r;
+    lr_init(&r, tsource_read, &src, max_line);
+    if (initial_cap)
+        r.initial_cap = initial_cap;
+    memset(g, 0, sizeof *g);
+    for (;;) {
+        int k = lr_next(&r);
+        if (k == LR_LINE || k == LR_LONG) {
+            got_add(g, &r, k);
+            continue;
+        }
+        g->end = k;
+        g->error = r.error;
+        break;
+    }
+    /* sticky end */
+    cr_assert_eq(lr_next(&r), g->end);
+    if (is_gzip)
+        *is_gzip = lr_is_gzip(&r);
+    if (g->end == LR_END)
+        cr_assert_eq(r.bytes_read, len);
+    lr_free(&r);
+}
+
+static void same(const got *a, const got *b, const char *what)
+{
+    cr_assert_eq(a->n, b->n, "%s: %zu lines, expected %zu", what, a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        cr_assert_eq(a->kind[i], b->kind[i], "%s: kind of line %zu", what, i);
+        cr_assert_eq(a->len[i], b->len[i], "%s: length of line %zu", what, i);
+        cr_assert(memcmp(a->text[i], b->text[i], a->len[i]) == 0,
+                  "%s: text of line %zu", what, i);
+        cr_assert_eq(a->lineno[i], b->lineno[i], "%s: number of line %zu", what, i);
+        cr_assert_eq(a->terminated[i], b->terminated[i], "%s: end of line %zu",
+                     what, i);
+    }
+    cr_assert_eq(a->end, b->end, "%s: end", what);
+}
+
+static void gz(tbuf *out, const void *data, size_t len, int level)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    cr_assert_eq(deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8,
+                              Z_DEFAULT_STRATEGY), Z_OK);
+    size_t bound = deflateBound(&z, (uLong)len) + 64;
+    size_t at = out->len;
+    for (size_t i = 0; i < bound; i++)
+        tbuf_u8(out, 0);
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = out->data + at;
+    z.avail_out = (uInt)bound;
+    cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+    out->len = at + z.total_out;
+    deflateEnd(&z);
+}
+
+/* A text with short, empty, CRLF and very long lines, and an unterminated
+ * last line. */
+static void sample(tbuf *t, size_t long_len, int final_newline)
+{
+    const char *head = "first\n\nthird\r\n{\"a\":1}\n";
+    tbuf_put(t, head, strlen(head));
+    for (size_t i = 0; i < long_len; i++)
+        tbuf_u8(t, (unsigned char)('a' + i % 26));
+    tbuf_u8(t, '\n');
+    for (int i = 0; i < 500; i++) {
+        char tmp[64];
+        int n = snprintf(tmp, sizeof tmp, "line %d with some text\n", i);
+        tbuf_put(t, tmp, (size_t)n);
+    }
+    tbuf_put(t, "last", 4);
+    if (final_newline)
+        tbuf_u8(t, '\n');
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+Test(import_lines, any_chunking_gives_the_same_lines, .timeout = 30)
+{
+    tbuf t = {0};
+    sample(&t, 3u << 20, 0);
+    got ref;
+    read_all(&ref, t.data, t.len, TSRC_WHOLE, 1, 0, 0, NULL);
+    cr_assert_eq(ref.n, 506);
+    cr_assert_eq(ref.end, LR_END);
+    cr_assert_str_eq(ref.text[0], "first");
+    cr_assert_eq(ref.len[1], 0);
+    cr_assert_str_eq(ref.text[2], "third\r");
+    cr_assert_eq(ref.len[4], 3u << 20);
+    cr_assert_str_eq(ref.text[505], "last");
+    cr_assert_eq(ref.terminated[505], 0);
+    cr_assert_eq(ref.terminated[504], 1);
+    cr_assert_eq(ref.lineno[505], 506);
+
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        got g;
+        read_all(&g, t.data, t.len, TSRC_RANDOM, seed, 0, 16, NULL);
+        same(&g, &ref, "random chunks, tiny buffer");
+        got_free(&g);
+    }
+    tbuf_free(&t);
+    /* one byte at a time, on a smaller text */
+    sample(&t, 5000, 1);
+    got small_ref, g;
+    read_all(&small_ref, t.data, t.len, TSRC_WHOLE, 1, 0, 0, NULL);
+    read_all(&g, t.data, t.len, TSRC_BYTE, 1, 0, 16, NULL);
+    same(&g, &small_ref, "bytes");
+    cr_assert_eq(small_ref.terminated[small_ref.n - 1], 1);
+    got_free(&g);
+    got_free(&small_ref);
+    got_free(&ref);
+    tbuf_free(&t);
+}
+
+Test(import_lines, edges)
+{
+    got g;
+    read_all(&g, "", 0, TSRC_WHOLE, 1, 0, 0, NULL);
+    cr_assert_eq(g.n, 0);
+    cr_assert_eq(g.end, LR_END);
+    got_free(&g);
+
+    read_all(&g, "x", 1, TSRC_WHOLE, 1, 0, 0, NULL);
+    cr_assert_eq(g.n, 1);
+    cr_assert_str_eq(g.text[0], "x");
+    cr_assert_eq(g.terminated[0], 0);
+    got_free(&g);
+
+    read_all(&g, "\n\n", 2, TSRC_BYTE, 1, 0, 0, NULL);
+    cr_assert_eq(g.n, 2);
+    cr_assert_eq(g.len[0] + g.len[1], 0);
+    got_free(&g);
+
+    /* one byte of the gzip magic is plain text */
+    int is_gz = 1;
+    read_all(&g, "\x1f", 1, TSRC_WHOLE, 1, 0, 0, &is_gz);
+    cr_assert_eq(is_gz, 0);
+    cr_assert_eq(g.n, 1);
+    got_free(&g);
+
+    /* NUL bytes inside a line are kept (the scanner refuses them) */
+    read_all(&g, "a\0b\n", 4, TSRC_WHOLE, 1, 0, 0, NULL);
+    cr_assert_eq(g.n, 1);
+    cr_assert_eq(g.len[0], 3);
+    cr_assert(memcmp(g.text[0], "a\0b", 3) == 0);
+    got_free(&g);
+}
+
+Test(import_lines, lines_past_max_line_are_skipped)
+{
+    tbuf t = {0};
+    const char *a = "short\n";
+    tbuf_put(&t, a, strlen(a));
+    for (int i = 0; i < 5000; i++)
+        tbuf_u8(&t, 'L');
+    tbuf_u8(&t, '\n');
+    tbuf_put(&t, "exactly100", 10);
+    for (int i = 0; i < 90; i++)
+        tbuf_u8(&t, '.');
+    tbuf_u8(&t, '\n');
+    tbuf_put(&t, "after\n", 6);
+    for (int i = 0; i < 300; i++)
+        tbuf_u8(&t, 'T');
+    for (int k = 0; k < 6; k++) {
+        int policy = k % 3;
+        size_t cap = k < 3 ? 16 : 0; /* tiny buffer, or one holding it all */
+        got g;
+        read_all(&g, t.data, t.len, policy, 3, 100, cap, NULL);
+        cr_assert_eq(g.n, 5);
+        cr_assert_eq(g.kind[0], LR_LINE);
+        cr_assert_eq(g.kind[1], LR_LONG);
+        cr_assert_eq(g.lineno[1], 2);
+        cr_assert_eq(g.kind[2], LR_LINE);
+        cr_assert_eq(g.len[2], 100);
+        cr_assert_str_eq(g.text[3], "after");
+        cr_assert_eq(g.lineno[3], 4);
+        cr_assert_eq(g.kind[4], LR_LONG);
+        cr_assert_eq(g.terminated[4], 0);
+        cr_assert_eq(g.end, LR_END);
+        got_free(&g);
+    }
+    tbuf_free(&t);
+}
+
+Test(import_lines, gzip_gives_the_same_lines, .timeout = 30)
+{
+    tbuf t = {0}, z = {0};
+    sample(&t, 1u << 20, 0);
+    got ref;
+    read_all(&ref, t.data, t.len, TSRC_WHOLE, 1, 0, 0, NULL);
+    gz(&z, t.data, t.len, 6);
+    for (int policy = TSRC_WHOLE; policy <= TSRC_RANDOM; policy++) {
+        if (policy == TSRC_BYTE)
+            continue; /* covered below on a smaller input */
+        got g;
+        int is_gz = 0;
+        read_all(&g, z.data, z.len, policy, 9, 0, 16, &is_gz);
+        cr_assert(is_gz);
+        same(&g, &ref, "gzip");
+        got_free(&g);
+    }
+    /* two members, as gzip -c a b writes: one text */
+    tbuf two = {0};
+    size_t half = t.len / 2;
+    gz(&two, t.data, half, 1);
+    gz(&two, t.data + half, t.len - half, 9);
+    got g;
+    read_all(&g, two.data, two.len, TSRC_RANDOM, 5, 0, 0, NULL);
+    same(&g, &ref, "two gzip members");
+    got_free(&g);
+    tbuf_free(&two);
+    got_free(&ref);
+    tbuf_free(&t);
+    tbuf_free(&z);
+
+    /* byte by byte */
+    sample(&t, 3000, 1);
+    gz(&z, t.data, t.len, 6);
+    read_all(&ref, t.data, t.len, TSRC_WHOLE, 1, 0, 0, NULL);
+    read_all(&g, z.data, z.len, TSRC_BYTE, 1, 0, 16, NULL);
+    same(&g, &ref, "gzip bytes");
+    got_free(&g);
+    got_free(&ref);
+    tbuf_free(&t);
+    tbuf_free(&z);
+}
+
+Test(import_lines, cut_gzip_gives_a_prefix_then_an_error, .timeout = 30)
+{
+    tbuf t = {0}, z = {0};
+    sample(&t, 200000, 1);
+    gz(&z, t.data, t.len, 6);
+    got ref;
+    read_all(&ref, t.data, t.len, TSRC_WHOLE, 1, 0, 0, NULL);
+    size_t cuts[] = {3, 10, 100, z.len / 3, z.len / 2, z.len - 9, z.len - 1};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        got g;
+        read_all(&g, z.data, cuts[c], TSRC_RANDOM, c, 0, 0, NULL);
+        cr_assert_eq(g.end, LR_ERROR, "cut at %zu", cuts[c]);
+        cr_assert_eq(g.error, LR_E_GZ_TRUNC, "cut at %zu: error %d", cuts[c],
+                     g.error);
+        cr_assert_leq(g.n, ref.n);
+        for (size_t i = 0; i < g.n; i++) {
+            /* every line is a line of the text, the last maybe cut short */
+            if (g.terminated[i]) {
+                cr_assert_eq(g.len[i], ref.len[i]);
+            } else {
+                cr_assert_eq(i, g.n - 1);
+                cr_assert_leq(g.len[i], ref.len[i]);
+            }
+            cr_assert(memcmp(g.text[i], ref.text[i], g.len[i]) == 0);
+        }
+        got_free(&g);
+    }
+    got_free(&ref);
+    tbuf_free(&t);
+    tbuf_free(&z);
+}
+
+Test(import_lines, damaged_gzip_is_an_error)
+{
+    tbuf t = {0}, z = {0};
+    sample(&t, 100000, 1);
+    gz(&z, t.data, t.len, 6);
+    /* damage the middle of the deflate data, then the CRC in the trailer */
+    size_t spots[] = {z.len / 2, z.len - 8};
+    for (size_t s = 0; s < 2; s++) {
+        tbuf bad = {0};
+        tbuf_put(&bad, z.data, z.len);
+        bad.data[spots[s]] ^= 0x55;
+        got g;
+        read_all(&g, bad.data, bad.len, TSRC_WHOLE, 1, 0, 0, NULL);
+        cr_assert_eq(g.end, LR_ERROR, "damage at %zu", spots[s]);
+        cr_assert_eq(g.error, LR_E_GZ_CORRUPT);
+        got_free(&g);
+        tbuf_free(&bad);
+    }
+    /* garbage after a complete member */
+    tbuf_put(&z, "garbage", 7);
+    got g;
+    read_all(&g, z.data, z.len, TSRC_WHOLE, 1, 0, 0, NULL);
+    cr_assert_eq(g.end, LR_ERROR);
+    cr_assert_eq(g.error, LR_E_GZ_CORRUPT);
+    got_free(&g);
+    tbuf_free(&t);
+    tbuf_free(&z);
+}
+
+Test(import_lines, read_errors_and_eintr)
+{
+    tbuf t = {0};
+    sample(&t, 100, 1);
+    tsource src;
+    tsource_init(&src, t.data, t.len, TSRC_RANDOM, 4);
+    src.eintr_every = 3;
+    lr r;
+    lr_init(&r, tsource_read, &src, 0);
+    r.chunk = 64;
+    size_t n = 0;
+    int k;
+    while ((k = lr_next(&r)) == LR_LINE)
+        n++;
+    cr_assert_eq(k, LR_END);
+    cr_assert_eq(n, 506);
+    lr_free(&r);
+
+    tsource_init(&src, t.data, t.len, TSRC_RANDOM, 4);
+    src.fail_at = 20;
+    src.fail_errno = EIO;
+    lr_init(&r, tsource_read, &src, 0);
+    r.chunk = 64;
+    n = 0;
+    while ((k = lr_next(&r)) == LR_LINE)
+        n++;
+    cr_assert_eq(k, LR_ERROR);
+    cr_assert_eq(r.error, LR_E_READ);
+    cr_assert_eq(r.sys_errno, EIO);
+    cr_assert_gt(n, 0);
+    cr_assert_lt(n, 506);
+    cr_assert_eq(lr_next(&r), LR_ERROR, "errors are sticky");
+    lr_free(&r);
+    lr_free(&r); /* twice is harmless */
+    tbuf_free(&t);
+}

@@ -1,0 +1,45 @@
+/* classes.h -- what the importer knows about each class address.
+ *
+ * ObjectSpace.dump_all names a class only on the class's own line, which
+ * may come after objects of that class. The importer lets the writer define
+ * a class anonymously when an object first uses it, and names it (a second
+ * CLASS record for the same id) when its line arrives. This table records,
+ * per class address, which of those steps happened. It is the importer's
+ * only per-class memory: about 24 bytes per class; nothing is kept per
+ * object. */
+#ifndef CLASSES_H
+#define CLASSES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ct_entry.state bits */
+enum {
+    CT_USED = 1u, /* the writer knows the id: used by an object, or written */
+    CT_INFO = 2u, /* its CLASS / MODULE / ICLASS line was seen */
+    CT_FINAL = 4u /* defined from its line by the first pass: its line,
+                     met again, needs no new CLASS record */
+};
+
+typedef struct ct_entry {
+    uint64_t id;    /* the class's address; never 0 */
+    uint64_t super; /* superclass address from its line, 0 if unknown */
+    uint32_t flags; /* HEAPFMT_CF_* from its line */
+    uint32_t state; /* CT_* */
+} ct_entry;
+
+typedef struct ct_table {
+    ct_entry *slots; /* open addressing, linear probing; id 0 = empty */
+    size_t cap;      /* a power of two, or 0 */
+    size_t count;
+} ct_table;
+
+void ct_init(ct_table *t);
+void ct_free(ct_table *t);
+
+/* The entry for id (id != 0), added zeroed (with its id) if new. Returns
+ * NULL when the table cannot grow. The pointer is valid until the next
+ * ct_get call. */
+ct_entry *ct_get(ct_table *t, uint64_t id);
+
+#endif /* CLASSES_H */

@@ -1,0 +1,664 @@
+/* import.c -- ObjectSpace.dump_all JSON lines to heapfmt records.
+ *
+ * One pass over the input, one line at a time: the line reader hands out a
+ * line, the scanner validates it and picks its fields, and the fields
+ * become records at once. Memory: the line buffer (about twice the longest
+ * line), the scanner's buffers (the longest reference list), the class
+ * table and the writer's string table; nothing grows with the object
+ * count. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classes.h"
+#include "import.h"
+#include "jscan.h"
+
+/* References per ROOT record: a root line longer than this becomes several
+ * ROOT records of the same kind (the format allows it). */
+#define ROOT_CHUNK ((size_t)1 << 20)
+
+/* 64-bit Ruby's slot (RVALUE) size before variable-width allocation. */
+#define RVALUE_SIZE 40
+
+#define TYPE_CACHE 64
+
+typedef struct type_slot {
+    char text[24];
+    size_t len;
+    uint32_t id;
+} type_slot;
+
+typedef struct imp {
+    heapfmt_writer *w;
+    const import_options *opt;
+    import_stats *st;
+    js_scanner js;
+    ct_table classes;
+    uint64_t last_class; /* class id already known to be defined */
+    type_slot types[TYPE_CACHE];
+    size_t ntypes;
+    char *file_text;     /* last allocation site file, and its string id */
+    size_t file_len;
+    size_t file_cap;
+    uint32_t file_id;
+    int first_pass;      /* defining classes before the objects */
+    unsigned reports;    /* problem lines reported so far */
+    char msg[512];
+} imp;
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                         */
+/* ------------------------------------------------------------------ */
+
+static void say(imp *m, int kind, uint64_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void say(imp *m, int kind, uint64_t line, const char *fmt, ...)
+{
+    if (!m->opt->report)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+    va_end(ap);
+    m->opt->report(m->opt->report_ctx, kind, line, m->msg);
+}
+
+/* Counts a skipped line and reports it, up to max_reports of them. */
+static void problem(imp *m, uint64_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void problem(imp *m, uint64_t line, const char *fmt, ...)
+{
+    m->st->malformed++;
+    if (m->st->first_malformed == 0)
+        m->st->first_malformed = line;
+    if (!m->opt->report)
+        return;
+    if (m->reports < m->opt->max_reports || m->opt->strict) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+        va_end(ap);
+        m->opt->report(m->opt->report_ctx, IMPORT_DIAG_ERROR, line, m->msg);
+    } else if (m->reports == m->opt->max_reports) {
+        m->opt->report(m->opt->report_ctx, IMPORT_DIAG_WARNING, line,
+                       "further problem lines are counted, not reported");
+    }
+    m->reports++;
+}
+
+/* Reports the writer's last error (a failure of the whole import). */
+static int writer_failed(imp *m, uint64_t line, int rc)
+{
+    const heapfmt_error *e = heapfmt_writer_error(m->w);
+    say(m, IMPORT_DIAG_ERROR, line, "cannot write the dump: %s",
+        e->code == rc && e->message[0] ? e->message : heapfmt_strerror(rc));
+    return IMPORT_FAILED;
+}
+
+/* Sticky writer errors end the import; others concern one record. */
+static int is_sticky(int rc)
+{
+    return rc == HEAPFMT_E_IO || rc == HEAPFMT_E_NOMEM ||
+           rc == HEAPFMT_E_STATE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings                                                             */
+/* ------------------------------------------------------------------ */
+
+static int text_is(const js_text *t, const char *lit)
+{
+    size_t n = strlen(lit);
+    return t->len == n && memcmp(t->ptr, lit, n) == 0;
+}
+
+/* The string id of "T_" + the dump's type name. */
+static int type_id(imp *m, const js_text *t, uint32_t *id)
+{
+    for (size_t i = 0; i < m->ntypes; i++)
+        if (m->types[i].len == t->len &&
+            memcmp(m->types[i].text, t->ptr, t->len) == 0) {
+            *id = m->types[i].id;
+            return HEAPFMT_OK;
+        }
+    char small[64];
+    char *buf = small;
+    size_t n = t->len + 2;
+    if (n > sizeof small && !(buf = malloc(n)))
+        return HEAPFMT_E_NOMEM;
+    buf[0] = 'T';
+    buf[1] = '_';
+    memcpy(buf + 2, t->ptr, t->len);
+    int rc = heapfmt_write_string(m->w, buf, n, id);
+    if (buf != small)
+        free(buf);
+    if (rc == HEAPFMT_OK && m->ntypes < TYPE_CACHE &&
+        t->len <= sizeof m->types[0].text) {
+        type_slot *s = &m->types[m->ntypes++];
+        memcpy(s->text, t->ptr, t->len);
+        s->len = t->len;
+        s->id = *id;
+    }
+    return rc;
+}
+
+/* The string id of an allocation file (most lines repeat the last one). */
+static int file_id(imp *m, const js_text *t, uint32_t *id)
+{
+    if (m->file_id != 0 && m->file_len == t->len &&
+        memcmp(m->file_text, t->ptr, t->len) == 0) {
+        *id = m->file_id;
+        return HEAPFMT_OK;
+    }
+    int rc = heapfmt_write_string(m->w, t->ptr, t->len, id);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    if (t->len > m->file_cap) {
+        char *nb = realloc(m->file_text, t->len);
+        if (!nb) {
+            m->file_id = 0; /* no cache; still correct */
+            return HEAPFMT_OK;
+        }
+        m->file_text = nb;
+        m->file_cap = t->len;
+    }
+    if (t->len)
+        memcpy(m->file_text, t->ptr, t->len);
+    m->file_len = t->len;
+    m->file_id = *id;
+    return HEAPFMT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Classes                                                             */
+/* ------------------------------------------------------------------ */
+
+static int write_class(imp *m, const ct_entry *e, const js_text *name)
+{
+    heapfmt_class c = {0};
+    c.id = e->id;
+    c.super_id = e->super;
+    c.flags = e->flags;
+    if (name) {
+        c.name = name->ptr;
+        c.name_len = name->len;
+    }
+    int rc = heapfmt_write_class(m->w, &c);
+    if (rc == HEAPFMT_OK)
+        m->st->classes++;
+    return rc;
+}
+
+/* A class object's own line: remember what it says, and define the class
+ * now (naming it, if objects used it before) -- except an include class,
+ * which only gets a CLASS record if an object ever uses it. */
+static int class_line(imp *m, const js_line *l, uint32_t kind_flags)
+{
+    ct_entry *e = ct_get(&m->classes, l->address);
+    if (!e)
+        return HEAPFMT_E_NOMEM;
+    if (e->state & CT_FINAL)
+        return HEAPFMT_OK; /* the first pass did it */
+    if (m->first_pass)
+        e->state |= CT_FINAL;
+    e->super = (l->has & JS_HAS_SUPER) ? l->super : 0;
+    e->flags = kind_flags;
+    if (l->bits & JS_SINGLETON)
+        e->flags |= HEAPFMT_CF_SINGLETON;
+    e->state |= CT_INFO;
+    if ((kind_flags & HEAPFMT_CF_ICLASS) && !(e->state & CT_USED))
+        return HEAPFMT_OK;
+    /* Ruby 2.x names anonymous classes "#<Class:0x...>": keep those
+     * anonymous, so every tool formats them the same way. */
+    const js_text *name = NULL;
+    if ((l->has & JS_HAS_NAME) && l->name.len > 0 &&
+        !(l->name.len >= 2 && l->name.ptr[0] == '#' && l->name.ptr[1] == '<'))
+        name = &l->name;
+    e->state |= CT_USED;
+    if (l->address == m->last_class)
+        m->last_class = 0;
+    return write_class(m, e, name);
+}
+
+/* Makes sure the class an object is about to use is defined the best we
+ * know it: with its line's details if that came first (include classes),
+ * else anonymous (the writer defines an unknown id on the fly). */
+static int use_class(imp *m, uint64_t id)
+{
+    if (id == 0 || id == m->last_class)
+        return HEAPFMT_OK;
+    ct_entry *e = ct_get(&m->classes, id);
+    if (!e)
+        return HEAPFMT_E_NOMEM;
+    if (!(e->state & CT_USED)) {
+        e->state |= CT_USED;
+        if (e->state & CT_INFO) {
+            int rc = write_class(m, e, NULL);
+            if (rc != HEAPFMT_OK)
+                return rc;
+        }
+    }
+    m->last_class = id;
+    return HEAPFMT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Objects and roots                                                   */
+/* ------------------------------------------------------------------ */
+
+uint64_t import_size(const js_line *l)
+{
+    uint64_t slot = (l->has & JS_HAS_SLOT_SIZE) && l->slot_size > 0
+                        ? l->slot_size
+                        : RVALUE_SIZE;
+    if (l->has & JS_HAS_MEMSIZE)
+        return l->memsize >= slot ? l->memsize : l->memsize + slot;
+    if (text_is(&l->type, "STRING") && !(l->bits & (JS_EMBEDDED | JS_SHARED))) {
+        if ((l->has & JS_HAS_CAPACITY) && l->capacity < UINT64_MAX - slot)
+            return slot + l->capacity + 1;
+        if ((l->has & JS_HAS_BYTESIZE) && l->bytesize < UINT64_MAX - slot)
+            return slot + l->bytesize + 1;
+    }
+    return slot;
+}
+
+/* At most max bytes of t, not cutting a UTF-8 sequence. */
+static size_t preview_len(const js_text *t, size_t max)
+{
+    if (t->len <= max)
+        return t->len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char)t->ptr[n] & 0xc0) == 0x80)
+        n--;
+    return n;
+}
+
+static int write_object(imp *m, const js_line *l, uint64_t line)
+{
+    const js_text *ty = &l->type;
+    int rc;
+    if (text_is(ty, "CLASS"))
+        rc = class_line(m, l, 0);
+    else if (text_is(ty, "MODULE"))
+        rc = class_line(m, l, HEAPFMT_CF_MODULE);
+    else if (text_is(ty, "ICLASS"))
+        rc = class_line(m, l, HEAPFMT_CF_ICLASS);
+    else
+        rc = HEAPFMT_OK;
+    if (rc != HEAPFMT_OK)
+        return rc;
+
+    heapfmt_object o = {0};
+    o.id = l->address;
+    /* The class field of internal objects holds VM data, not a class. */
+    if ((l->has & JS_HAS_CLASS) && !text_is(ty, "IMEMO") && !text_is(ty, "NODE"))
+        o.class_id = l->klass;
+    if ((rc = use_class(m, o.class_id)) != HEAPFMT_OK ||
+        (rc = type_id(m, ty, &o.type)) != HEAPFMT_OK)
+        return rc;
+    o.size = import_size(l);
+
+    if (l->has & (JS_HAS_FROZEN | JS_HAS_FLAGS)) {
+        o.fields |= HEAPFMT_F_FLAGS;
+        if (l->bits & JS_FROZEN)
+            o.flags |= HEAPFMT_OF_FROZEN;
+        if (l->bits & JS_GC_OLD)
+            o.flags |= HEAPFMT_OF_OLD;
+        if (l->bits & JS_GC_UNCOLLECTIBLE)
+            o.flags |= HEAPFMT_OF_UNCOLLECTIBLE;
+        if (l->bits & JS_GC_MARKED)
+            o.flags |= HEAPFMT_OF_MARKED;
+        if (l->bits & JS_GC_WB_PROTECTED)
+            o.flags |= HEAPFMT_OF_WB_PROTECTED;
+    }
+    const js_text *v = (l->has & JS_HAS_VALUE)       ? &l->value
+                       : (l->has & JS_HAS_STRUCT)     ? &l->struct_name
+                       : (l->has & JS_HAS_IMEMO_TYPE) ? &l->imemo_type
+                                                      : NULL;
+    if (v && m->opt->preview > 0) {
+        o.fields |= HEAPFMT_F_VALUE;
+        o.value = v->ptr;
+        o.value_len = preview_len(v, m->opt->preview);
+    }
+    if (l->has & (JS_HAS_FILE | JS_HAS_LINE)) {
+        o.fields |= HEAPFMT_F_SITE;
+        if ((l->has & JS_HAS_FILE) &&
+            (rc = file_id(m, &l->file, &o.file)) != HEAPFMT_OK)
+            return rc;
+        o.line = l->line;
+    }
+    if (l->has & JS_HAS_GENERATION) {
+        o.fields |= HEAPFMT_F_GENERATION;
+        o.generation = l->generation;
+    }
+    o.refs = l->refs;
+    o.nrefs = l->nrefs;
+    if (o.nrefs > HEAPFMT_MAX_REFS)
+        o.nrefs = HEAPFMT_MAX_REFS;
+    for (;;) {
+        rc = heapfmt_write_object(m->w, &o);
+        /* A record must fit in one block: keep fewer references. */
+        if (rc != HEAPFMT_E_LIMIT || o.nrefs == 0)
+            break;
+        o.nrefs /= 2;
+    }
+    if (rc != HEAPFMT_OK)
+        return rc;
+    m->st->objects++;
+    m->st->refs += o.nrefs;
+    if (o.nrefs < l->nrefs) {
+        m->st->refs_dropped += l->nrefs - o.nrefs;
+        say(m, IMPORT_DIAG_WARNING, line,
+            "%zu references, only the first %zu kept (format limit)",
+            l->nrefs, o.nrefs);
+    }
+    return HEAPFMT_OK;
+}
+
+static int write_root(imp *m, const js_line *l)
+{
+    uint32_t kind;
+    int rc = heapfmt_write_string(m->w, l->root.ptr, l->root.len, &kind);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    size_t done = 0;
+    do {
+        size_t n = l->nrefs - done;
+        if (n > ROOT_CHUNK)
+            n = ROOT_CHUNK;
+        rc = heapfmt_write_root(m->w, kind, n ? l->refs + done : NULL, n);
+        if (rc != HEAPFMT_OK)
+            return rc;
+        done += n;
+    } while (done < l->nrefs);
+    m->st->roots++;
+    m->st->refs += l->nrefs;
+    return HEAPFMT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lines                                                               */
+/* ------------------------------------------------------------------ */
+
+static int blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* Imports one line. Returns 0, or IMPORT_FAILED (reported). A skipped line
+ * is counted and reported here and returns 0, unless opt->strict. */
+static int one_line(imp *m, const lr *r)
+{
+    uint64_t ln = r->lineno;
+    js_line l;
+    int rc = js_scan(&m->js, r->line, r->len, &l);
+    if (rc == JS_NOMEM) {
+        say(m, IMPORT_DIAG_ERROR, ln, "out of memory");
+        return IMPORT_FAILED;
+    }
+    if (rc == JS_SYNTAX && !r->terminated) {
+        m->st->truncated = 1;
+        say(m, m->opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING, ln,
+            "truncated last line: the input ends inside a JSON object "
+            "(%s at column %zu)",
+            m->js.err_msg, m->js.err_pos + 1);
+        return m->opt->strict ? IMPORT_FAILED : 0;
+    }
+    if (rc == JS_SYNTAX) {
+        problem(m, ln, "invalid JSON: %s (column %zu)", m->js.err_msg,
+                m->js.err_pos + 1);
+        return m->opt->strict ? IMPORT_FAILED : 0;
+    }
+    if (rc == JS_FIELD) {
+        if (m->js.err_field)
+            problem(m, ln, "not a dump_all line: \"%s\": %s (column %zu)",
+                    m->js.err_field, m->js.err_msg, m->js.err_pos + 1);
+        else
+            problem(m, ln, "not a dump_all line: %s", m->js.err_msg);
+        return m->opt->strict ? IMPORT_FAILED : 0;
+    }
+    if (!(l.has & JS_HAS_TYPE)) {
+        problem(m, ln, "not a dump_all line: no \"type\"");
+        return m->opt->strict ? IMPORT_FAILED : 0;
+    }
+    if (text_is(&l.type, "ROOT")) {
+        if (!(l.has & JS_HAS_ROOT)) {
+            problem(m, ln, "not a dump_all line: ROOT without \"root\"");
+            return m->opt->strict ? IMPORT_FAILED : 0;
+        }
+        rc = write_root(m, &l);
+    } else if (text_is(&l.type, "SHAPE")) {
+        m->st->shapes++;
+        return 0;
+    } else if (text_is(&l.type, "NONE") || text_is(&l.type, "MOVED")) {
+        m->st->free_slots++;
+        return 0;
+    } else if (!(l.has & JS_HAS_ADDRESS)) {
+        problem(m, ln, "not a dump_all line: no \"address\"");
+        return m->opt->strict ? IMPORT_FAILED : 0;
+    } else {
+        rc = write_object(m, &l, ln);
+    }
+    if (rc == HEAPFMT_OK)
+        return 0;
+    if (is_sticky(rc))
+        return writer_failed(m, ln, rc);
+    /* A limit or argument problem with this record only. */
+    const heapfmt_error *e = heapfmt_writer_error(m->w);
+    problem(m, ln, "cannot be stored: %s",
+            e->code == rc && e->message[0] ? e->message : heapfmt_strerror(rc));
+    return m->opt->strict ? IMPORT_FAILED : 0;
+}
+
+/* Whether a line may be a class object's line: its "type" (second in
+ * every Ruby version's lines) is CLASS, MODULE or ICLASS. A miss only
+ * means the class is named later, by the second pass. */
+static int class_candidate(const char *p, size_t n)
+{
+    static const char key[] = "\"type\":\"";
+    const size_t klen = sizeof key - 1;
+    if (n > 256)
+        n = 256;
+    for (size_t i = 0; i + klen <= n; i++) {
+        const char *q = memchr(p + i, '"', n - i - klen + 1);
+        if (!q)
+            return 0;
+        i = (size_t)(q - p);
+        if (memcmp(q, key, klen) == 0) {
+            const char *t = q + klen;
+            size_t left = n - (i + klen);
+            return (left >= 6 && memcmp(t, "CLASS\"", 6) == 0) ||
+                   (left >= 7 && memcmp(t, "MODULE\"", 7) == 0) ||
+                   (left >= 7 && memcmp(t, "ICLASS\"", 7) == 0);
+        }
+    }
+    return 0;
+}
+
+/* The first pass: defines every class from its own line. Problems are
+ * left for the second pass to report. Returns 0, or IMPORT_FAILED after a
+ * writer failure (reported). */
+static int first_pass(imp *m, lr_read_fn read, void *opaque)
+{
+    lr r;
+    lr_init(&r, read, opaque, m->opt->max_line);
+    int result = 0;
+    m->first_pass = 1;
+    for (;;) {
+        int k = lr_next(&r);
+        if (k == LR_END || k == LR_ERROR)
+            break;
+        if (k != LR_LINE || !class_candidate(r.line, r.len))
+            continue;
+        js_line l;
+        if (js_scan(&m->js, r.line, r.len, &l) != JS_OK ||
+            !(l.has & JS_HAS_ADDRESS) || !(l.has & JS_HAS_TYPE))
+            continue;
+        int rc = HEAPFMT_OK;
+        if (text_is(&l.type, "CLASS"))
+            rc = class_line(m, &l, 0);
+        else if (text_is(&l.type, "MODULE"))
+            rc = class_line(m, &l, HEAPFMT_CF_MODULE);
+        else if (text_is(&l.type, "ICLASS"))
+            rc = class_line(m, &l, HEAPFMT_CF_ICLASS);
+        if (rc != HEAPFMT_OK && is_sticky(rc)) {
+            result = writer_failed(m, r.lineno, rc);
+            break;
+        }
+    }
+    m->first_pass = 0;
+    lr_free(&r);
+    return result;
+}
+
+static int write_meta(imp *m)
+{
+    int rc;
+    if ((rc = heapfmt_write_meta_text(m->w, "producer",
+                                      "heapfmt-import " HEAPFMT_LIB_VERSION_STRING)) ||
+        (rc = heapfmt_write_meta_text(m->w, "vm.name", "ruby")) ||
+        (rc = heapfmt_write_meta_text(m->w, "import.format",
+                                      "ObjectSpace.dump_all")))
+        return rc;
+    if (m->opt->source && *m->opt->source &&
+        strlen(m->opt->source) <= HEAPFMT_MAX_STRING &&
+        (rc = heapfmt_write_meta_text(m->w, "import.source", m->opt->source)))
+        return rc;
+    return HEAPFMT_OK;
+}
+
+static const unsigned char heapfmt_magic[5] = {0x89, 'H', 'F', 'M', 'T'};
+
+int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
+               const import_options *opt, import_stats *st)
+{
+    import_options defaults = IMPORT_OPTIONS_INIT;
+    import_stats local;
+    if (!opt)
+        opt = &defaults;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+
+    imp *m = calloc(1, sizeof *m);
+    if (!m) {
+        if (opt->report)
+            opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0, "out of memory");
+        return IMPORT_FAILED;
+    }
+    import_options o = *opt;
+    if (o.preview > JS_VALUE_MAX)
+        o.preview = JS_VALUE_MAX;
+    m->w = w;
+    m->opt = &o;
+    m->st = st;
+    js_init(&m->js);
+    ct_init(&m->classes);
+    lr r;
+    lr_init(&r, read, opaque, o.max_line);
+
+    int result = IMPORT_OK;
+    int rc = write_meta(m);
+    if (rc != HEAPFMT_OK) {
+        result = writer_failed(m, 0, rc);
+        goto out;
+    }
+    if (o.rewind) {
+        if ((result = first_pass(m, read, opaque)) != IMPORT_OK)
+            goto out;
+        if (o.rewind(opaque) != 0) {
+            say(m, IMPORT_DIAG_ERROR, 0, "cannot read the input again: %s",
+                strerror(errno));
+            result = IMPORT_FAILED;
+            goto out;
+        }
+        st->two_pass = 1;
+    }
+    for (;;) {
+        int k = lr_next(&r);
+        if (k == LR_END)
+            break;
+        if (k == LR_ERROR) {
+            if (r.error == LR_E_GZ_TRUNC || r.error == LR_E_GZ_CORRUPT) {
+                st->truncated = 1;
+                say(m, o.strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING, 0,
+                    "%s: lines after line %llu are lost", r.message,
+                    (unsigned long long)r.lineno);
+                if (o.strict)
+                    result = IMPORT_FAILED;
+            } else {
+                say(m, IMPORT_DIAG_ERROR, 0, "read error: %s", r.message);
+                result = IMPORT_FAILED;
+            }
+            break;
+        }
+        st->lines = r.lineno;
+        if (k == LR_LONG) {
+            problem(m, r.lineno, "line longer than %zu bytes, skipped",
+                    r.max_line);
+            if (o.strict) {
+                result = IMPORT_FAILED;
+                break;
+            }
+            continue;
+        }
+        if (r.lineno == 1 && r.len >= sizeof heapfmt_magic &&
+            memcmp(r.line, heapfmt_magic, sizeof heapfmt_magic) == 0) {
+            say(m, IMPORT_DIAG_ERROR, 0,
+                "this is a heapfmt dump already, not ObjectSpace.dump_all JSON");
+            result = IMPORT_FAILED;
+            break;
+        }
+        if (r.lineno == 1 && r.len >= 3 && memcmp(r.line, "\xef\xbb\xbf", 3) == 0) {
+            /* a UTF-8 byte order mark, as some editors save files */
+            r.line += 3;
+            r.len -= 3;
+        }
+        if (blank(r.line, r.len))
+            continue;
+        if (one_line(m, &r) != 0) {
+            result = IMPORT_FAILED;
+            break;
+        }
+    }
+    st->gzip = lr_is_gzip(&r);
+    st->bytes_read = r.bytes_read;
+    st->bytes_json = r.bytes_decoded;
+    if (result == IMPORT_OK && st->malformed > 0 && st->objects == 0 &&
+        st->roots == 0) {
+        say(m, IMPORT_DIAG_ERROR, 0,
+            "no ObjectSpace.dump_all lines found (%llu lines skipped)",
+            (unsigned long long)st->malformed);
+        result = IMPORT_FAILED;
+    }
+    if (result == IMPORT_OK && st->malformed > 0) {
+        say(m, IMPORT_DIAG_WARNING, 0,
+            "%llu line%s skipped (the first is line %llu)",
+            (unsigned long long)st->malformed, st->malformed == 1 ? "" : "s",
+            (unsigned long long)st->first_malformed);
+        result = IMPORT_INCOMPLETE;
+    }
+    if (result == IMPORT_OK && (st->truncated || st->refs_dropped > 0))
+        result = IMPORT_INCOMPLETE;
+out:
+    lr_free(&r);
+    js_free(&m->js);
+    ct_free(&m->classes);
+    free(m->file_text);
+    free(m);
+    return result;
+}

@@ -1,0 +1,1081 @@
+/* jscan.c -- a fast, validating scanner for ObjectSpace.dump_all lines.
+ *
+ * The line is walked once, left to right. The top-level object is parsed
+ * by hand: each key is matched against the keys the importer uses, and the
+ * value is parsed according to the key (addresses straight to integers,
+ * "references" with a loop specialised for arrays of "0x..." strings).
+ * Everything else goes through a generic validator that keeps an explicit
+ * stack of container kinds, so no input can make it recurse.
+ *
+ * The caller guarantees a NUL byte after the line. NUL is never valid in
+ * JSON text outside escapes, so every loop stops on it and only then
+ * compares the position with the end of the line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jscan.h"
+
+/* ------------------------------------------------------------------ */
+/* Character tables                                                    */
+/* ------------------------------------------------------------------ */
+
+#define X16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
+
+/* Bytes inside a string: 0 plain, 1 '"', 2 '\\', 3 control, 4 non-ASCII. */
+static const unsigned char str_class[256] = {
+    X16(3), X16(3),
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x20: '"' */
+    X16(0), X16(0),
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, /* 0x50: '\\' */
+    X16(0), X16(0),
+    X16(4), X16(4), X16(4), X16(4), X16(4), X16(4), X16(4), X16(4),
+};
+
+#define NH 0xff
+/* Hex digit values; NH for anything else. */
+static const unsigned char hex_value[256] = {
+    X16(NH), X16(NH), X16(NH),
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, NH, NH, NH, NH, NH, NH,
+    NH, 10, 11, 12, 13, 14, 15, NH, NH, NH, NH, NH, NH, NH, NH, NH,
+    X16(NH),
+    NH, 10, 11, 12, 13, 14, 15, NH, NH, NH, NH, NH, NH, NH, NH, NH,
+    X16(NH),
+    X16(NH), X16(NH), X16(NH), X16(NH), X16(NH), X16(NH), X16(NH), X16(NH),
+};
+
+static inline int is_digit(unsigned char c)
+{
+    return (unsigned)(c - '0') < 10u;
+}
+
+static inline int is_alpha(unsigned char c)
+{
+    return (unsigned)((c | 0x20) - 'a') < 26u;
+}
+
+static inline const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+    return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scanner state for one line                                          */
+/* ------------------------------------------------------------------ */
+
+/* The keys the importer reads. */
+enum key {
+    K_OTHER = 0,
+    K_ADDRESS, K_TYPE, K_CLASS, K_SUPERCLASS, K_ROOT, K_REFERENCES,
+    K_MEMSIZE, K_BYTESIZE, K_CAPACITY, K_SLOT_SIZE, K_NAME, K_FILE,
+    K_LINE, K_GENERATION, K_VALUE, K_STRUCT, K_IMEMO_TYPE, K_FROZEN,
+    K_EMBEDDED, K_SHARED, K_SINGLETON, K_FLAGS,
+    K_COUNT
+};
+
+static const char *const key_names[K_COUNT] = {
+    [K_OTHER] = NULL,           [K_ADDRESS] = "address",
+    [K_TYPE] = "type",          [K_CLASS] = "class",
+    [K_SUPERCLASS] = "superclass", [K_ROOT] = "root",
+    [K_REFERENCES] = "references", [K_MEMSIZE] = "memsize",
+    [K_BYTESIZE] = "bytesize",  [K_CAPACITY] = "capacity",
+    [K_SLOT_SIZE] = "slot_size", [K_NAME] = "name",
+    [K_FILE] = "file",          [K_LINE] = "line",
+    [K_GENERATION] = "generation", [K_VALUE] = "value",
+    [K_STRUCT] = "struct",      [K_IMEMO_TYPE] = "imemo_type",
+    [K_FROZEN] = "frozen",      [K_EMBEDDED] = "embedded",
+    [K_SHARED] = "shared",      [K_SINGLETON] = "singleton",
+    [K_FLAGS] = "flags",
+};
+
+/* A text field being collected: either a slice of the line or an offset
+ * into the scanner's text buffer (which may move while it grows). */
+typedef struct pending {
+    const char *ptr; /* NULL: at off in s->text */
+    size_t off;
+    size_t len;
+} pending;
+
+enum { T_TYPE, T_ROOT, T_NAME, T_FILE, T_STRUCT, T_IMEMO, T_VALUE, T_COUNT };
+
+typedef struct ctx {
+    js_scanner *s;
+    const char *base;
+    const char *end;
+    js_line *out;
+    pending text[T_COUNT];
+    /* field errors, by key: the last value of a key decides */
+    uint32_t field_err;
+    size_t field_pos[K_COUNT];
+    const char *field_msg[K_COUNT];
+} ctx;
+
+static const char *syntax(ctx *c, const char *at, const char *msg)
+{
+    c->s->err_pos = (size_t)(at - c->base);
+    c->s->err_msg = msg;
+    return NULL;
+}
+
+static void field_error(ctx *c, enum key k, const char *at, const char *msg)
+{
+    c->field_err |= 1u << k;
+    c->field_pos[k] = (size_t)(at - c->base);
+    c->field_msg[k] = msg;
+}
+
+static void field_ok(ctx *c, enum key k)
+{
+    c->field_err &= ~(1u << k);
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffers                                                             */
+/* ------------------------------------------------------------------ */
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) {
+        if (n > ((size_t)-1 / 2) / elem)
+            return -1;
+        n *= 2;
+    }
+    void *p = realloc(*buf, n * elem);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+static int push_ref(js_scanner *s, size_t *n, uint64_t v)
+{
+    if (*n == s->refs_cap &&
+        grow((void **)&s->refs, &s->refs_cap, *n + 1, sizeof *s->refs) < 0)
+        return -1;
+    s->refs[(*n)++] = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0. The
+ * rules are RFC 3629: no overlong forms, no surrogates, nothing above
+ * U+10FFFF. p is NUL-terminated, so reading continuation bytes is safe. */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    if (c < 0xc2)
+        return 0;
+    if (c < 0xe0)
+        return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (c < 0xf0) {
+        if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+            return 0;
+        unsigned v = ((c & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+        return v < 0x800 || (v >= 0xd800 && v <= 0xdfff) ? 0 : 3;
+    }
+    if (c < 0xf5) {
+        if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+            (p[3] & 0xc0) != 0x80)
+            return 0;
+        unsigned long v = ((c & 0x07ul) << 18) | ((p[1] & 0x3ful) << 12) |
+                          ((p[2] & 0x3ful) << 6) | (p[3] & 0x3ful);
+        return v < 0x10000 || v > 0x10ffff ? 0 : 4;
+    }
+    return 0;
+}
+
+/* Four hex digits at p, or -1. */
+static long hex4(const char *p)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned h = hex_value[(unsigned char)p[i]];
+        if (h == NH)
+            return -1;
+        v = (v << 4) | (long)h;
+    }
+    return v;
+}
+
+static size_t put_utf8(char *o, unsigned long v)
+{
+    if (v < 0x80) {
+        o[0] = (char)v;
+        return 1;
+    }
+    if (v < 0x800) {
+        o[0] = (char)(0xc0 | (v >> 6));
+        o[1] = (char)(0x80 | (v & 0x3f));
+        return 2;
+    }
+    if (v < 0x10000) {
+        o[0] = (char)(0xe0 | (v >> 12));
+        o[1] = (char)(0x80 | ((v >> 6) & 0x3f));
+        o[2] = (char)(0x80 | (v & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | (v >> 18));
+    o[1] = (char)(0x80 | ((v >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((v >> 6) & 0x3f));
+    o[3] = (char)(0x80 | (v & 0x3f));
+    return 4;
+}
+
+/* Where a decoded string goes. */
+enum smode {
+    S_SKIP, /* validate only */
+    S_TEXT, /* keep (up to limit bytes) in s->text */
+    S_KEY   /* keep in s->key; \u0000 is an error (as in jansson) */
+};
+
+typedef struct sout {
+    const char *raw;  /* the text when it had no escapes (in the line) */
+    size_t off;       /* else: where it starts in s->text / s->key */
+    size_t len;       /* bytes kept */
+    size_t full;      /* bytes of the whole decoded string */
+    int escaped;
+} sout;
+
+/* Appends n bytes to the decoded output, keeping at most limit. */
+static int emit(ctx *c, enum smode mode, sout *o, size_t limit, const char *b,
+                size_t n)
+{
+    js_scanner *s = c->s;
+    o->full += n;
+    if (mode == S_SKIP || o->len >= limit)
+        return 0;
+    if (n > limit - o->len)
+        n = limit - o->len;
+    if (n == 0)
+        return 0;
+    if (mode == S_KEY) {
+        if (grow((void **)&s->key, &s->key_cap, o->len + n, 1) < 0)
+            return -1;
+        memcpy(s->key + o->len, b, n);
+    } else {
+        if (grow((void **)&s->text, &s->text_cap, s->text_len + n, 1) < 0)
+            return -1;
+        memcpy(s->text + s->text_len, b, n);
+        s->text_len += n;
+    }
+    o->len += n;
+    return 0;
+}
+
+/* Scans a string whose opening quote is at p. Returns the position after
+ * the closing quote, or NULL after a syntax error (or out of memory, with
+ * err_msg NULL). */
+static const char *scan_string(ctx *c, const char *p, enum smode mode,
+                               size_t limit, sout *o)
+{
+    const char *start = ++p;
+    o->raw = start;
+    o->off = c->s->text_len;
+    o->len = o->full = 0;
+    o->escaped = 0;
+    /* Fast path: plain ASCII and valid UTF-8 up to the closing quote. */
+    for (;;) {
+        unsigned k;
+        while ((k = str_class[(unsigned char)*p]) == 0)
+            p++;
+        if (k == 1) {
+            size_t n = (size_t)(p - start);
+            o->full = n;
+            o->len = n < limit ? n : limit;
+            return p + 1;
+        }
+        if (k == 4) {
+            size_t u = utf8_len((const unsigned char *)p);
+            if (u == 0)
+                return syntax(c, p, "invalid UTF-8");
+            p += u;
+            continue;
+        }
+        if (k == 3)
+            return syntax(c, p, p >= c->end ? "unterminated string"
+                                            : "control character in string");
+        break; /* a backslash: decode from here */
+    }
+    o->escaped = 1;
+    if (mode == S_KEY)
+        o->off = 0;
+    if (emit(c, mode, o, limit, start, (size_t)(p - start)) < 0)
+        return NULL;
+    for (;;) {
+        const char *run = p;
+        unsigned k;
+        while ((k = str_class[(unsigned char)*p]) == 0)
+            p++;
+        if (p > run && emit(c, mode, o, limit, run, (size_t)(p - run)) < 0)
+            return NULL;
+        if (k == 1)
+            return p + 1;
+        if (k == 3)
+            return syntax(c, p, p >= c->end ? "unterminated string"
+                                            : "control character in string");
+        if (k == 4) {
+            size_t u = utf8_len((const unsigned char *)p);
+            if (u == 0)
+                return syntax(c, p, "invalid UTF-8");
+            if (emit(c, mode, o, limit, p, u) < 0)
+                return NULL;
+            p += u;
+            continue;
+        }
+        /* k == 2: an escape */
+        const char *esc = p;
+        char ch;
+        switch (p[1]) {
+        case '"': ch = '"'; break;
+        case '\\': ch = '\\'; break;
+        case '/': ch = '/'; break;
+        case 'b': ch = '\b'; break;
+        case 'f': ch = '\f'; break;
+        case 'n': ch = '\n'; break;
+        case 'r': ch = '\r'; break;
+        case 't': ch = '\t'; break;
+        case 'u': {
+            long v = hex4(p + 2);
+            if (v < 0)
+                return syntax(c, esc, "invalid \\u escape");
+            p += 6;
+            unsigned long cp = (unsigned long)v;
+            if (v >= 0xd800 && v <= 0xdbff) {
+                long lo = p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
+                if (lo < 0xdc00 || lo > 0xdfff)
+                    return syntax(c, esc, "invalid Unicode surrogate pair");
+                cp = 0x10000 + (((unsigned long)v - 0xd800) << 10) +
+                     ((unsigned long)lo - 0xdc00);
+                p += 6;
+            } else if (v >= 0xdc00 && v <= 0xdfff) {
+                return syntax(c, esc, "invalid Unicode surrogate pair");
+            } else if (v == 0 && mode == S_KEY) {
+                return syntax(c, esc, "NUL byte in an object key");
+            }
+            char u8[4];
+            if (emit(c, mode, o, limit, u8, put_utf8(u8, cp)) < 0)
+                return NULL;
+            continue;
+        }
+        default:
+            return syntax(c, esc, p + 1 >= c->end ? "unterminated string"
+                                                  : "invalid escape");
+        }
+        if (emit(c, mode, o, limit, &ch, 1) < 0)
+            return NULL;
+        p += 2;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Numbers and literals                                                */
+/* ------------------------------------------------------------------ */
+
+enum nkind { N_UINT, N_OTHER, N_BIG };
+
+/* Scans a number at p. *kind: N_UINT with *u set for a non-negative
+ * integer that fits 64 bits (or -0), N_BIG for a larger one, N_OTHER for
+ * a negative number, a fraction or an exponent. */
+static const char *scan_number(ctx *c, const char *p, uint64_t *u,
+                               enum nkind *kind)
+{
+    const char *start = p;
+    int neg = 0, big = 0;
+    uint64_t v = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (*p == '0') {
+        p++;
+        if (is_digit((unsigned char)*p))
+            return syntax(c, start, "invalid number (leading zero)");
+    } else if (is_digit((unsigned char)*p)) {
+        do {
+            unsigned d = (unsigned)(*p - '0');
+            if (v > (UINT64_MAX - d) / 10)
+                big = 1;
+            v = v * 10 + d;
+            p++;
+        } while (is_digit((unsigned char)*p));
+    } else {
+        return syntax(c, start, "invalid number");
+    }
+    int real = 0;
+    if (*p == '.') {
+        p++;
+        if (!is_digit((unsigned char)*p))
+            return syntax(c, start, "invalid number");
+        while (is_digit((unsigned char)*p))
+            p++;
+        real = 1;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!is_digit((unsigned char)*p))
+            return syntax(c, start, "invalid number");
+        while (is_digit((unsigned char)*p))
+            p++;
+        real = 1;
+    }
+    /* "-0" is the integer 0, as jansson reads it. */
+    *kind = real || (neg && (v != 0 || big)) ? N_OTHER : big ? N_BIG : N_UINT;
+    *u = v;
+    return p;
+}
+
+/* true, false or null at p; *which gets 1, 0 or -1. Only bytes up to the
+ * end of the line (and its NUL) are read. */
+static const char *scan_literal(ctx *c, const char *p, int *which)
+{
+    size_t avail = (size_t)(c->end - p);
+    size_t n = 0;
+    if (avail >= 4 && memcmp(p, "true", 4) == 0) {
+        *which = 1;
+        n = 4;
+    } else if (avail >= 5 && memcmp(p, "false", 5) == 0) {
+        *which = 0;
+        n = 5;
+    } else if (avail >= 4 && memcmp(p, "null", 4) == 0) {
+        *which = -1;
+        n = 4;
+    } else {
+        return syntax(c, p, "invalid literal");
+    }
+    /* jansson reads a whole word: "trueish" is one invalid token. */
+    if (is_alpha((unsigned char)p[n]))
+        return syntax(c, p, "invalid literal");
+    return p + n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Generic values                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Validates the value at p (after whitespace), whose depth is depth (the
+ * top-level object is 1). Returns the position after it, or NULL. */
+static const char *skip_value(ctx *c, const char *p, unsigned depth)
+{
+    unsigned char stack[JS_MAX_DEPTH / 8 + 1]; /* bit set: object */
+    unsigned top = 0;
+    sout so;
+    int lit;
+    uint64_t u;
+    enum nkind nk;
+
+value:
+    if (depth > JS_MAX_DEPTH)
+        return syntax(c, p, "nesting deeper than 2048 levels");
+    switch (*p) {
+    case '{':
+        p = skip_ws(p + 1);
+        if (*p == '}') {
+            p++;
+            goto after;
+        }
+        stack[top / 8] |= (unsigned char)(1u << (top % 8));
+        top++;
+        depth++;
+        goto key;
+    case '[':
+        p = skip_ws(p + 1);
+        if (*p == ']') {
+            p++;
+            goto after;
+        }
+        stack[top / 8] &= (unsigned char)~(1u << (top % 8));
+        top++;
+        depth++;
+        goto value;
+    case '"':
+        if (!(p = scan_string(c, p, S_SKIP, 0, &so)))
+            return NULL;
+        goto after;
+    case '-':
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+        if (!(p = scan_number(c, p, &u, &nk)))
+            return NULL;
+        goto after;
+    case 't':
+    case 'f':
+    case 'n':
+        if (!(p = scan_literal(c, p, &lit)))
+            return NULL;
+        goto after;
+    default:
+        return syntax(c, p, p >= c->end ? "unexpected end of line"
+                                        : "invalid value");
+    }
+
+key:
+    if (*p != '"')
+        return syntax(c, p, p >= c->end ? "unexpected end of line"
+                                        : "expected a string key or '}'");
+    if (!(p = scan_string(c, p, S_KEY, 0, &so)))
+        return NULL;
+    p = skip_ws(p);
+    if (*p != ':')
+        return syntax(c, p, "expected ':'");
+    p = skip_ws(p + 1);
+    goto value;
+
+after:
+    if (top == 0)
+        return p;
+    p = skip_ws(p);
+    if (stack[(top - 1) / 8] & (1u << ((top - 1) % 8))) {
+        if (*p == ',') {
+            p = skip_ws(p + 1);
+            goto key;
+        }
+        if (*p != '}')
+            return syntax(c, p, p >= c->end ? "unexpected end of line"
+                                            : "expected ',' or '}'");
+    } else {
+        if (*p == ',') {
+            p = skip_ws(p + 1);
+            goto value;
+        }
+        if (*p != ']')
+            return syntax(c, p, p >= c->end ? "unexpected end of line"
+                                            : "expected ',' or ']'");
+    }
+    p++;
+    top--;
+    depth--;
+    goto after;
+}
+
+/* ------------------------------------------------------------------ */
+/* Known keys                                                          */
+/* ------------------------------------------------------------------ */
+
+static enum key lookup_key(const char *k, size_t n)
+{
+#define IS(lit) (n == sizeof lit - 1 && memcmp(k, lit, sizeof lit - 1) == 0)
+    switch (n) {
+    case 4:
+        if (IS("type")) return K_TYPE;
+        if (IS("name")) return K_NAME;
+        if (IS("file")) return K_FILE;
+        if (IS("line")) return K_LINE;
+        if (IS("root")) return K_ROOT;
+        break;
+    case 5:
+        if (IS("class")) return K_CLASS;
+        if (IS("value")) return K_VALUE;
+        if (IS("flags")) return K_FLAGS;
+        break;
+    case 6:
+        if (IS("frozen")) return K_FROZEN;
+        if (IS("shared")) return K_SHARED;
+        if (IS("struct")) return K_STRUCT;
+        break;
+    case 7:
+        if (IS("address")) return K_ADDRESS;
+        if (IS("memsize")) return K_MEMSIZE;
+        break;
+    case 8:
+        if (IS("bytesize")) return K_BYTESIZE;
+        if (IS("capacity")) return K_CAPACITY;
+        if (IS("embedded")) return K_EMBEDDED;
+        break;
+    case 9:
+        if (IS("slot_size")) return K_SLOT_SIZE;
+        if (IS("singleton")) return K_SINGLETON;
+        break;
+    case 10:
+        if (IS("references")) return K_REFERENCES;
+        if (IS("generation")) return K_GENERATION;
+        if (IS("superclass")) return K_SUPERCLASS;
+        if (IS("imemo_type")) return K_IMEMO_TYPE;
+        break;
+    default:
+        break;
+    }
+    return K_OTHER;
+#undef IS
+}
+
+int js_parse_address(const char *p, size_t n, uint64_t *out)
+{
+    if (n >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        p += 2;
+        n -= 2;
+    }
+    if (n == 0 || n > 16)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned h = hex_value[(unsigned char)p[i]];
+        if (h == NH)
+            return -1;
+        v = (v << 4) | h;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The text a sout describes, for js_parse_address and key lookup. */
+static const char *sout_text(ctx *c, const sout *o, enum smode mode)
+{
+    if (!o->escaped)
+        return o->raw;
+    return mode == S_KEY ? c->s->key : c->s->text + o->off;
+}
+
+/* An address-valued field at p. */
+static const char *field_address(ctx *c, const char *p, enum key k,
+                                 uint64_t *dst, uint32_t has, int core)
+{
+    if (*p != '"') {
+        const char *q = skip_value(c, p, 2);
+        if (q) {
+            if (core)
+                field_error(c, k, p, "expected an address string");
+            else
+                c->out->has &= ~has;
+        }
+        return q;
+    }
+    sout so;
+    const char *q = scan_string(c, p, S_TEXT, 32, &so);
+    if (!q)
+        return NULL;
+    if (so.full <= 32 &&
+        js_parse_address(sout_text(c, &so, S_TEXT), so.len, dst) == 0) {
+        c->out->has |= has;
+        field_ok(c, k);
+    } else if (core) {
+        field_error(c, k, p, "not a hexadecimal address");
+    } else {
+        c->out->has &= ~has;
+    }
+    return q;
+}
+
+/* An unsigned-integer field at p. */
+static const char *field_uint(ctx *c, const char *p, enum key k, uint64_t *dst,
+                              uint32_t has, int core)
+{
+    uint64_t u;
+    enum nkind nk;
+    const char *q;
+    if (*p == '-' || is_digit((unsigned char)*p)) {
+        if (!(q = scan_number(c, p, &u, &nk)))
+            return NULL;
+        if (nk == N_UINT) {
+            *dst = u;
+            c->out->has |= has;
+            field_ok(c, k);
+            return q;
+        }
+    } else if (!(q = skip_value(c, p, 2))) {
+        return NULL;
+    }
+    if (core)
+        field_error(c, k, p, "expected an unsigned integer");
+    else
+        c->out->has &= ~has;
+    return q;
+}
+
+/* A text field at p. */
+static const char *field_text(ctx *c, const char *p, enum key k, int slot,
+                              size_t limit, uint32_t has, int core)
+{
+    if (*p != '"') {
+        const char *q = skip_value(c, p, 2);
+        if (q) {
+            if (core)
+                field_error(c, k, p, "expected a string");
+            else
+                c->out->has &= ~has;
+        }
+        return q;
+    }
+    sout so;
+    const char *q = scan_string(c, p, S_TEXT, limit, &so);
+    if (!q)
+        return NULL;
+    pending *t = &c->text[slot];
+    t->ptr = so.escaped ? NULL : so.raw;
+    t->off = so.off;
+    t->len = so.len;
+    if (slot == T_VALUE)
+        c->out->value_full = so.full;
+    c->out->has |= has;
+    field_ok(c, k);
+    return q;
+}
+
+/* A boolean field at p, a value of the given depth: true sets bit,
+ * anything else clears it. */
+static const char *field_bool(ctx *c, const char *p, uint32_t bit,
+                              unsigned depth)
+{
+    int lit = -1;
+    const char *q;
+    if (*p == 't' || *p == 'f' || *p == 'n')
+        q = scan_literal(c, p, &lit);
+    else
+        q = skip_value(c, p, depth);
+    if (q) {
+        if (lit == 1)
+            c->out->bits |= bit;
+        else
+            c->out->bits &= ~bit;
+    }
+    return q;
+}
+
+/* "references": an array of address strings. */
+static const char *field_refs(ctx *c, const char *p)
+{
+    js_line *L = c->out;
+    js_scanner *s = c->s;
+    size_t n = 0;
+    if (*p != '[') {
+        const char *q = skip_value(c, p, 2);
+        if (q) {
+            field_error(c, K_REFERENCES, p, "expected an array of addresses");
+            L->nrefs = 0;
+        }
+        return q;
+    }
+    int bad = 0;
+    const char *bad_at = NULL;
+    p = skip_ws(p + 1);
+    if (*p == ']') {
+        p++;
+        goto done;
+    }
+    for (;;) {
+        if (*p == '"') {
+            /* Fast path: "0x" and hex digits, no escapes. */
+            const char *q = p + 1;
+            if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+                q += 2;
+            const char *digits = q;
+            uint64_t v = 0;
+            unsigned h;
+            while ((h = hex_value[(unsigned char)*q]) != NH) {
+                v = (v << 4) | h;
+                q++;
+            }
+            size_t nd = (size_t)(q - digits);
+            if (*q == '"' && nd >= 1 && nd <= 16) {
+                if (push_ref(s, &n, v) < 0)
+                    return NULL;
+                p = q + 1;
+            } else {
+                sout so;
+                const char *e = scan_string(c, p, S_TEXT, 32, &so);
+                if (!e)
+                    return NULL;
+                if (so.full <= 32 &&
+                    js_parse_address(sout_text(c, &so, S_TEXT), so.len, &v) == 0) {
+                    if (push_ref(s, &n, v) < 0)
+                        return NULL;
+                } else if (!bad) {
+                    bad = 1;
+                    bad_at = p;
+                }
+                p = e;
+            }
+        } else {
+            const char *e = skip_value(c, p, 3);
+            if (!e)
+                return NULL;
+            if (!bad) {
+                bad = 1;
+                bad_at = p;
+            }
+            p = e;
+        }
+        p = skip_ws(p);
+        if (*p == ',') {
+            p = skip_ws(p + 1);
+            continue;
+        }
+        if (*p == ']') {
+            p++;
+            break;
+        }
+        return syntax(c, p, p >= c->end ? "unexpected end of line"
+                                        : "expected ',' or ']'");
+    }
+done:
+    if (bad) {
+        field_error(c, K_REFERENCES, bad_at, "a reference is not an address");
+        n = 0;
+    } else {
+        field_ok(c, K_REFERENCES);
+    }
+    L->nrefs = n;
+    L->has |= JS_HAS_REFS;
+    return p;
+}
+
+/* "flags": {"wb_protected":true, "old":true, ...}. */
+static const char *field_flags(ctx *c, const char *p)
+{
+    js_line *L = c->out;
+    const uint32_t gc = JS_GC_WB_PROTECTED | JS_GC_OLD | JS_GC_UNCOLLECTIBLE |
+                        JS_GC_MARKED;
+    L->bits &= ~gc;
+    if (*p != '{') {
+        const char *q = skip_value(c, p, 2);
+        if (q)
+            L->has &= ~(uint32_t)JS_HAS_FLAGS;
+        return q;
+    }
+    L->has |= JS_HAS_FLAGS;
+    p = skip_ws(p + 1);
+    if (*p == '}')
+        return p + 1;
+    for (;;) {
+        if (*p != '"')
+            return syntax(c, p, p >= c->end ? "unexpected end of line"
+                                            : "expected a string key");
+        sout so;
+        const char *q = scan_string(c, p, S_KEY, 16, &so);
+        if (!q)
+            return NULL;
+        const char *k = sout_text(c, &so, S_KEY);
+        uint32_t bit = 0;
+        if (so.full == 12 && memcmp(k, "wb_protected", 12) == 0)
+            bit = JS_GC_WB_PROTECTED;
+        else if (so.full == 3 && memcmp(k, "old", 3) == 0)
+            bit = JS_GC_OLD;
+        else if (so.full == 13 && memcmp(k, "uncollectible", 13) == 0)
+            bit = JS_GC_UNCOLLECTIBLE;
+        else if (so.full == 6 && memcmp(k, "marked", 6) == 0)
+            bit = JS_GC_MARKED;
+        p = skip_ws(q);
+        if (*p != ':')
+            return syntax(c, p, "expected ':'");
+        p = skip_ws(p + 1);
+        if (bit) {
+            if (!(p = field_bool(c, p, bit, 3)))
+                return NULL;
+        } else if (!(p = skip_value(c, p, 3))) {
+            return NULL;
+        }
+        p = skip_ws(p);
+        if (*p == ',') {
+            p = skip_ws(p + 1);
+            continue;
+        }
+        if (*p == '}')
+            return p + 1;
+        return syntax(c, p, p >= c->end ? "unexpected end of line"
+                                        : "expected ',' or '}'");
+    }
+}
+
+/* The value of a top-level member with key k, at p. */
+static const char *member(ctx *c, enum key k, const char *p)
+{
+    js_line *L = c->out;
+    switch (k) {
+    case K_ADDRESS:
+        return field_address(c, p, k, &L->address, JS_HAS_ADDRESS, 1);
+    case K_CLASS:
+        return field_address(c, p, k, &L->klass, JS_HAS_CLASS, 1);
+    case K_SUPERCLASS:
+        return field_address(c, p, k, &L->super, JS_HAS_SUPER, 0);
+    case K_TYPE:
+        return field_text(c, p, k, T_TYPE, (size_t)-1, JS_HAS_TYPE, 1);
+    case K_ROOT:
+        return field_text(c, p, k, T_ROOT, (size_t)-1, JS_HAS_ROOT, 1);
+    case K_NAME:
+        return field_text(c, p, k, T_NAME, (size_t)-1, JS_HAS_NAME, 1);
+    case K_FILE:
+        return field_text(c, p, k, T_FILE, (size_t)-1, JS_HAS_FILE, 1);
+    case K_STRUCT:
+        return field_text(c, p, k, T_STRUCT, (size_t)-1, JS_HAS_STRUCT, 0);
+    case K_IMEMO_TYPE:
+        return field_text(c, p, k, T_IMEMO, (size_t)-1, JS_HAS_IMEMO_TYPE, 0);
+    case K_VALUE:
+        return field_text(c, p, k, T_VALUE, JS_VALUE_MAX, JS_HAS_VALUE, 0);
+    case K_REFERENCES:
+        return field_refs(c, p);
+    case K_MEMSIZE:
+        return field_uint(c, p, k, &L->memsize, JS_HAS_MEMSIZE, 1);
+    case K_LINE:
+        return field_uint(c, p, k, &L->line, JS_HAS_LINE, 1);
+    case K_GENERATION:
+        return field_uint(c, p, k, &L->generation, JS_HAS_GENERATION, 1);
+    case K_BYTESIZE:
+        return field_uint(c, p, k, &L->bytesize, JS_HAS_BYTESIZE, 0);
+    case K_CAPACITY:
+        return field_uint(c, p, k, &L->capacity, JS_HAS_CAPACITY, 0);
+    case K_SLOT_SIZE:
+        return field_uint(c, p, k, &L->slot_size, JS_HAS_SLOT_SIZE, 0);
+    case K_FROZEN:
+        L->has |= JS_HAS_FROZEN;
+        return field_bool(c, p, JS_FROZEN, 2);
+    case K_EMBEDDED:
+        return field_bool(c, p, JS_EMBEDDED, 2);
+    case K_SHARED:
+        return field_bool(c, p, JS_SHARED, 2);
+    case K_SINGLETON:
+        return field_bool(c, p, JS_SINGLETON, 2);
+    case K_FLAGS:
+        return field_flags(c, p);
+    case K_OTHER:
+    case K_COUNT:
+        break;
+    }
+    return skip_value(c, p, 2);
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                        */
+/* ------------------------------------------------------------------ */
+
+void js_init(js_scanner *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void js_free(js_scanner *s)
+{
+    if (s) {
+        free(s->refs);
+        free(s->text);
+        free(s->key);
+        js_init(s);
+    }
+}
+
+static int fail_nomem(js_scanner *s)
+{
+    s->err_pos = 0;
+    s->err_msg = "out of memory";
+    return JS_NOMEM;
+}
+
+int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
+{
+    ctx c;
+    c.s = s;
+    c.base = line;
+    c.end = line + n;
+    c.out = out;
+    c.field_err = 0;
+    memset(c.text, 0, sizeof c.text);
+    memset(out, 0, sizeof *out);
+    s->text_len = 0;
+    s->err_pos = 0;
+    s->err_msg = NULL;
+    s->err_field = NULL;
+
+    const char *p = skip_ws(line);
+    if (*p != '{') {
+        if (*p == '[') {
+            if (!(p = skip_value(&c, p, 1)))
+                return s->err_msg ? JS_SYNTAX : fail_nomem(s);
+            p = skip_ws(p);
+            if (p < c.end) {
+                syntax(&c, p, "unexpected characters after the JSON value");
+                return JS_SYNTAX;
+            }
+            s->err_pos = 0;
+            s->err_msg = "a JSON array, not an object";
+            return JS_FIELD;
+        }
+        syntax(&c, p, p >= c.end ? "empty line" : "expected '{'");
+        return JS_SYNTAX;
+    }
+    p = skip_ws(p + 1);
+    if (*p != '}') {
+        for (;;) {
+            if (*p != '"') {
+                syntax(&c, p, p >= c.end ? "unexpected end of line"
+                                         : "expected a string key or '}'");
+                return JS_SYNTAX;
+            }
+            sout so;
+            const char *q = scan_string(&c, p, S_KEY, 16, &so);
+            if (!q)
+                return s->err_msg ? JS_SYNTAX : fail_nomem(s);
+            enum key k = so.full <= 16
+                             ? lookup_key(sout_text(&c, &so, S_KEY), so.full)
+                             : K_OTHER;
+            p = skip_ws(q);
+            if (*p != ':') {
+                syntax(&c, p, p >= c.end ? "unexpected end of line"
+                                         : "expected ':'");
+                return JS_SYNTAX;
+            }
+            p = skip_ws(p + 1);
+            if (!(p = member(&c, k, p)))
+                return s->err_msg ? JS_SYNTAX : fail_nomem(s);
+            p = skip_ws(p);
+            if (*p == ',') {
+                p = skip_ws(p + 1);
+                continue;
+            }
+            if (*p == '}')
+                break;
+            syntax(&c, p, p >= c.end ? "unexpected end of line"
+                                     : "expected ',' or '}'");
+            return JS_SYNTAX;
+        }
+    }
+    p = skip_ws(p + 1);
+    if (p < c.end) {
+        syntax(&c, p, "unexpected characters after the JSON object");
+        return JS_SYNTAX;
+    }
+
+    if (c.field_err) {
+        /* Report the leftmost bad field. */
+        size_t best = (size_t)-1;
+        int which = 0;
+        for (int k = 0; k < K_COUNT; k++)
+            if ((c.field_err & (1u << k)) && c.field_pos[k] < best) {
+                best = c.field_pos[k];
+                which = k;
+            }
+        s->err_pos = best;
+        s->err_msg = c.field_msg[which];
+        s->err_field = key_names[which];
+        return JS_FIELD;
+    }
+
+    /* Resolve the texts now that the buffer no longer moves. */
+    js_text *dst[T_COUNT] = {&out->type,        &out->root, &out->name,
+                             &out->file,        &out->struct_name,
+                             &out->imemo_type,  &out->value};
+    static const uint32_t bit[T_COUNT] = {
+        JS_HAS_TYPE, JS_HAS_ROOT, JS_HAS_NAME, JS_HAS_FILE,
+        JS_HAS_STRUCT, JS_HAS_IMEMO_TYPE, JS_HAS_VALUE};
+    for (int i = 0; i < T_COUNT; i++) {
+        const pending *t = &c.text[i];
+        if (!(out->has & bit[i])) { /* absent, or dropped by a later key */
+            dst[i]->ptr = "";
+            dst[i]->len = 0;
+            continue;
+        }
+        dst[i]->ptr = t->ptr ? t->ptr : s->text ? s->text + t->off : "";
+        dst[i]->len = t->len;
+    }
+    if (!(out->has & JS_HAS_VALUE))
+        out->value_full = 0;
+    out->refs = s->refs;
+    return JS_OK;
+}

@@ -1,0 +1,288 @@
+/* lines.c -- read text lines of any length, from plain or gzip input. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lines.h"
+
+#define LR_INITIAL_CAP ((size_t)1 << 20)
+#define LR_CHUNK ((size_t)1 << 20)
+#define LR_IN_CAP ((size_t)256 << 10)
+
+void lr_init(lr *r, lr_read_fn fn, void *opaque, size_t max_line)
+{
+    memset(r, 0, sizeof *r);
+    r->read = fn;
+    r->opaque = opaque;
+    r->max_line = max_line ? max_line : LR_DEFAULT_MAX_LINE;
+    r->chunk = LR_CHUNK;
+    r->initial_cap = LR_INITIAL_CAP;
+}
+
+void lr_free(lr *r)
+{
+    if (!r)
+        return;
+    if (r->z_ready)
+        inflateEnd(&r->z);
+    free(r->buf);
+    free(r->in);
+    r->buf = r->in = NULL;
+    r->cap = r->in_cap = 0;
+    r->z_ready = 0;
+}
+
+int lr_is_gzip(const lr *r)
+{
+    return r->mode == 2;
+}
+
+/* Remembers a failure; it is reported once the lines before it are out. */
+static void defer(lr *r, int error, int sys_errno, const char *msg)
+{
+    if (r->error == LR_E_NONE) {
+        r->error = error;
+        r->sys_errno = sys_errno;
+        snprintf(r->message, sizeof r->message, "%s", msg);
+    }
+    r->eof = 1;
+}
+
+/* One read through the callback, retrying EINTR/EAGAIN. */
+static long pull(lr *r, void *buf, size_t len)
+{
+    for (;;) {
+        long n = r->read(r->opaque, buf, len);
+        if (n == -EINTR || n == -EAGAIN)
+            continue;
+        if (n > 0) {
+            if ((size_t)n > len)
+                n = (long)len;
+            r->bytes_read += (uint64_t)n;
+        }
+        return n;
+    }
+}
+
+static void read_failed(lr *r, long n)
+{
+    int e = (int)-n;
+    defer(r, LR_E_READ, e, strerror(e));
+}
+
+/* Reads the first bytes and decides between plain and gzip input. */
+static void detect(lr *r)
+{
+    size_t have = 0;
+    while (have < 2) {
+        long n = pull(r, r->buf + have, r->cap - have);
+        if (n < 0) {
+            read_failed(r, n);
+            break;
+        }
+        if (n == 0) {
+            r->eof = 1;
+            break;
+        }
+        have += (size_t)n;
+    }
+    if (have >= 2 && r->buf[0] == 0x1f && r->buf[1] == 0x8b) {
+        r->mode = 2;
+        r->in_cap = have > LR_IN_CAP ? have : LR_IN_CAP;
+        r->in = malloc(r->in_cap);
+        if (!r->in) {
+            defer(r, LR_E_NOMEM, 0, "out of memory");
+            return;
+        }
+        memcpy(r->in, r->buf, have);
+        memset(&r->z, 0, sizeof r->z);
+        if (inflateInit2(&r->z, 15 + 16) != Z_OK) {
+            defer(r, LR_E_NOMEM, 0, "cannot initialise zlib");
+            return;
+        }
+        r->z_ready = 1;
+        r->z.next_in = r->in;
+        r->z.avail_in = (uInt)have;
+        r->in_eof = r->eof;
+        r->eof = r->error != LR_E_NONE;
+    } else {
+        r->mode = 1;
+        r->end = have;
+        r->bytes_decoded += have;
+    }
+}
+
+/* Decodes gzip input into buf[end..end+want). */
+static void inflate_some(lr *r, size_t want)
+{
+    for (;;) {
+        if (r->z.avail_in == 0 && !r->in_eof) {
+            long n = pull(r, r->in, r->in_cap);
+            if (n < 0) {
+                read_failed(r, n);
+                return;
+            }
+            if (n == 0)
+                r->in_eof = 1;
+            r->z.next_in = r->in;
+            r->z.avail_in = (uInt)n;
+        }
+        if (r->z_member_done) {
+            if (r->z.avail_in == 0) {
+                if (r->in_eof) {
+                    r->eof = 1;
+                    return;
+                }
+                continue;
+            }
+            /* Another member follows (as written by gzip -c a b). */
+            if (inflateReset(&r->z) != Z_OK) {
+                defer(r, LR_E_GZ_CORRUPT, 0, "cannot restart zlib");
+                return;
+            }
+            r->z_member_done = 0;
+        }
+        uInt avail = want > (1u << 30) ? (1u << 30) : (uInt)want;
+        r->z.next_out = r->buf + r->end;
+        r->z.avail_out = avail;
+        int rc = inflate(&r->z, Z_NO_FLUSH);
+        size_t produced = avail - r->z.avail_out;
+        r->end += produced;
+        r->bytes_decoded += produced;
+        want -= produced;
+        if (rc == Z_STREAM_END) {
+            r->z_member_done = 1;
+        } else if (rc == Z_BUF_ERROR) {
+            if (r->z.avail_in == 0 && r->in_eof) {
+                defer(r, LR_E_GZ_TRUNC, 0,
+                      "compressed input ends early (truncated)");
+                return;
+            }
+        } else if (rc != Z_OK) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "damaged compressed input (%s)",
+                     r->z.msg ? r->z.msg
+                     : rc == Z_MEM_ERROR ? "out of memory" : "zlib error");
+            defer(r, rc == Z_MEM_ERROR ? LR_E_NOMEM : LR_E_GZ_CORRUPT, 0, msg);
+            return;
+        }
+        if (produced > 0 || want == 0)
+            return;
+    }
+}
+
+/* Makes room and decodes more bytes; sets eof at the end of input. */
+static void fill(lr *r)
+{
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    if (r->end == r->cap) {
+        size_t ncap = r->cap ? r->cap * 2
+                             : r->initial_cap >= 16 ? r->initial_cap : 16;
+        if (ncap < r->cap) {
+            defer(r, LR_E_NOMEM, 0, "line too long for memory");
+            return;
+        }
+        unsigned char *nb = realloc(r->buf, ncap + 1);
+        if (!nb) {
+            defer(r, LR_E_NOMEM, 0, "out of memory");
+            return;
+        }
+        r->buf = nb;
+        r->cap = ncap;
+    }
+    if (r->mode == 0) {
+        detect(r);
+        return;
+    }
+    size_t want = r->cap - r->end;
+    if (r->mode == 2) {
+        inflate_some(r, want);
+        return;
+    }
+    if (want > r->chunk)
+        want = r->chunk;
+    long n = pull(r, r->buf + r->end, want);
+    if (n < 0)
+        read_failed(r, n);
+    else if (n == 0)
+        r->eof = 1;
+    else {
+        r->end += (size_t)n;
+        r->bytes_decoded += (uint64_t)n;
+    }
+}
+
+int lr_next(lr *r)
+{
+    r->line = NULL;
+    r->len = 0;
+    for (;;) {
+        if (r->buf && !r->skipping) {
+            unsigned char *from = r->buf + r->start + r->scanned;
+            unsigned char *nl = memchr(from, '\n', r->end - r->start - r->scanned);
+            if (nl) {
+                size_t len = (size_t)(nl - (r->buf + r->start));
+                *nl = '\0';
+                r->line = (const char *)(r->buf + r->start);
+                r->len = len;
+                r->start = (size_t)(nl + 1 - r->buf);
+                r->scanned = 0;
+                r->terminated = 1;
+                r->lineno++;
+                if (len > r->max_line) {
+                    r->line = NULL;
+                    r->len = 0;
+                    return LR_LONG;
+                }
+                return LR_LINE;
+            }
+            r->scanned = r->end - r->start;
+            if (r->scanned > r->max_line) {
+                r->skipping = 1; /* drop what we have of it */
+                r->start = r->end;
+                r->scanned = 0;
+            }
+        } else if (r->buf) {
+            unsigned char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+            if (nl) {
+                r->start = (size_t)(nl + 1 - r->buf);
+                r->skipping = 0;
+                r->terminated = 1;
+                r->lineno++;
+                return LR_LONG;
+            }
+            r->start = r->end;
+        }
+        if (r->eof) {
+            if (r->skipping) {
+                r->skipping = 0;
+                r->terminated = 0;
+                r->lineno++;
+                return LR_LONG;
+            }
+            if (r->end > r->start && r->end - r->start > r->max_line) {
+                r->start = r->end;
+                r->terminated = 0;
+                r->lineno++;
+                return LR_LONG;
+            }
+            if (r->end > r->start) {
+                r->buf[r->end] = '\0';
+                r->line = (const char *)(r->buf + r->start);
+                r->len = r->end - r->start;
+                r->start = r->end;
+                r->scanned = 0;
+                r->terminated = 0;
+                r->lineno++;
+                return LR_LINE;
+            }
+            return r->error != LR_E_NONE ? LR_ERROR : LR_END;
+        }
+        fill(r);
+    }
+}

@@ -1,0 +1,94 @@
+/* lines.h -- read text lines of any length, from plain or gzip input.
+ *
+ * The reader pulls bytes through a read callback (a file descriptor in the
+ * tool, memory in the tests), recognises gzip input by its first two bytes
+ * (1f 8b; concatenated gzip members are read one after another) and hands
+ * out one line at a time, without its '\n', followed by a NUL byte.
+ *
+ * Memory: one buffer that holds the current line; it starts at 1 MiB and
+ * doubles when a line needs it, so it ends up about twice the longest line.
+ * A line longer than max_line is not kept: it is skipped up to its '\n'
+ * and reported as LR_LONG. Nothing else is allocated per line. */
+#ifndef LINES_H
+#define LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zlib.h>
+
+/* Like heapfmt_read_fn: up to len bytes into buf; returns the count, 0 at
+ * the end of input, or a negative errno value (-EINTR and -EAGAIN are
+ * retried). */
+typedef long (*lr_read_fn)(void *opaque, void *buf, size_t len);
+
+#define LR_DEFAULT_MAX_LINE ((size_t)1 << 30) /* 1 GiB */
+
+enum lr_result {
+    LR_LINE = 0,   /* a line: lr.line, lr.len, lr.lineno */
+    LR_END = 1,    /* clean end of input */
+    LR_LONG = 2,   /* line lr.lineno is longer than max_line; skipped */
+    LR_ERROR = -1  /* see lr.error: a read error, a damaged or truncated
+                      compressed stream, out of memory. Sticky. */
+};
+
+enum lr_error {
+    LR_E_NONE = 0,
+    LR_E_READ,       /* the read callback failed; lr.sys_errno */
+    LR_E_NOMEM,
+    LR_E_GZ_CORRUPT, /* the gzip stream is damaged */
+    LR_E_GZ_TRUNC    /* the gzip stream ends early */
+};
+
+typedef struct lr {
+    lr_read_fn read;
+    void *opaque;
+    size_t max_line;
+    size_t chunk;       /* bytes asked from read() at a time (1 MiB) */
+    size_t initial_cap; /* first buffer size (1 MiB; tests set it small) */
+
+    unsigned char *buf; /* decoded bytes; cap + 1 allocated (for the NUL) */
+    size_t cap;
+    size_t start;     /* first byte of the current line */
+    size_t end;       /* end of the decoded bytes */
+    size_t scanned;   /* bytes from start already searched for '\n' */
+    int eof;          /* no more decoded bytes will come */
+    int skipping;     /* discarding an over-long line */
+
+    /* gzip */
+    int mode;         /* 0 unknown yet, 1 plain, 2 gzip */
+    z_stream z;
+    int z_ready;
+    int z_member_done; /* the last member ended; more may follow */
+    unsigned char *in;
+    size_t in_cap;
+    int in_eof;
+
+    /* results */
+    const char *line; /* the line (NUL-terminated), valid until lr_next */
+    size_t len;
+    uint64_t lineno;  /* 1-based number of the line just returned */
+    int terminated;   /* the line ended with '\n' (0: last line of input) */
+    uint64_t bytes_read;    /* bytes from the callback */
+    uint64_t bytes_decoded; /* bytes after gunzip (= bytes_read if plain) */
+    int error;        /* enum lr_error after LR_ERROR */
+    int sys_errno;
+    char message[128];
+} lr;
+
+/* Prepares r to read through fn. max_line 0 means LR_DEFAULT_MAX_LINE.
+ * Allocates nothing yet. */
+void lr_init(lr *r, lr_read_fn fn, void *opaque, size_t max_line);
+
+/* Returns the next line (LR_LINE), LR_END, LR_LONG or LR_ERROR. After
+ * LR_ERROR, lines decoded before the failure have all been returned; the
+ * last one has terminated == 0 when it was cut. */
+int lr_next(lr *r);
+
+/* 1 if the input is gzip (known after the first lr_next). */
+int lr_is_gzip(const lr *r);
+
+/* Releases the buffers and zlib state. */
+void lr_free(lr *r);
+
+#endif /* LINES_H */

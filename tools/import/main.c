@@ -1,0 +1,279 @@
+/* main.c -- heapfmt-import: command line of the ObjectSpace.dump_all
+ * importer. The work is in import.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "heapfmt.h"
+#include "import.h"
+#include "jscan.h"
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s [OPTION]... [FILE]\n"
+        "Convert the JSON lines of Ruby's ObjectSpace.dump_all (Ruby 2.1 to\n"
+        "3.4, plain or gzip-compressed) into a heapfmt dump. FILE - or no\n"
+        "FILE reads standard input.\n"
+        "\n"
+        "  -o, --output FILE     write to FILE; - for standard output, which\n"
+        "                        must not be a terminal (default -)\n"
+        "  -l, --level L         zlib level 0-9, 0 = store blocks\n"
+        "                        uncompressed (default 1)\n"
+        "      --strict          stop at the first line that cannot be\n"
+        "                        imported (exit 1, no output file left)\n"
+        "      --preview N       bytes of each string value to keep\n"
+        "                        (0 to %d, default %d)\n"
+        "      --max-line N      skip lines longer than N bytes\n"
+        "                        (default 1 GiB)\n"
+        "      --one-pass        read a regular file once: classes are\n"
+        "                        named where their line comes, not before\n"
+        "                        the first object (pipes are always read\n"
+        "                        once)\n"
+        "  -v, --verbose         print counts and speed to stderr at the end\n"
+        "  -h, --help            show this help and exit\n"
+        "  -V, --version         show the version and exit\n"
+        "\n"
+        "A line that cannot be imported is reported as FILE:LINE: reason and\n"
+        "skipped; so is a line cut short at the end of the input.\n"
+        "\n"
+        "Exit status: 0 success, 1 error (nothing is left behind in FILE),\n"
+        "2 usage error, 3 lines were skipped or the input was truncated (the\n"
+        "dump holds everything else).\n",
+        cli_progname(), JS_VALUE_MAX, IMPORT_PREVIEW);
+}
+
+enum { OPT_STRICT = 256, OPT_PREVIEW, OPT_MAX_LINE, OPT_ONE_PASS };
+
+static const struct option long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"level", required_argument, NULL, 'l'},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"preview", required_argument, NULL, OPT_PREVIEW},
+    {"max-line", required_argument, NULL, OPT_MAX_LINE},
+    {"one-pass", no_argument, NULL, OPT_ONE_PASS},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Reads from a file descriptor (the lr_read_fn of the tool). */
+static long fd_read(void *opaque, void *buf, size_t len)
+{
+    int fd = *(const int *)opaque;
+    if (len > ((size_t)1 << 30))
+        len = (size_t)1 << 30;
+    ssize_t n = read(fd, buf, len);
+    return n < 0 ? -(long)errno : (long)n;
+}
+
+/* Rewinds a regular file for the importer's second pass. */
+static int fd_rewind(void *opaque)
+{
+    int fd = *(const int *)opaque;
+    return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+/* Diagnostics as "prog: FILE:LINE: message". */
+static void report(void *ctx, int kind, uint64_t line, const char *msg)
+{
+    const char *name = ctx;
+    char where[4096];
+    const char *file = name;
+    if (line > 0) {
+        snprintf(where, sizeof where, "%s:%llu", name, (unsigned long long)line);
+        file = where;
+    }
+    if (kind == IMPORT_DIAG_WARNING)
+        cli_warn(file, "%s", msg);
+    else
+        cli_error(file, "%s", msg);
+}
+
+static double seconds(clockid_t clock)
+{
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void print_stats(const char *in_name, const import_stats *st,
+                        uint64_t out_bytes, double secs, double cpu)
+{
+    double mb = (double)st->bytes_json / 1e6;
+    fprintf(stderr,
+            "%s: %s: lines %s, objects %s, root lines %s, references %s, "
+            "classes %s\n",
+            cli_progname(), in_name, cli_fmt_count(st->lines).s,
+            cli_fmt_count(st->objects).s, cli_fmt_count(st->roots).s,
+            cli_fmt_count(st->refs).s, cli_fmt_count(st->classes).s);
+    if (st->free_slots || st->shapes || st->malformed)
+        fprintf(stderr,
+                "%s: %s: skipped: free slots %s, shapes %s, problem lines %s\n",
+                cli_progname(), in_name, cli_fmt_count(st->free_slots).s,
+                cli_fmt_count(st->shapes).s, cli_fmt_count(st->malformed).s);
+    fprintf(stderr,
+            "%s: %s: %s of JSON%s in %.2f s (%.0f MB/s); CPU %.2f s "
+            "(%.0f MB/s per core); dump %s\n",
+            cli_progname(), in_name, cli_fmt_bytes(st->bytes_json).s,
+            st->gzip ? " (gzip)" : "", secs, secs > 0 ? mb / secs : 0.0, cpu,
+            cpu > 0 ? mb / cpu : 0.0, cli_fmt_bytes(out_bytes).s);
+}
+
+typedef struct run_args {
+    const char *input;
+    const char *output;
+    heapfmt_writer_options wopt;
+    import_options iopt;
+    int verbose;
+    int one_pass;
+} run_args;
+
+static int run(run_args *a)
+{
+    const char *in_name = cli_input_name(a->input);
+    const char *out_name = cli_output_name(a->output);
+    int in_fd, out_fd;
+    if (cli_open_input(a->input, &in_fd) != 0)
+        return CLI_EXIT_ERROR;
+    struct stat si, so;
+    if (fstat(in_fd, &si) != 0)
+        memset(&si, 0, sizeof si);
+    if (strcmp(a->output, "-") != 0 && S_ISREG(si.st_mode) &&
+        stat(a->output, &so) == 0 && si.st_dev == so.st_dev &&
+        si.st_ino == so.st_ino) {
+        cli_error(out_name, "is the input file too; not overwriting it");
+        cli_close_input(in_fd);
+        return CLI_EXIT_ERROR;
+    }
+    if (cli_open_output(a->output, 1, &out_fd) != 0) {
+        cli_close_input(in_fd);
+        return CLI_EXIT_ERROR;
+    }
+    heapfmt_writer *w = NULL;
+    int rc = heapfmt_writer_open_fd(&w, &a->wopt, out_fd);
+    int code = CLI_EXIT_OK;
+    if (rc != HEAPFMT_OK) {
+        cli_error(out_name, "%s", heapfmt_strerror(rc));
+        code = CLI_EXIT_ERROR;
+    } else {
+        a->iopt.source = in_name;
+        a->iopt.report = report;
+        a->iopt.report_ctx = (void *)in_name;
+        if (!a->one_pass && S_ISREG(si.st_mode))
+            a->iopt.rewind = fd_rewind;
+        import_stats st;
+        double t0 = seconds(CLOCK_MONOTONIC);
+        double c0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
+        int r = import_run(w, fd_read, &in_fd, &a->iopt, &st);
+        if (r == IMPORT_FAILED) {
+            code = CLI_EXIT_ERROR;
+        } else {
+            code = r == IMPORT_INCOMPLETE ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
+            rc = heapfmt_writer_finish(w);
+            if (rc != HEAPFMT_OK) {
+                const heapfmt_error *e = heapfmt_writer_error(w);
+                cli_error(out_name, "%s",
+                          e->code == rc && e->message[0] ? e->message
+                                                         : heapfmt_strerror(rc));
+                code = CLI_EXIT_ERROR;
+            }
+        }
+        if (a->verbose && code != CLI_EXIT_ERROR)
+            print_stats(in_name, &st, heapfmt_writer_offset(w),
+                        seconds(CLOCK_MONOTONIC) - t0,
+                        seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
+    }
+    heapfmt_writer_free(w);
+    cli_close_input(in_fd);
+    if (cli_close_output(a->output, out_fd) != 0 && code != CLI_EXIT_ERROR)
+        code = CLI_EXIT_ERROR;
+    if (code == CLI_EXIT_ERROR)
+        cli_remove_output(a->output);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    cli_set_progname("heapfmt-import");
+    run_args a;
+    memset(&a, 0, sizeof a);
+    a.output = "-";
+    heapfmt_writer_options wopt = HEAPFMT_WRITER_OPTIONS_INIT;
+    import_options iopt = IMPORT_OPTIONS_INIT;
+    a.wopt = wopt;
+    a.iopt = iopt;
+    uint64_t v;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:l:vhV", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (*optarg == '\0') {
+                cli_usage_error("--output: empty file name");
+                return CLI_EXIT_USAGE;
+            }
+            a.output = optarg;
+            break;
+        case 'l':
+            if (cli_option_u64("--level", optarg, 0, 9, &v) != 0)
+                return CLI_EXIT_USAGE;
+            a.wopt.level = (int)v;
+            break;
+        case OPT_STRICT:
+            a.iopt.strict = 1;
+            break;
+        case OPT_PREVIEW:
+            if (cli_option_u64("--preview", optarg, 0, JS_VALUE_MAX, &v) != 0)
+                return CLI_EXIT_USAGE;
+            a.iopt.preview = (size_t)v;
+            break;
+        case OPT_MAX_LINE:
+            if (cli_option_u64("--max-line", optarg, 1, (uint64_t)1 << 40,
+                               &v) != 0)
+                return CLI_EXIT_USAGE;
+            if (v > (uint64_t)((size_t)-1 / 4)) {
+                cli_usage_error("--max-line: too large for this system");
+                return CLI_EXIT_USAGE;
+            }
+            a.iopt.max_line = (size_t)v;
+            break;
+        case OPT_ONE_PASS:
+            a.one_pass = 1;
+            break;
+        case 'v':
+            a.verbose = 1;
+            break;
+        case 'h':
+            usage();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        case 'V':
+            cli_print_version();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        default:
+            cli_getopt_error(c, argv);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+        return CLI_EXIT_USAGE;
+    }
+    a.input = optind < argc ? argv[optind] : "-";
+    if (*a.input == '\0') {
+        cli_usage_error("empty input file name");
+        return CLI_EXIT_USAGE;
+    }
+    return run(&a);
+}
