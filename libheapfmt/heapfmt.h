@@ -515,7 +515,8 @@ HEAPFMT_API int heapfmt_reader_can_continue(const heapfmt_reader *r);
  * *ids. Returns the count (>= 0; 0 for a record with no references) or a
  * negative error: HEAPFMT_E_STATE if the last record was not an OBJECT or
  * ROOT, HEAPFMT_E_CORRUPT if they do not decode (which also ends that block
- * as heapfmt_reader_next would), HEAPFMT_E_NOMEM. */
+ * as heapfmt_reader_next would), HEAPFMT_E_NOMEM. After an error the
+ * record's other fields stay valid until the next heapfmt_reader_next. */
 HEAPFMT_API long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids);
 
 /* Block index entry of the footer. offset is the file offset of the

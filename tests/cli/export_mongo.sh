@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# export_mongo.sh -- heapfmt-export's MongoDB output checked with pymongo's
+# bson module, and the aggregation pipelines of docs/export.md checked
+# against histo: tests/export/check_mongo.py does the work.
+#
+# Needs a python3 with the bson module (Debian python3-pymongo, installed by
+# scripts/install-deps.sh). Without one the test is skipped, except in CI
+# (CI=true), where that is a failure.
+. "$(dirname "$0")/lib.bash"
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+# Debian's python3-pymongo lives in /usr/bin/python3's dist-packages; a
+# python3 earlier in PATH (pyenv, a venv) may not see it.
+py=
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 &&
+        "$p" -c 'import bson, bson.json_util' >/dev/null 2>&1; then
+        py=$p
+        break
+    fi
+done
+if [ -z "$py" ]; then
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: no python3 with the bson module (python3-pymongo)" >&2
+        exit 1
+    fi
+    echo "SKIP: no python3 with the bson module; run scripts/install-deps.sh"
+    exit 0
+fi
+
+# The pipelines are read from the documentation itself (the blocks after
+# "<!-- pipeline: NAME -->" markers), wherever the section lives.
+docs=
+for f in "$repo/docs/export.md" "$repo/README.md"; do
+    if [ -f "$f" ] && grep -q '<!-- pipeline: histogram -->' "$f"; then
+        docs=$f
+        break
+    fi
+done
+[ -n "$docs" ] || { echo "FAIL: no documented pipelines found" >&2; exit 1; }
+
+run "$py" "$repo/tests/export/check_mongo.py" --bin "$BIN" \
+    --docs "$docs" --tmp "$TMPDIR"
+expect_success "check_mongo.py"
+printf '%s\n' "$out"
+finish

@@ -1,0 +1,96 @@
+/* doc.h -- one JSON document per record, in plain JSON or MongoDB
+ * Extended JSON.
+ *
+ * Each function writes exactly one JSON object ("{...}", no newline) to a
+ * jout; the caller frames documents into lines or arrays. docs/export.md
+ * describes every field; in short:
+ *
+ *   object  id class type bytes refs [refs_count refs_truncated]
+ *           [value [value_truncated]] [file line] [generation] [flags]
+ *   edge    from to           (a reference held by an object)
+ *           root to           (a reference held by a root)
+ *   root    kind refs [refs_count refs_truncated]
+ *   class   index id name super flags count bytes
+ *   meta    key value
+ *
+ * Conventions, the same in every format:
+ *   - Object ids are strings: "0x" and 16 lower-case hex digits, so no
+ *     JSON reader loses precision, string order is numeric order, and the
+ *     text matches the ids in anonymous class names.
+ *   - Text is valid UTF-8 (see jout.h) and at most DOC_MAX_TEXT bytes of
+ *     the dump's bytes; longer text is cut (a value says value_truncated).
+ *   - Plain JSON: integers are numbers up to 2^53-1, the largest every
+ *     JSON reader holds exactly; a larger value (never a real size or line)
+ *     is written as a decimal string.
+ *   - MongoDB (Extended JSON v2, canonical integers): every integer is an
+ *     Int64, {"$numberLong":"N"}; an unsigned value above 2^63-1 becomes
+ *     {"$numberDecimal":"N"} (exact), except flags, which keep their 64
+ *     bits as a two's complement Int64 so that $bitsAllSet works. Every
+ *     document has a unique _id (see doc_style.tag).
+ *   - Object and root documents keep at most max_refs references;
+ *     refs_count and refs_truncated: true then tell the real count. Edge
+ *     documents always carry every reference. */
+#ifndef DOC_H
+#define DOC_H
+
+#include <stdint.h>
+
+#include "heapfmt.h"
+#include "jout.h"
+
+/* Text longer than this many input bytes is cut. With the defaults below
+ * the largest possible MongoDB document stays under 16 MiB: four texts
+ * (value, class, type, file) of 1 MiB of invalid bytes become 3 MiB each,
+ * and 100,000 references take 30 bytes each in BSON. */
+#define DOC_MAX_TEXT (1u << 20)
+#define DOC_DEFAULT_MAX_REFS 100000u
+#define DOC_MONGO_MAX_REFS 100000u
+
+/* Longest dump tag, and its characters: [A-Za-z0-9._-]. */
+#define DOC_MAX_TAG 64
+
+typedef struct doc_style {
+    int mongo;          /* Extended JSON v2 with _id */
+    const char *tag;    /* dump tag or NULL: adds "dump", prefixes _id */
+    int record_field;   /* write "record": "<kind>" first */
+    uint64_t max_refs;  /* references kept in object and root documents */
+} doc_style;
+
+/* Checks a dump tag: 1..DOC_MAX_TAG characters of [A-Za-z0-9._-]. */
+int doc_tag_valid(const char *tag);
+
+/* An object with its nrefs references (as decoded by heapfmt_reader_refs;
+ * refs may be NULL when nrefs is 0), and the display name of its class
+ * (cli_names.h; len bytes). */
+void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
+                const char *class_name, size_t class_len,
+                const uint64_t *refs, uint64_t nrefs);
+
+/* The reference number k (0-based) of object from, to object to. */
+void doc_edge(jout *o, const doc_style *st, uint64_t from, uint64_t k,
+              uint64_t to);
+
+/* The reference number k of ROOT record number root_no (0-based, in dump
+ * order), of kind kind. */
+void doc_root_edge(jout *o, const doc_style *st, const heapfmt_rstring *kind,
+                   uint64_t root_no, uint64_t k, uint64_t to);
+
+/* ROOT record number root_no with its references. */
+void doc_root(jout *o, const doc_style *st, const heapfmt_rroot *root,
+              uint64_t root_no, const uint64_t *refs, uint64_t nrefs);
+
+/* A class as the reader knows it at the end of the dump, with the number
+ * and total size of the objects of that class that were exported. */
+void doc_class(jout *o, const doc_style *st, const heapfmt_rclass *c,
+               uint64_t count, uint64_t bytes);
+
+/* One META pair as {"key": ..., "value": ...}. */
+void doc_meta(jout *o, const doc_style *st, const heapfmt_rmeta *m);
+
+/* Just the value of a META pair (for the json format's "meta" object). */
+void doc_meta_value(jout *o, const doc_style *st, const heapfmt_rmeta *m);
+
+/* An unsigned count in the style's integer representation. */
+void doc_count(jout *o, const doc_style *st, uint64_t v);
+
+#endif /* DOC_H */

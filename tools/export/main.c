@@ -1,0 +1,172 @@
+/* main.c -- heapfmt-export: command line of the JSON exporter. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_dump.h"
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "export.h"
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s [OPTION]... DUMP\n"
+        "Write the records of a heapfmt dump as JSON, for jq, notebooks and\n"
+        "mongoimport. DUMP is a file, or - for standard input.\n"
+        "\n"
+        "  -f, --format=FORMAT   ndjson: one document per line (default);\n"
+        "                        json: one JSON value; mongo: MongoDB\n"
+        "                        Extended JSON v2, one document per line\n"
+        "  -r, --records=KINDS   what to write, comma-separated: objects,\n"
+        "                        edges, roots, classes, meta, or all\n"
+        "                        (default objects; json: objects,roots,\n"
+        "                        classes,meta)\n"
+        "  -t, --dump-tag=NAME   add \"dump\": NAME to every document and\n"
+        "                        prefix MongoDB _id values with NAME:, so\n"
+        "                        that many dumps share one collection\n"
+        "                        (1-%d characters of A-Z a-z 0-9 . _ -)\n"
+        "      --max-refs=N      references kept in one object or root\n"
+        "                        document (default %u, at most %u for\n"
+        "                        mongo); edges always carry all of them\n"
+        "  -o, --output=FILE     write to FILE; - for standard output\n"
+        "                        (default -)\n"
+        "  -h, --help            show this help and exit\n"
+        "  -V, --version         show the version and exit\n"
+        "\n"
+        "Exit status: 0 success (also when a pipe reader stops early), 1\n"
+        "error, 2 usage error, 3 incomplete dump (everything readable was\n"
+        "exported).\n",
+        cli_progname(), DOC_MAX_TAG, DOC_DEFAULT_MAX_REFS,
+        DOC_MONGO_MAX_REFS);
+}
+
+enum { OPT_MAX_REFS = 256 };
+
+static const struct option long_options[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"records", required_argument, NULL, 'r'},
+    {"dump-tag", required_argument, NULL, 't'},
+    {"max-refs", required_argument, NULL, OPT_MAX_REFS},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Opens the dump and the output, exports, closes. Returns the exit code. */
+static int run(const char *input, const char *output,
+               const export_options *opt)
+{
+    cli_dump d;
+    int rc = cli_dump_open(&d, input, NULL);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    int fd;
+    if (cli_open_output(output, 0, &fd) != 0) {
+        cli_dump_close(&d);
+        return CLI_EXIT_ERROR;
+    }
+    jout out;
+    if (jout_init(&out, 0, jout_fd_write, &fd) != 0) {
+        cli_error(NULL, "out of memory");
+        rc = CLI_EXIT_ERROR;
+    } else {
+        rc = export_dump(&d, opt, &out, cli_output_name(output));
+    }
+    jout_free(&out);
+    cli_dump_close(&d);
+    if (cli_close_output(output, fd) != 0)
+        rc = CLI_EXIT_ERROR;
+    if (rc == CLI_EXIT_ERROR)
+        cli_remove_output(output);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cli_set_progname("heapfmt-export");
+    export_options opt = EXPORT_OPTIONS_INIT;
+    const char *output = "-";
+    int max_refs_given = 0;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:r:t:o:hV", long_options,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (export_parse_format(optarg, &opt.format) != 0) {
+                cli_usage_error("invalid --format '%s': expected ndjson, "
+                                "json or mongo",
+                                optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'r': {
+            const char *bad;
+            int bad_len;
+            if (records_parse(optarg, &opt.records, &bad, &bad_len) != 0) {
+                cli_usage_error("invalid --records kind '%.*s': expected a "
+                                "comma-separated list of " RECORDS_NAMES,
+                                bad_len, bad);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        }
+        case 't':
+            if (!doc_tag_valid(optarg)) {
+                cli_usage_error("invalid --dump-tag '%s': expected 1 to %d "
+                                "characters of A-Z a-z 0-9 . _ -",
+                                optarg, DOC_MAX_TAG);
+                return CLI_EXIT_USAGE;
+            }
+            opt.tag = optarg;
+            break;
+        case OPT_MAX_REFS:
+            if (cli_option_u64("--max-refs", optarg, 0, HEAPFMT_MAX_REFS,
+                               &opt.max_refs) != 0)
+                return CLI_EXIT_USAGE;
+            max_refs_given = 1;
+            break;
+        case 'o':
+            if (*optarg == '\0') {
+                cli_usage_error("--output: empty file name");
+                return CLI_EXIT_USAGE;
+            }
+            output = optarg;
+            break;
+        case 'h':
+            usage();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        case 'V':
+            cli_print_version();
+            return cli_finish_stdout(CLI_EXIT_OK);
+        default:
+            cli_getopt_error(c, argv);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        cli_usage_error("missing DUMP argument (use - for standard input)");
+        return CLI_EXIT_USAGE;
+    }
+    if (argc - optind > 1) {
+        cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.format == EXPORT_MONGO && max_refs_given &&
+        opt.max_refs > DOC_MONGO_MAX_REFS) {
+        cli_usage_error("--max-refs %llu is too large for --format=mongo "
+                        "(at most %u keep every document under 16 MiB)",
+                        (unsigned long long)opt.max_refs, DOC_MONGO_MAX_REFS);
+        return CLI_EXIT_USAGE;
+    }
+    /* A pipe reader that goes away (heapfmt-export ... | head) must end
+     * the export quietly: see EPIPE in export.c rather than die. */
+    signal(SIGPIPE, SIG_IGN);
+    return run(argv[optind], output, &opt);
+}
