@@ -556,6 +556,19 @@ typedef struct heapfmt_footer {
 HEAPFMT_API int heapfmt_reader_footer(heapfmt_reader *r,
                                       const heapfmt_footer **out);
 
+/* Moves a seekable reader to the data block whose header is at offset (an
+ * entry of the footer's block index), for reading blocks in parallel: each
+ * thread opens its own reader on the file, moves it to its first block and
+ * stops when a record's offset reaches the next thread's first block.
+ * Strings and classes defined in blocks before it are unknown to this
+ * reader: objects refer to them through "undefined" entries whose index or
+ * id is still exact (aggregate by heapfmt_rclass.index and take names from
+ * the footer). From then on END and footer totals are not checked against
+ * what this reader counted. Returns HEAPFMT_OK, HEAPFMT_E_NO_FOOTER if the
+ * source is not seekable, HEAPFMT_E_ARG for an offset before the first
+ * block, HEAPFMT_E_IO; errors here are sticky. */
+HEAPFMT_API int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset);
+
 /* META pairs seen so far, in file order; *n receives the count. */
 HEAPFMT_API const heapfmt_rmeta *heapfmt_reader_meta(const heapfmt_reader *r,
                                                      size_t *n);

@@ -198,6 +198,10 @@ static int read_trailer(heapfmt_reader *r, uint64_t footer_offset)
 static int read_footer_block(heapfmt_reader *r, const hf_bhdr *b,
                              uint64_t offset)
 {
+    if (r->partial) { /* a reader moved to a block ends at the footer */
+        r->state = HF_R_DONE;
+        return HEAPFMT_OK;
+    }
     if (!r->seen_end || r->corrupt_blocks) {
         if (r->corrupt_blocks)
             hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
@@ -450,7 +454,7 @@ static int decode_end(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
     GET(t->objects);
     GET(t->bytes);
     GET(t->records);
-    if (r->corrupt_blocks == 0 &&
+    if (r->corrupt_blocks == 0 && !r->partial &&
         (t->objects != r->objects || t->bytes != r->bytes ||
          t->records != r->records)) {
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
@@ -609,6 +613,33 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
     }
     *ids = r->refs_buf;
     return (long)r->refs_n;
+}
+
+int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset)
+{
+    if (!r)
+        return HEAPFMT_E_ARG;
+    if (r->state == HF_R_FAILED)
+        return r->err.code;
+    if (!r->seek)
+        return hf_rfail(r, HEAPFMT_E_NO_FOOTER, 0, offset,
+                        "input is not seekable");
+    if (offset < HF_HEADER_SIZE)
+        return hf_rfail(r, HEAPFMT_E_ARG, 0, offset,
+                        "offset %llu is before the first block",
+                        (unsigned long long)offset);
+    int64_t at = r->seek(r->opaque, (int64_t)offset, 0);
+    if (at != (int64_t)offset) {
+        hf_rfail(r, HEAPFMT_E_IO, at < 0 ? (int)-at : 0, offset,
+                 "cannot seek to offset %llu", (unsigned long long)offset);
+        r->state = HF_R_FAILED;
+        return HEAPFMT_E_IO;
+    }
+    r->pos = offset;
+    r->partial = 1;
+    r->seen_end = 0;
+    r->state = HF_R_BLOCK;
+    return HEAPFMT_OK;
 }
 
 int heapfmt_reader_can_continue(const heapfmt_reader *r)

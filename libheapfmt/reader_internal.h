@@ -37,6 +37,7 @@ struct heapfmt_reader {
     uint64_t prev_id;
 
     int seen_end;
+    int partial; /* moved by heapfmt_reader_seek_block: totals unchecked */
     uint64_t records; /* records before END of every tag (END's count) */
     uint64_t delivered; /* records handed to the caller */
     uint64_t objects, bytes, blocks_done, corrupt_blocks;
