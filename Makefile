@@ -203,9 +203,20 @@ demo:
 	scripts/install-deps.sh
 	$(MAKE) -f $(THIS_MAKEFILE) all
 	@mkdir -p $(DEMO_DIR)
+	@echo '== a synthetic Ruby-like heap: write it, summarise it, check it'
 	$(BUILD)/bin/heapfmt-gen --objects 200000 --seed 1 -o $(DEMO_DIR)/demo.dump
 	$(BUILD)/bin/heapfmt-info $(DEMO_DIR)/demo.dump
 	$(BUILD)/bin/heapfmt-info --verify $(DEMO_DIR)/demo.dump
+	$(BUILD)/bin/histo --top 10 $(DEMO_DIR)/demo.dump
+	@echo '== examples/leak.rb: a message server that keeps every message it receives'
+	$(RUBY) -I $(BUILD)/ruby examples/leak.rb $(DEMO_DIR)
+	@echo '== what grew between the first two dumps (histo), by count'
+	$(BUILD)/bin/histo -s delta-count -n 5 $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump
+	@echo '== objects new in dump 2 and still alive in dump 3: the leak (heapfmt-diff)'
+	$(BUILD)/bin/heapfmt-diff --top 5 $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump $(DEMO_DIR)/leak-3-later.dump
+	$(BUILD)/bin/heapfmt-diff --by=site --top 5 $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump $(DEMO_DIR)/leak-3-later.dump
+	@echo '== the same dump as MongoDB-ready documents (first two lines)'
+	$(BUILD)/bin/heapfmt-export --format=mongo --dump-tag=later $(DEMO_DIR)/leak-3-later.dump | head -n 2
 
 # ---------------------------------------------------------------------------
 # Installation
@@ -260,9 +271,12 @@ clean:
 
 ## help: list the targets
 help:
-	@sed -n 's/^## \([^:]*\): \(.*\)/\1\t\2/p' $(THIS_MAKEFILE) | \
+	@sed -n 's/^## \([^:]*\): \(.*\)/\1\t\2/p' $(filter-out %.d,$(MAKEFILE_LIST)) | \
 	  awk -F '\t' '{ printf "  %-10s %s\n", $$1, $$2 }'
 
 -include $(LIB_OBJS:.o=.d) $(COMMON_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) \
          $(foreach t,$(TOOL_DIRS),$(TOOL_OBJS_$(t):.o=.d)) \
          $(TEST_OBJS:.o=.d)
+
+# Optional parts, each in its own fragment.
+-include bindings/ruby/ruby.mk

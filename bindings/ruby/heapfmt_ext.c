@@ -1,0 +1,560 @@
+/* heapfmt_ext.c -- the HeapFmt Ruby module.
+ *
+ *   HeapFmt.dump(path_or_io, compress: true, gc: true, fork: false,
+ *                wait: true)                      -> objects written
+ *   HeapFmt.address(obj)                          -> the id obj has in dumps
+ *
+ * This file does everything that needs Ruby: options, opening the file,
+ * the GC, metadata, fork and wait, errors. The walk itself is in
+ * heapfmt_walk.c and allocates no Ruby object. docs/ruby.md is the manual.
+ */
+#define _GNU_SOURCE 1 /* as ruby/config.h has it: RTLD_DEFAULT */
+
+#include <ruby.h>
+#include <ruby/io.h>
+#include <ruby/version.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "heapfmt_ruby.h"
+
+/* Also exported by libruby without a public declaration. */
+size_t rb_obj_gc_flags(VALUE obj, ID *flags, size_t max);
+
+static VALUE mHeapFmt, eError;
+static ID id_write, id_to_path, id_compress, id_gc, id_fork, id_wait;
+static ID id_auto_compact, id_count, id_attached;
+static ID id_wb_protected, id_old, id_uncollectible, id_marked, id_pinned;
+
+/* Set while a dump is being prepared or walked in this process. The walk
+ * holds the GVL throughout, but the preparation (GC.start runs finalizers,
+ * signal handlers may run) can reach HeapFmt.dump again. */
+static int dumping;
+
+enum { TARGET_PATH, TARGET_FD, TARGET_WRITER };
+
+/* Where a dump for an object with #write goes first: the walk cannot call
+ * Ruby, so the bytes wait here and are written out after it. */
+typedef struct membuf {
+    char *data;
+    size_t len, cap;
+} membuf;
+
+typedef struct dump_args {
+    /* options */
+    int level, gc, fork, wait;
+    /* target */
+    int kind;
+    VALUE target; /* as given */
+    VALUE path;   /* TARGET_PATH: the path, a String */
+    int fd;       /* the descriptor written, -1 for TARGET_WRITER */
+    int own_fd;   /* opened here, so closed here */
+    membuf mem;
+    /* state */
+    int guard;       /* holds `dumping` */
+    int gc_disabled; /* disabled the GC here: enable it again */
+    rb_pid_t pid;    /* fork: the child */
+    int rfd, wfd;    /* fork: the result pipe */
+    int reaped;
+    hr_context ctx;
+    hr_result res;
+} dump_args;
+
+/* ---- helpers ---- */
+
+static long membuf_write(void *opaque, const void *buf, size_t len)
+{
+    membuf *m = opaque;
+    if (m->cap - m->len < len) {
+        size_t cap = m->cap ? m->cap : (1u << 20);
+        while (cap - m->len < len) {
+            if (cap > SIZE_MAX / 2)
+                return -ENOMEM;
+            cap *= 2;
+        }
+        char *p = realloc(m->data, cap);
+        if (!p)
+            return -ENOMEM;
+        m->data = p;
+        m->cap = cap;
+    }
+    memcpy(m->data + m->len, buf, len);
+    m->len += len;
+    return (long)len;
+}
+
+static void copy_text(char *dst, size_t size, VALUE v, const char *fallback)
+{
+    if (RB_TYPE_P(v, RUBY_T_STRING))
+        snprintf(dst, size, "%.*s", (int)RSTRING_LEN(v), RSTRING_PTR(v));
+    else
+        snprintf(dst, size, "%s", fallback);
+}
+
+/* Seconds since 1970 at which this process started, from /proc (Linux);
+ * 0 when unknown. */
+static uint64_t process_start_time(void)
+{
+    char buf[1024];
+    unsigned long long start_ticks = 0, btime = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold anything */
+    if (!p || hz <= 0)
+        return 0;
+    /* The fields after the name are separated by single spaces: field 3
+     * (state) follows the first, starttime (field 22) the 20th. */
+    for (int field = 3; field <= 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (!p || sscanf(p + 1, "%llu", &start_ticks) != 1)
+        return 0;
+    f = fopen("/proc/stat", "r");
+    if (!f)
+        return 0;
+    while (fgets(buf, sizeof buf, f))
+        if (sscanf(buf, "btime %llu", &btime) == 1)
+            break;
+    fclose(f);
+    return btime ? btime + start_ticks / (unsigned long long)hz : 0;
+}
+
+/* objspace's allocation lookup, if objspace is loaded and its record has
+ * the layout we know. */
+static hr_lookup_fn find_allocation_lookup(void)
+{
+#if RUBY_API_VERSION_CODE >= 20200 && RUBY_API_VERSION_CODE < 30500
+    if (dlsym(RTLD_DEFAULT, "objspace_lookup_locindex")) /* a newer layout */
+        return NULL;
+    void *f = dlsym(RTLD_DEFAULT, "objspace_lookup_allocation_info");
+    hr_lookup_fn fn = NULL;
+    if (f)
+        memcpy(&fn, &f, sizeof fn);
+    return fn;
+#else
+    return NULL;
+#endif
+}
+
+static int auto_compact_enabled(void)
+{
+    if (!rb_respond_to(rb_mGC, id_auto_compact))
+        return 0;
+    return RTEST(rb_funcall(rb_mGC, id_auto_compact, 0));
+}
+
+static void fill_context(dump_args *a)
+{
+    hr_context *c = &a->ctx;
+    memset(c, 0, sizeof *c);
+    copy_text(c->vm_version, sizeof c->vm_version,
+              rb_const_get(rb_cObject, rb_intern("RUBY_VERSION")), "unknown");
+    copy_text(c->vm_description, sizeof c->vm_description,
+              rb_const_get(rb_cObject, rb_intern("RUBY_DESCRIPTION")),
+              "unknown");
+    if (gethostname(c->host, sizeof c->host - 1) != 0)
+        snprintf(c->host, sizeof c->host, "unknown");
+    c->host[sizeof c->host - 1] = '\0';
+    c->pid = (uint64_t)getpid();
+    c->time = (uint64_t)time(NULL);
+    c->process_start = process_start_time();
+    c->gc_count = rb_gc_count();
+#if RUBY_API_VERSION_CODE >= 30000
+    c->compactions = rb_gc_stat(ID2SYM(rb_intern("compact_count")));
+#endif
+    /* Addresses change only when objects are compacted: automatically
+     * when auto_compact is on, else only through GC.compact, which
+     * gc.compactions counts. */
+    c->ids_stable = !auto_compact_enabled();
+    c->lookup = find_allocation_lookup();
+    c->id_wb_protected = id_wb_protected;
+    c->id_old = id_old;
+    c->id_uncollectible = id_uncollectible;
+    c->id_marked = id_marked;
+    c->id_pinned = id_pinned;
+    c->id_attached = id_attached;
+    c->level = a->level;
+}
+
+static void check_single_ractor(void)
+{
+#if RUBY_API_VERSION_CODE >= 30000
+    ID id_ractor = rb_intern("Ractor");
+    if (!rb_const_defined(rb_cObject, id_ractor))
+        return;
+    VALUE n = rb_funcall(rb_const_get(rb_cObject, id_ractor), id_count, 0);
+    if (NUM2LONG(n) > 1)
+        rb_raise(eError, "cannot dump the heap while other Ractors run");
+#endif
+}
+
+/* ---- arguments ---- */
+
+static void parse_options(dump_args *a, VALUE opts)
+{
+    a->level = 1;
+    a->gc = 1;
+    a->fork = 0;
+    a->wait = 1;
+    if (NIL_P(opts))
+        return;
+    ID keys[4] = {id_compress, id_gc, id_fork, id_wait};
+    VALUE v[4];
+    rb_get_kwargs(opts, keys, 0, 4, v);
+    if (v[0] != Qundef) {
+        if (RB_INTEGER_TYPE_P(v[0])) {
+            long l = NUM2LONG(v[0]);
+            if (l < 0 || l > 9)
+                rb_raise(rb_eArgError, "compress: level must be 0-9, not %ld",
+                         l);
+            a->level = (int)l;
+        } else {
+            a->level = RTEST(v[0]) ? 1 : 0;
+        }
+    }
+    if (v[1] != Qundef)
+        a->gc = RTEST(v[1]);
+    if (v[2] != Qundef)
+        a->fork = RTEST(v[2]);
+    if (v[3] != Qundef)
+        a->wait = RTEST(v[3]);
+}
+
+static void classify_target(dump_args *a, VALUE target)
+{
+    a->target = target;
+    /* A real IO first: a File also has #to_path, but is written as opened.
+     * Objects that only wrap an IO (Zlib::GzipWriter has #to_io) are
+     * written through their #write, else the wrapper would be bypassed. */
+    if (RB_TYPE_P(target, RUBY_T_FILE)) {
+        rb_io_t *fptr;
+        VALUE wio = rb_io_get_write_io(target);
+        GetOpenFile(wio, fptr);
+        if (!(fptr->mode & FMODE_WRITABLE))
+            rb_raise(rb_eIOError, "not opened for writing");
+        rb_io_check_writable(fptr);
+        rb_io_flush(wio); /* what Ruby buffered goes first */
+        a->kind = TARGET_FD;
+        a->fd = fptr->fd;
+    } else if (RB_TYPE_P(target, RUBY_T_STRING) ||
+               rb_respond_to(target, id_to_path)) {
+        a->kind = TARGET_PATH;
+        a->path = rb_get_path(target);
+        StringValueCStr(a->path); /* no NUL inside */
+    } else if (rb_respond_to(target, id_write)) {
+        a->kind = TARGET_WRITER;
+    } else {
+        rb_raise(rb_eTypeError,
+                 "expected a path, an IO or an object with #write, not %"
+                 PRIsVALUE, rb_obj_class(target));
+    }
+}
+
+/* ---- the dump ---- */
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/* Closes the file opened for a path; a failure (NFS, quota) fails the
+ * dump, since data may be lost. */
+static void close_own_fd(dump_args *a, hr_result *res)
+{
+    if (!a->own_fd || a->fd < 0)
+        return;
+    int fd = a->fd;
+    a->fd = -1;
+    if (close(fd) != 0 && errno != EINTR && res->status == HEAPFMT_OK) {
+        res->status = HEAPFMT_E_IO;
+        res->sys_errno = errno;
+        snprintf(res->message, sizeof res->message, "close failed: %s",
+                 strerror(errno));
+    }
+}
+
+/* In the child: dump, report through the pipe, leave without running any
+ * Ruby (no at_exit, no finalizers, no flushing of inherited buffers). */
+static void child_main(dump_args *a)
+{
+    static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+                                SIGUSR1, SIGUSR2, SIGALRM};
+    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+        signal(reset[i], SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+    close_fd(&a->rfd);
+
+    hr_result res;
+    hr_dump_heap(&a->ctx, a->fd, NULL, NULL, &res);
+    close_own_fd(a, &res);
+    if (a->wfd >= 0) {
+        const char *p = (const char *)&res;
+        size_t left = sizeof res;
+        while (left > 0) {
+            ssize_t n = write(a->wfd, p, left);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            p += n;
+            left -= (size_t)n;
+        }
+    }
+    _exit(res.status == HEAPFMT_OK ? 0 : 1);
+}
+
+static void start_child(dump_args *a)
+{
+    int p[2] = {-1, -1};
+    if (a->wait) {
+        if (rb_pipe(p) < 0)
+            rb_sys_fail("pipe");
+        a->rfd = p[0];
+        a->wfd = p[1];
+    }
+    rb_pid_t pid = fork();
+    if (pid < 0)
+        rb_sys_fail("fork");
+    if (pid == 0)
+        child_main(a); /* does not return */
+    a->pid = pid;
+    close_fd(&a->wfd);
+}
+
+static VALUE dump_body(VALUE arg)
+{
+    dump_args *a = (dump_args *)arg;
+    dumping = 1;
+    a->guard = 1;
+    if (a->kind == TARGET_PATH) {
+        a->fd = rb_cloexec_open(RSTRING_PTR(a->path),
+                                O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (a->fd < 0)
+            rb_sys_fail_str(a->path);
+        rb_update_max_fd(a->fd);
+        a->own_fd = 1;
+    }
+    if (a->gc)
+        rb_gc_start();
+    /* Also finishes any lazy sweep, so that every slot the walk sees holds
+     * a valid object or nothing; without GC nothing moves or dies. */
+    a->gc_disabled = !RTEST(rb_gc_disable());
+    fill_context(a);
+    if (a->fork) {
+        start_child(a);
+        if (a->own_fd)
+            close_fd(&a->fd); /* the child has its own copy */
+    } else {
+        hr_dump_heap(&a->ctx, a->kind == TARGET_WRITER ? -1 : a->fd,
+                     membuf_write, &a->mem, &a->res);
+        close_own_fd(a, &a->res);
+    }
+    return Qnil;
+}
+
+static VALUE dump_cleanup(VALUE arg)
+{
+    dump_args *a = (dump_args *)arg;
+    if (a->gc_disabled) {
+        rb_gc_enable();
+        a->gc_disabled = 0;
+    }
+    if (a->own_fd)
+        close_fd(&a->fd);
+    close_fd(&a->wfd);
+    if (!a->pid)
+        close_fd(&a->rfd); /* no child to wait for */
+    if (a->guard) {
+        dumping = 0;
+        a->guard = 0;
+    }
+    return Qnil;
+}
+
+/* ---- after the dump ---- */
+
+static VALUE wait_body(VALUE arg)
+{
+    dump_args *a = (dump_args *)arg;
+    hr_result res;
+    size_t got = 0;
+    while (got < sizeof res) {
+        rb_thread_wait_fd(a->rfd); /* without the GVL; interruptible */
+        ssize_t n = read(a->rfd, (char *)&res + got, sizeof res - got);
+        if (n > 0)
+            got += (size_t)n;
+        else if (n == 0)
+            break; /* the child is gone */
+        else if (errno != EINTR && errno != EAGAIN)
+            rb_sys_fail("read");
+    }
+    int status = 0;
+    rb_pid_t r = rb_waitpid(a->pid, &status, 0);
+    /* ECHILD: another part of the program reaped it. */
+    if (r == a->pid || (r < 0 && errno == ECHILD))
+        a->reaped = 1;
+    if (got < sizeof res) {
+        if (r == a->pid && WIFSIGNALED(status))
+            rb_raise(eError,
+                     "the dumping child (pid %ld) was killed by signal %d",
+                     (long)a->pid, WTERMSIG(status));
+        rb_raise(eError, "the dumping child (pid %ld) ended without a result",
+                 (long)a->pid);
+    }
+    a->res = res;
+    return Qnil;
+}
+
+static VALUE wait_cleanup(VALUE arg)
+{
+    dump_args *a = (dump_args *)arg;
+    close_fd(&a->rfd);
+    if (!a->reaped)
+        rb_detach_process(a->pid);
+    return Qnil;
+}
+
+static VALUE write_out_body(VALUE arg)
+{
+    dump_args *a = (dump_args *)arg;
+    const size_t chunk = 1u << 20;
+    for (size_t off = 0; off < a->mem.len; off += chunk) {
+        size_t n = a->mem.len - off < chunk ? a->mem.len - off : chunk;
+        VALUE s = rb_str_new(a->mem.data + off, (long)n);
+        rb_funcall(a->target, id_write, 1, s);
+    }
+    return Qnil;
+}
+
+static VALUE write_out_cleanup(VALUE arg)
+{
+    dump_args *a = (dump_args *)arg;
+    free(a->mem.data);
+    a->mem.data = NULL;
+    a->mem.len = a->mem.cap = 0;
+    return Qnil;
+}
+
+static void raise_result(const dump_args *a)
+{
+    const hr_result *r = &a->res;
+    if (r->status == HEAPFMT_E_IO && r->sys_errno)
+        rb_syserr_fail_str(r->sys_errno, a->kind == TARGET_PATH
+                                             ? a->path
+                                             : rb_str_new_cstr("heap dump"));
+    rb_raise(eError, "%s", r->message[0] ? r->message
+                                         : heapfmt_strerror(r->status));
+}
+
+/*
+ * call-seq:
+ *   HeapFmt.dump(path_or_io, compress: true, gc: true, fork: false,
+ *                wait: true) -> Integer
+ *
+ * Writes every object of the heap to path_or_io as a heapfmt dump and
+ * returns the number of objects written. See docs/ruby.md.
+ */
+static VALUE hf_dump(int argc, VALUE *argv, VALUE self)
+{
+    VALUE target, opts;
+    (void)self;
+    rb_scan_args(argc, argv, "1:", &target, &opts);
+    dump_args a;
+    memset(&a, 0, sizeof a);
+    a.fd = a.rfd = a.wfd = -1;
+    parse_options(&a, opts);
+    classify_target(&a, target);
+    if (a.fork && a.kind == TARGET_WRITER)
+        rb_raise(rb_eArgError,
+                 "fork: true needs a path or an IO, not an object with #write");
+    if (dumping)
+        rb_raise(eError, "a heap dump is already in progress");
+    check_single_ractor();
+
+    rb_ensure(dump_body, (VALUE)&a, dump_cleanup, (VALUE)&a);
+
+    if (a.fork && !a.wait) {
+        rb_detach_process(a.pid);
+        return PIDT2NUM(a.pid);
+    }
+    if (a.fork)
+        rb_ensure(wait_body, (VALUE)&a, wait_cleanup, (VALUE)&a);
+    if (a.kind == TARGET_WRITER) {
+        if (a.res.status == HEAPFMT_OK)
+            rb_ensure(write_out_body, (VALUE)&a, write_out_cleanup, (VALUE)&a);
+        else
+            write_out_cleanup((VALUE)&a);
+    }
+    if (a.res.ruby_state && !a.fork)
+        rb_jump_tag(a.res.ruby_state); /* what the VM raised in the walk */
+    if (a.res.status != HEAPFMT_OK)
+        raise_result(&a);
+    return ULL2NUM(a.res.objects);
+}
+
+/*
+ * call-seq:
+ *   HeapFmt.address(obj) -> Integer or nil
+ *
+ * The id obj has in a dump (its address), or nil for an immediate value
+ * (nil, true, false, small Integers, static Symbols, flonums), which is
+ * not a heap object.
+ */
+static VALUE hf_address(VALUE self, VALUE obj)
+{
+    (void)self;
+    if (RB_SPECIAL_CONST_P(obj))
+        return Qnil;
+    return ULL2NUM((unsigned long long)obj);
+}
+
+RUBY_FUNC_EXPORTED void Init_heapfmt(void)
+{
+    rb_global_variable(&mHeapFmt); /* marked and pinned: GC.compact */
+    rb_global_variable(&eError);
+    mHeapFmt = rb_define_module("HeapFmt");
+    /* Raised when a dump cannot be written (errors of the system come as
+     * SystemCallError: Errno::ENOSPC...). */
+    eError = rb_define_class_under(mHeapFmt, "Error", rb_eStandardError);
+    rb_define_const(mHeapFmt, "VERSION", rb_str_new_cstr(heapfmt_version()));
+    rb_define_const(mHeapFmt, "FORMAT_VERSION",
+                    rb_sprintf("%d.%d", HEAPFMT_FORMAT_MAJOR,
+                               HEAPFMT_FORMAT_MINOR));
+    rb_define_module_function(mHeapFmt, "dump", hf_dump, -1);
+    rb_define_module_function(mHeapFmt, "address", hf_address, 1);
+
+    id_write = rb_intern("write");
+    id_to_path = rb_intern("to_path");
+    id_compress = rb_intern("compress");
+    id_gc = rb_intern("gc");
+    id_fork = rb_intern("fork");
+    id_wait = rb_intern("wait");
+    id_auto_compact = rb_intern("auto_compact");
+    id_count = rb_intern("count");
+    id_attached = rb_intern("__attached__");
+    id_wb_protected = rb_intern("wb_protected");
+    id_old = rb_intern("old");
+    id_uncollectible = rb_intern("uncollectible");
+    id_marked = rb_intern("marked");
+    id_pinned = rb_intern("pinned");
+    /* rb_obj_gc_flags creates its IDs on first use: do it now, not during
+     * a walk. */
+    rb_obj_gc_flags(mHeapFmt, NULL, 0);
+}

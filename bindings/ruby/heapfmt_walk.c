@@ -1,0 +1,768 @@
+/* heapfmt_walk.c -- walk the Ruby heap and write it through libheapfmt.
+ *
+ * The rules of this file: no Ruby object is allocated, nothing raises (what
+ * the VM might raise is caught), no Ruby code runs. Memory comes from
+ * malloc (never xmalloc, which may start a GC or raise NoMemoryError); a
+ * failure is recorded and stops the walk.
+ * The functions of the VM used here only read the heap:
+ *   rb_objspace_each_objects        every slot of every heap page
+ *   rb_objspace_reachable_objects_from  an object's references, found by its
+ *                                   own mark function
+ *   rb_objspace_reachable_objects_from_root  the roots, by category
+ *   rb_obj_memsize_of               size as ObjectSpace.memsize_of counts it
+ *   rb_obj_gc_flags                 old, marked, write-barrier protected...
+ *   rb_mod_name                     a class's cached path (in Ruby 3.1 it
+ *                                   returns the stored string, no copy)
+ *
+ * Order of the dump: META, every class and module (CLASS), the roots
+ * (ROOT), every object (OBJECT).
+ *
+ * Objects are written the way ObjectSpace.dump_all sees them: every slot
+ * whose flags are not zero, internal ones included. Internal objects
+ * (T_IMEMO, T_ICLASS, T_NODE, T_ZOMBIE, T_MOVED, T_NONE) are written with
+ * their type and no class; an object's class is its RBASIC_CLASS, which is
+ * a singleton class when it has one. The class is not repeated among the
+ * references. References are a set: sorted, duplicates removed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ruby/io.h>
+#include <ruby/re.h>
+#include <ruby/version.h>
+
+#include "heapfmt_ruby.h"
+
+/* Exported by libruby but declared only in its internal headers (the
+ * objspace extension uses them too). */
+void rb_objspace_each_objects(int (*callback)(void *start, void *end,
+                                              size_t stride, void *data),
+                              void *data);
+void rb_objspace_reachable_objects_from(VALUE obj,
+                                        void (*func)(VALUE ref, void *data),
+                                        void *data);
+void rb_objspace_reachable_objects_from_root(
+    void (*func)(const char *category, VALUE obj, void *data), void *data);
+size_t rb_obj_memsize_of(VALUE obj);
+size_t rb_obj_gc_flags(VALUE obj, ID *flags, size_t max);
+
+/* Bytes of a string kept as its value preview. */
+#define HR_PREVIEW 64
+
+/* Ids of one ROOT record at most (a root kind may have several). */
+#define HR_ROOT_CHUNK (1u << 20)
+
+/* Object flag bits of our own (bits 32-63 are the VM's, spec 6.4). */
+#define HR_OF_PINNED (1ull << 32)          /* compaction may not move it */
+#define HR_OF_REFS_TRUNCATED (1ull << 33)  /* references cut to fit a record */
+
+typedef struct hr_class {
+    VALUE klass;
+    VALUE super;
+    uint64_t flags;
+    size_t name_off, name_len;
+    int state; /* 0 unnamed, 1 being named, 2 named */
+} hr_class;
+
+typedef struct walk {
+    const hr_context *ctx;
+    heapfmt_writer *w;
+    int rc;         /* first error: it stops the walk */
+    int own_error;  /* rc is ours (message in errmsg), not the writer's */
+    char errmsg[160];
+
+    hr_class *classes;
+    size_t nclasses, cclasses;
+    char *names; /* every class name, back to back */
+    size_t nnames, cnames;
+
+    uint64_t *ids; /* references of one object, or ids of one root kind */
+    size_t nids, cids;
+    int ids_oom;
+    VALUE skip; /* the reference not to list: the object's class */
+
+    uint32_t types[32]; /* string id of each type name, 0 until written */
+    const char *root_kind;
+    uint32_t root_kind_id;
+    const char *last_path; /* objspace interns paths: a pointer cache works */
+    uint32_t last_path_id;
+
+    uint64_t objects, truncated;
+    char buf[64]; /* preview text that is not in the heap */
+} walk;
+
+static const char *const type_names[32] = {
+    [RUBY_T_NONE] = "T_NONE",       [RUBY_T_OBJECT] = "T_OBJECT",
+    [RUBY_T_CLASS] = "T_CLASS",     [RUBY_T_MODULE] = "T_MODULE",
+    [RUBY_T_FLOAT] = "T_FLOAT",     [RUBY_T_STRING] = "T_STRING",
+    [RUBY_T_REGEXP] = "T_REGEXP",   [RUBY_T_ARRAY] = "T_ARRAY",
+    [RUBY_T_HASH] = "T_HASH",       [RUBY_T_STRUCT] = "T_STRUCT",
+    [RUBY_T_BIGNUM] = "T_BIGNUM",   [RUBY_T_FILE] = "T_FILE",
+    [RUBY_T_DATA] = "T_DATA",       [RUBY_T_MATCH] = "T_MATCH",
+    [RUBY_T_COMPLEX] = "T_COMPLEX", [RUBY_T_RATIONAL] = "T_RATIONAL",
+    [RUBY_T_NIL] = "T_NIL",         [RUBY_T_TRUE] = "T_TRUE",
+    [RUBY_T_FALSE] = "T_FALSE",     [RUBY_T_SYMBOL] = "T_SYMBOL",
+    [RUBY_T_FIXNUM] = "T_FIXNUM",   [RUBY_T_UNDEF] = "T_UNDEF",
+    [RUBY_T_IMEMO] = "T_IMEMO",     [RUBY_T_NODE] = "T_NODE",
+    [RUBY_T_ICLASS] = "T_ICLASS",   [RUBY_T_ZOMBIE] = "T_ZOMBIE",
+    [RUBY_T_MOVED] = "T_MOVED",
+};
+
+/* ---- errors and memory ---- */
+
+/* Records the first error; returns it. */
+static int fail(walk *k, int rc)
+{
+    if (!k->rc)
+        k->rc = rc;
+    return k->rc;
+}
+
+static int fail_nomem(walk *k, const char *what)
+{
+    if (!k->rc) {
+        k->own_error = 1;
+        snprintf(k->errmsg, sizeof k->errmsg, "out of memory (%s)", what);
+    }
+    return fail(k, HEAPFMT_E_NOMEM);
+}
+
+/* Makes room for need elements of size bytes in *p (capacity *cap). */
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) {
+        if (n > SIZE_MAX / 4 / size)
+            return -1;
+        n *= 2;
+    }
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* ---- id sets ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts ids and removes duplicates, in place. Sorted ids also make the
+ * smallest deltas in the dump. */
+static void sort_unique(uint64_t *ids, size_t *n)
+{
+    size_t len = *n;
+    if (len < 2)
+        return;
+    if (len <= 16) {
+        for (size_t i = 1; i < len; i++) {
+            uint64_t v = ids[i];
+            size_t j = i;
+            for (; j > 0 && ids[j - 1] > v; j--)
+                ids[j] = ids[j - 1];
+            ids[j] = v;
+        }
+    } else {
+        qsort(ids, len, sizeof *ids, cmp_u64);
+    }
+    size_t out = 1;
+    for (size_t i = 1; i < len; i++)
+        if (ids[i] != ids[out - 1])
+            ids[out++] = ids[i];
+    *n = out;
+}
+
+static int push_id(walk *k, VALUE v)
+{
+    if (k->nids == k->cids &&
+        grow((void **)&k->ids, &k->cids, k->nids + 1, sizeof *k->ids) < 0)
+        return -1;
+    k->ids[k->nids++] = (uint64_t)v;
+    return 0;
+}
+
+/* ---- classes ---- */
+
+static int collect_i(void *vstart, void *vend, size_t stride, void *data)
+{
+    walk *k = data;
+    for (char *p = vstart; p < (char *)vend; p += stride) {
+        VALUE v = (VALUE)p;
+        if (!RBASIC(v)->flags)
+            continue;
+        int t = RB_BUILTIN_TYPE(v);
+        if (t != RUBY_T_CLASS && t != RUBY_T_MODULE)
+            continue;
+        if (grow((void **)&k->classes, &k->cclasses, k->nclasses + 1,
+                 sizeof *k->classes) < 0) {
+            fail_nomem(k, "class table");
+            return 1;
+        }
+        hr_class *c = &k->classes[k->nclasses++];
+        memset(c, 0, sizeof *c);
+        c->klass = v;
+    }
+    return 0;
+}
+
+static int cmp_class(const void *a, const void *b)
+{
+    VALUE x = ((const hr_class *)a)->klass, y = ((const hr_class *)b)->klass;
+    return x < y ? -1 : x > y;
+}
+
+static hr_class *find_class(walk *k, VALUE v)
+{
+    size_t lo = 0, hi = k->nclasses;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        VALUE m = k->classes[mid].klass;
+        if (m == v)
+            return &k->classes[mid];
+        if (m < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int is_heap_object(VALUE v)
+{
+    return v && !RB_SPECIAL_CONST_P(v);
+}
+
+/* The superclass as Class#superclass sees it: include classes skipped. */
+static VALUE real_super(VALUE v)
+{
+    VALUE s = rb_class_get_superclass(v);
+    for (int guard = 0; is_heap_object(s) && guard < 100000; guard++) {
+        if (RB_BUILTIN_TYPE(s) != RUBY_T_ICLASS)
+            return s;
+        s = rb_class_get_superclass(s);
+    }
+    return 0;
+}
+
+static int append(walk *k, const char *s, size_t n)
+{
+    if (grow((void **)&k->names, &k->cnames, k->nnames + n, 1) < 0)
+        return fail_nomem(k, "class names");
+    memcpy(k->names + k->nnames, s, n);
+    k->nnames += n;
+    return HEAPFMT_OK;
+}
+
+/* Appends the name of an already named class (it lives in the same arena,
+ * so grow first, then copy). */
+static int append_name_of(walk *k, const hr_class *c)
+{
+    if (grow((void **)&k->names, &k->cnames, k->nnames + c->name_len, 1) < 0)
+        return fail_nomem(k, "class names");
+    memcpy(k->names + k->nnames, k->names + c->name_off, c->name_len);
+    k->nnames += c->name_len;
+    return HEAPFMT_OK;
+}
+
+static int append_address(walk *k, VALUE v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "0x%016" PRIxVALUE, v);
+    return append(k, b, (size_t)n);
+}
+
+static VALUE attached_object(walk *k, VALUE singleton)
+{
+#if RUBY_API_VERSION_CODE >= 30200
+    (void)k;
+    return rb_class_attached_object(singleton);
+#else
+    return rb_attr_get(singleton, k->ctx->id_attached);
+#endif
+}
+
+static int name_class(walk *k, hr_class *c, int depth);
+
+/* Names the class at v if it is one we know; NULL if not. */
+static hr_class *named(walk *k, VALUE v, int depth)
+{
+    hr_class *c = is_heap_object(v) ? find_class(k, v) : NULL;
+    if (c && name_class(k, c, depth + 1) != HEAPFMT_OK)
+        return NULL;
+    return c;
+}
+
+/* Gives c its name, as Ruby's Module#inspect would show it:
+ *   Foo::Bar                          a named class or module
+ *   #<Class:0x00007f...>              an anonymous class
+ *   #<Module:0x00007f...>             an anonymous module
+ *   #<Class:Foo>                      the singleton class of a class
+ *   #<Class:#<Foo:0x00007f...>>       the singleton class of an object
+ * Dependencies are named first, so names never interleave in the arena. */
+static int name_class(walk *k, hr_class *c, int depth)
+{
+    if (c->state == 2)
+        return HEAPFMT_OK;
+    VALUE v = c->klass;
+    int singleton = RB_FL_TEST_RAW(v, RUBY_FL_SINGLETON) != 0;
+    int module = RB_BUILTIN_TYPE(v) == RUBY_T_MODULE;
+    hr_class *dep = NULL, *dep2 = NULL;
+    VALUE att = 0, path = Qnil;
+    int loop = c->state == 1 || depth > 16;
+    c->state = 1;
+
+    if (!loop && singleton) {
+        att = attached_object(k, v);
+        if (is_heap_object(att)) {
+            int t = RB_BUILTIN_TYPE(att);
+            if (t == RUBY_T_CLASS || t == RUBY_T_MODULE)
+                dep = named(k, att, depth);
+            else
+                dep2 = named(k, rb_obj_class(att), depth);
+        }
+    } else if (!loop) {
+        path = rb_mod_name(v);
+        if (!RB_TYPE_P(path, RUBY_T_STRING) && module) {
+            VALUE mc = rb_obj_class(v);
+            if (mc != rb_cModule)
+                dep2 = named(k, mc, depth);
+        }
+    }
+    if (k->rc)
+        return k->rc;
+
+    size_t start = k->nnames;
+    int rc;
+    if (singleton && (dep || dep2)) {
+        if (dep)
+            rc = append(k, "#<Class:", 8) || append_name_of(k, dep) ||
+                 append(k, ">", 1);
+        else
+            rc = append(k, "#<Class:#<", 10) || append_name_of(k, dep2) ||
+                 append(k, ":", 1) || append_address(k, att) ||
+                 append(k, ">>", 2);
+    } else if (RB_TYPE_P(path, RUBY_T_STRING)) {
+        rc = append(k, RSTRING_PTR(path), (size_t)RSTRING_LEN(path));
+    } else if (dep2) { /* an anonymous module of a Module subclass */
+        rc = append(k, "#<", 2) || append_name_of(k, dep2) ||
+             append(k, ":", 1) || append_address(k, v) || append(k, ">", 1);
+    } else {
+        rc = append(k, module ? "#<Module:" : "#<Class:", module ? 9 : 8) ||
+             append_address(k, v) || append(k, ">", 1);
+    }
+    if (rc)
+        return k->rc;
+    c->name_off = start;
+    c->name_len = k->nnames - start;
+    if (c->name_len > HEAPFMT_MAX_STRING)
+        c->name_len = HEAPFMT_MAX_STRING;
+    c->super = module ? 0 : real_super(v);
+    c->flags = (module ? HEAPFMT_CF_MODULE : 0) |
+               (singleton ? HEAPFMT_CF_SINGLETON : 0);
+    c->state = 2;
+    return HEAPFMT_OK;
+}
+
+static int write_classes(walk *k)
+{
+    rb_objspace_each_objects(collect_i, k);
+    if (k->rc)
+        return k->rc;
+    qsort(k->classes, k->nclasses, sizeof *k->classes, cmp_class);
+    for (size_t i = 0; i < k->nclasses; i++)
+        if (name_class(k, &k->classes[i], 0) != HEAPFMT_OK)
+            return k->rc;
+    for (size_t i = 0; i < k->nclasses; i++) {
+        const hr_class *c = &k->classes[i];
+        heapfmt_class hc = {
+            .id = (uint64_t)c->klass,
+            .name = k->names + c->name_off,
+            .name_len = c->name_len,
+            .super_id = (uint64_t)c->super,
+            .flags = c->flags,
+        };
+        int rc = heapfmt_write_class(k->w, &hc);
+        if (rc != HEAPFMT_OK)
+            return fail(k, rc);
+    }
+    return HEAPFMT_OK;
+}
+
+/* ---- roots ---- */
+
+static void flush_roots(walk *k)
+{
+    if (k->rc || !k->root_kind || k->nids == 0)
+        return;
+    sort_unique(k->ids, &k->nids);
+    int rc = heapfmt_write_root(k->w, k->root_kind_id, k->ids, k->nids);
+    k->nids = 0;
+    if (rc != HEAPFMT_OK)
+        fail(k, rc);
+}
+
+static void root_i(const char *category, VALUE obj, void *data)
+{
+    walk *k = data;
+    if (k->rc)
+        return;
+    if (!category)
+        category = "unknown";
+    if (category != k->root_kind) {
+        flush_roots(k);
+        int rc = heapfmt_write_string(k->w, category, strlen(category),
+                                      &k->root_kind_id);
+        if (rc != HEAPFMT_OK) {
+            fail(k, rc);
+            return;
+        }
+        k->root_kind = category;
+    }
+    if (k->nids >= HR_ROOT_CHUNK)
+        flush_roots(k);
+    if (push_id(k, obj) < 0)
+        fail_nomem(k, "root list");
+}
+
+/* ---- objects ---- */
+
+static void ref_i(VALUE ref, void *data)
+{
+    walk *k = data;
+    if (ref == k->skip || k->ids_oom)
+        return;
+    if (push_id(k, ref) < 0)
+        k->ids_oom = 1;
+}
+
+static uint32_t type_id(walk *k, int t)
+{
+    t &= 0x1f;
+    if (!k->types[t]) {
+        const char *name = type_names[t] ? type_names[t] : "T_UNKNOWN";
+        int rc = heapfmt_write_string(k->w, name, strlen(name), &k->types[t]);
+        if (rc != HEAPFMT_OK)
+            fail(k, rc);
+    }
+    return k->types[t];
+}
+
+static uint64_t object_flags(walk *k, VALUE v, int live)
+{
+    uint64_t f = 0;
+    if (RB_OBJ_FROZEN_RAW(v))
+        f |= HEAPFMT_OF_FROZEN;
+    if (!live)
+        return f;
+    ID ids[8];
+    size_t n = rb_obj_gc_flags(v, ids, 8);
+    const hr_context *c = k->ctx;
+    for (size_t i = 0; i < n && i < 8; i++) {
+        if (ids[i] == c->id_old)
+            f |= HEAPFMT_OF_OLD;
+        else if (ids[i] == c->id_uncollectible)
+            f |= HEAPFMT_OF_UNCOLLECTIBLE;
+        else if (ids[i] == c->id_marked)
+            f |= HEAPFMT_OF_MARKED;
+        else if (ids[i] == c->id_wb_protected)
+            f |= HEAPFMT_OF_WB_PROTECTED;
+        else if (ids[i] == c->id_pinned)
+            f |= HR_OF_PINNED;
+    }
+    return f;
+}
+
+/* Cuts a preview to at most HR_PREVIEW bytes, not inside a UTF-8
+ * sequence. */
+static size_t preview_len(const char *p, size_t n)
+{
+    if (n <= HR_PREVIEW)
+        return n;
+    n = HR_PREVIEW;
+    for (int i = 0; i < 3 && n > 0 && ((unsigned char)p[n] & 0xc0) == 0x80; i++)
+        n--;
+    return n;
+}
+
+static void string_preview(VALUE s, const char **p, size_t *n)
+{
+    if (RB_TYPE_P(s, RUBY_T_STRING) && RSTRING_LEN(s) > 0) {
+        *p = RSTRING_PTR(s);
+        *n = preview_len(*p, (size_t)RSTRING_LEN(s));
+    }
+}
+
+static void preview(walk *k, VALUE v, int t, heapfmt_object *o)
+{
+    const char *p = NULL;
+    size_t n = 0;
+    switch (t) {
+    case RUBY_T_STRING:
+        string_preview(v, &p, &n);
+        break;
+    case RUBY_T_SYMBOL:
+        string_preview(rb_sym2str(v), &p, &n); /* the symbol's own fstring */
+        break;
+    case RUBY_T_REGEXP:
+        string_preview(RREGEXP_SRC(v), &p, &n);
+        break;
+    case RUBY_T_FLOAT: {
+        /* The shortest of 15-17 digits that reads back the same. */
+        double x = RFLOAT_VALUE(v);
+        int len = 0;
+        for (int digits = 15; digits <= 17; digits++) {
+            len = snprintf(k->buf, sizeof k->buf, "%.*g", digits, x);
+            if (strtod(k->buf, NULL) == x)
+                break;
+        }
+        if (len > 0 && (size_t)len < sizeof k->buf) {
+            p = k->buf;
+            n = (size_t)len;
+        }
+        break;
+    }
+    case RUBY_T_CLASS:
+    case RUBY_T_MODULE: {
+        const hr_class *c = find_class(k, v);
+        if (c && c->state == 2) {
+            p = k->names + c->name_off;
+            n = preview_len(p, c->name_len);
+        }
+        break;
+    }
+    case RUBY_T_DATA:
+        if (RTYPEDDATA_P(v) && RTYPEDDATA_TYPE(v) &&
+            RTYPEDDATA_TYPE(v)->wrap_struct_name) {
+            p = RTYPEDDATA_TYPE(v)->wrap_struct_name;
+            n = preview_len(p, strlen(p));
+        }
+        break;
+    case RUBY_T_FILE:
+        if (RFILE(v)->fptr)
+            string_preview(RFILE(v)->fptr->pathv, &p, &n);
+        break;
+    default:
+        break;
+    }
+    if (p && n) {
+        o->fields |= HEAPFMT_F_VALUE;
+        o->value = p;
+        o->value_len = n;
+    }
+}
+
+static void allocation_site(walk *k, VALUE v, heapfmt_object *o)
+{
+    const struct hr_allocation_info *info = k->ctx->lookup(v);
+    if (!info)
+        return;
+    if (info->path) {
+        if (info->path != k->last_path) {
+            int rc = heapfmt_write_string(k->w, info->path, strlen(info->path),
+                                          &k->last_path_id);
+            if (rc != HEAPFMT_OK) {
+                fail(k, rc);
+                k->last_path = NULL;
+                return;
+            }
+            k->last_path = info->path;
+        }
+        o->fields |= HEAPFMT_F_SITE;
+        o->file = k->last_path_id;
+        o->line = info->line;
+    }
+    o->fields |= HEAPFMT_F_GENERATION;
+    o->generation = info->generation;
+}
+
+static int write_object(walk *k, VALUE v, size_t stride)
+{
+    int t = RB_BUILTIN_TYPE(v);
+    int internal = 0, live = 1;
+    switch (t) {
+    case RUBY_T_NONE:
+    case RUBY_T_NODE:
+    case RUBY_T_ZOMBIE:
+    case RUBY_T_MOVED:
+        internal = 1;
+        live = 0; /* no mark function or memsize to ask */
+        break;
+    case RUBY_T_IMEMO:
+    case RUBY_T_ICLASS:
+        internal = 1;
+        break;
+    default:
+        break;
+    }
+    heapfmt_object o;
+    memset(&o, 0, sizeof o);
+    o.id = (uint64_t)v;
+    o.type = type_id(k, t);
+    o.class_id = internal ? 0 : (uint64_t)RBASIC_CLASS(v);
+    o.size = live ? rb_obj_memsize_of(v) : stride;
+    o.fields = HEAPFMT_F_FLAGS;
+    o.flags = object_flags(k, v, live);
+    preview(k, v, t, &o);
+    if (k->ctx->lookup && live)
+        allocation_site(k, v, &o);
+    if (k->rc)
+        return k->rc;
+
+    k->nids = 0;
+    k->ids_oom = 0;
+    k->skip = (VALUE)o.class_id;
+    if (live)
+        rb_objspace_reachable_objects_from(v, ref_i, k);
+    if (k->ids_oom)
+        return fail_nomem(k, "reference list");
+    sort_unique(k->ids, &k->nids);
+    o.refs = k->ids;
+    o.nrefs = k->nids;
+    if (o.nrefs > HEAPFMT_MAX_REFS) {
+        o.nrefs = HEAPFMT_MAX_REFS;
+        o.flags |= HR_OF_REFS_TRUNCATED;
+    }
+    int rc = heapfmt_write_object(k->w, &o);
+    while (rc == HEAPFMT_E_LIMIT && o.nrefs > 0) { /* record over a block */
+        o.nrefs /= 2;
+        o.flags |= HR_OF_REFS_TRUNCATED;
+        rc = heapfmt_write_object(k->w, &o);
+    }
+    if (rc != HEAPFMT_OK)
+        return fail(k, rc);
+    if (o.flags & HR_OF_REFS_TRUNCATED)
+        k->truncated++;
+    k->objects++;
+    return HEAPFMT_OK;
+}
+
+static int heap_i(void *vstart, void *vend, size_t stride, void *data)
+{
+    walk *k = data;
+    for (char *p = vstart; p < (char *)vend; p += stride) {
+        VALUE v = (VALUE)p;
+        if (RBASIC(v)->flags && write_object(k, v, stride) != HEAPFMT_OK)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- META ---- */
+
+static int write_meta(walk *k)
+{
+    const hr_context *c = k->ctx;
+    char producer[64];
+    snprintf(producer, sizeof producer, "heapfmt-ruby %s", heapfmt_version());
+    heapfmt_writer *w = k->w;
+    const struct {
+        const char *key, *text;
+        uint64_t value;
+        int present;
+    } meta[] = {
+        {"producer", producer, 0, 1},
+        {"vm.name", "ruby", 0, 1},
+        {"vm.version", c->vm_version, 0, 1},
+        {"vm.description", c->vm_description, 0, 1},
+        {"pid", NULL, c->pid, 1},
+        {"host", c->host, 0, 1},
+        {"time", NULL, c->time, 1},
+        {"process.start", NULL, c->process_start, c->process_start != 0},
+        {"pointer_size", NULL, sizeof(VALUE), 1},
+        {"ids_stable", NULL, (uint64_t)c->ids_stable, 1},
+        {"gc.count", NULL, c->gc_count, 1},
+        {"gc.compactions", NULL, c->compactions, 1},
+    };
+    for (size_t i = 0; i < sizeof meta / sizeof meta[0]; i++) {
+        if (!meta[i].present)
+            continue;
+        int rc = meta[i].text
+                     ? heapfmt_write_meta_text(w, meta[i].key, meta[i].text)
+                     : heapfmt_write_meta_uint(w, meta[i].key, meta[i].value);
+        if (rc != HEAPFMT_OK)
+            return fail(k, rc);
+    }
+    return HEAPFMT_OK;
+}
+
+/* ---- the whole dump ---- */
+
+static VALUE walk_heap(VALUE arg)
+{
+    walk *k = (walk *)arg;
+    if (write_meta(k) || write_classes(k))
+        return Qnil;
+    rb_objspace_reachable_objects_from_root(root_i, k);
+    flush_roots(k);
+    if (k->rc)
+        return Qnil;
+    rb_objspace_each_objects(heap_i, k);
+    if (k->rc)
+        return Qnil;
+    /* Written last since it is known last; the last value of a key wins. */
+    int rc;
+    if (k->truncated &&
+        (rc = heapfmt_write_meta_uint(k->w, "ruby.refs_truncated",
+                                      k->truncated)) != HEAPFMT_OK) {
+        fail(k, rc);
+        return Qnil;
+    }
+    if ((rc = heapfmt_writer_finish(k->w)) != HEAPFMT_OK)
+        fail(k, rc);
+    return Qnil;
+}
+
+void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
+                  void *opaque, hr_result *res)
+{
+    walk k;
+    memset(&k, 0, sizeof k);
+    memset(res, 0, sizeof *res);
+    k.ctx = ctx;
+
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.level = ctx->level;
+    int rc = fd >= 0 ? heapfmt_writer_open_fd(&k.w, &opt, fd)
+                     : heapfmt_writer_open(&k.w, &opt, write, opaque);
+    if (rc != HEAPFMT_OK) {
+        res->status = rc;
+        snprintf(res->message, sizeof res->message,
+                 "cannot start the dump: %s", heapfmt_strerror(rc));
+        return;
+    }
+    /* Nothing here raises, but the VM's functions may (NoMemoryError when
+     * it cannot allocate for itself): catch it, so that this function
+     * always returns and frees what it holds. */
+    rb_protect(walk_heap, (VALUE)&k, &res->ruby_state);
+    if (res->ruby_state && !k.rc) {
+        k.own_error = 1;
+        snprintf(k.errmsg, sizeof k.errmsg, "%s",
+                 "the Ruby VM raised an exception during the walk");
+        k.rc = HEAPFMT_E_STATE;
+    }
+
+    res->status = k.rc;
+    res->objects = k.objects;
+    res->truncated = k.truncated;
+    res->bytes = heapfmt_writer_offset(k.w);
+    if (k.rc && k.own_error) {
+        snprintf(res->message, sizeof res->message, "%s", k.errmsg);
+    } else if (k.rc) {
+        const heapfmt_error *e = heapfmt_writer_error(k.w);
+        res->sys_errno = e->sys_errno;
+        snprintf(res->message, sizeof res->message, "%s",
+                 e->message[0] ? e->message : heapfmt_strerror(k.rc));
+    }
+    heapfmt_writer_free(k.w);
+    free(k.classes);
+    free(k.names);
+    free(k.ids);
+}

@@ -1,0 +1,142 @@
+# test_fidelity.rb -- HeapFmt.dump against ObjectSpace.dump_all +
+# heapfmt-import on the same heap.
+#
+# Both dumps are taken one after the other in this process with the GC off:
+# nothing dies or moves in between, so every object of the first dump is in
+# the second, at the same address. The second also holds what the first
+# allocated and what dump_all allocates (its File, a few strings): at most
+# TOLERANCE objects per type or class, TOTAL_TOLERANCE in all.
+#
+# Compared: objects per type; per class (by the class's address, and its
+# name when dump_all names it); and object by object: type, class, size,
+# references (as sets), string values, allocation sites. Internal objects
+# (T_IMEMO, T_ICLASS...) are compared by type only: dump_all gives an
+# include class its module as class, HeapFmt.dump no class.
+require_relative "helper"
+require "objspace"
+
+TOLERANCE = 10
+TOTAL_TOLERANCE = 40
+IMPORT = File.join(ENV.fetch("BIN"), "heapfmt-import")
+
+# ---- a varied heap ----
+
+Item = Struct.new(:name, :price, :tags)
+class Order
+  def initialize(id, items)
+    @id = id
+    @items = items
+    @note = "order #{id}"
+    @total = items.sum(&:price)
+  end
+end
+$anon = Class.new { def initialize(i) = (@i = i.to_s) }
+
+ObjectSpace.trace_object_allocations_start
+$orders = Array.new(2000) do |i|
+  Order.new(i, Array.new(3) { |j| Item.new("item#{j}", i * 1.5, [:a, "t#{j}"]) })
+end
+ObjectSpace.trace_object_allocations_stop
+$index = $orders.each_with_index.to_h { |o, i| ["k#{i}", o] }
+$anons = Array.new(300) { |i| $anon.new(i) }
+$singles = Array.new(50) { |i| o = Object.new; o.define_singleton_method(:n) { i }; o }
+$procs = Array.new(200) { |i| -> { i } }
+$syms = Array.new(100) { |i| "fid_sym_#{i}".to_sym }
+$floats = Array.new(100) { |i| i * 1.0e300 }
+$bigs = Array.new(50) { |i| 2**80 + i }
+$frozen = Array.new(100) { |i| "frozen #{i}".freeze }
+$utf8 = Array.new(20) { |i| "héllo wörld #{i} ✓" }
+
+# ---- the two dumps ----
+
+ext_path = tmp("ext.dump")
+json_path = tmp("heap.json")
+imp_path = tmp("imp.dump")
+GC.start
+GC.disable
+HeapFmt.dump(ext_path, gc: false)
+File.open(json_path, "w") { |f| ObjectSpace.dump_all(output: f) }
+GC.enable
+ObjectSpace.trace_object_allocations_clear
+Check.ok(system(IMPORT, "-o", imp_path, json_path), "heapfmt-import succeeds")
+
+a = Dump.new(ext_path, refs: true)
+b = Dump.new(imp_path, refs: true)
+Check.ok(a.objects.size > 20_000, "a heap of #{a.objects.size} objects")
+
+def tally(dump)
+  dump.objects.each_value.with_object(Hash.new(0)) { |o, h| h[yield(o)] += 1 }
+end
+
+# Each key: 0 <= b - a <= TOLERANCE; the sum within TOTAL_TOLERANCE.
+def compare_counts(what, ca, cb)
+  keys = ca.keys | cb.keys
+  bad = keys.reject { |k| (0..TOLERANCE).cover?(cb[k] - ca[k]) }
+  Check.ok(bad.empty?, "#{what}: heapfmt/dump_all differ for " +
+           bad.first(8).map { |k| "#{k.inspect} #{ca[k]}/#{cb[k]}" }.join(", "))
+  total = keys.sum { |k| (cb[k] - ca[k]).abs }
+  puts "#{what}: #{keys.size} keys, #{total} objects apart"
+  Check.ok(total <= TOTAL_TOLERANCE, "#{what}: #{total} objects apart in all")
+end
+
+# ---- per type, per class ----
+
+compare_counts("per type", tally(a, &:type), tally(b, &:type))
+public_only = ->(o) { Dump::INTERNAL.include?(o.type) ? nil : o.class_id }
+ca = tally(a, &public_only).tap { |h| h.delete(nil) }
+cb = tally(b, &public_only).tap { |h| h.delete(nil) }
+compare_counts("per class", ca, cb)
+named = lambda do |d|
+  d.objects.each_value.with_object(Hash.new(0)) do |o, h|
+    next if Dump::INTERNAL.include?(o.type)
+
+    name = b.name_of(o.class_id) # dump_all's names: named classes only
+    h[name] += 1 if name && name != "-"
+  end
+end
+compare_counts("per class name", named.(a), named.(b))
+Check.ok(cb.size > 100, "#{cb.size} classes compared")
+Check.eq(ca[hex(Order)], 2000, "Order instances")
+Check.eq(ca[hex($anon)], 300, "instances of an anonymous class")
+
+names_differ = b.classes.values.count do |c|
+  c.name != "-" && a.classes[c.id] && a.classes[c.id].name != c.name
+end
+Check.eq(names_differ, 0, "class names agree where dump_all has one")
+
+# ---- object by object ----
+
+only_a = a.objects.keys - b.objects.keys
+only_b = b.objects.keys - a.objects.keys
+Check.eq(only_a.size, 0, "objects only in HeapFmt.dump's dump")
+Check.ok(only_b.size <= TOTAL_TOLERANCE, "objects only in dump_all's: #{only_b.size}")
+
+diff = Hash.new { |h, k| h[k] = [] }
+a.objects.each_value do |x|
+  y = b.objects[x.id] or next
+  diff[:type] << x.id if x.type != y.type
+  next if Dump::INTERNAL.include?(x.type)
+
+  diff[:class] << x.id if x.class_id != y.class_id
+  diff[:size] << x.id if x.size != y.size
+  diff[:refs] << x.id if (x.refs || []).sort != (y.refs || []).uniq.sort
+  if x.type == "T_STRING" && y.value && x.value != y.value
+    diff[:value] << x.id
+  end
+  diff[:site] << x.id if [x.file, x.line] != [y.file, y.line]
+end
+puts "objects: #{a.objects.size} vs #{b.objects.size}; differing: " +
+     diff.map { |k, v| "#{k} #{v.size}" }.join(", ")
+%i[type class size refs value site].each do |k|
+  Check.ok(diff[k].size <= TOLERANCE,
+           "#{k} differs for #{diff[k].size} objects: #{diff[k].first(5).join(' ')}")
+end
+with_site = a.objects.each_value.count(&:file)
+Check.ok(with_site >= 2000 * 5, "allocation sites compared: #{with_site}")
+Check.eq(a.objects[hex($orders.first)]&.file, __FILE__, "allocation file")
+
+Check.eq(a.roots.keys.sort, b.roots.keys.sort, "root kinds")
+Check.ok(a.roots["global_tbl"].include?(hex($orders)), "global in roots")
+Check.ok(b.roots["global_tbl"].include?(hex($orders)), "global in dump_all roots")
+
+Check.finish
