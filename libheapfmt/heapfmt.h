@@ -253,7 +253,9 @@ HEAPFMT_API int heapfmt_writer_open(heapfmt_writer **out,
                                     heapfmt_write_fn write, void *opaque);
 
 /* As heapfmt_writer_open, over a file descriptor written with write(2).
- * The descriptor is not closed by the writer. */
+ * The descriptor is not closed by the writer. On a non-blocking descriptor
+ * a write that would block waits in poll(2) until it is writable: do not
+ * give it a pipe read by the same thread. */
 HEAPFMT_API int heapfmt_writer_open_fd(heapfmt_writer **out,
                                        const heapfmt_writer_options *opt,
                                        int fd);
@@ -515,8 +517,9 @@ HEAPFMT_API int heapfmt_reader_can_continue(const heapfmt_reader *r);
  * *ids. Returns the count (>= 0; 0 for a record with no references) or a
  * negative error: HEAPFMT_E_STATE if the last record was not an OBJECT or
  * ROOT, HEAPFMT_E_CORRUPT if they do not decode (which also ends that block
- * as heapfmt_reader_next would), HEAPFMT_E_NOMEM. After an error the
- * record's other fields stay valid until the next heapfmt_reader_next. */
+ * as heapfmt_reader_next would), HEAPFMT_E_NOMEM. It does not invalidate
+ * the record's other fields (value included): they stay valid until the
+ * next heapfmt_reader_next, also after an error. */
 HEAPFMT_API long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids);
 
 /* Block index entry of the footer. offset is the file offset of the

@@ -1,0 +1,362 @@
+/*
+ * test_diff_output.c -- heapfmt-diff's table, TSV and JSON: headers, one
+ * line per row whatever the names hold, numbers that add up, valid JSON.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "diff.h"
+#include "print.h"
+#include "test_diff_dumps.h"
+
+/* A class name that holds everything a name can: tab, newline, NUL,
+ * backslash, a quote, UTF-8 and a byte that is not UTF-8. */
+static const char weird[] = "We\tird\nName\\\"\xc3\xa9\xff";
+#define WEIRD_TEXT "We\\tird\\nName\\\\\"\xc3\xa9\xff"
+
+static tobj before[] = {
+    {0x100, "String", 40, "T_STRING", "app/a.rb", 3},
+    {0x140, "Array", 1000, "T_ARRAY", NULL, 0},
+    {0x180, "Hash", 160, "T_HASH", "app/h.rb", 9},
+};
+static tobj after[] = {
+    {0x100, "String", 40, "T_STRING", "app/a.rb", 3},
+    {0x200, "String", 50, "T_STRING", "app/a.rb", 3},
+    {0x240, "String", 60, "T_STRING", "app/b.rb", 7},
+    {0x280, weird, 70, NULL, "lib/\tx.rb", 1},
+    {0x180, "Hash", 160, "T_HASH", "app/h.rb", 9},
+};
+static tobj third[] = {
+    {0x200, "String", 50, "T_STRING", "app/a.rb", 3},
+    {0x280, weird, 70, NULL, "lib/\tx.rb", 1},
+};
+
+typedef struct out {
+    char *text;
+    size_t len;
+} out;
+
+/* Runs the diff of the test dumps and prints it in format. */
+static out run_print(int ndumps, int list, unsigned by, uint64_t top,
+                     int format)
+{
+    char p1[512], p2[512], p3[512];
+    td_path(p1, sizeof p1, "o1.dump");
+    td_path(p2, sizeof p2, "o2.dump");
+    td_path(p3, sizeof p3, "o3.dump");
+    td_write(p1, before, 3, NULL, 0, 1);
+    td_write(p2, after, 5, NULL, TD_SHUFFLE, 1);
+    td_write(p3, third, 2, NULL, 0, 1);
+    diff_options opt = DIFF_OPTIONS_INIT;
+    opt.list = list;
+    opt.by = by;
+    opt.top = top;
+    diff_result res;
+    int rc = ndumps == 2 ? td_run(&res, &opt, 2, p1, p2, NULL)
+                         : td_run(&res, &opt, 3, p1, p2, p3);
+    cr_assert_eq(rc, CLI_EXIT_OK);
+    out o = {NULL, 0};
+    FILE *f = open_memstream(&o.text, &o.len);
+    cr_assert_not_null(f);
+    diff_print(&res, format, 0, f);
+    cr_assert_eq(fclose(f), 0);
+    diff_result_free(&res);
+    unlink(p1);
+    unlink(p2);
+    unlink(p3);
+    return o;
+}
+
+/* Splits text into lines (in place); returns the count. */
+static size_t lines(char *text, char **v, size_t max)
+{
+    size_t n = 0;
+    for (char *s = text; *s != '\0' && n < max;) {
+        char *nl = strchr(s, '\n');
+        cr_assert_not_null(nl, "last line without a newline");
+        *nl = '\0';
+        v[n++] = s;
+        s = nl + 1;
+    }
+    return n;
+}
+
+/* The terminal column of p in line: UTF-8 continuation bytes take none. */
+static size_t column(const char *line, const char *p)
+{
+    cr_assert_not_null(p);
+    size_t c = 0;
+    for (const char *q = line; q < p; q++)
+        c += ((unsigned char)*q & 0xc0) != 0x80;
+    return c;
+}
+
+static size_t fields(const char *line)
+{
+    size_t n = 1;
+    for (; *line; line++)
+        n += *line == '\t';
+    return n;
+}
+
+Test(output, tsv_summary_two_dumps)
+{
+    out o = run_print(2, 0, DIFF_BY_CLASS, 0, DIFF_FORMAT_TSV);
+    char *v[16];
+    size_t n = lines(o.text, v, 16);
+    cr_assert_eq(n, 4, "%s", o.text); /* header, String, Array, weird */
+    cr_assert_str_eq(v[0], "class\tnew_count\tnew_bytes\tfreed_count\t"
+                           "freed_bytes");
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(fields(v[i]), 5, "line %zu: %s", i, v[i]);
+    /* Sorted by new bytes: String 110, the weird class 70, Array 0. */
+    cr_assert_str_eq(v[1], "String\t2\t110\t0\t0");
+    cr_assert_str_eq(v[2], WEIRD_TEXT "\t1\t70\t0\t0");
+    cr_assert_str_eq(v[3], "Array\t0\t0\t1\t1000");
+    free(o.text);
+}
+
+Test(output, tsv_summary_by_site)
+{
+    out o = run_print(2, 0, DIFF_BY_SITE, 0, DIFF_FORMAT_TSV);
+    char *v[16];
+    size_t n = lines(o.text, v, 16);
+    cr_assert_eq(n, 5, "%s", o.text);
+    cr_assert_str_eq(v[0], "site\tnew_count\tnew_bytes\tfreed_count\t"
+                           "freed_bytes");
+    cr_assert_str_eq(v[1], "lib/\\tx.rb:1\t1\t70\t0\t0");
+    cr_assert_str_eq(v[2], "app/b.rb:7\t1\t60\t0\t0");
+    cr_assert_str_eq(v[3], "app/a.rb:3\t1\t50\t0\t0");
+    cr_assert_str_eq(v[4], "(no site)\t0\t0\t1\t1000");
+    free(o.text);
+
+    o = run_print(2, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0, DIFF_FORMAT_TSV);
+    n = lines(o.text, v, 16);
+    cr_assert_eq(n, 5);
+    cr_assert_str_eq(v[0], "class\tsite\tnew_count\tnew_bytes\tfreed_count\t"
+                           "freed_bytes");
+    cr_assert_str_eq(v[1], WEIRD_TEXT "\tlib/\\tx.rb:1\t1\t70\t0\t0");
+    free(o.text);
+}
+
+Test(output, tsv_three_dumps)
+{
+    out o = run_print(3, 0, DIFF_BY_CLASS, 0, DIFF_FORMAT_TSV);
+    char *v[16];
+    size_t n = lines(o.text, v, 16);
+    cr_assert_eq(n, 3, "%s", o.text);
+    cr_assert_str_eq(v[0], "class\tretained_count\tretained_bytes");
+    cr_assert_str_eq(v[1], WEIRD_TEXT "\t1\t70");
+    cr_assert_str_eq(v[2], "String\t1\t50");
+    free(o.text);
+}
+
+Test(output, tsv_list)
+{
+    out o = run_print(2, 1, DIFF_BY_CLASS, 0, DIFF_FORMAT_TSV);
+    char *v[16];
+    size_t n = lines(o.text, v, 16);
+    cr_assert_eq(n, 5, "%s", o.text);
+    cr_assert_str_eq(v[0], "change\tid\tclass\ttype\tbytes\tsite");
+    cr_assert_str_eq(v[1], "freed\t0x0000000000000140\tArray\tT_ARRAY\t1000\t"
+                           "(no site)");
+    cr_assert_str_eq(v[2], "new\t0x0000000000000280\t" WEIRD_TEXT
+                           "\t(no type)\t70\tlib/\\tx.rb:1");
+    cr_assert_str_eq(v[3], "new\t0x0000000000000240\tString\tT_STRING\t60\t"
+                           "app/b.rb:7");
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(fields(v[i]), 6);
+    free(o.text);
+
+    o = run_print(3, 1, DIFF_BY_CLASS, 1, DIFF_FORMAT_TSV);
+    n = lines(o.text, v, 16);
+    cr_assert_eq(n, 2);
+    cr_assert(strncmp(v[1], "retained\t0x0000000000000280\t", 28) == 0, "%s",
+              v[1]);
+    free(o.text);
+}
+
+static json_t *parse(const out *o)
+{
+    json_error_t e;
+    json_t *j = json_loadb(o->text, o->len, 0, &e);
+    cr_assert_not_null(j, "invalid JSON at line %d: %s\n%s", e.line, e.text,
+                       o->text);
+    return j;
+}
+
+static json_int_t jint(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    cr_assert(json_is_integer(v), "%s is not an integer", key);
+    return json_integer_value(v);
+}
+
+Test(output, json_summary)
+{
+    out o = run_print(2, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0,
+                      DIFF_FORMAT_JSON);
+    json_t *j = parse(&o);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "mode")), "diff");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "by")),
+                     "class,site");
+    cr_assert(json_is_true(json_object_get(j, "complete")));
+    json_t *dumps = json_object_get(j, "dumps");
+    cr_assert_eq(json_array_size(dumps), 2);
+    cr_assert(json_is_true(
+        json_object_get(json_array_get(dumps, 1), "complete")));
+    cr_assert(json_is_string(
+        json_object_get(json_array_get(dumps, 0), "file")));
+    json_t *omitted = json_object_get(j, "omitted");
+    cr_assert_eq(jint(omitted, "rows"), 0);
+    cr_assert_eq(jint(omitted, "new_count"), 0);
+    cr_assert_eq(json_array_size(json_object_get(j, "warnings")), 0);
+    json_t *rows = json_object_get(j, "rows");
+    cr_assert_eq(json_array_size(rows), 4);
+    json_t *r0 = json_array_get(rows, 0);
+    /* The class name's bytes survive, but for the invalid one. */
+    cr_assert_str_eq(json_string_value(json_object_get(r0, "class")),
+                     "We\tird\nName\\\"\xc3\xa9\xef\xbf\xbd");
+    cr_assert_str_eq(json_string_value(json_object_get(r0, "site")),
+                     "lib/\tx.rb:1");
+    json_t *last = json_array_get(rows, 3);
+    cr_assert(json_is_null(json_object_get(last, "site")));
+    cr_assert_eq(jint(last, "freed_bytes"), 1000);
+    cr_assert_eq(jint(last, "delta_count"), -1);
+    cr_assert_eq(jint(last, "delta_bytes"), -1000);
+    json_t *total = json_object_get(j, "totals");
+    cr_assert_eq(jint(total, "rows"), 4);
+    cr_assert_eq(jint(total, "new_count"), 3);
+    cr_assert_eq(jint(total, "new_bytes"), 180);
+    cr_assert_eq(jint(total, "delta_bytes"), -820);
+    json_decref(j);
+    free(o.text);
+}
+
+Test(output, json_three_dumps_and_list)
+{
+    out o = run_print(3, 0, DIFF_BY_CLASS, 1, DIFF_FORMAT_JSON);
+    json_t *j = parse(&o);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "mode")),
+                     "retained");
+    cr_assert_eq(json_array_size(json_object_get(j, "rows")), 1); /* top 1 */
+    json_t *omitted = json_object_get(j, "omitted");
+    cr_assert_eq(jint(omitted, "rows"), 1);
+    cr_assert_eq(jint(omitted, "retained_bytes"), 50);
+    json_t *total = json_object_get(j, "totals");
+    cr_assert_eq(jint(total, "rows"), 2);
+    cr_assert_eq(jint(total, "retained_count"), 2);
+    cr_assert_eq(jint(total, "retained_bytes"), 120);
+    json_decref(j);
+    free(o.text);
+
+    o = run_print(2, 1, DIFF_BY_CLASS, 0, DIFF_FORMAT_JSON);
+    j = parse(&o);
+    json_t *objs = json_object_get(j, "objects");
+    cr_assert_eq(json_array_size(objs), 4);
+    cr_assert_eq(jint(j, "count"), 4);
+    json_t *o0 = json_array_get(objs, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(o0, "change")),
+                     "freed");
+    cr_assert_str_eq(json_string_value(json_object_get(o0, "id")),
+                     "0x0000000000000140");
+    cr_assert_eq(jint(o0, "bytes"), 1000);
+    cr_assert(json_is_null(json_object_get(o0, "site")));
+    json_t *o1 = json_array_get(objs, 1);
+    cr_assert(json_is_null(json_object_get(o1, "type")));
+    cr_assert_str_eq(json_string_value(json_object_get(o1, "site")),
+                     "lib/\tx.rb:1");
+    json_decref(j);
+    free(o.text);
+}
+
+Test(output, table_summary)
+{
+    out o = run_print(2, 0, DIFF_BY_CLASS, 2, DIFF_FORMAT_TABLE);
+    char *v[16];
+    size_t n = lines(o.text, v, 16);
+    /* header, 2 rows, the rest, a rule, the total */
+    cr_assert_eq(n, 6, "%s", o.text);
+    cr_assert(strstr(v[0], "NEW") && strstr(v[0], "FREED BYTES") &&
+                  strstr(v[0], "DELTA BYTES") && strstr(v[0], "CLASS"),
+              "%s", v[0]);
+    cr_assert(strstr(v[1], "String") != NULL);
+    cr_assert(strstr(v[1], "+110") != NULL, "%s", v[1]);
+    cr_assert(strstr(v[3], "(1 other class)") != NULL, "%s", v[3]);
+    cr_assert(strstr(v[3], "-1000") != NULL, "%s", v[3]);
+    cr_assert(strspn(v[4], "- ") == strlen(v[4]), "%s", v[4]);
+    cr_assert(strstr(v[5], "total (3 classes)") != NULL, "%s", v[5]);
+    cr_assert(strstr(v[5], "-820") != NULL, "%s", v[5]);
+    /* The numbers line up: every line has the class column at the same
+     * place. */
+    size_t at = (size_t)(strstr(v[0], "CLASS") - v[0]);
+    cr_assert_eq(strncmp(v[1] + at, "String", 6), 0, "%s", v[1]);
+    cr_assert_eq(strncmp(v[5] + at, "total", 5), 0, "%s", v[5]);
+    free(o.text);
+
+    o = run_print(2, 0, DIFF_BY_SITE, 0, DIFF_FORMAT_TABLE);
+    n = lines(o.text, v, 16);
+    cr_assert_eq(n, 7, "%s", o.text);
+    cr_assert(strstr(v[6], "total (4 sites)") != NULL, "%s", v[6]);
+    free(o.text);
+
+    o = run_print(3, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0, DIFF_FORMAT_TABLE);
+    n = lines(o.text, v, 16);
+    cr_assert_eq(n, 5, "%s", o.text);
+    cr_assert(strstr(v[0], "RETAINED BYTES") && strstr(v[0], "SITE"));
+    size_t site_at = column(v[0], strstr(v[0], "SITE"));
+    cr_assert_eq(column(v[1], strstr(v[1], "lib/\\tx.rb:1")), site_at, "%s",
+                 v[1]);
+    cr_assert(strstr(v[4], "total (2 rows)") != NULL, "%s", v[4]);
+    free(o.text);
+}
+
+Test(output, table_list)
+{
+    out o = run_print(2, 1, DIFF_BY_CLASS, 0, DIFF_FORMAT_TABLE);
+    char *v[16];
+    size_t n = lines(o.text, v, 16);
+    cr_assert_eq(n, 5, "%s", o.text);
+    cr_assert(strncmp(v[0], "CHANGE", 6) == 0);
+    cr_assert(strstr(v[1], "freed") == v[1]);
+    cr_assert(strstr(v[1], " 1000 ") != NULL, "%s", v[1]);
+    cr_assert(strstr(v[2], "(no type)") != NULL, "%s", v[2]);
+    size_t at = column(v[0], strstr(v[0], "SITE"));
+    cr_assert_eq(column(v[2], strstr(v[2], "lib/\\tx.rb:1")), at, "%s", v[2]);
+    cr_assert_eq(column(v[3], strstr(v[3], "app/b.rb:7")), at, "%s", v[3]);
+    free(o.text);
+}
+
+Test(output, nothing_changed)
+{
+    char p[512];
+    td_path(p, sizeof p, "same.dump");
+    td_write(p, before, 3, NULL, 0, 1);
+    diff_result res;
+    cr_assert_eq(td_run(&res, NULL, 2, p, p, NULL), CLI_EXIT_OK);
+    static const char *const want[] = {
+        "class\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n",
+        "  \"rows\": [],\n",
+    };
+    for (int format = 0; format < 3; format++) {
+        out o = {NULL, 0};
+        FILE *f = open_memstream(&o.text, &o.len);
+        diff_print(&res, format, 0, f);
+        fclose(f);
+        if (format == DIFF_FORMAT_TSV)
+            cr_assert_str_eq(o.text, want[0]);
+        else if (format == DIFF_FORMAT_JSON) {
+            cr_assert(strstr(o.text, want[1]) != NULL, "%s", o.text);
+            json_decref(parse(&o));
+        } else
+            cr_assert(strstr(o.text, "total (0 classes)") != NULL, "%s",
+                      o.text);
+        free(o.text);
+    }
+    diff_result_free(&res);
+    unlink(p);
+}

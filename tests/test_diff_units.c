@@ -1,0 +1,388 @@
+/*
+ * test_diff_units.c -- the pieces of heapfmt-diff on their own: the radix
+ * sort, galloping search, kind tables, the bounded object list, chunk
+ * matching, and the shared text escaping.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_escape.h"
+#include "match.h"
+#include "objset.h"
+#include "olist.h"
+#include "radix.h"
+#include "tio.h"
+#include "tuples.h"
+
+/* ---- radix sort ---- */
+
+static int cmp_id(const void *x, const void *y)
+{
+    const dobj *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Sorts v with radix_sort and checks it against qsort: same ids in order,
+ * and the same multiset of (id, kind, size). */
+static void check_sort(dobj *v, size_t n)
+{
+    dobj *ref = malloc((n ? n : 1) * sizeof *ref);
+    cr_assert_not_null(ref);
+    memcpy(ref, v, n * sizeof *v);
+    radix_sort(v, n);
+    for (size_t i = 1; i < n; i++)
+        cr_assert_leq(v[i - 1].id, v[i].id, "not sorted at %zu of %zu", i, n);
+    /* Same content: sort both fully (ties by kind) and compare. */
+    qsort(ref, n, sizeof *ref, cmp_id);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && ref[j].id == ref[i].id)
+            j++;
+        uint64_t sum_ref = 0, sum_v = 0;
+        for (size_t k = i; k < j; k++) {
+            cr_assert_eq(v[k].id, ref[k].id);
+            sum_ref += (uint64_t)ref[k].kind * 1000003u + ref[k].size;
+            sum_v += (uint64_t)v[k].kind * 1000003u + v[k].size;
+        }
+        cr_assert_eq(sum_ref, sum_v, "payload lost among equal ids");
+        i = j;
+    }
+    free(ref);
+}
+
+typedef uint64_t (*idgen)(tprng *p, size_t i, size_t n);
+
+static uint64_t g_random(tprng *p, size_t i, size_t n)
+{
+    (void)i;
+    (void)n;
+    return tprng_next(p);
+}
+static uint64_t g_addresses(tprng *p, size_t i, size_t n)
+{
+    (void)n;
+    return 0x00007f0000000000ull + 40 * i + 40 * tprng_below(p, 4);
+}
+static uint64_t g_descending(tprng *p, size_t i, size_t n)
+{
+    (void)p;
+    return (uint64_t)(n - i) * 8;
+}
+static uint64_t g_few(tprng *p, size_t i, size_t n)
+{
+    (void)i;
+    (void)n;
+    return tprng_below(p, 3) << 60;
+}
+static uint64_t g_same(tprng *p, size_t i, size_t n)
+{
+    (void)p;
+    (void)i;
+    (void)n;
+    return 0xdeadbeef;
+}
+static uint64_t g_small(tprng *p, size_t i, size_t n)
+{
+    (void)i;
+    return tprng_below(p, n + 1);
+}
+static uint64_t g_extremes(tprng *p, size_t i, size_t n)
+{
+    (void)i;
+    (void)n;
+    return tprng_below(p, 2) ? UINT64_MAX - tprng_below(p, 300)
+                             : tprng_below(p, 300);
+}
+
+Test(radix, sorts_like_qsort)
+{
+    static const idgen gens[] = {g_random,   g_addresses, g_descending,
+                                 g_few,      g_same,      g_small,
+                                 g_extremes};
+    static const size_t sizes[] = {0,  1,   2,   3,    47,   48,
+                                   49, 255, 256, 1000, 70000};
+    tprng p;
+    tprng_seed(&p, 42);
+    for (size_t g = 0; g < sizeof gens / sizeof *gens; g++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            size_t n = sizes[s];
+            dobj *v = malloc((n ? n : 1) * sizeof *v);
+            cr_assert_not_null(v);
+            for (size_t i = 0; i < n; i++)
+                v[i] = (dobj){gens[g](&p, i, n),
+                              (uint32_t)tprng_below(&p, 1000),
+                              (uint32_t)i};
+            check_sort(v, n);
+            free(v);
+        }
+}
+
+/* ---- objset ---- */
+
+Test(objset, big_sizes_and_seek)
+{
+    objset s;
+    objset_init(&s, NULL);
+    for (uint64_t i = 0; i < 1000; i++)
+        cr_assert_eq(objset_push(&s, 1000 - i, (uint32_t)i,
+                                 i % 7 == 0 ? (5ull << 30) + i : i),
+                     0);
+    cr_assert_eq(objset_push(&s, 5000, 1, UINT64_MAX), 0);
+    cr_assert_eq(objset_push(&s, 5001, 1, OBJSET_BIG - 1), 0);
+    cr_assert_eq(objset_push(&s, 5002, 1, OBJSET_BIG), 0);
+    objset_sort(&s);
+    for (size_t i = 0; i < s.n; i++) {
+        const dobj *o = &s.v[i];
+        uint64_t want;
+        if (o->id >= 5000)
+            want = o->id == 5000   ? UINT64_MAX
+                   : o->id == 5001 ? OBJSET_BIG - 1
+                                   : OBJSET_BIG;
+        else
+            want = o->kind % 7 == 0 ? (5ull << 30) + o->kind : o->kind;
+        cr_assert_eq(objset_size(&s, o), want, "id %llu",
+                     (unsigned long long)o->id);
+    }
+    /* seek: the first index with id >= x, from any start at or before it. */
+    for (uint64_t x = 0; x < 5010; x += 3)
+        for (size_t from = 0; from < s.n; from += 97) {
+            size_t want = 0;
+            while (want < s.n && s.v[want].id < x)
+                want++;
+            if (from > want)
+                continue;
+            cr_assert_eq(objset_seek(&s, from, x), want, "x %llu from %zu",
+                         (unsigned long long)x, from);
+        }
+    objset_clear(&s);
+    cr_assert_eq(s.n, 0);
+    cr_assert_eq(objset_seek(&s, 0, 7), 0);
+    objset_free(&s);
+}
+
+/* ---- tuples ---- */
+
+Test(tuples, dense_numbers_and_limit)
+{
+    tuples t;
+    tuples_init(&t, NULL, 5000);
+    for (uint32_t round = 0; round < 2; round++)
+        for (uint32_t i = 0; i < 5000; i++) {
+            tuple k = {i % 17, i % 3, i, (uint64_t)i << 33};
+            uint32_t no;
+            cr_assert_eq(tuples_intern(&t, &k, &no), 0);
+            cr_assert_eq(no, i);
+            cr_assert_eq(tuples_get(&t, no)->c, i);
+            uint32_t found;
+            cr_assert(tuples_find(&t, &k, &found));
+            cr_assert_eq(found, i);
+        }
+    tuple extra = {1, 2, 3, 4};
+    uint32_t no;
+    cr_assert_eq(tuples_intern(&t, &extra, &no), -2);
+    cr_assert_not(tuples_find(&t, &extra, &no));
+    cr_assert_eq(tuples_count(&t), 5000);
+    tuples_free(&t);
+}
+
+/* ---- olist ---- */
+
+Test(olist, a_limit_keeps_the_same_first_items)
+{
+    tprng p;
+    tprng_seed(&p, 7);
+    olist all, top;
+    olist_init(&all, NULL, 0);
+    olist_init(&top, NULL, 25);
+    for (int i = 0; i < 20000; i++) {
+        diff_item it;
+        memset(&it, 0, sizeof it); /* the padding too: compared below */
+        it.id = tprng_below(&p, 500);
+        it.size = tprng_below(&p, 40);
+        it.kind = (uint32_t)tprng_below(&p, 3);
+        it.change = (uint8_t)tprng_below(&p, 2);
+        cr_assert_eq(olist_add(&all, &it), 0);
+        cr_assert_eq(olist_add(&top, &it), 0);
+        cr_assert_leq(top.n, 2 * (25 + 25 / 2 + 1024), "the list grew to %zu",
+                     top.n);
+    }
+    olist_finish(&all);
+    olist_finish(&top);
+    cr_assert_eq(top.n, 25);
+    for (size_t i = 0; i < top.n; i++)
+        cr_assert(memcmp(&all.v[i], &top.v[i], sizeof top.v[i]) == 0,
+                  "item %zu differs", i);
+    for (size_t i = 1; i < all.n; i++)
+        cr_assert_geq(all.v[i - 1].size, all.v[i].size);
+    olist_free(&all);
+    olist_free(&top);
+}
+
+/* ---- matching ---- */
+
+typedef struct mctx {
+    uint64_t unmatched_ids[64];
+    size_t nunmatched;
+    uint64_t deferred_ids[64];
+    size_t ndeferred;
+} mctx;
+
+/* Classes are the kinds themselves; kind 9 is "not final yet". */
+static uint32_t m_held(void *ctx, uint32_t kind)
+{
+    (void)ctx;
+    return kind;
+}
+static uint32_t m_chunk(void *ctx, uint32_t kind)
+{
+    (void)ctx;
+    return kind == 9 ? MATCH_DEFER : kind;
+}
+static int m_unmatched(void *ctx, const objset *chunk, const dobj *o,
+                       uint32_t cls)
+{
+    (void)chunk;
+    (void)cls;
+    mctx *m = ctx;
+    m->unmatched_ids[m->nunmatched++] = o->id;
+    return 0;
+}
+static int m_defer(void *ctx, const objset *chunk, const dobj *o)
+{
+    (void)chunk;
+    mctx *m = ctx;
+    m->deferred_ids[m->ndeferred++] = o->id;
+    return 0;
+}
+
+Test(match, pairs_by_id_and_class_once)
+{
+    static const match_ops ops = {m_held, m_chunk, m_unmatched, m_defer};
+    objset held, chunk;
+    objset_init(&held, NULL);
+    objset_init(&chunk, NULL);
+    /* held: 10/A, 20/A, 20/A, 30/B, 40/A */
+    objset_push(&held, 40, 1, 8);
+    objset_push(&held, 20, 1, 8);
+    objset_push(&held, 10, 1, 8);
+    objset_push(&held, 30, 2, 8);
+    objset_push(&held, 20, 1, 8);
+    objset_sort(&held);
+    /* chunk: 30/A (class differs), 20/A three times, 50/A, 10/? deferred */
+    objset_push(&chunk, 30, 1, 8);
+    objset_push(&chunk, 20, 1, 8);
+    objset_push(&chunk, 20, 1, 8);
+    objset_push(&chunk, 50, 1, 8);
+    objset_push(&chunk, 20, 1, 8);
+    objset_push(&chunk, 10, 9, 8);
+    mctx m = {0};
+    cr_assert_eq(match_chunk(&held, &chunk, OBJSET_MARK1, 0, &ops, &m), 0);
+    cr_assert_eq(m.nunmatched, 3);
+    cr_assert_eq(m.unmatched_ids[0], 20); /* the third 20 */
+    cr_assert_eq(m.unmatched_ids[1], 30);
+    cr_assert_eq(m.unmatched_ids[2], 50);
+    cr_assert_eq(m.ndeferred, 1);
+    cr_assert_eq(m.deferred_ids[0], 10);
+    size_t marked = 0;
+    for (size_t i = 0; i < held.n; i++)
+        if (held.v[i].kind & OBJSET_MARK1) {
+            marked++;
+            cr_assert_eq(held.v[i].id, 20);
+        }
+    cr_assert_eq(marked, 2);
+
+    /* A second pass with another mark prefers the objects the first one
+     * left alone. */
+    objset_clear(&chunk);
+    held.v[1].kind &= ~OBJSET_MARK1; /* one 20 seen, one not */
+    objset_push(&chunk, 20, 1, 8);
+    memset(&m, 0, sizeof m);
+    cr_assert_eq(
+        match_chunk(&held, &chunk, OBJSET_MARK2, OBJSET_MARK1, &ops, &m), 0);
+    for (size_t i = 0; i < held.n; i++)
+        if (held.v[i].id == 20)
+            cr_assert_eq(!!(held.v[i].kind & OBJSET_MARK2),
+                         !(held.v[i].kind & OBJSET_MARK1));
+    objset_free(&held);
+    objset_free(&chunk);
+}
+
+/* ---- text escaping (tools/common/cli_escape) ---- */
+
+static char *text_of(void (*put)(FILE *, const char *, size_t), const char *s,
+                     size_t len)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    cr_assert_not_null(f);
+    put(f, s, len);
+    fclose(f);
+    return buf;
+}
+
+Test(escape, text_form)
+{
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *out;
+        size_t width;
+    } cases[] = {
+        {"String", 6, "String", 6},
+        {"a\tb\nc\\d\re", 9, "a\\tb\\nc\\\\d\\re", 13},
+        {"nul\0x\x7f", 6, "nul\\x00x\\x7f", 12},
+        {"Caf\xc3\xa9", 5, "Caf\xc3\xa9", 4},
+        {"", 0, "", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = text_of(cli_put_text, cases[i].in, cases[i].len);
+        cr_assert_str_eq(got, cases[i].out);
+        free(got);
+        cr_assert_eq(cli_text_width(cases[i].in, cases[i].len),
+                     cases[i].width, "case %zu", i);
+    }
+}
+
+Test(escape, text_format_cuts_at_characters)
+{
+    char buf[8];
+    cr_assert_str_eq(cli_text_format(buf, sizeof buf, "abc", 3), "abc");
+    cr_assert_str_eq(cli_text_format(buf, sizeof buf, "abcdefghij", 10),
+                     "abcdefg");
+    /* "abcdef" + an escape that does not fit whole */
+    cr_assert_str_eq(cli_text_format(buf, sizeof buf, "abcdef\t", 7),
+                     "abcdef");
+    /* a 2-byte character that would be split */
+    cr_assert_str_eq(cli_text_format(buf, sizeof buf, "abcdef\xc3\xa9", 8),
+                     "abcdef");
+    cr_assert_str_eq(cli_text_format(buf, 1, "abc", 3), "");
+}
+
+Test(escape, json_strings)
+{
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *out;
+    } cases[] = {
+        {"plain", 5, "\"plain\""},
+        {"q\"b\\", 4, "\"q\\\"b\\\\\""},
+        {"\x01\b\f\n\r\t", 6, "\"\\u0001\\b\\f\\n\\r\\t\""},
+        {"nul\0", 4, "\"nul\\u0000\""},
+        {"Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14,
+         "\"Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+        {"bad\xff", 4, "\"bad\\ufffd\""},
+        {"\xc0\xaf", 2, "\"\\ufffd\\ufffd\""},         /* overlong */
+        {"\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\""}, /* surrogate */
+        {"\xe2\x82", 2, "\"\\ufffd\\ufffd\""},         /* cut short */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = text_of(cli_put_json, cases[i].in, cases[i].len);
+        cr_assert_str_eq(got, cases[i].out, "case %zu", i);
+        free(got);
+    }
+}

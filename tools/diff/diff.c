@@ -1,0 +1,480 @@
+/* diff.c -- the work of heapfmt-diff: read the dumps, match, sum up.
+ *
+ * Steps:
+ *   1. open every dump (so a missing file fails before any long read) and
+ *      read the footers that are there;
+ *   2. read the held dump into a sorted objset, its kinds made shared;
+ *   3. stream each other dump through it in sorted chunks (match.h),
+ *      marking the held objects seen; streamed objects without a partner
+ *      are counted per local kind, then folded into shared kinds;
+ *   4. walk the held objects: unmarked ones are freed (or new), and with
+ *      three dumps, the ones seen in d3 but not in d1 are retained;
+ *   5. fold kinds into rows, or sort the listed objects; add warnings. */
+#include <stdint.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "diff.h"
+#include "input.h"
+#include "match.h"
+#include "objset.h"
+
+typedef struct run {
+    const diff_options *opt;
+    diff_result *res;
+    const diff_mem *mem;
+    input in[3];
+    int n;
+    objset held;
+    objset chunk;     /* of the dump being streamed */
+    objset deferred;  /* its objects whose class may still be renamed */
+    size_t chunk_max;
+    input *cur;       /* the dump being read */
+    uint32_t mark;    /* set on held objects seen in cur */
+    uint32_t avoid;   /* held objects to pair with last (see match.h) */
+    int change;       /* an unmatched object of cur: DIFF_NEW, DIFF_FREED,
+                         or -1: not reported */
+    diff_stat *lstat; /* per local kind of cur */
+    size_t nlstat;
+    diff_stat *kstat; /* per shared kind */
+    size_t nkstat;
+    unsigned char *pass; /* per class name id: passes the filter */
+    size_t npass, cpass;
+} run;
+
+static int nomem(void)
+{
+    cli_error(NULL, "out of memory");
+    return CLI_EXIT_ERROR;
+}
+
+/* Grows a zero-filled diff_stat array to n entries exactly: there is one
+ * per kind, and kinds can run into the millions. */
+static int grow_stats(const diff_mem *mem, diff_stat **v, size_t *len,
+                      size_t n)
+{
+    if (n <= *len)
+        return 0;
+    if (n > SIZE_MAX / sizeof **v)
+        return -1;
+    diff_stat *p = mem_realloc(mem, *v, n * sizeof **v);
+    if (p == NULL)
+        return -1;
+    memset(p + *len, 0, (n - *len) * sizeof *p);
+    *v = p;
+    *len = n;
+    return 0;
+}
+
+/* Extends r->pass (class name id -> passes the filter) to every name
+ * known so far. Returns 0 or -1 (no memory). */
+static int update_pass(run *r)
+{
+    cli_strmap *t = &r->res->names;
+    size_t n = cli_strmap_count(t);
+    if (n <= r->npass)
+        return 0;
+    if (mem_reserve(r->mem, (void **)&r->pass, &r->cpass, n, 1) != 0)
+        return -1;
+    for (size_t id = r->npass; id < n; id++) {
+        size_t len;
+        const char *s = nameid_text(t, (uint32_t)id, &len);
+        r->pass[id] = (unsigned char)filter_pass(r->opt->filter, s, len);
+    }
+    r->npass = n;
+    return 0;
+}
+
+/* ---- matching callbacks ---- */
+
+static uint32_t held_class(void *ctx, uint32_t kind)
+{
+    run *r = ctx;
+    return tuples_get(&r->res->kinds, kind)->a;
+}
+
+static uint32_t chunk_class(void *ctx, uint32_t lk)
+{
+    run *r = ctx;
+    return input_class_of(r->cur, lk);
+}
+
+static int unmatched(void *ctx, const objset *chunk, const dobj *o,
+                     uint32_t cls)
+{
+    run *r = ctx;
+    if (r->change < 0)
+        return 0;
+    uint32_t lk = o->kind & OBJSET_KIND_MASK;
+    uint64_t size = objset_size(chunk, o);
+    diff_stat *s = &r->lstat[lk];
+    stat_add(&s->count[r->change], 1);
+    stat_add(&s->bytes[r->change], size);
+    if (r->opt->list) {
+        if (update_pass(r) != 0)
+            return nomem();
+        if (r->pass[cls]) {
+            diff_item it = {o->id, size, lk, (uint8_t)r->change, 1};
+            if (olist_add(&r->res->items, &it) != 0)
+                return nomem();
+        }
+    }
+    return 0;
+}
+
+static int defer(void *ctx, const objset *chunk, const dobj *o)
+{
+    run *r = ctx;
+    if (objset_push(&r->deferred, o->id, o->kind & OBJSET_KIND_MASK,
+                    objset_size(chunk, o)) != 0)
+        return nomem();
+    return 0;
+}
+
+static const match_ops ops = {held_class, chunk_class, unmatched, defer};
+
+/* Matches the objects in set against the held ones, then empties set. */
+static int flush(run *r, objset *set, int final)
+{
+    if (input_classes(r->cur, &r->res->names, final) != 0)
+        return nomem();
+    if (r->change >= 0 && grow_stats(r->mem, &r->lstat, &r->nlstat,
+                                     tuples_count(&r->cur->lkinds)) != 0)
+        return nomem();
+    int rc = match_chunk(&r->held, set, r->mark, r->avoid, &ops, r);
+    objset_clear(set);
+    return rc;
+}
+
+/* ---- reading ---- */
+
+static int held_sink(void *ctx, uint64_t id, uint32_t lk, uint64_t size)
+{
+    run *r = ctx;
+    return objset_push(&r->held, id, lk, size) == 0 ? 0 : nomem();
+}
+
+static int stream_sink(void *ctx, uint64_t id, uint32_t lk, uint64_t size)
+{
+    run *r = ctx;
+    if (objset_push(&r->chunk, id, lk, size) != 0)
+        return nomem();
+    return r->chunk.n >= r->chunk_max ? flush(r, &r->chunk, 0) : 0;
+}
+
+/* Maps the local kinds of in to shared ones: *map (free with mem_free). */
+static int resolve(run *r, input *in, uint32_t **map)
+{
+    int rc = input_resolve(in, &r->res->names, &r->res->kinds, map);
+    if (rc == -2) {
+        cli_error(in->name, "too many distinct classes, types and sites");
+        return CLI_EXIT_ERROR;
+    }
+    if (rc != 0)
+        return nomem();
+    return CLI_EXIT_OK;
+}
+
+static int read_held(run *r, input *in)
+{
+    uint64_t expect = input_footer_objects(in);
+    if (expect > 0 && expect <= SIZE_MAX / sizeof(dobj))
+        (void)objset_reserve(&r->held, (size_t)expect); /* else: grow */
+    r->cur = in;
+    int rc = input_scan(in, held_sink, r);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        return rc;
+    uint32_t *map;
+    int rrc = resolve(r, in, &map);
+    if (rrc != CLI_EXIT_OK)
+        return rrc;
+    for (size_t i = 0; i < r->held.n; i++)
+        r->held.v[i].kind = map[r->held.v[i].kind];
+    mem_free(r->mem, map);
+    input_close(in);
+    objset_sort(&r->held);
+    return rc;
+}
+
+/* Streams in through the held objects, setting mark on those seen. */
+static int read_streamed(run *r, input *in, uint32_t mark, uint32_t avoid,
+                         int change)
+{
+    r->cur = in;
+    r->mark = mark;
+    r->avoid = avoid;
+    r->change = change;
+    int rc = input_scan(in, stream_sink, r);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        return rc;
+    /* The end of the dump: every class has its final name now. */
+    int frc = flush(r, &r->chunk, 1);
+    if (frc == 0 && r->deferred.n > 0)
+        frc = flush(r, &r->deferred, 1);
+    if (frc != 0)
+        return frc;
+    uint32_t *map;
+    int rrc = resolve(r, in, &map);
+    if (rrc != CLI_EXIT_OK)
+        return rrc;
+    if (r->nlstat > 0 && grow_stats(r->mem, &r->kstat, &r->nkstat,
+                                    tuples_count(&r->res->kinds)) != 0) {
+        mem_free(r->mem, map);
+        return nomem();
+    }
+    for (size_t lk = 0; lk < tuples_count(&in->lkinds) && lk < r->nlstat;
+         lk++) {
+        diff_stat *from = &r->lstat[lk], *to = &r->kstat[map[lk]];
+        for (int i = 0; i < 2; i++) {
+            stat_add(&to->count[i], from->count[i]);
+            stat_add(&to->bytes[i], from->bytes[i]);
+        }
+    }
+    olist *items = &r->res->items;
+    for (size_t i = 0; i < items->n; i++)
+        if (items->v[i].local) {
+            items->v[i].kind = map[items->v[i].kind];
+            items->v[i].local = 0;
+        }
+    mem_free(r->mem, map);
+    mem_free(r->mem, r->lstat);
+    r->lstat = NULL;
+    r->nlstat = 0;
+    input_close(in);
+    return rc;
+}
+
+/* Counts (and lists) as change the held objects that carry every mark in
+ * need and none in refuse. */
+static int walk_held(run *r, uint32_t need, uint32_t refuse, int change)
+{
+    /* Every kind is known by now: make room for the counts. */
+    tuples_drop_index(&r->res->kinds);
+    if (grow_stats(r->mem, &r->kstat, &r->nkstat,
+                   tuples_count(&r->res->kinds)) != 0)
+        return nomem();
+    for (size_t i = 0; i < r->held.n; i++) {
+        const dobj *o = &r->held.v[i];
+        if ((o->kind & need) != need || (o->kind & refuse) != 0)
+            continue;
+        uint32_t kind = o->kind & OBJSET_KIND_MASK;
+        uint64_t size = objset_size(&r->held, o);
+        diff_stat *s = &r->kstat[kind];
+        stat_add(&s->count[change], 1);
+        stat_add(&s->bytes[change], size);
+        if (r->opt->list) {
+            uint32_t cls = tuples_get(&r->res->kinds, kind)->a;
+            if (update_pass(r) != 0)
+                return nomem();
+            if (r->pass[cls]) {
+                diff_item it = {o->id, size, kind, (uint8_t)change, 0};
+                if (olist_add(&r->res->items, &it) != 0)
+                    return nomem();
+            }
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ---- warnings ---- */
+
+static int add_warnings(run *r)
+{
+    diff_result *res = r->res;
+    notes *w = &res->warnings;
+    for (int i = 0; i < r->n; i++)
+        if (ident_check_one(&r->in[i].id, r->in[i].name, w) != 0)
+            return -1;
+    for (int i = 0; i + 1 < r->n; i++)
+        if (ident_check_pair(&r->in[i].id, r->in[i].name, &r->in[i + 1].id,
+                             r->in[i + 1].name, w) != 0)
+            return -1;
+    /* What a lost block does to the results, dump by dump. */
+    static const char *const two[2] = {
+        "objects in its lost blocks are reported as new",
+        "objects in its lost blocks are reported as freed",
+    };
+    static const char *const three[3] = {
+        "objects in its lost blocks may be reported as retained",
+        "retained objects in its lost blocks are missing",
+        "objects in its lost blocks are not counted as retained",
+    };
+    for (int i = 0; i < r->n; i++)
+        if (r->in[i].status == CLI_EXIT_INCOMPLETE &&
+            notes_add(w, r->in[i].name, "%s",
+                      r->n == 2 ? two[i] : three[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* ---- the diff ---- */
+
+/* Which of two dumps to hold: the one without a footer (its names cannot
+ * be known before the end, and standard input can only be read once);
+ * else the one with fewer objects, so that memory follows the smaller. */
+static int pick_held(const input *in)
+{
+    int f0 = in[0].footer != NULL, f1 = in[1].footer != NULL;
+    if (f0 != f1)
+        return f0 ? 1 : 0;
+    if (f0 && input_footer_objects(&in[1]) < input_footer_objects(&in[0]))
+        return 1;
+    return 0;
+}
+
+static int compute(run *r, const char *const *paths)
+{
+    const diff_options *opt = r->opt;
+    int want_site = opt->list || (opt->by & DIFF_BY_SITE);
+    int rc = CLI_EXIT_OK;
+    for (int i = 0; i < r->n; i++) {
+        /* With three dumps, only d2's objects are ever reported. */
+        int report = r->n == 2 || i == 1;
+        int orc = input_open(&r->in[i], paths[i], r->mem,
+                             report && opt->list, report && want_site);
+        r->res->dumps[i] = r->in[i].name;
+        r->res->paths[i] = paths[i];
+        if (orc == CLI_EXIT_INCOMPLETE)
+            rc = orc; /* read as an empty, incomplete dump */
+        else if (orc != CLI_EXIT_OK)
+            return orc;
+    }
+    int held = r->n == 3 ? 1 : pick_held(r->in);
+    int irc = read_held(r, &r->in[held]);
+    if (irc != CLI_EXIT_OK && irc != CLI_EXIT_INCOMPLETE)
+        return irc;
+    if (irc != CLI_EXIT_OK)
+        rc = irc;
+    if (r->n == 2) {
+        /* Unmatched objects of the held dump are freed when it is the
+         * older one, new when it is the newer. */
+        int other = 1 - held;
+        irc = read_streamed(r, &r->in[other], OBJSET_MARK1, 0,
+                            other == 1 ? DIFF_NEW : DIFF_FREED);
+        if (irc != CLI_EXIT_OK && irc != CLI_EXIT_INCOMPLETE)
+            return irc;
+        if (irc != CLI_EXIT_OK)
+            rc = irc;
+        irc = walk_held(r, 0, OBJSET_MARK1, held == 0 ? DIFF_FREED : DIFF_NEW);
+    } else {
+        for (int i = 0; i < 3; i += 2) {
+            irc = read_streamed(r, &r->in[i],
+                                i == 0 ? OBJSET_MARK1 : OBJSET_MARK2,
+                                i == 0 ? 0 : OBJSET_MARK1, -1);
+            if (irc != CLI_EXIT_OK && irc != CLI_EXIT_INCOMPLETE)
+                return irc;
+            if (irc != CLI_EXIT_OK)
+                rc = irc;
+        }
+        /* Retained: seen in d3 (MARK2), not in d1 (MARK1). */
+        irc = walk_held(r, OBJSET_MARK2, OBJSET_MARK1, DIFF_RETAINED);
+    }
+    if (irc != CLI_EXIT_OK)
+        return irc;
+    objset_free(&r->held);
+    objset_free(&r->chunk);
+    objset_free(&r->deferred);
+    diff_result *res = r->res;
+    if ((opt->by & DIFF_BY_SITE) && !opt->list) {
+        uint64_t objects = 0, sites = 0;
+        for (int i = 0; i < r->n; i++) {
+            objects += r->in[i].objects;
+            sites += r->in[i].with_site;
+        }
+        if (objects > 0 && sites == 0) {
+            cli_error(NULL, "no allocation sites in these dumps (their writer "
+                            "did not record them), so --by=site has nothing "
+                            "to show");
+            return CLI_EXIT_ERROR;
+        }
+    }
+    if (opt->list) {
+        olist_finish(&res->items);
+    } else {
+        if (update_pass(r) != 0 ||
+            summary_rows(&res->kinds, r->kstat,
+                         filter_active(opt->filter) ? r->pass : NULL,
+                         opt->by, &res->names, r->mem, &res->rows,
+                         &res->nrows, &res->total) != 0)
+            return nomem();
+    }
+    if (add_warnings(r) != 0)
+        return nomem();
+    for (int i = 0; i < r->n; i++)
+        res->dump_complete[i] = r->in[i].status == CLI_EXIT_OK;
+    res->complete = rc == CLI_EXIT_OK;
+    return rc;
+}
+
+int diff_compute(const char *const *paths, int n, const diff_options *opt,
+                 diff_result *res)
+{
+    static const diff_options defaults = DIFF_OPTIONS_INIT;
+    static const diff_mem plain = {NULL, NULL}; /* realloc and free */
+    if (opt == NULL)
+        opt = &defaults;
+    memset(res, 0, sizeof *res);
+    res->mem = opt->mem != NULL ? opt->mem : &plain;
+    res->ndumps = n;
+    res->by = opt->by;
+    res->list = opt->list;
+    res->top = opt->top;
+    tuples_init(&res->kinds, res->mem, OBJSET_MAX_KINDS);
+    olist_init(&res->items, res->mem, opt->list ? opt->top : 0);
+    notes_init(&res->warnings, res->mem);
+    if (n < 2 || n > 3) {
+        cli_error(NULL, "compare two or three dumps, not %d", n);
+        return CLI_EXIT_ERROR;
+    }
+    if (nameid_init(&res->names) != 0)
+        return nomem();
+
+    run r;
+    memset(&r, 0, sizeof r);
+    r.opt = opt;
+    r.res = res;
+    r.mem = res->mem;
+    r.n = n;
+    r.chunk_max = opt->chunk > 0 ? opt->chunk : DIFF_DEFAULT_CHUNK;
+    objset_init(&r.held, r.mem);
+    objset_init(&r.chunk, r.mem);
+    objset_init(&r.deferred, r.mem);
+    for (int i = 0; i < n; i++) {
+        r.in[i].d.fd = -1; /* closed, for input_close */
+        r.in[i].mem = r.mem;
+    }
+
+    int rc = compute(&r, paths);
+
+    for (int i = 0; i < n; i++)
+        input_close(&r.in[i]);
+    objset_free(&r.held);
+    objset_free(&r.chunk);
+    objset_free(&r.deferred);
+    mem_free(r.mem, r.lstat);
+    mem_free(r.mem, r.kstat);
+    mem_free(r.mem, r.pass);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
+        diff_result_free(res);
+        res->ndumps = n;
+    }
+    return rc;
+}
+
+void diff_result_free(diff_result *res)
+{
+    cli_strmap_free(&res->names);
+    tuples_free(&res->kinds);
+    mem_free(res->mem, res->rows);
+    res->rows = NULL;
+    res->nrows = 0;
+    olist_free(&res->items);
+    notes_free(&res->warnings);
+}
+
+const char *diff_kind_class(const diff_result *res, uint32_t kind,
+                            size_t *len)
+{
+    return nameid_text(&res->names, tuples_get(&res->kinds, kind)->a, len);
+}

@@ -1,0 +1,325 @@
+/* input.c -- one dump of a diff: reading it, and naming its classes. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_names.h"
+#include "cli_progress.h"
+#include "cli_scan.h"
+#include "input.h"
+#include "match.h"
+#include "objset.h"
+
+#define UNSET UINT32_MAX
+
+/* Whether the footer's classes are sorted by index, so that a class's
+ * final name can be found by binary search. */
+static int sorted_by_index(const heapfmt_footer *f)
+{
+    for (size_t i = 1; i < f->nclasses; i++)
+        if (f->classes[i - 1].index >= f->classes[i].index)
+            return 0;
+    return 1;
+}
+
+int input_open(input *in, const char *path, const diff_mem *mem,
+               int want_type, int want_site)
+{
+    memset(in, 0, sizeof *in);
+    in->mem = mem;
+    in->name = path;
+    in->alloc = mem_heapfmt(mem);
+    in->want_type = want_type;
+    in->want_site = want_site;
+    tuples_init(&in->lkinds, mem, OBJSET_MAX_KINDS);
+    heapfmt_reader_options opt = HEAPFMT_READER_OPTIONS_INIT;
+    opt.allocator = &in->alloc;
+    int rc = cli_dump_open(&in->d, path, &opt);
+    in->name = in->d.name;
+    if (rc == CLI_EXIT_INCOMPLETE) {
+        /* Cut inside its header: an incomplete dump with nothing in it
+         * (the reason is printed). */
+        in->status = rc;
+        return rc;
+    }
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const heapfmt_footer *f;
+    /* Only a complete, seekable dump has a footer we can read now;
+     * anything else simply goes without. */
+    if (heapfmt_reader_footer(in->d.reader, &f) == HEAPFMT_OK) {
+        in->footer = f;
+        in->footer_names = sorted_by_index(f);
+    }
+    return CLI_EXIT_OK;
+}
+
+uint64_t input_footer_objects(const input *in)
+{
+    return in->footer != NULL ? in->footer->totals.objects : 0;
+}
+
+/* Objects between two looks at the clock for the progress line. */
+#define PROGRESS_EVERY 65536u
+
+typedef struct scan_ctx {
+    input *in;
+    input_sink sink;
+    void *ctx;
+    uint32_t tick;
+    cli_progress progress;
+} scan_ctx;
+
+/* Notes that objects of class slot with neither type nor site have local
+ * kind lk, so that the next ones skip the hash table. Returns 0 or -1. */
+static int remember_slot_kind(input *in, uint32_t slot, uint32_t lk)
+{
+    if (slot >= in->nslot_kind) {
+        size_t old = in->nslot_kind, cap = old;
+        if (mem_reserve(in->mem, (void **)&in->slot_kind, &cap,
+                        (size_t)slot + 1, sizeof *in->slot_kind) != 0)
+            return -1;
+        for (size_t i = old; i < cap; i++)
+            in->slot_kind[i] = UNSET;
+        in->nslot_kind = cap;
+    }
+    in->slot_kind[slot] = lk;
+    return 0;
+}
+
+static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    scan_ctx *s = opaque;
+    input *in = s->in;
+    if (rec->tag == HEAPFMT_TAG_CLASS) {
+        /* A (re)definition: the cached name of this slot may be stale. */
+        uint32_t slot = rec->u.klass->slot;
+        if (slot < in->nslot_class)
+            in->slot_class[slot] = UNSET;
+        return 0;
+    }
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    const heapfmt_robject *o = rec->u.object;
+    uint32_t slot = o->klass->slot;
+    tuple k = {slot, 0, 0, 0};
+    if (in->want_type)
+        k.b = o->type->slot;
+    if (o->fields & HEAPFMT_F_SITE) {
+        in->with_site++;
+        if (in->want_site) {
+            k.c = o->file->slot + 1;
+            k.d = o->line;
+        }
+    }
+    uint32_t lk;
+    int bare = k.b == 0 && k.c == 0; /* the class alone: the common case */
+    if (bare && slot < in->nslot_kind && in->slot_kind[slot] != UNSET) {
+        lk = in->slot_kind[slot];
+    } else {
+        int rc = tuples_intern(&in->lkinds, &k, &lk);
+        if (rc == 0 && bare)
+            rc = remember_slot_kind(in, slot, lk);
+        if (rc != 0) {
+            cli_error(in->name, "%s",
+                      rc == -2 ? "too many distinct classes, types and sites"
+                               : "out of memory");
+            return CLI_EXIT_ERROR;
+        }
+    }
+    in->objects++;
+    if (--s->tick == 0) {
+        s->tick = PROGRESS_EVERY;
+        heapfmt_progress p;
+        heapfmt_reader_progress(r, &p);
+        cli_progress_tick(&s->progress, p.offset, in->objects);
+    }
+    return s->sink(s->ctx, o->id, lk, o->size);
+}
+
+/* The size of a regular input file, for the progress line; 0 if unknown. */
+static uint64_t input_size(const input *in)
+{
+    struct stat st;
+    if (fstat(in->d.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        return (uint64_t)st.st_size;
+    return 0;
+}
+
+int input_scan(input *in, input_sink sink, void *ctx)
+{
+    if (in->d.reader == NULL) /* cut inside its header */
+        return in->status = CLI_EXIT_INCOMPLETE;
+    scan_ctx s;
+    memset(&s, 0, sizeof s);
+    s.in = in;
+    s.sink = sink;
+    s.ctx = ctx;
+    s.tick = PROGRESS_EVERY;
+    cli_progress_begin(&s.progress, in->name, input_size(in));
+    in->status = cli_scan(&in->d, on_record, &s);
+    cli_progress_end(&s.progress);
+    ident_capture(&in->id, in->d.reader);
+    return in->status;
+}
+
+/* The summary entry of class index, or NULL. */
+static const heapfmt_class_summary *footer_class(const heapfmt_footer *f,
+                                                 uint32_t index)
+{
+    size_t lo = 0, hi = f->nclasses;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->classes[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->nclasses && f->classes[lo].index == index ? &f->classes[lo]
+                                                              : NULL;
+}
+
+/* Whether a class's name may still change: it has none yet, or its name
+ * or the class itself was never defined (a lost block). */
+static int provisional(const heapfmt_rclass *c)
+{
+    return c->index != 0 &&
+           (c->undefined || c->name == NULL || c->name->len == 0 ||
+            c->name->undefined);
+}
+
+/* The class name id of class slot, or MATCH_DEFER; -1 if out of memory. */
+static int slot_class(input *in, cli_strmap *t, uint32_t slot, int final,
+                      uint32_t *out)
+{
+    if (slot < in->nslot_class && in->slot_class[slot] != UNSET) {
+        *out = in->slot_class[slot];
+        return 0;
+    }
+    const heapfmt_rclass *c = heapfmt_reader_class(in->d.reader, slot);
+    if (c == NULL) /* cannot happen: the slot came from the reader */
+        return -1;
+    cli_name buf;
+    const char *name = NULL;
+    size_t len = 0;
+    const heapfmt_class_summary *s =
+        in->footer_names && c->index != 0
+            ? footer_class(in->footer, c->index)
+            : NULL;
+    if (s != NULL) {
+        name = cli_summary_name(s, &buf, &len);
+    } else if (!final && provisional(c)) {
+        *out = MATCH_DEFER; /* not cached: asked again next time */
+        return 0;
+    } else {
+        name = cli_class_name(c, &buf, &len);
+    }
+    uint32_t id;
+    if (nameid_get(t, name, len, &id) != 0)
+        return -1;
+    if (slot >= in->nslot_class) {
+        size_t old = in->nslot_class, cap = old;
+        if (mem_reserve(in->mem, (void **)&in->slot_class, &cap,
+                        (size_t)slot + 1, sizeof *in->slot_class) != 0)
+            return -1;
+        for (size_t i = old; i < cap; i++)
+            in->slot_class[i] = UNSET;
+        in->nslot_class = cap;
+    }
+    in->slot_class[slot] = id;
+    *out = id;
+    return 0;
+}
+
+int input_classes(input *in, cli_strmap *t, int final)
+{
+    size_t n = tuples_count(&in->lkinds);
+    if (mem_reserve(in->mem, (void **)&in->lkind_class, &in->clkind_class, n,
+                    sizeof *in->lkind_class) != 0)
+        return -1;
+    for (size_t lk = 0; lk < n; lk++)
+        if (slot_class(in, t, tuples_get(&in->lkinds, (uint32_t)lk)->a, final,
+                       &in->lkind_class[lk]) != 0)
+            return -1;
+    return 0;
+}
+
+/* The name id of the type or site file in reader string slot: its text,
+ * or the placeholders histo(1) prints too: "#<undefined string N>" when
+ * its STRING record was lost, and for an empty file name "(no file)".
+ * An absent type (slot 0) is DIFF_NONE. */
+static int string_name(input *in, cli_strmap *t, uint32_t slot, int is_file,
+                       uint32_t *out)
+{
+    const heapfmt_rstring *s = heapfmt_reader_string(in->d.reader, slot);
+    char buf[48];
+    const char *text;
+    size_t len;
+    if (s == NULL || (!is_file && (slot == 0 || s->len == 0))) {
+        *out = DIFF_NONE;
+        return 0;
+    }
+    if (s->undefined) {
+        snprintf(buf, sizeof buf, "#<undefined string %u>", (unsigned)s->id);
+        text = buf;
+        len = strlen(buf);
+    } else if (slot == 0 || s->len == 0) {
+        text = "(no file)";
+        len = strlen(text);
+    } else {
+        text = s->ptr;
+        len = s->len;
+    }
+    return nameid_get(t, text, len, out);
+}
+
+int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
+{
+    /* No object comes after this: the local index can go before the
+     * shared table grows. */
+    tuples_drop_index(&in->lkinds);
+    size_t n = tuples_count(&in->lkinds);
+    uint32_t *m = mem_alloc(in->mem, (n > 0 ? n : 1) * sizeof *m);
+    if (m == NULL)
+        return -1;
+    /* The first dump's kinds are all new: room for them at once, rather
+     * than growing (and rehashing) in steps. For later dumps most kinds
+     * exist already, and reserving n would mostly waste memory. */
+    if (tuples_count(kinds) == 0 && tuples_reserve(kinds, n) != 0) {
+        mem_free(in->mem, m);
+        return -1;
+    }
+    for (size_t lk = 0; lk < n; lk++) {
+        const tuple *l = tuples_get(&in->lkinds, (uint32_t)lk);
+        tuple k = {0, 0, 0, l->d};
+        int rc = slot_class(in, t, l->a, 1, &k.a);
+        if (rc == 0)
+            rc = string_name(in, t, l->b, 0, &k.b);
+        if (rc == 0 && l->c != 0)
+            rc = string_name(in, t, l->c - 1, 1, &k.c);
+        if (rc == 0)
+            rc = tuples_intern(kinds, &k, &m[lk]);
+        if (rc != 0) {
+            mem_free(in->mem, m);
+            return rc;
+        }
+    }
+    *map = m;
+    return 0;
+}
+
+void input_close(input *in)
+{
+    cli_dump_close(&in->d);
+    in->footer = NULL;
+    tuples_free(&in->lkinds);
+    mem_free(in->mem, in->slot_class);
+    mem_free(in->mem, in->slot_kind);
+    mem_free(in->mem, in->lkind_class);
+    in->slot_class = NULL;
+    in->slot_kind = NULL;
+    in->lkind_class = NULL;
+    in->nslot_class = in->nslot_kind = in->clkind_class = 0;
+}

@@ -1,0 +1,95 @@
+/* input.h -- one dump of a diff: reading it, and naming its classes.
+ *
+ * Reading turns each OBJECT record into (id, local kind, size) for a sink.
+ * The local kind numbers the combination of the reader's class slot, and,
+ * when asked for, type slot and site (file slot, line) -- see tuples.h.
+ * After the scan, input_resolve() maps local kinds to kinds shared by all
+ * dumps (names instead of slots).
+ *
+ * Class names can change while a dump is read: a writer that meets an
+ * object before its class writes the class as anonymous, then names it
+ * later with a second CLASS record. An object's class is therefore its
+ * class's final name. When the footer is readable (a complete, seekable
+ * file) it gives every final name before the first record; otherwise the
+ * name is the one known so far, and a class that is still anonymous or
+ * undefined is "not final" -- its objects wait (MATCH_DEFER) until the end
+ * of the dump. */
+#ifndef DIFF_INPUT_H
+#define DIFF_INPUT_H
+
+#include <stdint.h>
+
+#include "cli_dump.h"
+#include "ident.h"
+#include "nameid.h"
+#include "tuples.h"
+
+typedef struct input {
+    cli_dump d;
+    const char *name;       /* for messages: the path or "(stdin)" */
+    const diff_mem *mem;
+    heapfmt_allocator alloc; /* the readers' view of mem */
+    const heapfmt_footer *footer; /* NULL when not readable */
+    int footer_names;       /* footer classes sorted by index: names usable */
+    int want_type, want_site;
+    tuples lkinds;          /* (class slot, type slot, file slot+1, line) */
+    uint32_t *slot_class;   /* class slot -> class name id, or UNSET */
+    size_t nslot_class;
+    uint32_t *slot_kind;    /* class slot -> local kind of its objects
+                               without type and site, or UNSET */
+    size_t nslot_kind;
+    uint32_t *lkind_class;  /* local kind -> class name id or MATCH_DEFER */
+    size_t clkind_class;
+    int status;             /* CLI_EXIT_* of the scan */
+    uint64_t objects;       /* objects read */
+    uint64_t with_site;     /* of which with an allocation site */
+    ident id;               /* identity META, captured after the scan */
+} input;
+
+/* Opens path ("-" for standard input) and, when it is seekable and
+ * complete, reads its footer. Returns CLI_EXIT_OK; CLI_EXIT_INCOMPLETE
+ * when the input ends inside the file header (printed): in then reads as
+ * an incomplete dump without objects; or CLI_EXIT_ERROR after printing
+ * why. */
+int input_open(input *in, const char *path, const diff_mem *mem,
+               int want_type, int want_site);
+
+/* The object count of the footer, or 0 when unknown. */
+uint64_t input_footer_objects(const input *in);
+
+/* Receives each object. Returns 0, or nonzero to stop the scan. */
+typedef int (*input_sink)(void *ctx, uint64_t id, uint32_t lkind,
+                          uint64_t size);
+
+/* Reads every record, skipping damaged blocks with a warning. Returns
+ * CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (warnings printed), CLI_EXIT_ERROR
+ * (message printed: I/O error, out of memory...) or the sink's nonzero
+ * value. Also sets in->status and captures in->id. */
+int input_scan(input *in, input_sink sink, void *ctx);
+
+/* Brings in->lkind_class up to date for every local kind so far, with
+ * class names as they are known now (final: all names are taken as
+ * final, at the end of the dump). Interns the names in t. Returns 0 or -1
+ * (no memory). */
+int input_classes(input *in, cli_strmap *t, int final);
+
+/* The class of local kind lk (after input_classes): a name id, or
+ * MATCH_DEFER. */
+static inline uint32_t input_class_of(const input *in, uint32_t lk)
+{
+    return in->lkind_class[lk];
+}
+
+/* Maps every local kind to a shared kind (class, type, file name id,
+ * line) in kinds, with final names; the dump's objects must all have been
+ * read (the local kinds' hash index is freed). Type DIFF_NONE is no type; file
+ * DIFF_NONE is no site (a site's file is never DIFF_NONE). On success *map is an array of
+ * tuples_count(&in->lkinds) kind numbers, to be freed with mem_free.
+ * Returns 0, -1 (no memory) or -2 (too many kinds). */
+int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map);
+
+/* Closes the reader and frees the tables; keeps name, status, counts and
+ * id. Safe to call twice. */
+void input_close(input *in);
+
+#endif /* DIFF_INPUT_H */

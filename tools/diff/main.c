@@ -1,0 +1,198 @@
+/* main.c -- heapfmt-diff: command line of the object-level dump diff. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "diff.h"
+#include "filter.h"
+#include "print.h"
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s [OPTION]... BEFORE AFTER\n"
+        "  or:  %s [OPTION]... D1 D2 D3\n"
+        "Compare heapfmt heap dumps object by object.\n"
+        "\n"
+        "With two dumps, show the objects that are new in AFTER and those\n"
+        "freed since BEFORE, summed per class. With three, show the objects\n"
+        "allocated between D1 and D2 that are still alive in D3: the\n"
+        "retained objects, where leaks are. An object is the same in two\n"
+        "dumps when its id and its class name are the same. One dump may\n"
+        "be - for standard input.\n"
+        "\n"
+        "  -b, --by=KEY        group rows by class (default), site (the\n"
+        "                      allocation site, file:line), or class,site\n"
+        "  -l, --list          list the objects themselves (change, id,\n"
+        "                      class, type, bytes, site), largest first\n"
+        "      --class=NAME    only objects of class NAME (repeatable)\n"
+        "  -m, --match=REGEX   only objects whose class name matches REGEX,\n"
+        "                      a POSIX extended expression (repeatable)\n"
+        "  -n, --top=N         show the first N rows or objects only\n"
+        "  -f, --format=FMT    table (default), tsv or json\n"
+        "  -H, --human         in the table, 1,234,567 and KiB, MiB...\n"
+        "  -h, --help          show this help and exit\n"
+        "  -V, --version       show the version and exit\n"
+        "\n"
+        "Rows are sorted by new (or retained) bytes, largest first.\n"
+        "Warnings tell when ids cannot be trusted: unstable ids, a heap\n"
+        "compaction between dumps, or dumps of different processes.\n"
+        "\n"
+        "Exit status: 0 success, 1 error, 2 usage error, 3 a dump is\n"
+        "incomplete (results cover its readable part).\n",
+        cli_progname(), cli_progname());
+}
+
+/* --class has no short form: histo's -c is --min-count. */
+enum { OPT_CLASS = 256 };
+
+static const struct option long_options[] = {
+    {"by", required_argument, NULL, 'b'},
+    {"list", no_argument, NULL, 'l'},
+    {"class", required_argument, NULL, OPT_CLASS},
+    {"match", required_argument, NULL, 'm'},
+    {"top", required_argument, NULL, 'n'},
+    {"format", required_argument, NULL, 'f'},
+    {"human", no_argument, NULL, 'H'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_by(const char *s, unsigned *by)
+{
+    if (strcmp(s, "class") == 0)
+        *by = DIFF_BY_CLASS;
+    else if (strcmp(s, "site") == 0)
+        *by = DIFF_BY_SITE;
+    else if (strcmp(s, "class,site") == 0 || strcmp(s, "site,class") == 0)
+        *by = DIFF_BY_CLASS | DIFF_BY_SITE;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_format(const char *s, int *format)
+{
+    if (strcmp(s, "table") == 0)
+        *format = DIFF_FORMAT_TABLE;
+    else if (strcmp(s, "tsv") == 0)
+        *format = DIFF_FORMAT_TSV;
+    else if (strcmp(s, "json") == 0)
+        *format = DIFF_FORMAT_JSON;
+    else
+        return -1;
+    return 0;
+}
+
+/* Parses the options into opt, f and format; returns -1 after the usage
+ * message, 1 after --help or --version (exit 0), 0 to go on. */
+static int parse(int argc, char **argv, diff_options *opt, filter *f,
+                 int *format, int *human)
+{
+    char err[256];
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":b:lm:n:f:HhV", long_options,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (parse_by(optarg, &opt->by) != 0) {
+                cli_usage_error("invalid --by value '%s': expected class, "
+                                "site or class,site",
+                                optarg);
+                return -1;
+            }
+            break;
+        case 'l':
+            opt->list = 1;
+            break;
+        case OPT_CLASS:
+            if (filter_add_name(f, optarg) != 0) {
+                cli_usage_error("too many --class options (at most %d)",
+                                FILTER_MAX);
+                return -1;
+            }
+            break;
+        case 'm':
+            if (filter_add_regex(f, optarg, err, sizeof err) != 0) {
+                cli_usage_error("invalid --match expression '%s': %s", optarg,
+                                err);
+                return -1;
+            }
+            break;
+        case 'n':
+            if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
+                0)
+                return -1;
+            break;
+        case 'f':
+            if (parse_format(optarg, format) != 0) {
+                cli_usage_error("invalid --format value '%s': expected "
+                                "table, tsv or json",
+                                optarg);
+                return -1;
+            }
+            break;
+        case 'H':
+            *human = 1;
+            break;
+        case 'h':
+            usage();
+            return 1;
+        case 'V':
+            cli_print_version();
+            return 1;
+        default:
+            cli_getopt_error(c, argv);
+            return -1;
+        }
+    }
+    int n = argc - optind;
+    if (n < 2 || n > 3) {
+        cli_usage_error("expected two or three dumps, got %d", n);
+        return -1;
+    }
+    int stdin_uses = 0;
+    for (int i = optind; i < argc; i++) {
+        if (argv[i][0] == '\0') {
+            cli_usage_error("empty file name");
+            return -1;
+        }
+        stdin_uses += strcmp(argv[i], "-") == 0;
+    }
+    if (stdin_uses > 1) {
+        cli_usage_error("standard input (-) can be only one of the dumps");
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli_set_progname("heapfmt-diff");
+    diff_options opt = DIFF_OPTIONS_INIT;
+    filter f;
+    filter_init(&f);
+    int format = DIFF_FORMAT_TABLE, human = 0;
+    int rc = parse(argc, argv, &opt, &f, &format, &human);
+    if (rc != 0) {
+        filter_free(&f);
+        return rc > 0 ? cli_finish_stdout(CLI_EXIT_OK) : CLI_EXIT_USAGE;
+    }
+    opt.filter = &f;
+    diff_result res;
+    rc = diff_compute((const char *const *)(argv + optind), argc - optind,
+                      &opt, &res);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+        notes_print(&res.warnings);
+        diff_print(&res, format, human, stdout);
+    }
+    diff_result_free(&res);
+    filter_free(&f);
+    return cli_finish_stdout(rc);
+}

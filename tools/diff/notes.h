@@ -1,0 +1,34 @@
+/* notes.h -- the warnings of a diff, kept so that every output format can
+ * show them: they go to stderr as "heapfmt-diff: FILE: warning: ..." lines
+ * and into the "warnings" array of the JSON output. */
+#ifndef DIFF_NOTES_H
+#define DIFF_NOTES_H
+
+#include <stddef.h>
+
+#include "cli_msg.h"
+#include "mem.h"
+
+typedef struct note {
+    const char *file; /* the dump it is about, or NULL */
+    char *text;
+} note;
+
+typedef struct notes {
+    const diff_mem *mem;
+    note *v;
+    size_t n, cap;
+} notes;
+
+void notes_init(notes *w, const diff_mem *mem);
+void notes_free(notes *w);
+
+/* Adds a warning about file (kept by pointer; NULL when about no single
+ * dump): printf format, at most 1 KiB. Returns 0 or -1 (no memory). */
+int notes_add(notes *w, const char *file, const char *fmt, ...)
+    CLI_PRINTF(3, 4);
+
+/* Prints every warning to stderr with cli_warn. */
+void notes_print(const notes *w);
+
+#endif /* DIFF_NOTES_H */

@@ -1,0 +1,456 @@
+/* print.c -- heapfmt-diff's output: table, TSV and JSON. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli_escape.h"
+#include "cli_num.h"
+#include "print.h"
+
+/* ---- pieces ---- */
+
+/* The placeholders histo(1) prints too. */
+#define NO_SITE "(no site)"
+#define NO_TYPE "(no type)"
+
+static const char *const change_names[2][2] = {
+    {"new", "freed"},    /* two dumps */
+    {"retained", "?"},   /* three dumps */
+};
+
+static const char *change_name(const diff_result *res, int change)
+{
+    return change_names[res->ndumps == 3][change];
+}
+
+static void pad(FILE *out, size_t n)
+{
+    while (n-- > 0)
+        fputc(' ', out);
+}
+
+/* Writes the text form of name id, padded with spaces to width (0: no
+ * padding). */
+static void put_name(FILE *out, const diff_result *res, uint32_t id,
+                     size_t width)
+{
+    size_t len;
+    const char *s = nameid_text(&res->names, id, &len);
+    cli_put_text(out, s, len);
+    size_t w = cli_text_width(s, len);
+    if (w < width)
+        pad(out, width - w);
+}
+
+static size_t name_width(const diff_result *res, uint32_t id)
+{
+    size_t len;
+    const char *s = nameid_text(&res->names, id, &len);
+    return cli_text_width(s, len);
+}
+
+/* "file:line", or none when the object has no site. */
+static void put_site(FILE *out, const diff_result *res, uint32_t file,
+                     uint64_t line, const char *none)
+{
+    if (file == DIFF_NONE) {
+        fputs(none, out);
+        return;
+    }
+    put_name(out, res, file, 0);
+    fprintf(out, ":%" PRIu64, line);
+}
+
+/* The JSON value of a site: "file:line" or null. */
+static void json_site(FILE *out, const diff_result *res, uint32_t file,
+                      uint64_t line)
+{
+    if (file == DIFF_NONE) {
+        fputs("null", out);
+        return;
+    }
+    size_t len;
+    const char *s = nameid_text(&res->names, file, &len);
+    fputc('"', out);
+    cli_put_json_chars(out, s, len);
+    fprintf(out, ":%" PRIu64 "\"", line);
+}
+
+static void json_name(FILE *out, const diff_result *res, uint32_t id)
+{
+    if (id == DIFF_NONE) {
+        fputs("null", out);
+        return;
+    }
+    size_t len;
+    const char *s = nameid_text(&res->names, id, &len);
+    cli_put_json(out, s, len);
+}
+
+/* How a number is written. */
+enum { NUM_PLAIN, NUM_COUNT, NUM_BYTES };
+
+/* 1234567 as "1234567", "1,234,567" or "1.2 MiB". */
+static cli_num fmt_num(uint64_t v, int style)
+{
+    return style == NUM_COUNT   ? cli_fmt_count(v)
+           : style == NUM_BYTES ? cli_fmt_bytes(v)
+                                : cli_fmt_plain(v);
+}
+
+/* a - b with a sign: "+12", "-3", "0"; with plus 0 (JSON) a positive
+ * number has no sign. */
+static cli_num fmt_delta(uint64_t a, uint64_t b, int style, int plus)
+{
+    uint64_t m = a >= b ? a - b : b - a;
+    cli_num digits = fmt_num(m, style);
+    cli_num n;
+    size_t at = 0;
+    if (m != 0 && (a < b || plus))
+        n.s[at++] = a > b ? '+' : '-';
+    /* At most 26 characters ("18,446,744,073,709,551,615"): room left. */
+    size_t len = strlen(digits.s);
+    memcpy(n.s + at, digits.s, len + 1);
+    return n;
+}
+
+static void json_head(FILE *out, const diff_result *res)
+{
+    static const char *const by_names[] = {"", "class", "site", "class,site"};
+    fputs("{\n  \"mode\": ", out);
+    fputs(res->ndumps == 3 ? "\"retained\"" : "\"diff\"", out);
+    fputs(",\n  \"dumps\": [", out);
+    for (int i = 0; i < res->ndumps; i++) {
+        fputs(i > 0 ? ",\n    {\"file\": " : "\n    {\"file\": ", out);
+        cli_put_json(out, res->paths[i], strlen(res->paths[i]));
+        fprintf(out, ", \"complete\": %s}",
+                res->dump_complete[i] ? "true" : "false");
+    }
+    fprintf(out, "\n  ],\n  \"complete\": %s,\n",
+            res->complete ? "true" : "false");
+    if (!res->list)
+        fprintf(out, "  \"by\": \"%s\",\n", by_names[res->by & 3]);
+    fputs("  \"warnings\": [", out);
+    for (size_t i = 0; i < res->warnings.n; i++) {
+        const note *w = &res->warnings.v[i];
+        fputs(i > 0 ? ",\n    {\"dump\": " : "\n    {\"dump\": ", out);
+        if (w->file != NULL)
+            cli_put_json(out, w->file, strlen(w->file));
+        else
+            fputs("null", out);
+        fputs(", \"message\": ", out);
+        cli_put_json(out, w->text, strlen(w->text));
+        fputc('}', out);
+    }
+    fputs(res->warnings.n > 0 ? "\n  ],\n" : "],\n", out);
+}
+
+/* ---- summary ---- */
+
+#define MAX_CELLS 6
+
+/* The number cells of a row: counts and bytes (and changes, for two
+ * dumps), plain or for people. Returns how many. */
+static int cells(const diff_result *res, const diff_stat *s, cli_num *c,
+                 int human)
+{
+    int cs = human ? NUM_COUNT : NUM_PLAIN, bs = human ? NUM_BYTES : NUM_PLAIN;
+    c[0] = fmt_num(s->count[0], cs);
+    c[1] = fmt_num(s->bytes[0], bs);
+    if (res->ndumps == 3)
+        return 2;
+    c[2] = fmt_num(s->count[1], cs);
+    c[3] = fmt_num(s->bytes[1], bs);
+    c[4] = fmt_delta(s->count[0], s->count[1], cs, 1);
+    c[5] = fmt_delta(s->bytes[0], s->bytes[1], bs, 1);
+    return 6;
+}
+
+static size_t shown_rows(const diff_result *res)
+{
+    return res->top > 0 && res->top < res->nrows ? (size_t)res->top
+                                                   : res->nrows;
+}
+
+/* "class" or "classes", "site"..., "row"... for n rows of by. */
+static const char *noun(unsigned by, uint64_t n)
+{
+    static const char *const words[3][2] = {
+        {"class", "classes"}, {"site", "sites"}, {"row", "rows"}};
+    int w = by == (DIFF_BY_CLASS | DIFF_BY_SITE) ? 2
+            : by == DIFF_BY_SITE                 ? 1
+                                                 : 0;
+    return words[w][n != 1];
+}
+
+/* The sum of the rows --top leaves out. */
+static diff_stat omitted(const diff_result *res)
+{
+    diff_stat sum;
+    memset(&sum, 0, sizeof sum);
+    for (size_t r = shown_rows(res); r < res->nrows; r++)
+        for (int i = 0; i < 2; i++) {
+            stat_add(&sum.count[i], res->rows[r].s.count[i]);
+            stat_add(&sum.bytes[i], res->rows[r].s.bytes[i]);
+        }
+    return sum;
+}
+
+/* Widens width[] to the cells of s. */
+static void widen(const diff_result *res, const diff_stat *s, int human,
+                  size_t *width)
+{
+    cli_num c[MAX_CELLS];
+    int n = cells(res, s, c, human);
+    for (int i = 0; i < n; i++)
+        if (strlen(c[i].s) > width[i])
+            width[i] = strlen(c[i].s);
+}
+
+static void put_cells(FILE *out, const diff_result *res, const diff_stat *s,
+                      int human, const size_t *width)
+{
+    cli_num c[MAX_CELLS];
+    int n = cells(res, s, c, human);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%*s  ", (int)width[i], c[i].s);
+}
+
+static void summary_table(const diff_result *res, int human, FILE *out)
+{
+    static const char *const heads[2][MAX_CELLS] = {
+        {"NEW", "NEW BYTES", "FREED", "FREED BYTES", "DELTA", "DELTA BYTES"},
+        {"RETAINED", "RETAINED BYTES"},
+    };
+    const char *const *head = heads[res->ndumps == 3];
+    int ncells = res->ndumps == 3 ? 2 : 6;
+    int by_class = (res->by & DIFF_BY_CLASS) != 0;
+    int by_site = (res->by & DIFF_BY_SITE) != 0;
+    size_t shown = shown_rows(res);
+    diff_stat rest = omitted(res);
+
+    size_t width[MAX_CELLS], class_width = strlen("CLASS");
+    for (int i = 0; i < ncells; i++)
+        width[i] = strlen(head[i]);
+    for (size_t r = 0; r < shown; r++) {
+        widen(res, &res->rows[r].s, human, width);
+        size_t w = name_width(res, res->rows[r].cls);
+        if (w > class_width)
+            class_width = w;
+    }
+    widen(res, &rest, human, width);
+    widen(res, &res->total, human, width);
+
+    for (int i = 0; i < ncells; i++)
+        fprintf(out, "%*s  ", (int)width[i], head[i]);
+    if (by_class && by_site)
+        fprintf(out, "%-*s  SITE\n", (int)class_width, "CLASS");
+    else
+        fputs(by_class ? "CLASS\n" : "SITE\n", out);
+    for (size_t r = 0; r < shown; r++) {
+        const diff_row *row = &res->rows[r];
+        put_cells(out, res, &row->s, human, width);
+        if (by_class)
+            put_name(out, res, row->cls, by_site ? class_width + 2 : 0);
+        if (by_site)
+            put_site(out, res, row->file, row->line, NO_SITE);
+        fputc('\n', out);
+    }
+    if (shown < res->nrows) {
+        put_cells(out, res, &rest, human, width);
+        fprintf(out, "(%s other %s)\n", cli_fmt_count(res->nrows - shown).s,
+                noun(res->by, res->nrows - shown));
+    }
+    for (int i = 0; i < ncells; i++) {
+        if (i > 0)
+            fputs("  ", out);
+        for (size_t k = 0; k < width[i]; k++)
+            fputc('-', out);
+    }
+    fputc('\n', out);
+    put_cells(out, res, &res->total, human, width);
+    fprintf(out, "total (%s %s)\n", cli_fmt_count(res->nrows).s,
+            noun(res->by, res->nrows));
+}
+
+static void summary_tsv(const diff_result *res, FILE *out)
+{
+    int by_class = (res->by & DIFF_BY_CLASS) != 0;
+    int by_site = (res->by & DIFF_BY_SITE) != 0;
+    if (by_class)
+        fputs(by_site ? "class\tsite\t" : "class\t", out);
+    else
+        fputs("site\t", out);
+    fputs(res->ndumps == 3 ? "retained_count\tretained_bytes\n"
+                           : "new_count\tnew_bytes\tfreed_count\tfreed_bytes\n",
+          out);
+    size_t shown = shown_rows(res);
+    for (size_t r = 0; r < shown; r++) {
+        const diff_row *row = &res->rows[r];
+        if (by_class) {
+            put_name(out, res, row->cls, 0);
+            fputc('\t', out);
+        }
+        if (by_site) {
+            put_site(out, res, row->file, row->line, NO_SITE);
+            fputc('\t', out);
+        }
+        fprintf(out, "%" PRIu64 "\t%" PRIu64, row->s.count[0],
+                row->s.bytes[0]);
+        if (res->ndumps == 2)
+            fprintf(out, "\t%" PRIu64 "\t%" PRIu64, row->s.count[1],
+                    row->s.bytes[1]);
+        fputc('\n', out);
+    }
+}
+
+static void json_stat(FILE *out, const diff_result *res, const diff_stat *s)
+{
+    if (res->ndumps == 3) {
+        fprintf(out, "\"retained_count\": %" PRIu64
+                     ", \"retained_bytes\": %" PRIu64,
+                s->count[0], s->bytes[0]);
+        return;
+    }
+    fprintf(out,
+            "\"new_count\": %" PRIu64 ", \"new_bytes\": %" PRIu64
+            ", \"freed_count\": %" PRIu64 ", \"freed_bytes\": %" PRIu64
+            ", \"delta_count\": %s, \"delta_bytes\": %s",
+            s->count[0], s->bytes[0], s->count[1], s->bytes[1],
+            fmt_delta(s->count[0], s->count[1], NUM_PLAIN, 0).s,
+            fmt_delta(s->bytes[0], s->bytes[1], NUM_PLAIN, 0).s);
+}
+
+static void summary_json(const diff_result *res, FILE *out)
+{
+    json_head(out, res);
+    size_t shown = shown_rows(res);
+    fputs("  \"rows\": [", out);
+    for (size_t r = 0; r < shown; r++) {
+        const diff_row *row = &res->rows[r];
+        fputs(r > 0 ? ",\n    {" : "\n    {", out);
+        if (res->by & DIFF_BY_CLASS) {
+            fputs("\"class\": ", out);
+            json_name(out, res, row->cls);
+            fputs(", ", out);
+        }
+        if (res->by & DIFF_BY_SITE) {
+            fputs("\"site\": ", out);
+            json_site(out, res, row->file, row->line);
+            fputs(", ", out);
+        }
+        json_stat(out, res, &row->s);
+        fputc('}', out);
+    }
+    fputs(shown > 0 ? "\n  ],\n" : "],\n", out);
+    diff_stat rest = omitted(res);
+    fprintf(out, "  \"omitted\": {\"rows\": %zu, ", res->nrows - shown);
+    json_stat(out, res, &rest);
+    fprintf(out, "},\n  \"totals\": {\"rows\": %zu, ", res->nrows);
+    json_stat(out, res, &res->total);
+    fputs("}\n}\n", out);
+}
+
+/* ---- list ---- */
+
+static const tuple *item_kind(const diff_result *res, const diff_item *it)
+{
+    return tuples_get(&res->kinds, it->kind);
+}
+
+static void list_table(const diff_result *res, int human, FILE *out)
+{
+    int bs = human ? NUM_BYTES : NUM_PLAIN;
+    size_t wchange = strlen("CHANGE"), wbytes = strlen("BYTES"),
+           wtype = strlen("TYPE"), wclass = strlen("CLASS");
+    for (size_t i = 0; i < res->items.n; i++) {
+        const diff_item *it = &res->items.v[i];
+        const tuple *k = item_kind(res, it);
+        size_t w = strlen(change_name(res, it->change));
+        if (w > wchange)
+            wchange = w;
+        if ((w = strlen(fmt_num(it->size, bs).s)) > wbytes)
+            wbytes = w;
+        if ((w = k->b != DIFF_NONE ? name_width(res, k->b)
+                                   : strlen(NO_TYPE)) > wtype)
+            wtype = w;
+        if ((w = name_width(res, k->a)) > wclass)
+            wclass = w;
+    }
+    fprintf(out, "%-*s  %-18s  %*s  %-*s  %-*s  SITE\n", (int)wchange,
+            "CHANGE", "ID", (int)wbytes, "BYTES", (int)wtype, "TYPE",
+            (int)wclass, "CLASS");
+    for (size_t i = 0; i < res->items.n; i++) {
+        const diff_item *it = &res->items.v[i];
+        const tuple *k = item_kind(res, it);
+        fprintf(out, "%-*s  0x%016" PRIx64 "  %*s  ", (int)wchange,
+                change_name(res, it->change), it->id, (int)wbytes,
+                fmt_num(it->size, bs).s);
+        if (k->b != DIFF_NONE)
+            put_name(out, res, k->b, wtype + 2);
+        else
+            fprintf(out, "%-*s", (int)wtype + 2, NO_TYPE);
+        put_name(out, res, k->a, wclass + 2);
+        put_site(out, res, k->c, k->d, NO_SITE);
+        fputc('\n', out);
+    }
+}
+
+static void list_tsv(const diff_result *res, FILE *out)
+{
+    fputs("change\tid\tclass\ttype\tbytes\tsite\n", out);
+    for (size_t i = 0; i < res->items.n; i++) {
+        const diff_item *it = &res->items.v[i];
+        const tuple *k = item_kind(res, it);
+        fprintf(out, "%s\t0x%016" PRIx64 "\t", change_name(res, it->change),
+                it->id);
+        put_name(out, res, k->a, 0);
+        fputc('\t', out);
+        if (k->b != DIFF_NONE)
+            put_name(out, res, k->b, 0);
+        else
+            fputs(NO_TYPE, out);
+        fprintf(out, "\t%" PRIu64 "\t", it->size);
+        put_site(out, res, k->c, k->d, NO_SITE);
+        fputc('\n', out);
+    }
+}
+
+static void list_json(const diff_result *res, FILE *out)
+{
+    json_head(out, res);
+    fputs("  \"objects\": [", out);
+    for (size_t i = 0; i < res->items.n; i++) {
+        const diff_item *it = &res->items.v[i];
+        const tuple *k = item_kind(res, it);
+        fprintf(out, "%s{\"change\": \"%s\", \"id\": \"0x%016" PRIx64 "\", ",
+                i > 0 ? ",\n    " : "\n    ", change_name(res, it->change),
+                it->id);
+        fputs("\"class\": ", out);
+        json_name(out, res, k->a);
+        fputs(", \"type\": ", out);
+        json_name(out, res, k->b);
+        fprintf(out, ", \"bytes\": %" PRIu64 ", \"site\": ", it->size);
+        json_site(out, res, k->c, k->d);
+        fputc('}', out);
+    }
+    fputs(res->items.n > 0 ? "\n  ],\n" : "],\n", out);
+    fprintf(out, "  \"count\": %zu\n}\n", res->items.n);
+}
+
+void diff_print(const diff_result *res, int format, int human, FILE *out)
+{
+    switch (format) {
+    case DIFF_FORMAT_TSV:
+        (res->list ? list_tsv : summary_tsv)(res, out);
+        break;
+    case DIFF_FORMAT_JSON:
+        (res->list ? list_json : summary_json)(res, out);
+        break;
+    default:
+        if (res->list)
+            list_table(res, human, out);
+        else
+            summary_table(res, human, out);
+        break;
+    }
+}

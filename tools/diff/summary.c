@@ -1,0 +1,105 @@
+/* summary.c -- per-class (or per-site) totals of a diff. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+
+/* qsort has no context argument: each row carries a pointer to the names
+ * while it is sorted, instead of a global. */
+typedef struct sort_row {
+    diff_row row;
+    const cli_strmap *t;
+} sort_row;
+
+static int cmp_text(const cli_strmap *t, uint32_t a, uint32_t b)
+{
+    size_t la, lb;
+    const char *sa = nameid_text(t, a, &la), *sb = nameid_text(t, b, &lb);
+    int c = memcmp(sa, sb, la < lb ? la : lb);
+    if (c != 0)
+        return c;
+    return la < lb ? -1 : la > lb;
+}
+
+static int cmp_desc(uint64_t a, uint64_t b)
+{
+    return a > b ? -1 : a < b;
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+    const sort_row *ra = x, *rb = y;
+    const diff_row *a = &ra->row, *b = &rb->row;
+    int c;
+    if ((c = cmp_desc(a->s.bytes[0], b->s.bytes[0])) != 0 ||
+        (c = cmp_desc(a->s.bytes[1], b->s.bytes[1])) != 0 ||
+        (c = cmp_desc(a->s.count[0], b->s.count[0])) != 0 ||
+        (c = cmp_desc(a->s.count[1], b->s.count[1])) != 0 ||
+        (c = cmp_text(ra->t, a->cls, b->cls)) != 0 ||
+        (c = cmp_text(ra->t, a->file, b->file)) != 0)
+        return c;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+int summary_rows(const tuples *kinds, const diff_stat *kstat,
+                 const unsigned char *pass, unsigned by, const cli_strmap *t,
+                 const diff_mem *mem, diff_row **rows, size_t *nrows,
+                 diff_stat *total)
+{
+    tuples keys;
+    tuples_init(&keys, mem, UINT32_MAX);
+    sort_row *v = NULL;
+    size_t n = 0, cap = 0;
+    memset(total, 0, sizeof *total);
+    for (size_t k = 0; k < tuples_count(kinds); k++) {
+        const diff_stat *s = &kstat[k];
+        const tuple *kind = tuples_get(kinds, (uint32_t)k);
+        if (s->count[0] == 0 && s->count[1] == 0)
+            continue;
+        if (pass != NULL && !pass[kind->a])
+            continue;
+        tuple key = {0, 0, 0, 0};
+        if (by & DIFF_BY_CLASS)
+            key.a = kind->a;
+        if (by & DIFF_BY_SITE) {
+            key.c = kind->c;
+            key.d = kind->d;
+        }
+        uint32_t r;
+        if (tuples_intern(&keys, &key, &r) != 0)
+            goto fail;
+        if (r == n) {
+            if (mem_reserve(mem, (void **)&v, &cap, n + 1, sizeof *v) != 0)
+                goto fail;
+            memset(&v[n], 0, sizeof v[n]);
+            v[n].row.cls = key.a;
+            v[n].row.file = key.c;
+            v[n].row.line = key.d;
+            v[n].t = t;
+            n++;
+        }
+        for (int i = 0; i < 2; i++) {
+            stat_add(&v[r].row.s.count[i], s->count[i]);
+            stat_add(&v[r].row.s.bytes[i], s->bytes[i]);
+            stat_add(&total->count[i], s->count[i]);
+            stat_add(&total->bytes[i], s->bytes[i]);
+        }
+    }
+    tuples_free(&keys);
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_rows);
+    diff_row *out = mem_alloc(mem, (n > 0 ? n : 1) * sizeof *out);
+    if (out == NULL)
+        goto fail_sorted;
+    for (size_t i = 0; i < n; i++)
+        out[i] = v[i].row;
+    mem_free(mem, v);
+    *rows = out;
+    *nrows = n;
+    return 0;
+fail:
+    tuples_free(&keys);
+fail_sorted:
+    mem_free(mem, v);
+    return -1;
+}

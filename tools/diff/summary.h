@@ -1,0 +1,50 @@
+/* summary.h -- per-class (or per-site) totals of a diff.
+ *
+ * Counts are kept per kind while dumps are matched (a kind is a class,
+ * type and site together), then folded into rows by what --by asks for:
+ * the class, the allocation site, or both. Kinds that fail the class
+ * filter and kinds with nothing new, freed or retained make no row. */
+#ifndef DIFF_SUMMARY_H
+#define DIFF_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "filter.h"
+#include "nameid.h"
+#include "tuples.h"
+
+/* --by bits */
+#define DIFF_BY_CLASS 1u
+#define DIFF_BY_SITE 2u
+
+/* [DIFF_NEW] new (two dumps) or retained (three); [DIFF_FREED] freed. */
+typedef struct diff_stat {
+    uint64_t count[2];
+    uint64_t bytes[2];
+} diff_stat;
+
+typedef struct diff_row {
+    uint32_t cls;  /* class name id, or 0 when not grouped by class */
+    uint32_t file; /* site file name id, 0 for no site / not by site */
+    uint64_t line;
+    diff_stat s;
+} diff_row;
+
+/* Adds v to *sum without wrapping (sums stop at UINT64_MAX). */
+static inline void stat_add(uint64_t *sum, uint64_t v)
+{
+    *sum = *sum + v < *sum ? UINT64_MAX : *sum + v;
+}
+
+/* Folds the per-kind stats (kstat[k] for each kind k of kinds) into rows:
+ * *rows gets an array of *nrows rows (free with mem_free), sorted by new
+ * (or retained) bytes, largest first, then freed bytes, counts and name;
+ * *total the sum of all rows. pass[cls] says whether class name id cls
+ * passes the filter (NULL: all pass). Returns 0 or -1 (no memory). */
+int summary_rows(const tuples *kinds, const diff_stat *kstat,
+                 const unsigned char *pass, unsigned by, const cli_strmap *t,
+                 const diff_mem *mem, diff_row **rows, size_t *nrows,
+                 diff_stat *total);
+
+#endif /* DIFF_SUMMARY_H */

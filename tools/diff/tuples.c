@@ -1,0 +1,155 @@
+/* tuples.c -- dense numbers for small fixed-size keys. */
+#include <string.h>
+
+#include "tuples.h"
+
+/* The splitmix64 finalizer: every input bit moves every output bit. */
+static inline uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint32_t hash_tuple(const tuple *k)
+{
+    uint64_t h = mix(((uint64_t)k->a << 32 | k->b) + 0x9e3779b97f4a7c15ull);
+    h = mix(h ^ k->c);
+    h = mix(h ^ k->d);
+    return (uint32_t)(h >> 32);
+}
+
+static int same(const tuple *x, const tuple *y)
+{
+    return x->a == y->a && x->b == y->b && x->c == y->c && x->d == y->d;
+}
+
+static int rehash(tuples *t, size_t nslots)
+{
+    uint64_t *slots = mem_alloc(t->mem, nslots * sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    memset(slots, 0, nslots * sizeof *slots);
+    for (size_t no = 0; no < t->n; no++) {
+        uint32_t h = hash_tuple(&t->v[no]);
+        size_t i = h & (nslots - 1);
+        while (slots[i] != 0)
+            i = (i + 1) & (nslots - 1);
+        slots[i] = (uint64_t)h << 32 | ((uint32_t)no + 1);
+    }
+    mem_free(t->mem, t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
+
+void tuples_init(tuples *t, const diff_mem *mem, uint32_t limit)
+{
+    memset(t, 0, sizeof *t);
+    t->mem = mem;
+    t->limit = limit;
+    t->last_no = UINT32_MAX;
+}
+
+void tuples_free(tuples *t)
+{
+    mem_free(t->mem, t->v);
+    mem_free(t->mem, t->slots);
+    t->v = NULL;
+    t->slots = NULL;
+    t->n = t->cap = t->nslots = 0;
+    t->last_no = UINT32_MAX;
+    t->frozen = 0;
+}
+
+/* The slot of k, or the empty slot where it would go. A slot holds the
+ * tuple's hash next to its number, so a probe reads the tuple itself
+ * only when the hashes agree: one cache miss less per step. */
+static size_t probe(const tuples *t, const tuple *k, uint32_t h)
+{
+    size_t i = h & (t->nslots - 1);
+    for (;; i = (i + 1) & (t->nslots - 1)) {
+        uint64_t s = t->slots[i];
+        if (s == 0 ||
+            ((uint32_t)(s >> 32) == h && same(&t->v[(uint32_t)s - 1], k)))
+            return i;
+    }
+}
+
+int tuples_find(const tuples *t, const tuple *k, uint32_t *no)
+{
+    if (t->nslots == 0)
+        return 0;
+    size_t i = probe(t, k, hash_tuple(k));
+    if (t->slots[i] == 0)
+        return 0;
+    *no = (uint32_t)t->slots[i] - 1;
+    return 1;
+}
+
+int tuples_intern(tuples *t, const tuple *k, uint32_t *no)
+{
+    if (t->frozen)
+        return -1;
+    if (t->last_no != UINT32_MAX && same(&t->last, k)) {
+        *no = t->last_no;
+        return 0;
+    }
+    if (t->nslots == 0 && rehash(t, 64) != 0)
+        return -1;
+    uint32_t h = hash_tuple(k);
+    size_t i = probe(t, k, h);
+    if (t->slots[i] == 0) {
+        if (t->n >= t->limit)
+            return -2;
+        /* Keep the load at or under 3/4: with the hashes in the slots,
+         * probing past a few slots costs little. */
+        if ((t->n + 1) * 4 > t->nslots * 3) {
+            if (rehash(t, t->nslots * 2) != 0)
+                return -1;
+            i = probe(t, k, h);
+        }
+        if (mem_reserve(t->mem, (void **)&t->v, &t->cap, t->n + 1,
+                        sizeof *t->v) != 0)
+            return -1;
+        t->v[t->n] = *k;
+        t->slots[i] = (uint64_t)h << 32 | ((uint32_t)t->n + 1);
+        t->n++;
+    }
+    *no = (uint32_t)t->slots[i] - 1;
+    t->last = *k;
+    t->last_no = *no;
+    return 0;
+}
+
+void tuples_drop_index(tuples *t)
+{
+    mem_free(t->mem, t->slots);
+    t->slots = NULL;
+    t->nslots = 0;
+    t->last_no = UINT32_MAX;
+    t->frozen = 1;
+    /* No tuple comes after this: give back the room kept for growth. */
+    if (t->cap > t->n && t->n > 0) {
+        tuple *v = mem_realloc(t->mem, t->v, t->n * sizeof *v);
+        if (v != NULL) {
+            t->v = v;
+            t->cap = t->n;
+        }
+    }
+}
+
+int tuples_reserve(tuples *t, size_t more)
+{
+    if (t->frozen)
+        return -1;
+    if (more > SIZE_MAX / 2 / sizeof(tuple) - t->n)
+        return -1;
+    size_t want = t->n + more;
+    if (mem_reserve(t->mem, (void **)&t->v, &t->cap, want, sizeof *t->v) != 0)
+        return -1;
+    size_t nslots = t->nslots > 0 ? t->nslots : 64;
+    while (want * 4 > nslots * 3)
+        nslots *= 2;
+    return nslots != t->nslots ? rehash(t, nslots) : 0;
+}

@@ -1,0 +1,70 @@
+/* tuples.h -- dense numbers for small fixed-size keys.
+ *
+ * A tuple (a, b, c, d) gets the number 0, 1, 2... in order of first
+ * appearance. heapfmt-diff uses it three times:
+ *   - per dump, the "local kind" of an object: (class slot, type slot,
+ *     site file slot + 1, line) as the reader numbers them;
+ *   - across dumps, the "kind": (class, type, file, line) as name ids;
+ *   - for the summary, the row a kind falls in: (class, file, line) with
+ *     the parts not grouped on set to 0.
+ * Objects store a kind number (4 bytes) instead of their class, type and
+ * site. Lookups are on the per-object path: one multiply-mix hash and, in
+ * practice, one probe into a table that fits in cache. */
+#ifndef DIFF_TUPLES_H
+#define DIFF_TUPLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mem.h"
+
+typedef struct tuple {
+    uint32_t a, b, c;
+    uint64_t d;
+} tuple;
+
+typedef struct tuples {
+    const diff_mem *mem;
+    tuple *v;        /* by number */
+    size_t n, cap;
+    uint64_t *slots; /* hash << 32 | number + 1; 0 = empty */
+    size_t nslots;   /* a power of two, or 0 before the first insert */
+    uint32_t limit;  /* most numbers allowed */
+    tuple last;      /* one-entry cache: objects come in runs */
+    uint32_t last_no;
+    int frozen;      /* tuples_drop_index was called */
+} tuples;
+
+/* Starts an empty table that hands out numbers below limit. */
+void tuples_init(tuples *t, const diff_mem *mem, uint32_t limit);
+void tuples_free(tuples *t);
+
+/* Stores the number of *k in *no, adding it if new. Returns 0, -1 when
+ * memory runs out, or -2 when the table already holds limit tuples. */
+int tuples_intern(tuples *t, const tuple *k, uint32_t *no);
+
+/* Frees the hash index and the room kept for growth, keeping the tuples:
+ * tuples_get still works, tuples_find finds nothing and tuples_intern
+ * fails (-1). For a table that is complete, before memory is needed
+ * elsewhere. */
+void tuples_drop_index(tuples *t);
+
+/* Makes room for more tuples, so that adding them neither moves the
+ * array nor rehashes (a known count, added in one go). Returns 0 or -1
+ * (no memory, or the index was dropped). */
+int tuples_reserve(tuples *t, size_t more);
+
+/* Stores the number of *k in *no if present; returns 1, else 0. */
+int tuples_find(const tuples *t, const tuple *k, uint32_t *no);
+
+static inline const tuple *tuples_get(const tuples *t, uint32_t no)
+{
+    return &t->v[no];
+}
+
+static inline size_t tuples_count(const tuples *t)
+{
+    return t->n;
+}
+
+#endif /* DIFF_TUPLES_H */
