@@ -1,11 +1,21 @@
 /* histo_run.c -- the whole job: every dump into the table, then print. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "histo.h"
+
+/* Only a regular file can be opened again and read from its start: a
+ * FIFO, /dev/stdin or <(command) would lose what the check consumed. */
+static int reopenable(const cli_dump *d)
+{
+    struct stat st;
+    return d->fd >= 0 && fstat(d->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+           strcmp(d->path, "-") != 0;
+}
 
 int histo_run(FILE *out, const char *const *paths, size_t npaths,
               const histo_options *opt)
@@ -27,10 +37,11 @@ int histo_run(FILE *out, const char *const *paths, size_t npaths,
     /* Check every dump first: a mistyped last name fails at once, not
      * after minutes spent reading the others. Files are closed again (a
      * trend may have more dumps than the process may have open files);
-     * standard input stays open, it cannot be opened twice. */
+     * standard input, pipes and FIFOs stay open: they cannot be read
+     * twice. */
     for (size_t d = 0; d < npaths && result != CLI_EXIT_ERROR; d++) {
         int rc = cli_dump_open(&dumps[d], paths[d], NULL);
-        if (rc == CLI_EXIT_OK && strcmp(paths[d], "-") != 0)
+        if (rc == CLI_EXIT_OK && reopenable(&dumps[d]))
             cli_dump_close(&dumps[d]);
         if (rc == CLI_EXIT_INCOMPLETE) {
             /* Cut inside the file header: nothing readable, but still a
