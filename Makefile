@@ -83,6 +83,7 @@ TOOL_NAME_import := heapfmt-import
 # Extra libraries of a tool, by directory.
 TOOL_LIBS_export := -ljansson
 TOOL_LIBS_import := -ljansson
+TOOL_LIBS_histo  := -pthread
 
 tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
 
@@ -280,3 +281,4 @@ help:
 
 # Optional parts, each in its own fragment.
 -include bindings/ruby/ruby.mk
+-include bench/bench.mk

@@ -75,6 +75,15 @@ static inline size_t hf_varint_len(uint64_t v)
 /* Writes v at p (room for HF_VARINT_MAX bytes); returns the end. */
 static inline uint8_t *hf_put_varint(uint8_t *p, uint64_t v)
 {
+    if (v < 0x80) { /* most fields of most records: one or two bytes */
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return p + 2;
+    }
     while (v >= 0x80) {
         *p++ = (uint8_t)(v | 0x80);
         v >>= 7;
@@ -105,6 +114,43 @@ static inline int hf_get_varint(const uint8_t **pp, const uint8_t *end,
         if (b < 0x80) {
             *v = x;
             *pp = p;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Zero bytes the reader keeps after every decoded block payload, so that
+ * the record decoder can read varints with hf_get_varint_padded(): a run
+ * of varints that starts inside the payload can only step into the
+ * padding one zero byte per varint, and each varint reads at most
+ * HF_VARINT_MAX bytes. Callers check their position against the end of
+ * the record after a bounded number of reads. */
+#define HF_RAW_PAD 64u
+
+/* Reads a varint from *pp without an end check: at least HF_VARINT_MAX
+ * readable bytes must follow *pp (see HF_RAW_PAD). Returns 0 with *v set
+ * and *pp advanced, or -1 if it does not fit 64 bits (more than 10 bytes,
+ * or a 10th byte above 1); the caller then reports a truncated or
+ * invalid field, as hf_get_varint would. */
+static inline int hf_get_varint_padded(const uint8_t **pp, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t x = p[0];
+    if (x < 0x80) { /* the common one-byte case */
+        *v = x;
+        *pp = p + 1;
+        return 0;
+    }
+    x &= 0x7f;
+    for (unsigned i = 1; i < HF_VARINT_MAX; i++) {
+        uint64_t b = p[i];
+        x |= (b & 0x7f) << (7 * i);
+        if (b < 0x80) {
+            if (i == HF_VARINT_MAX - 1 && b > 1)
+                return -1;
+            *v = x;
+            *pp = p + i + 1;
             return 0;
         }
     }

@@ -20,13 +20,14 @@ int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
     return code;
 }
 
-/* Makes the current error sticky. */
-static int fatal(heapfmt_reader *r, int code)
+int hf_rfatal(heapfmt_reader *r, int code)
 {
     r->state = HF_R_FAILED;
     r->err.code = code;
+    r->failure = r->err;
     return code;
 }
+
 
 int hf_read_full(heapfmt_reader *r, void *buf, size_t len, size_t *got)
 {
@@ -140,7 +141,8 @@ int hf_block_payload(heapfmt_reader *r, const hf_bhdr *b, uint64_t offset,
     if (got < b->stored_len)
         return truncated_in_block(r, offset, got, b->stored_len);
     if (b->codec == HF_CODEC_DEFLATE) {
-        if (hf_grow(&r->al, (void **)out, out_cap, b->raw_len, 1) < 0)
+        if (hf_grow(&r->al, (void **)out, out_cap,
+                    (size_t)b->raw_len + HF_RAW_PAD, 1) < 0)
             return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
                             "out of memory for a %u-byte block", b->raw_len);
         if (hf_inflate_block(&r->inf, r->stored, b->stored_len, *out,
@@ -153,6 +155,14 @@ int hf_block_payload(heapfmt_reader *r, const hf_bhdr *b, uint64_t offset,
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                         "block at offset %llu fails its checksum",
                         (unsigned long long)offset);
+    /* Zero padding for the record decoder (HF_RAW_PAD). The buffer is
+     * reused from block to block, so the padding is written every time. */
+    if (*out_cap < (size_t)b->raw_len + HF_RAW_PAD &&
+        hf_grow(&r->al, (void **)out, out_cap, (size_t)b->raw_len + HF_RAW_PAD,
+                1) < 0)
+        return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
+                        "out of memory for a %u-byte block", b->raw_len);
+    memset(*out + b->raw_len, 0, HF_RAW_PAD);
     return HEAPFMT_OK;
 }
 
@@ -172,25 +182,25 @@ static int read_trailer(heapfmt_reader *r, uint64_t footer_offset)
     uint64_t at = r->pos;
     int rc = hf_read_full(r, t, sizeof t, &got);
     if (rc != HEAPFMT_OK)
-        return fatal(r, rc);
+        return hf_rfatal(r, rc);
     if (got < HF_TRAILER_SIZE) {
         hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, at,
                  "dump is truncated inside its trailer; all %llu records "
                  "were read",
                  (unsigned long long)r->delivered);
-        return fatal(r, HEAPFMT_E_TRUNCATED);
+        return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
     }
     if (memcmp(t + 16, HF_END_MAGIC, 8) != 0 ||
         hf_crc32(t, 12) != hf_get_u32(t + 12) ||
         hf_get_u64(t) != footer_offset || (hf_get_u32(t + 8) && r->strict)) {
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, at, "invalid trailer at offset %llu",
                  (unsigned long long)at);
-        return fatal(r, HEAPFMT_E_CORRUPT);
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
     }
     if (got > HF_TRAILER_SIZE) {
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, at + HF_TRAILER_SIZE,
                  "unexpected data after the end of the dump");
-        return fatal(r, HEAPFMT_E_CORRUPT);
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
     }
     return HEAPFMT_OK;
 }
@@ -211,13 +221,13 @@ static int read_footer_block(heapfmt_reader *r, const hf_bhdr *b,
             hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                      "footer at offset %llu comes before the END record",
                      (unsigned long long)offset);
-        return fatal(r, HEAPFMT_E_CORRUPT);
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
     }
     int rc = hf_block_payload(r, b, offset, &r->raw, &r->raw_cap);
     if (rc == HEAPFMT_OK)
         rc = hf_footer_parse(r, r->raw, b->raw_len, offset);
     if (rc != HEAPFMT_OK)
-        return fatal(r, rc);
+        return hf_rfatal(r, rc);
     const heapfmt_totals *t = &r->footer.totals;
     if (t->objects != r->end.objects || t->bytes != r->end.bytes ||
         t->records != r->end.records || t->blocks != r->blocks_done ||
@@ -225,7 +235,7 @@ static int read_footer_block(heapfmt_reader *r, const hf_bhdr *b,
         r->footer.nblocks != r->blocks_done) {
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                  "footer totals disagree with the dump");
-        return fatal(r, HEAPFMT_E_CORRUPT);
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
     }
     if ((rc = read_trailer(r, offset)) != HEAPFMT_OK)
         return rc;
@@ -242,7 +252,7 @@ static int load_block(heapfmt_reader *r)
     size_t got;
     int rc = hf_read_full(r, h, sizeof h, &got);
     if (rc != HEAPFMT_OK)
-        return fatal(r, rc);
+        return hf_rfatal(r, rc);
     if (got < sizeof h) {
         hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, offset,
                  "dump is truncated at offset %llu (%s): %llu records in "
@@ -251,19 +261,19 @@ static int load_block(heapfmt_reader *r)
                  !r->seen_end ? "no END record" : "no footer",
                  (unsigned long long)r->delivered,
                  (unsigned long long)r->blocks_done);
-        return fatal(r, HEAPFMT_E_TRUNCATED);
+        return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
     }
     hf_bhdr b;
     int is_fatal;
     if (hf_block_header(r, h, offset, &b, &is_fatal) != HEAPFMT_OK) {
         if (is_fatal)
-            return fatal(r, HEAPFMT_E_CORRUPT);
+            return hf_rfatal(r, HEAPFMT_E_CORRUPT);
         rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, &got);
         if (rc != HEAPFMT_OK)
-            return fatal(r, rc);
+            return hf_rfatal(r, rc);
         if (got < b.stored_len) {
             truncated_in_block(r, offset, got, b.stored_len);
-            return fatal(r, HEAPFMT_E_TRUNCATED);
+            return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
         }
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                  "block at offset %llu is invalid and was skipped",
@@ -278,10 +288,10 @@ static int load_block(heapfmt_reader *r)
     if (b.kind != HF_KIND_DATA) { /* unknown kind: skip it whole */
         rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, &got);
         if (rc != HEAPFMT_OK)
-            return fatal(r, rc);
+            return hf_rfatal(r, rc);
         if (got < b.stored_len) {
             truncated_in_block(r, offset, got, b.stored_len);
-            return fatal(r, HEAPFMT_E_TRUNCATED);
+            return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
         }
         return HEAPFMT_OK;
     }
@@ -289,14 +299,14 @@ static int load_block(heapfmt_reader *r)
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                  "data block at offset %llu after the END record",
                  (unsigned long long)offset);
-        return fatal(r, HEAPFMT_E_CORRUPT);
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
     }
     r->block_offset = offset;
     rc = hf_block_payload(r, &b, offset, &r->raw, &r->raw_cap);
     if (rc == HEAPFMT_E_CORRUPT)
         return skip_block(r);
     if (rc != HEAPFMT_OK)
-        return fatal(r, rc);
+        return hf_rfatal(r, rc);
     r->raw_len = b.raw_len;
     r->raw_bytes += b.raw_len;
     r->stored_bytes += b.stored_len;
@@ -349,50 +359,69 @@ static int bad(heapfmt_reader *r, uint64_t index, const char *what)
             return bad(r, index, "truncated field"); \
     } while (0)
 
+/* The same for the OBJECT fast path: q runs over the block's decoded
+ * payload, which is followed by HF_RAW_PAD zero bytes, so no end check is
+ * made per byte. A varint may thus read past qe into the next record or
+ * the padding; the position is checked against qe after at most a few
+ * fields (never more than HF_RAW_PAD - HF_VARINT_MAX reads apart), so such
+ * a record is still refused as truncated. */
+#define PGET(v)                                          \
+    do {                                                 \
+        if (hf_get_varint_padded(&q, &(v)) < 0)          \
+            return bad(r, index, "truncated field");     \
+    } while (0)
+
 static int decode_object(heapfmt_reader *r, const uint8_t *q,
                          const uint8_t *qe, uint64_t index)
 {
-    uint64_t dz, cls, type, size, v = 0, nrefs;
+    uint64_t dz, cls, type, size, v, nrefs, file = 0;
     heapfmt_robject *o = &r->obj;
-    GET(dz);
-    GET(cls);
-    GET(type);
-    GET(size);
+    PGET(dz);
+    PGET(cls);
+    PGET(type);
+    PGET(size);
     if (q >= qe)
         return bad(r, index, "truncated field");
     uint32_t f = *q++;
     if ((f & ~(uint32_t)HF_OBJ_FIELDS_KNOWN) && r->strict)
         return bad(r, index, "reserved OBJECT field bits set");
-    o->fields = f & HF_OBJ_FIELDS_KNOWN;
+    f &= HF_OBJ_FIELDS_KNOWN;
+    o->fields = f;
     o->flags = 0;
-    if (f & HEAPFMT_F_FLAGS)
-        GET(o->flags);
     o->value = NULL;
     o->value_len = 0;
-    if (f & HEAPFMT_F_VALUE) {
-        GET(v);
-        if (v > HEAPFMT_MAX_STRING || v > (uint64_t)(qe - q))
-            return bad(r, index, "value length out of range");
-        o->value = (const char *)q;
-        o->value_len = (size_t)v;
-        q += v;
-    }
-    uint64_t file = 0;
+    o->file = &r->empty_string;
     o->line = 0;
-    if (f & HEAPFMT_F_SITE) {
-        GET(file);
-        GET(o->line);
-    }
     o->generation = 0;
-    if (f & HEAPFMT_F_GENERATION)
-        GET(o->generation);
-    GET(nrefs);
+    if (f != 0) { /* optional fields: at most 5 varints before the check */
+        if (f & HEAPFMT_F_FLAGS)
+            PGET(o->flags);
+        if (f & HEAPFMT_F_VALUE) {
+            PGET(v);
+            if (q > qe)
+                return bad(r, index, "truncated field");
+            if (v > HEAPFMT_MAX_STRING || v > (uint64_t)(qe - q))
+                return bad(r, index, "value length out of range");
+            o->value = (const char *)q;
+            o->value_len = (size_t)v;
+            q += v;
+        }
+        if (f & HEAPFMT_F_SITE) {
+            PGET(file);
+            PGET(o->line);
+        }
+        if (f & HEAPFMT_F_GENERATION)
+            PGET(o->generation);
+    }
+    PGET(nrefs);
+    if (q > qe)
+        return bad(r, index, "truncated field");
     if (nrefs > HEAPFMT_MAX_REFS || nrefs > (uint64_t)(qe - q))
         return bad(r, index, "reference count out of range");
     int rc;
     if ((rc = class_ref(r, cls, &o->klass)) != HEAPFMT_OK ||
         (rc = string_ref(r, type, &o->type)) != HEAPFMT_OK ||
-        (rc = string_ref(r, file, &o->file)) != HEAPFMT_OK)
+        (file && (rc = string_ref(r, file, &o->file)) != HEAPFMT_OK))
         return rc;
     o->id = r->prev_id + hf_unzigzag(dz);
     r->prev_id = o->id;
@@ -463,7 +492,7 @@ static int decode_end(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
                  (unsigned long long)t->records,
                  (unsigned long long)r->objects,
                  (unsigned long long)r->records);
-        return fatal(r, HEAPFMT_E_CORRUPT);
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
     }
     r->seen_end = 1;
     return HEAPFMT_OK;
@@ -476,7 +505,9 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
     const uint8_t *p = r->raw + r->rpos, *end = r->raw + r->raw_len;
     uint64_t index = r->delivered, len;
     unsigned tag = *p++;
-    if (hf_get_varint(&p, end, &len) < 0 || len > (uint64_t)(end - p))
+    /* p < end, and the payload is padded (HF_RAW_PAD): one padded read. */
+    if (hf_get_varint_padded(&p, &len) < 0 || p > end ||
+        len > (uint64_t)(end - p))
         return bad(r, index, "record runs past the end of its block");
     const uint8_t *q = p, *qe = p + len;
     r->rpos = (size_t)(qe - r->raw);
@@ -558,6 +589,7 @@ int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec)
         int rc;
         switch (r->state) {
         case HF_R_FAILED:
+            r->err = r->failure;
             return r->err.code;
         case HF_R_DONE:
             return HEAPFMT_DONE;
@@ -581,7 +613,7 @@ int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec)
                 return rc;
             if (rc == HEAPFMT_E_CORRUPT)
                 return skip_block(r);
-            return fatal(r, rc); /* out of memory, table limit */
+            return hf_rfatal(r, rc); /* out of memory, table limit */
         }
     }
 }
@@ -597,7 +629,7 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
     if (r->refs_n > r->refs_cap &&
         hf_grow(&r->al, (void **)&r->refs_buf, &r->refs_cap, (size_t)r->refs_n,
                 sizeof *r->refs_buf) < 0)
-        return fatal(r, hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
+        return hf_rfatal(r, hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
                                  "out of memory for %llu references",
                                  (unsigned long long)r->refs_n));
     const uint8_t *q = r->refs_p;
@@ -619,8 +651,10 @@ int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset)
 {
     if (!r)
         return HEAPFMT_E_ARG;
-    if (r->state == HF_R_FAILED)
+    if (r->state == HF_R_FAILED) {
+        r->err = r->failure;
         return r->err.code;
+    }
     if (!r->seek)
         return hf_rfail(r, HEAPFMT_E_NO_FOOTER, 0, offset,
                         "input is not seekable");
@@ -632,8 +666,7 @@ int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset)
     if (at != (int64_t)offset) {
         hf_rfail(r, HEAPFMT_E_IO, at < 0 ? (int)-at : 0, offset,
                  "cannot seek to offset %llu", (unsigned long long)offset);
-        r->state = HF_R_FAILED;
-        return HEAPFMT_E_IO;
+        return hf_rfatal(r, HEAPFMT_E_IO);
     }
     r->pos = offset;
     r->partial = 1;

@@ -161,9 +161,11 @@ int heapfmt_reader_footer(heapfmt_reader *r, const heapfmt_footer **out)
     }
     if (!r->seek)
         return no_footer(r, "input is not seekable");
-    if (r->state == HF_R_FAILED && r->err.code != HEAPFMT_E_CORRUPT &&
-        r->err.code != HEAPFMT_E_TRUNCATED)
+    if (r->state == HF_R_FAILED && r->failure.code != HEAPFMT_E_CORRUPT &&
+        r->failure.code != HEAPFMT_E_TRUNCATED) {
+        r->err = r->failure;
         return r->err.code;
+    }
     int64_t size = r->seek(r->opaque, 0, 1);
     if (size < 0)
         return no_footer(r, "cannot seek in the input");
@@ -180,8 +182,7 @@ int heapfmt_reader_footer(heapfmt_reader *r, const heapfmt_footer **out)
     /* Go back to where sequential reading was. */
     if (seek_to(r, saved) < 0) {
         hf_rfail(r, HEAPFMT_E_IO, 0, saved, "cannot seek back in the input");
-        r->state = HF_R_FAILED;
-        return HEAPFMT_E_IO;
+        return hf_rfatal(r, HEAPFMT_E_IO);
     }
     r->pos = saved;
     if (rc != HEAPFMT_OK) {

@@ -77,7 +77,12 @@ struct heapfmt_reader {
     hf_arena footer_arena;
 
     heapfmt_error err;
+    heapfmt_error failure; /* the sticky error, kept apart from err so that
+                              later calls (footer) cannot overwrite it */
 };
+
+/* Makes the error now in r->err sticky; returns its code. */
+int hf_rfatal(heapfmt_reader *r, int code);
 
 /* Sets the error detail; record is the number of records delivered. */
 int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,

@@ -101,7 +101,7 @@ static int start(heapfmt_reader *r)
 {
     int rc = read_header(r);
     if (rc != HEAPFMT_OK)
-        r->state = HF_R_FAILED;
+        hf_rfatal(r, rc);
     return rc;
 }
 

@@ -109,7 +109,8 @@ static int emit_block(heapfmt_writer *w, unsigned kind)
  * current block if the record would overflow it. On success returns a
  * pointer where the payload can be encoded; *hdr receives the room left
  * for tag and length. */
-static uint8_t *begin_record(heapfmt_writer *w, size_t bound, size_t *hdr)
+static uint8_t *begin_record_slow(heapfmt_writer *w, size_t bound,
+                                  size_t *hdr)
 {
     size_t h = 1 + hf_varint_len(bound);
     size_t need = h + bound;
@@ -137,9 +138,25 @@ static uint8_t *begin_record(heapfmt_writer *w, size_t bound, size_t *hdr)
     return w->buf + w->len + h;
 }
 
+/* The common case inline: the record fits the block being filled and
+ * the buffer, so nothing is emitted or grown; the header room is what
+ * begin_record_slow would leave. (The buffer is not always as large as
+ * block_size: the footer's block_size is the largest block.) */
+static inline uint8_t *begin_record(heapfmt_writer *w, size_t bound,
+                                    size_t *hdr)
+{
+    size_t h = bound < 0x80 ? 2 : bound < 0x4000 ? 3 : 0;
+    size_t end = w->len + h + bound;
+    if (h != 0 && end <= w->block_size && end <= w->cap) {
+        *hdr = h;
+        return w->buf + w->len + h;
+    }
+    return begin_record_slow(w, bound, hdr);
+}
+
 /* Finishes a record begun with begin_record: payload ends at end. */
-static int end_record(heapfmt_writer *w, unsigned tag, size_t hdr,
-                      const uint8_t *end)
+static int end_record_slow(heapfmt_writer *w, unsigned tag, size_t hdr,
+                           const uint8_t *end)
 {
     uint8_t *start = w->buf + w->len;
     size_t plen = (size_t)(end - (start + hdr));
@@ -157,9 +174,27 @@ static int end_record(heapfmt_writer *w, unsigned tag, size_t hdr,
     return HEAPFMT_OK;
 }
 
+/* The common case inline: a payload under 128 bytes in a record begun
+ * with two bytes of header room (tag and a one-byte length). */
+static inline int end_record(heapfmt_writer *w, unsigned tag, size_t hdr,
+                             const uint8_t *end)
+{
+    uint8_t *start = w->buf + w->len;
+    size_t plen = (size_t)(end - (start + hdr));
+    if (hdr == 2 && plen < 0x80 && w->len + 2 + plen <= HEAPFMT_MAX_BLOCK) {
+        start[0] = (uint8_t)tag;
+        start[1] = (uint8_t)plen;
+        w->len += 2 + plen;
+        w->records++;
+        w->block_records++;
+        return HEAPFMT_OK;
+    }
+    return end_record_slow(w, tag, hdr, end);
+}
+
 /* ---- public entry guard ---- */
 
-static int enter(heapfmt_writer *w)
+static int enter_slow(heapfmt_writer *w)
 {
     if (!w)
         return HEAPFMT_E_ARG;
@@ -174,6 +209,16 @@ static int enter(heapfmt_writer *w)
     }
     w->busy = 1;
     return HEAPFMT_OK;
+}
+
+/* The usual case inline: a usable writer, not busy. */
+static inline int enter(heapfmt_writer *w)
+{
+    if (w && !(w->sticky | w->busy | w->finished)) {
+        w->busy = 1;
+        return HEAPFMT_OK;
+    }
+    return enter_slow(w);
 }
 
 static int leave(heapfmt_writer *w, int rc)
@@ -311,13 +356,28 @@ static int emit_class(heapfmt_writer *w, uint32_t index)
     return end_record(w, HEAPFMT_TAG_CLASS, hdr, p);
 }
 
-/* Finds or adds the class with this id; new classes get the next index. */
+static inline hf_class_cache *class_cache_slot(heapfmt_writer *w,
+                                               uint64_t id)
+{
+    return &w->class_cache[(id * 0x9e3779b97f4a7c15ull) >> 56];
+}
+
+/* Finds or adds the class with this id (not 0); new classes get the next
+ * index. Indexes never change, so cached entries stay right. */
 static int class_index(heapfmt_writer *w, uint64_t id, uint32_t *index,
                        int *created)
 {
     *created = 0;
-    if (hf_map_get(&w->class_ids, id, index))
+    hf_class_cache *cc = class_cache_slot(w, id);
+    if (cc->id == id) {
+        *index = cc->index;
         return HEAPFMT_OK;
+    }
+    if (hf_map_get(&w->class_ids, id, index)) {
+        cc->id = id;
+        cc->index = *index;
+        return HEAPFMT_OK;
+    }
     if (w->nclasses >= HEAPFMT_MAX_ID)
         return fail(w, HEAPFMT_E_LIMIT, 0, "%s", "too many classes");
     if (hf_grow(&w->al, (void **)&w->classes, &w->cclasses, w->nclasses + 1,
@@ -329,6 +389,8 @@ static int class_index(heapfmt_writer *w, uint64_t id, uint32_t *index,
     c->id = id;
     *index = (uint32_t)w->nclasses;
     *created = 1;
+    cc->id = id;
+    cc->index = *index;
     return HEAPFMT_OK;
 }
 
@@ -419,16 +481,10 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
 
     uint32_t cls = 0;
     if (o->class_id != 0) {
-        if (o->class_id == w->last_class_id) {
-            cls = w->last_class_index;
-        } else {
-            int created;
-            if ((rc = class_index(w, o->class_id, &cls, &created)) != HEAPFMT_OK ||
-                (created && (rc = emit_class(w, cls)) != HEAPFMT_OK))
-                return leave(w, rc);
-            w->last_class_id = o->class_id;
-            w->last_class_index = cls;
-        }
+        int created;
+        if ((rc = class_index(w, o->class_id, &cls, &created)) != HEAPFMT_OK ||
+            (created && (rc = emit_class(w, cls)) != HEAPFMT_OK))
+            return leave(w, rc);
     }
 
     size_t bound = 7 * HF_VARINT_MAX + 1 + vlen +

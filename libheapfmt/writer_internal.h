@@ -12,6 +12,15 @@ typedef struct hf_wclass {
     uint64_t count, bytes;
 } hf_wclass;
 
+/* A direct-mapped cache in front of the class id map: objects of a few
+ * classes interleave, so the last class alone misses most of the time. */
+#define HF_CLASS_CACHE 256u
+
+typedef struct hf_class_cache {
+    uint64_t id; /* 0: empty (class id 0 never gets an index) */
+    uint32_t index;
+} hf_class_cache;
+
 typedef struct hf_wblock {
     uint64_t offset, records, objects;
 } hf_wblock;
@@ -44,8 +53,7 @@ struct heapfmt_writer {
     hf_map class_ids; /* class id -> index */
     hf_wclass *classes; /* index - 1 */
     size_t nclasses, cclasses;
-    uint64_t last_class_id;
-    uint32_t last_class_index;
+    hf_class_cache class_cache[HF_CLASS_CACHE];
     uint64_t noclass_count, noclass_bytes;
 
     int busy, finished, sticky;

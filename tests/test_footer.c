@@ -237,6 +237,13 @@ Test(footer, truncated_dump_has_no_footer)
                                       TCMP_INDEX, why, sizeof why),
                      0, "%s", why);
         TASSERT_RC(heapfmt_reader_footer(r, &f), HEAPFMT_E_NO_FOOTER);
+        /* a footer call after the sticky error leaves that error in place
+         * (found by fuzz_read: it used to replace it) */
+        heapfmt_record rec;
+        TASSERT_RC(heapfmt_reader_next(r, &rec), HEAPFMT_E_TRUNCATED);
+        cr_assert_eq(heapfmt_reader_error(r)->code, HEAPFMT_E_TRUNCATED);
+        cr_assert(strstr(heapfmt_reader_error(r)->message, "truncated"),
+                  "%s", heapfmt_reader_error(r)->message);
         tcapture_free(&c);
         heapfmt_reader_free(r);
     }

@@ -58,11 +58,15 @@ typedef struct histo_options {
     int scan;           /* read every block, never the footer summary */
     int progress;       /* progress line on stderr if it is a terminal */
     int unicode;        /* sparklines with block characters */
+    unsigned jobs;      /* threads decoding the blocks of a scan (--jobs) */
 } histo_options;
 
 #define HISTO_OPTIONS_INIT                                                  \
     { HISTO_BY_CLASS, HISTO_SORT_DEFAULT, HISTO_FORMAT_TABLE, 0, 0, 0,     \
-      NULL, 0, 0, 0, 1, 0 }
+      NULL, 0, 0, 0, 1, 0, 1 }
+
+/* Most threads --jobs starts for one dump. */
+#define HISTO_MAX_JOBS 64u
 
 /* What was read of one dump. */
 typedef struct histo_dump {
@@ -172,6 +176,28 @@ int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
 
 /* The name of the row of objects without an allocation site. */
 #define HISTO_NO_SITE "(no site)"
+
+/* ---- histo_jobs.c ---- */
+
+/* histo_collect_jobs() could not or would not read the dump in parallel;
+ * nothing was added to the table. */
+#define HISTO_JOBS_FALLBACK (-1)
+
+/* Reads the complete dump at path, whose footer f is already read, into
+ * column d with opt->jobs threads (opt->by: class, type or site), each
+ * decoding a contiguous range of blocks with its own reader. The table is
+ * the same as a one-thread scan gives. Returns CLI_EXIT_OK,
+ * CLI_EXIT_ERROR (out of memory, message printed; t may hold part of the
+ * dump), or HISTO_JOBS_FALLBACK when a one-thread scan must be used
+ * instead: fewer than 2 jobs or blocks, standard input, or anything
+ * unexpected in the blocks (a damaged block, counts that disagree with the
+ * footer), which the one-thread scan then reports the usual way. */
+int histo_collect_jobs(histo_table *t, size_t d, const char *path,
+                       const heapfmt_footer *f, const histo_options *opt);
+
+/* The number of online processors, at least 1, at most HISTO_MAX_JOBS
+ * (--jobs=0). */
+unsigned histo_default_jobs(void);
 
 /* ---- histo_sites.c: (file, line) -> count, bytes ---- */
 

@@ -278,20 +278,28 @@ int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
     hd->path = dump->path;
     hd->name = dump->name;
     hd->from_footer = 0;
-    if (opt->by == HISTO_BY_CLASS && !opt->scan) {
-        const heapfmt_footer *f;
+    const heapfmt_footer *f = NULL;
+    if ((opt->by == HISTO_BY_CLASS && !opt->scan) || opt->jobs > 1) {
         int rc = heapfmt_reader_footer(dump->reader, &f);
-        if (rc == HEAPFMT_OK) {
+        if (rc != HEAPFMT_OK)
+            f = NULL;
+        if (rc == HEAPFMT_OK && opt->by == HISTO_BY_CLASS && !opt->scan) {
             hd->from_footer = 1;
             hd->status = collect_footer(t, d, dump, f);
             return hd->status;
         }
         /* No footer (a pipe, an incomplete dump) or a damaged one: read
          * the blocks, which also says what is wrong. */
-        if (rc != HEAPFMT_E_NO_FOOTER && rc != HEAPFMT_E_CORRUPT) {
+        if (rc != HEAPFMT_OK && rc != HEAPFMT_E_NO_FOOTER &&
+            rc != HEAPFMT_E_CORRUPT) {
             cli_dump_error(dump, rc);
             return hd->status = CLI_EXIT_ERROR;
         }
+    }
+    if (f != NULL && opt->jobs > 1) { /* parallel block decode */
+        int rc = histo_collect_jobs(t, d, dump->path, f, opt);
+        if (rc != HISTO_JOBS_FALLBACK)
+            return hd->status = rc;
     }
     return hd->status = collect_scan(t, d, dump, opt);
 }

@@ -52,6 +52,9 @@ static void usage(void)
         "                        KiB/MiB/GiB\n"
         "  -S, --scan            read every block, even when the footer\n"
         "                        summary of a complete dump could answer\n"
+        "  -j, --jobs=N          decode the blocks of a complete dump file\n"
+        "                        with N threads (0: one per processor);\n"
+        "                        the result is the same (default 1)\n"
         "  -h, --help            show this help and exit\n"
         "  -V, --version         show the version and exit\n"
         "\n"
@@ -75,6 +78,7 @@ static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
     {"human", no_argument, NULL, 'H'},
     {"scan", no_argument, NULL, 'S'},
+    {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -155,7 +159,7 @@ int main(int argc, char **argv)
     int c, i;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":b:s:n:m:c:B:af:HShV", long_options,
+    while ((c = getopt_long(argc, argv, ":b:s:n:m:c:B:af:HSj:hV", long_options,
                             NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -198,6 +202,13 @@ int main(int argc, char **argv)
         case 'S':
             opt.scan = 1;
             break;
+        case 'j': {
+            uint64_t n;
+            if (cli_option_u64("--jobs", optarg, 0, HISTO_MAX_JOBS, &n) != 0)
+                return CLI_EXIT_USAGE;
+            opt.jobs = n == 0 ? histo_default_jobs() : (unsigned)n;
+            break;
+        }
         case 'h':
             usage();
             return cli_finish_stdout(CLI_EXIT_OK);

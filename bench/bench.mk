@@ -1,0 +1,42 @@
+# bench/bench.mk -- `make bench`: speed and memory at scale (issue 7).
+#
+# Included by the top-level Makefile (-include bench/bench.mk), at its top
+# or its end; it only relies on BUILD (default build) and on the library
+# archive and tools that `make all` builds. Variables:
+#   BENCH_SCALE  full (default): 1M- and 10M-object dumps, under 10 minutes
+#                on 2 cores; small: 1M only, about a minute
+#   BENCH_RUNS   runs of each case, the median is reported (default 3)
+#   PYTHON       the Python 3 that runs bench/bench.py (default python3)
+# Results: a table on standard output and $(BUILD)/bench/results.json.
+
+BUILD       ?= build
+BENCH_SCALE ?= full
+BENCH_RUNS  ?= 3
+PYTHON      ?= python3
+
+BENCH_OUT := $(BUILD)/bench
+
+# The helpers: the physical floor (zlib alone), the writer alone, and the
+# runner that measures each case.
+$(BENCH_OUT)/measure: bench/measure.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
+$(BENCH_OUT)/inflate_floor: bench/inflate_floor.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -pthread -o $@ $< \
+	  $(LDFLAGS) -lz
+
+$(BENCH_OUT)/writer_bench: bench/writer_bench.c $(BUILD)/lib/libheapfmt.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -Ilibheapfmt -o $@ $< \
+	  $(LDFLAGS) $(BUILD)/lib/libheapfmt.a -lz
+
+.PHONY: bench bench-helpers
+bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
+               $(BENCH_OUT)/writer_bench
+
+## bench: measure speed and memory at scale (BENCH_SCALE=small|full) into build/bench/results.json
+bench: all bench-helpers
+	$(PYTHON) bench/bench.py --scale $(BENCH_SCALE) --runs $(BENCH_RUNS) \
+	  --build $(BUILD)

@@ -1,0 +1,584 @@
+#!/usr/bin/env python3
+"""bench.py -- heapfmt's speed and memory at scale, next to a peer (jq over
+the NDJSON export) and the physical floor (inflate + CRC alone, cat).
+
+Run by `make bench` (bench/bench.mk), which builds the tools and the two
+helper programs first. Usage:
+
+    bench/bench.py [--scale small|full] [--build DIR] [--runs N]
+
+  --scale  full (default): dumps of 1M and 10M objects; small: 1M only,
+           for a quick check (about a minute). BENCH_SCALE sets it too.
+  --build  the build directory (default: build); tools in DIR/bin, the
+           helpers in DIR/bench, everything written goes to DIR/bench.
+  --runs   runs of each case (default 3); the median is reported.
+
+Every case runs as a child process; its wall time comes from the clock,
+its CPU time (user + system) and peak RSS from wait4(2), i.e. getrusage of
+the child and the processes it waited for. The machine may be shared:
+CPU time is the stable number, wall time grows with other load (the load
+average is recorded). Dumps are read warm from the page cache.
+
+Prints one table and the targets of issue 7, met or missed, and writes
+DIR/bench/results.json. heapfmt-gen is deterministic (fixed seeds), so two
+runs measure the same bytes.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MB = 1e6
+MIB = 1024 * 1024
+
+
+class Bench:
+    def __init__(self, args):
+        self.root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        self.build = os.path.abspath(args.build)
+        self.bin = os.path.join(self.build, "bin")
+        self.helpers = os.path.join(self.build, "bench")
+        self.out = os.path.join(self.build, "bench")
+        self.runs = args.runs
+        self.scale = args.scale
+        self.sizes = ([("1M", 1_000_000)] if args.scale == "small" else
+                      [("1M", 1_000_000), ("10M", 10_000_000)])
+        self.cases = []      # every measured case, in order
+        self.files = {}      # name -> bytes
+        self.skipped = []    # (what, why)
+        self.ruby = None     # rows of bench/ruby_bench.rb
+        self.t0 = time.monotonic()
+        os.makedirs(self.out, exist_ok=True)
+
+    # ---- running --------------------------------------------------------
+
+    def tool(self, name):
+        return os.path.join(self.bin, name)
+
+    def helper(self, name):
+        return os.path.join(self.helpers, name)
+
+    def path(self, name):
+        return os.path.join(self.out, name)
+
+    def spawn(self, argv, stdout=None, stdin=None, env=None):
+        """Runs argv once through bench/measure; returns (wall, user, sys,
+        maxrss_kib, stdout text or None). stdout: None for /dev/null, a
+        path, or "capture"."""
+        acts = []
+        cap = None
+        if stdin is not None:
+            acts.append((os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0))
+        if stdout == "capture":
+            cap = tempfile.TemporaryFile(dir=self.out)
+            acts.append((os.POSIX_SPAWN_DUP2, cap.fileno(), 1))
+        else:
+            acts.append((os.POSIX_SPAWN_OPEN, 1, stdout or os.devnull,
+                         os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
+        err = tempfile.TemporaryFile(dir=self.out)
+        acts.append((os.POSIX_SPAWN_DUP2, err.fileno(), 2))
+        report = self.path(".measure")
+        pid = os.posix_spawn(self.helper("measure"),
+                             [self.helper("measure"), report] + argv,
+                             env or os.environ, file_actions=acts)
+        _, status = os.waitpid(pid, 0)
+        err.seek(0)
+        msg = err.read().decode("utf-8", "replace")
+        err.close()
+        text = None
+        if cap is not None:
+            cap.seek(0)
+            text = cap.read().decode("utf-8", "replace")
+            cap.close()
+        code = os.waitstatus_to_exitcode(status)
+        try:
+            with open(report) as f:
+                fields = f.read().split()
+            os.unlink(report)
+        except OSError:
+            fields = []
+        if code != 0 or len(fields) != 5:
+            raise RuntimeError("%s: exit %d\n%s" % (" ".join(argv), code,
+                                                    msg[-2000:]))
+        return (float(fields[1]), float(fields[2]), float(fields[3]),
+                int(fields[4]), text)
+
+    def case(self, group, name, argv, objects=0, nbytes=0, runs=None,
+             stdout=None, stdin=None, threads=1, size=None, note=""):
+        """Measures argv runs times (default --runs) and records the
+        medians. nbytes: the bytes the case reads or writes (for MB/s)."""
+        runs = runs or self.runs
+        samples = [self.spawn(argv, stdout=stdout, stdin=stdin)
+                   for _ in range(runs)]
+        c = {
+            "group": group, "name": name, "size": size, "objects": objects,
+            "bytes": nbytes, "runs": runs, "threads": threads,
+            "command": " ".join(os.path.relpath(a, self.root)
+                                if a.startswith(self.root) else a
+                                for a in argv),
+            "wall_s": statistics.median(s[0] for s in samples),
+            "user_s": statistics.median(s[1] for s in samples),
+            "sys_s": statistics.median(s[2] for s in samples),
+            "cpu_s": statistics.median(s[1] + s[2] for s in samples),
+            "rss_kib": statistics.median(s[3] for s in samples),
+            "note": note,
+        }
+        self.cases.append(c)
+        self.progress(c)
+        return c
+
+    def internal(self, group, name, runs_json, objects, nbytes, size,
+                 threads=1, note="", command=""):
+        """A case timed inside a helper (inflate_floor, writer_bench):
+        runs_json is its list of {"wall_s", "cpu_s"|"user_s"+"sys_s"}."""
+        def cpu(r):
+            return r["cpu_s"] if "cpu_s" in r else r["user_s"] + r["sys_s"]
+        c = {
+            "group": group, "name": name, "size": size, "objects": objects,
+            "bytes": nbytes, "runs": len(runs_json), "threads": threads,
+            "command": command,
+            "wall_s": statistics.median(r["wall_s"] for r in runs_json),
+            "user_s": statistics.median(r.get("user_s", cpu(r))
+                                        for r in runs_json),
+            "sys_s": statistics.median(r.get("sys_s", 0.0)
+                                       for r in runs_json),
+            "cpu_s": statistics.median(cpu(r) for r in runs_json),
+            "rss_kib": None, "note": note,
+        }
+        self.cases.append(c)
+        self.progress(c)
+        return c
+
+    def progress(self, c):
+        sys.stderr.write("bench: %-44s wall %7.3f s  cpu %7.3f s  [%4.0f s]\n"
+                         % ((c["size"] or "") + " " + c["name"], c["wall_s"],
+                            c["cpu_s"], time.monotonic() - self.t0))
+
+    def find(self, name, size=None):
+        for c in self.cases:
+            if c["name"] == name and (size is None or c["size"] == size):
+                return c
+        return None
+
+    def size_of(self, key, path):
+        self.files[key] = os.path.getsize(path)
+        return self.files[key]
+
+    # ---- the cases ------------------------------------------------------
+
+    def dumps(self, label, n):
+        """Writing: heapfmt-gen at levels 0, 1, 6 (the dumps the reading
+        cases use), and two later dumps of the same synthetic process."""
+        gen = self.tool("heapfmt-gen")
+        for level in (0, 1, 6):
+            out = self.path("d%s-l%d.hfd" % (label, level))
+            c = self.case("write", "heapfmt-gen level %d" % level,
+                          [gen, "-n", str(n), "-s", "1", "-l", str(level),
+                           "-o", out], objects=n, size=label,
+                          note="generator + writer")
+            c["bytes"] = self.size_of("%s heapfmt level %d" % (label, level),
+                                      out)
+        # The same seed with more objects extends the same heap: dump 2
+        # and 3 of one process, for histo a b and heapfmt-diff.
+        for suffix, extra, level in (("b", 0.05, 1), ("c", 0.10, 1),
+                                     ("b0", 0.05, 0)):
+            out = self.path("d%s-%s.hfd" % (label, suffix))
+            self.spawn([gen, "-n", str(int(n * (1 + extra))), "-s", "1",
+                        "-l", str(level), "-o", out])
+
+    def writer_alone(self, label, n, times):
+        """The library's writer without the generator (bench/writer_bench):
+        the objects of the level-1 dump written `times` times over into one
+        dump sent to /dev/null (the file system's share is in the
+        heapfmt-gen rows, as system time)."""
+        src = self.path("d%s-l1.hfd" % label)
+        _, _, _, _, text = self.spawn(
+            [self.helper("writer_bench"), "-r", str(self.runs), "-x",
+             str(times), "-l", "0", "-l", "1", "-l", "6", src],
+            stdout="capture")
+        for line in text.splitlines():
+            r = json.loads(line)
+            c = self.internal("write", "writer alone level %d" % r["level"],
+                              r["runs"], r["objects"], r["bytes_out"],
+                              "%dx%s" % (times, label),
+                              note="to /dev/null; %d allocations in all" %
+                              r["allocations"],
+                              command="bench/writer_bench -x %d" % times)
+            c["allocations"] = r["allocations"]
+
+    def reading(self, label, n):
+        histo = self.tool("histo")
+        l0, l1 = self.path("d%s-l0.hfd" % label), self.path("d%s-l1.hfd" % label)
+        s0, s1 = os.path.getsize(l0), os.path.getsize(l1)
+        self.case("read", "cat level 0 > /dev/null", ["cat", l0],
+                  objects=n, nbytes=s0, size=label, note="I/O floor")
+        self.case("read", "cat level 1 > /dev/null", ["cat", l1],
+                  objects=n, nbytes=s1, size=label, note="I/O floor")
+        for lv, path, sz in ((0, l0, s0), (1, l1, s1)):
+            _, _, _, _, text = self.spawn(
+                [self.helper("inflate_floor"), "-r", str(self.runs), path],
+                stdout="capture")
+            r = json.loads(text)
+            self.internal("read", "floor: %s level %d" %
+                          ("CRC" if lv == 0 else "inflate+CRC", lv),
+                          r["runs"], r["objects"], sz, label,
+                          note="zlib alone, memory to memory",
+                          command="bench/inflate_floor")
+        _, _, _, _, text = self.spawn(
+            [self.helper("inflate_floor"), "-r", str(self.runs), "-j", "2",
+             l1], stdout="capture")
+        r = json.loads(text)
+        self.internal("read", "floor: inflate+CRC level 1 -j2", r["runs"],
+                      r["objects"], s1, label, threads=2,
+                      command="bench/inflate_floor -j 2")
+        self.case("read", "histo (footer)", [histo, l1], objects=n,
+                  nbytes=s1, size=label)
+        for lv, path, sz in ((0, l0, s0), (1, l1, s1)):
+            for j in (1, 2):
+                self.case("read", "histo --scan level %d -j%d" % (lv, j),
+                          [histo, "--scan", "-j%d" % j, path], objects=n,
+                          nbytes=sz, size=label, threads=j)
+        self.case("read", "histo --by=type level 1 -j2",
+                  [histo, "--by=type", "-j2", l1], objects=n, nbytes=s1,
+                  size=label, threads=2)
+        b = self.path("d%s-b.hfd" % label)
+        nb = int(n * 1.05)
+        self.case("read", "histo a b (footers)", [histo, l1, b],
+                  objects=n + nb, nbytes=s1 + os.path.getsize(b), size=label)
+        self.case("read", "histo --scan a b", [histo, "--scan", l1, b],
+                  objects=n + nb, nbytes=s1 + os.path.getsize(b), size=label)
+
+    def diff(self, label, n):
+        d = self.tool("heapfmt-diff")
+        if not os.access(d, os.X_OK):
+            self.skipped.append(("heapfmt-diff", "not built"))
+            return
+        a, b, c = (self.path("d%s-%s.hfd" % (label, s)) for s in ("l1", "b", "c"))
+        nb, nc = int(n * 1.05), int(n * 1.10)
+        size2 = os.path.getsize(a) + os.path.getsize(b)
+        self.case("diff", "heapfmt-diff a b", [d, "-n", "10", a, b],
+                  objects=n + nb, nbytes=size2, size=label)
+        self.case("diff", "heapfmt-diff a b c", [d, "-n", "10", a, b, c],
+                  objects=n + nb + nc, nbytes=size2 + os.path.getsize(c),
+                  size=label)
+        a0, b0 = (self.path("d%s-%s.hfd" % (label, s)) for s in ("l0", "b0"))
+        self.case("diff", "heapfmt-diff a b, level 0", [d, "-n", "10", a0, b0],
+                  objects=n + nb, size=label,
+                  nbytes=os.path.getsize(a0) + os.path.getsize(b0))
+
+    def export(self, label, n, to_file):
+        """heapfmt-export of the level-1 dump: into files (kept: jq reads
+        the NDJSON) or, for the large dumps (gigabytes), to /dev/null."""
+        e = self.tool("heapfmt-export")
+        src = self.path("d%s-l1.hfd" % label)
+        for fmt in ("ndjson", "mongo"):
+            out = self.path("d%s.%s" % (label, "ndjson" if fmt == "ndjson"
+                                        else "mongo.json"))
+            argv = [e, "-f", fmt] + (["-o", out] if to_file else []) + [src]
+            c = self.case("export", "heapfmt-export %s%s" %
+                          (fmt, "" if to_file else " > /dev/null"), argv,
+                          objects=n, size=label)
+            if to_file:
+                c["bytes"] = self.size_of("%s %s" % (label, fmt), out)
+
+    def peer(self, label, n):
+        """jq's per-class histogram over the NDJSON export, once (it is
+        slow), against histo on the same dump."""
+        if shutil.which("jq") is None:
+            self.skipped.append(("jq peer", "jq not installed"))
+            return
+        nd = self.path("d%s.ndjson" % label)
+        self.case("peer", "jq -r .class | sort | uniq -c",
+                  ["sh", "-c", "jq -r .class \"$1\" | sort | uniq -c",
+                   "sh", nd], objects=n, nbytes=os.path.getsize(nd),
+                  size=label, runs=1, note="the same histogram, 1 run")
+
+    def importer(self, mb):
+        gen = os.path.join(self.root, "bench", "gen_dump_all.py")
+        js = self.path("dump_all.json")
+        self.spawn([sys.executable, gen, "--size", str(mb), "--seed", "1",
+                    "-o", js])
+        sz = self.size_of("ObjectSpace.dump_all JSON (synthetic)", js)
+        with open(js, "rb") as f:
+            lines = sum(1 for _ in f)
+        out = self.path("imported.hfd")
+        c = self.case("import", "heapfmt-import (dump_all JSON)",
+                      [self.tool("heapfmt-import"), "-o", out, js],
+                      objects=lines, nbytes=sz, size="%d MB" % mb,
+                      note="bench/gen_dump_all.py")
+        self.size_of("heapfmt of that JSON (import)", out)
+        c["output_bytes"] = self.files["heapfmt of that JSON (import)"]
+
+    def ruby_case(self, n):
+        ext = os.path.join(self.build, "ruby", "heapfmt.so")
+        if shutil.which("ruby") is None or not os.path.exists(ext):
+            self.skipped.append(("Ruby case", "ruby or build/ruby/heapfmt.so "
+                                 "missing (make ruby)"))
+            return
+        env = dict(os.environ, HEAPFMT_IMPORT=self.tool("heapfmt-import"),
+                   BENCH_RUNS=str(self.runs))
+        rdir = self.path("ruby")
+        p = subprocess.run(["ruby", "-I", os.path.dirname(ext),
+                            os.path.join(self.root, "bench", "ruby_bench.rb"),
+                            str(n), rdir], env=env, capture_output=True,
+                           text=True)
+        if p.returncode != 0:
+            self.skipped.append(("Ruby case", p.stderr.strip()[-300:]))
+            return
+        rows = {}
+        for line in p.stdout.splitlines():
+            f = line.split("\t")
+            if len(f) == 6 and f[0] != "writer":
+                rows[f[0]] = {"seconds": float(f[1]), "bytes": int(f[2]),
+                              "objects": int(f[3]),
+                              "objects_per_s": int(f[4]),
+                              "bytes_per_object": float(f[5])}
+            elif len(f) == 2 and f[0] == "import_throughput_MB_per_s":
+                rows["import_MB_per_s"] = float(f[1])
+        self.ruby = rows
+        sys.stderr.write("bench: Ruby case (bench/ruby_bench.rb %d) "
+                         "[%4.0f s]\n" % (n, time.monotonic() - self.t0))
+        shutil.rmtree(rdir, ignore_errors=True)
+
+    # ---- targets ----------------------------------------------------------
+
+    def targets(self):
+        big = self.sizes[-1][0]
+        t = []
+
+        def rate(c):
+            return c["objects"] / c["cpu_s"] if c and c["cpu_s"] else 0
+
+        def add(what, value, goal, ok, detail):
+            t.append({"target": what, "value": value, "goal": goal,
+                      "met": bool(ok), "detail": detail})
+
+        for lv, goal in ((0, 20e6), (1, 5e6)):
+            c = self.find("writer alone level %d" % lv)
+            g = self.find("heapfmt-gen level %d" % lv, big)
+            if c:
+                add("writer level %d, objects/s per core" % lv, rate(c), goal,
+                    rate(c) >= goal,
+                    "library alone, to /dev/null; heapfmt-gen (its generator "
+                    "and a file included) %.1fM/s" % (rate(g) / 1e6))
+        for lv, goal in ((0, 30e6), (1, 15e6)):
+            c = self.find("histo --scan level %d -j1" % lv, big)
+            add("histo --scan level %d, objects/s on one core" % lv, rate(c),
+                goal, rate(c) >= goal, "%s objects, CPU time" % big)
+        # A wall-time speed-up needs two free cores. The zlib floor with
+        # two threads is the control: the size where it scaled best is the
+        # one where the machine had them; every size is listed.
+        for lv in (1, 0):
+            per = []
+            for label, _ in self.sizes:
+                one = self.find("histo --scan level %d -j1" % lv, label)
+                two = self.find("histo --scan level %d -j2" % lv, label)
+                f1 = self.find("floor: inflate+CRC level 1", label)
+                f2 = self.find("floor: inflate+CRC level 1 -j2", label)
+                per.append((f1["wall_s"] / f2["wall_s"],
+                            one["wall_s"] / two["wall_s"], label,
+                            two["cpu_s"] / one["cpu_s"]))
+            ctl, sp, label, cpu = max(per)
+            add("histo --scan -j2 speed-up, level %d (wall)" % lv, sp, 1.7,
+                sp >= 1.7,
+                "%s (where the control scaled best); " % label + "; ".join(
+                    "%s: %.2fx, control %.2fx, CPU %.2fx of -j1" %
+                    (p[2], p[1], p[0], p[3]) for p in per) +
+                "; control = zlib floor with 2 threads; load average %s" %
+                self.load_text())
+        one = self.find("histo --scan level 1 -j1", big)
+        fl = self.find("floor: inflate+CRC level 1", big)
+        r = one["cpu_s"] / fl["cpu_s"]
+        add("histo --scan level 1 / inflate floor (CPU)", r, 1.3, r <= 1.3,
+            "%.2f s vs %.2f s" % (one["cpu_s"], fl["cpu_s"]))
+        rss = max(c["rss_kib"] for c in self.cases
+                  if c["size"] == big and c["name"].startswith("histo")
+                  and " a b" not in c["name"])
+        add("histo peak RSS on %s objects, MiB" % big, rss / 1024, 16,
+            rss <= 16 * 1024, "largest of the histo cases on one dump")
+        for name, what in (("heapfmt-diff a b", "zlib"),
+                           ("heapfmt-diff a b, level 0", "stored")):
+            d = self.find(name, big)
+            if not d:
+                continue
+            limit = (16 * d["objects"] + 32 * MIB) / 1024
+            add("heapfmt-diff of two %s dumps (%s), s" % (big, what),
+                d["wall_s"], 3.0,
+                d["wall_s"] <= 3.0 and d["rss_kib"] <= limit,
+                "wall; CPU %.2f s; RSS %.0f MiB (limit 16 B/object + 32 MiB"
+                " = %.0f MiB)" % (d["cpu_s"], d["rss_kib"] / 1024,
+                                   limit / 1024))
+        jq = self.find("jq -r .class | sort | uniq -c")
+        if jq:
+            f = self.find("histo (footer)", jq["size"])
+            s0 = self.find("histo --scan level 0 -j1", jq["size"])
+            s1 = self.find("histo --scan level 1 -j1", jq["size"])
+            r = jq["cpu_s"] / max(f["cpu_s"], 1e-3)
+            add("histo DUMP (footer) vs jq, %s objects" % jq["size"], r, 100,
+                r >= 100, "CPU; at least 1 ms counted for histo")
+            r0 = jq["cpu_s"] / s0["cpu_s"]
+            r1 = jq["cpu_s"] / s1["cpu_s"]
+            add("histo --scan vs jq, %s objects" % jq["size"], r1, 100,
+                r1 >= 100, "CPU, zlib dump; level 0 (stored): %.0fx" % r0)
+        nd = self.files.get("1M ndjson")
+        z = self.files.get("1M heapfmt level 1")
+        if nd and z:
+            add("NDJSON / heapfmt zlib size (1M)", nd / z, 8, nd / z >= 8,
+                "level 1 (the default); level 6: %.1fx" %
+                (nd / self.files["1M heapfmt level 6"]))
+        return t
+
+    # ---- output -----------------------------------------------------------
+
+    def load_text(self):
+        return "%.1f -> %.1f" % (self.load0, os.getloadavg()[0])
+
+    def machine(self):
+        model = "unknown"
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        model = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+        return {"cpu": model, "cores": os.cpu_count(),
+                "kernel": platform.release(),
+                "zlib": self.zlib_version()}
+
+    def zlib_version(self):
+        try:
+            import zlib
+            return zlib.ZLIB_RUNTIME_VERSION
+        except Exception:
+            return "unknown"
+
+    def table(self, targets):
+        hdr = ("%-5s %-34s %12s %9s %8s %8s %8s %8s %8s" %
+               ("size", "case", "objects", "MB", "wall s", "CPU s",
+                "Mobj/s", "MB/s", "RSS MiB"))
+        lines = [hdr, "-" * len(hdr)]
+        group = None
+        for c in self.cases:
+            if c["group"] != group and group is not None:
+                lines.append("")
+            group = c["group"]
+            # Rates per CPU second, except for several threads (wall).
+            t = c["wall_s"] if c["threads"] > 1 else c["cpu_s"]
+            mobj = c["objects"] / t / 1e6 if t and c["objects"] else 0
+            mbs = c["bytes"] / t / MB if t and c["bytes"] else 0
+            rss = "%.1f" % (c["rss_kib"] / 1024) if c["rss_kib"] else "-"
+            mb = "%.1f" % (c["bytes"] / MB) if c["bytes"] else "-"
+            mbs = "%.0f" % mbs if c["bytes"] else "-"
+            lines.append("%-5s %-34s %12s %9s %8.3f %8.3f %8.2f %8s %8s" %
+                         (c["size"] or "", c["name"][:34],
+                          "{:,}".format(c["objects"]), mb,
+                          c["wall_s"], c["cpu_s"], mobj, mbs, rss))
+        lines.append("")
+        lines.append("Mobj/s and MB/s per CPU second (user + system); for "
+                     "-j2 cases per wall second.")
+        lines.append("MB: bytes read, or written (writing, export, import).")
+        lines.append("")
+        lines.append("File sizes:")
+        for k, v in self.files.items():
+            lines.append("  %-44s %14s bytes" % (k, "{:,}".format(v)))
+        if self.ruby:
+            lines.append("")
+            lines.append("Ruby (bench/ruby_bench.rb, fastest of %d runs):"
+                         % self.runs)
+            for k, v in self.ruby.items():
+                if isinstance(v, dict):
+                    lines.append("  %-30s %7.3f s %12s bytes %10s obj/s "
+                                 "%6.1f B/obj" %
+                                 (k, v["seconds"], "{:,}".format(v["bytes"]),
+                                  "{:,}".format(v["objects_per_s"]),
+                                  v["bytes_per_object"]))
+            base = self.ruby.get("ObjectSpace.dump_all")
+            hf = self.ruby.get("HeapFmt.dump compress:true")
+            if base and hf:
+                lines.append("  HeapFmt.dump vs dump_all: %.1fx faster, "
+                             "%.1fx smaller" % (base["seconds"] / hf["seconds"],
+                                                base["bytes"] / hf["bytes"]))
+            if "import_MB_per_s" in self.ruby:
+                lines.append("  heapfmt-import of the dump_all JSON: %.0f MB/s"
+                             % self.ruby["import_MB_per_s"])
+        lines.append("")
+        lines.append("Targets (issue 7):")
+        for t in targets:
+            v, g = t["value"], t["goal"]
+            fmt = ("%.1fM" % (v / 1e6)) if g >= 1e6 else "%.2f" % v
+            gf = ("%.0fM" % (g / 1e6)) if g >= 1e6 else "%g" % g
+            lines.append("  %-4s %-48s %9s  (goal %s)  %s" %
+                         ("met" if t["met"] else "MISS", t["target"], fmt, gf,
+                          t["detail"]))
+        for what, why in self.skipped:
+            lines.append("  skipped: %s: %s" % (what, why))
+        return "\n".join(lines)
+
+    def run(self):
+        self.load0 = os.getloadavg()[0]
+        for label, n in self.sizes:
+            self.dumps(label, n)
+        self.writer_alone(*self.sizes[0], times=4 if self.scale == "full"
+                          else 1)
+        for label, n in self.sizes:
+            self.reading(label, n)
+            self.diff(label, n)
+            self.export(label, n, to_file=(label == "1M"))
+        self.peer(*self.sizes[0])
+        self.importer(20 if self.scale == "small" else 100)
+        self.ruby_case(self.sizes[0][1])
+        targets = self.targets()
+        result = {
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+            "scale": self.scale, "runs": self.runs,
+            "machine": self.machine(),
+            "load_average": {"start": self.load0,
+                             "end": os.getloadavg()[0]},
+            "elapsed_s": time.monotonic() - self.t0,
+            "cases": self.cases, "files": self.files, "ruby": self.ruby,
+            "targets": targets,
+            "skipped": [{"what": w, "why": y} for w, y in self.skipped],
+        }
+        with open(self.path("results.json"), "w") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+        m = result["machine"]
+        print("heapfmt bench, %s, scale %s, median of %d runs" %
+              (result["date"], self.scale, self.runs))
+        print("machine: %s, %d cores, zlib %s; load average %s" %
+              (m["cpu"], m["cores"], m["zlib"], self.load_text()))
+        print()
+        print(self.table(targets))
+        print()
+        print("%s written in %.0f s" % (os.path.relpath(self.path(
+            "results.json")), result["elapsed_s"]))
+        # the big files are not needed any more
+        for label, _ in self.sizes:
+            for s in ("b", "c", "b0"):
+                p = self.path("d%s-%s.hfd" % (label, s))
+                if os.path.exists(p):
+                    os.unlink(p)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", choices=("small", "full"),
+                    default=os.environ.get("BENCH_SCALE") or "full")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+    Bench(args).run()
+
+
+if __name__ == "__main__":
+    main()

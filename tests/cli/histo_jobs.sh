@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# histo_jobs.sh -- histo -j/--jobs: the parallel block decode prints exactly
+# what one thread prints (and, by class, what the footer summary gives), in
+# every format, by class, type and site, on compressed and stored dumps,
+# from files and standard input; bad values are usage errors.
+. "$(dirname "$0")/lib.bash"
+
+gen=$BIN/heapfmt-gen
+histo=$BIN/histo
+cd "$TMPDIR" || exit 1
+export LC_ALL=C
+
+run "$histo" --help
+expect_out_has "--jobs=N" "--help mentions --jobs"
+
+# Small blocks: many of them, so that every thread gets several.
+run "$gen" --objects 200000 --seed 11 --block-size 16384 -o z.dump
+expect_success "gen compressed"
+run "$gen" --objects 200000 --seed 12 --block-size 16384 --level 0 -o s.dump
+expect_success "gen stored"
+run "$gen" --objects 50000 --seed 13 --no-sites -o n.dump
+expect_success "gen without sites"
+
+for d in z.dump s.dump; do
+    run "$histo" -f tsv "$d"
+    expect_success "footer $d"
+    footer=$out
+    for by in class type site; do
+        run "$histo" --scan -j1 -f tsv --by=$by "$d"
+        expect_success "-j1 --by=$by $d"
+        one=$out
+        if [ $by = class ]; then
+            [ "$one" = "$footer" ] && pass || fail "$d: --scan differs from the footer"
+        fi
+        for j in 2 3 8 0; do
+            run "$histo" --scan -j $j -f tsv --by=$by "$d"
+            expect_success "-j $j --by=$by $d"
+            [ "$out" = "$one" ] && pass || fail "$d: -j $j --by=$by differs from -j1"
+        done
+        run "$histo" --scan --jobs=2 -f json --by=$by "$d"
+        expect_success "--jobs=2 json --by=$by $d"
+        json=$out
+        run "$histo" --scan -f json --by=$by "$d"
+        [ "$out" = "$json" ] && pass || fail "$d: json --by=$by differs with --jobs=2"
+    done
+    # The table, with a row limit and --human, and two dumps at once.
+    run "$histo" --scan -j2 -H -n 5 "$d"
+    expect_success "-j2 table"
+    table=$out
+    run "$histo" --scan -H -n 5 "$d"
+    [ "$out" = "$table" ] && pass || fail "$d: -j2 table differs"
+done
+run "$histo" --scan -j3 z.dump s.dump
+expect_success "-j3 with two dumps"
+two=$out
+run "$histo" z.dump s.dump
+[ "$out" = "$two" ] && pass || fail "two dumps: -j3 --scan differs from the footers"
+
+# Standard input: one thread, same result; from a pipe and from a file.
+run "$histo" --scan -f tsv --by=type z.dump
+want=$out
+run bash -c "'$histo' -j2 -f tsv --by=type - < z.dump"
+expect_success "-j2 from stdin (a file)"
+[ "$out" = "$want" ] && pass || fail "-j2 from stdin differs"
+run bash -c "cat z.dump | '$histo' -j2 -f tsv --by=type -"
+expect_success "-j2 from a pipe"
+[ "$out" = "$want" ] && pass || fail "-j2 from a pipe differs"
+
+# --by=site on a dump without sites: the same error as without -j.
+run "$histo" -j2 --by=site n.dump
+expect_failure 1 "-j2 --by=site without sites"
+expect_err_has "no allocation sites" "-j2 --by=site without sites"
+
+# A truncated dump has no footer: one thread, exit 3, same output.
+head -c 1000000 z.dump >cut.dump
+run "$histo" -f tsv cut.dump
+expect_rc 3 "truncated"
+cut_one=$out
+run "$histo" -j2 -f tsv cut.dump
+expect_rc 3 "truncated, -j2"
+[ "$out" = "$cut_one" ] && pass || fail "truncated: -j2 differs"
+
+# Values.
+for bad in -1 65 x "" 2x; do
+    run "$histo" --jobs="$bad" z.dump
+    expect_failure 2 "--jobs='$bad'"
+done
+run "$histo" -j
+expect_failure 2 "-j without a value"
+
+finish

@@ -1,0 +1,423 @@
+/* histo_jobs.c -- histo --jobs: one dump read by several threads, each
+ * decoding a contiguous range of its blocks.
+ *
+ * The footer's block index gives every data block's offset. The blocks are
+ * cut into N ranges of about equal file bytes; each thread opens the file
+ * again, moves its own reader to its first block (heapfmt_reader_seek_block)
+ * and counts objects until a record comes from the first block of the next
+ * range. A thread knows only the strings and classes defined in its own
+ * range: objects refer to the others through "undefined" entries that keep
+ * the exact class index or string id. So counts are kept by the reader's
+ * dense slot, as in the one-thread scan, and turned into names only after
+ * every thread has finished:
+ *   class  by class index, named from the footer summary (the final names,
+ *          which the one-thread scan also shows);
+ *   type   by string id, named from the thread that met its STRING record;
+ *   site   by (file string id, line), the same way.
+ *
+ * The result is checked before it is used: each thread must have stopped
+ * cleanly at its boundary with exactly the objects the block index gives
+ * its range, strings must be defined once, classes must all be in the
+ * summary. Anything else (a damaged block, a file changed while it is read)
+ * makes histo read the dump again with one thread, which reports problems
+ * the usual way. -j changes how fast histo is, never what it prints. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_names.h"
+#include "histo.h"
+
+typedef struct jacc {
+    uint64_t count;
+    uint64_t bytes;
+} jacc;
+
+enum part_status { PART_OK = 0, PART_FAILED, PART_NOMEM };
+
+/* One thread's range and what it counted. */
+typedef struct part {
+    const char *path;
+    enum histo_by by;
+    uint64_t first;        /* offset of the range's first block */
+    uint64_t stop;         /* offset of the next range's, or UINT64_MAX */
+    uint64_t want_objects; /* objects of the range, from the block index */
+    heapfmt_reader *r;
+    jacc *v;               /* by class slot (class) or string slot (type) */
+    size_t cap;
+    histo_sites sites;     /* site: by (file string slot, line) */
+    jacc no_site;
+    uint64_t objects;
+    enum part_status status;
+} part;
+
+static int grow(part *p, size_t slot)
+{
+    size_t cap = p->cap ? p->cap : 256;
+    while (cap <= slot)
+        cap *= 2;
+    jacc *v = realloc(p->v, cap * sizeof *v);
+    if (v == NULL)
+        return -1;
+    memset(v + p->cap, 0, (cap - p->cap) * sizeof *v);
+    p->v = v;
+    p->cap = cap;
+    return 0;
+}
+
+/* Counts one object; returns 0 or -1 when out of memory. */
+static int count_object(part *p, const heapfmt_robject *o)
+{
+    size_t slot;
+    switch (p->by) {
+    case HISTO_BY_SITE:
+        if (o->fields & HEAPFMT_F_SITE)
+            return histo_sites_add(&p->sites, o->file->slot, o->line,
+                                   o->size);
+        p->no_site.count++;
+        p->no_site.bytes += o->size;
+        return 0;
+    case HISTO_BY_TYPE:
+        slot = o->type->slot;
+        break;
+    case HISTO_BY_CLASS:
+    default:
+        slot = o->klass->slot;
+        break;
+    }
+    if (slot >= p->cap && grow(p, slot) != 0)
+        return -1;
+    p->v[slot].count++;
+    p->v[slot].bytes += o->size;
+    return 0;
+}
+
+static void *run_part(void *arg)
+{
+    part *p = arg;
+    heapfmt_record rec;
+    int rc = heapfmt_reader_open_path(&p->r, NULL, p->path);
+    if (rc == HEAPFMT_OK)
+        rc = heapfmt_reader_seek_block(p->r, p->first);
+    if (rc != HEAPFMT_OK) {
+        p->status = PART_FAILED;
+        return NULL;
+    }
+    while ((rc = heapfmt_reader_next(p->r, &rec)) == HEAPFMT_OK) {
+        if (rec.offset >= p->stop)
+            break; /* the first record of the next range: not ours */
+        if (rec.tag != HEAPFMT_TAG_OBJECT)
+            continue;
+        if (count_object(p, rec.u.object) != 0) {
+            p->status = PART_NOMEM;
+            return NULL;
+        }
+        p->objects++;
+    }
+    /* A range ends at the next range's first block, the last one at the
+     * footer (HEAPFMT_DONE for a reader moved to a block). */
+    int clean = p->stop == UINT64_MAX ? rc == HEAPFMT_DONE : rc == HEAPFMT_OK;
+    if (!clean || p->objects != p->want_objects)
+        p->status = PART_FAILED;
+    return NULL;
+}
+
+/* ---- names ---- */
+
+static int cmp_summary(const void *a, const void *b)
+{
+    uint32_t x = (*(const heapfmt_class_summary *const *)a)->index;
+    uint32_t y = (*(const heapfmt_class_summary *const *)b)->index;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_string(const void *a, const void *b)
+{
+    uint32_t x = (*(const heapfmt_rstring *const *)a)->id;
+    uint32_t y = (*(const heapfmt_rstring *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* What the merge needs besides the parts. */
+typedef struct names {
+    const heapfmt_class_summary **classes; /* sorted by index */
+    size_t nclasses;
+    const heapfmt_rstring **strings; /* defined strings, sorted by id */
+    size_t nstrings;
+} names;
+
+static const heapfmt_class_summary *find_class(const names *nm,
+                                               uint32_t index)
+{
+    size_t lo = 0, hi = nm->nclasses;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (nm->classes[mid]->index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nm->nclasses && nm->classes[lo]->index == index
+               ? nm->classes[lo]
+               : NULL;
+}
+
+/* The defined string with the id of s (s itself when it is defined), or
+ * s, the placeholder, when no thread met its STRING record. */
+static const heapfmt_rstring *resolve_string(const names *nm,
+                                             const heapfmt_rstring *s)
+{
+    if (!s->undefined)
+        return s;
+    size_t lo = 0, hi = nm->nstrings;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (nm->strings[mid]->id < s->id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nm->nstrings && nm->strings[lo]->id == s->id ? nm->strings[lo]
+                                                             : s;
+}
+
+/* Fills nm. Returns PART_OK, PART_FAILED (a class missing from the summary
+ * or a summary index twice, a string defined in two ranges: the dump is
+ * not what the one-thread scan would accept silently) or PART_NOMEM. */
+static enum part_status make_names(names *nm, const heapfmt_footer *f,
+                                   const part *parts, size_t nparts,
+                                   enum histo_by by)
+{
+    memset(nm, 0, sizeof *nm);
+    if (by == HISTO_BY_CLASS) {
+        nm->classes = malloc((f->nclasses ? f->nclasses : 1) *
+                             sizeof *nm->classes);
+        if (nm->classes == NULL)
+            return PART_NOMEM;
+        for (size_t i = 0; i < f->nclasses; i++)
+            nm->classes[i] = &f->classes[i];
+        nm->nclasses = f->nclasses;
+        qsort(nm->classes, nm->nclasses, sizeof *nm->classes, cmp_summary);
+        for (size_t i = 1; i < nm->nclasses; i++)
+            if (nm->classes[i]->index == nm->classes[i - 1]->index)
+                return PART_FAILED;
+        for (size_t k = 0; k < nparts; k++) {
+            const part *p = &parts[k];
+            size_t n = heapfmt_reader_class_count(p->r);
+            for (size_t slot = 0; slot < p->cap && slot < n; slot++)
+                if (p->v[slot].count > 0 &&
+                    find_class(nm, heapfmt_reader_class(p->r, slot)->index) ==
+                        NULL)
+                    return PART_FAILED;
+        }
+        return PART_OK;
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < nparts; k++)
+        total += heapfmt_reader_string_count(parts[k].r);
+    nm->strings = malloc((total ? total : 1) * sizeof *nm->strings);
+    if (nm->strings == NULL)
+        return PART_NOMEM;
+    for (size_t k = 0; k < nparts; k++) {
+        size_t n = heapfmt_reader_string_count(parts[k].r);
+        for (size_t slot = 1; slot < n; slot++) {
+            const heapfmt_rstring *s = heapfmt_reader_string(parts[k].r, slot);
+            if (!s->undefined)
+                nm->strings[nm->nstrings++] = s;
+        }
+    }
+    qsort(nm->strings, nm->nstrings, sizeof *nm->strings, cmp_string);
+    for (size_t i = 1; i < nm->nstrings; i++)
+        if (nm->strings[i]->id == nm->strings[i - 1]->id)
+            return PART_FAILED; /* one reader would call this corrupt */
+    return PART_OK;
+}
+
+static void free_names(names *nm)
+{
+    free(nm->classes);
+    free(nm->strings);
+}
+
+/* Adds the counts of every part to column d. Returns 0 or -1 (out of
+ * memory). */
+static int merge(histo_table *t, size_t d, const names *nm, const part *parts,
+                 size_t nparts, enum histo_by by)
+{
+    char *buf = NULL;
+    size_t cap = 0, len;
+    int rc = 0;
+    for (size_t k = 0; k < nparts && rc == 0; k++) {
+        const part *p = &parts[k];
+        if (by == HISTO_BY_SITE) {
+            if (p->no_site.count > 0)
+                rc = histo_table_add(t, d, HISTO_NO_SITE,
+                                     strlen(HISTO_NO_SITE), p->no_site.count,
+                                     p->no_site.bytes);
+            for (size_t i = 0; i < p->sites.cap && rc == 0; i++) {
+                const histo_site *e = &p->sites.v[i];
+                if (e->file == UINT32_MAX)
+                    continue;
+                const heapfmt_rstring *file =
+                    resolve_string(nm, heapfmt_reader_string(p->r, e->file));
+                rc = histo_site_name(&buf, &cap, file, e->line, &len);
+                if (rc == 0)
+                    rc = histo_table_add(t, d, buf, len, e->count, e->bytes);
+            }
+            continue;
+        }
+        size_t n = by == HISTO_BY_CLASS ? heapfmt_reader_class_count(p->r)
+                                        : heapfmt_reader_string_count(p->r);
+        for (size_t slot = 0; slot < p->cap && slot < n && rc == 0; slot++) {
+            const jacc *a = &p->v[slot];
+            if (a->count == 0)
+                continue;
+            const char *name;
+            cli_name cbuf;
+            char tbuf[64];
+            if (by == HISTO_BY_CLASS) {
+                const heapfmt_rclass *c = heapfmt_reader_class(p->r, slot);
+                name = cli_summary_name(find_class(nm, c->index), &cbuf, &len);
+            } else {
+                const heapfmt_rstring *s =
+                    resolve_string(nm, heapfmt_reader_string(p->r, slot));
+                name = histo_type_name(s, tbuf, sizeof tbuf, &len);
+            }
+            rc = histo_table_add(t, d, name, len, a->count, a->bytes);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* --by=site: whether the dump has objects but no allocation site at all
+ * (the one-thread scan refuses it with an explanation). */
+static int lacks_sites(const part *parts, size_t nparts)
+{
+    uint64_t sites = 0, without = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        sites += parts[k].sites.n;
+        without += parts[k].no_site.count;
+    }
+    return sites == 0 && without > 0;
+}
+
+/* ---- ranges ---- */
+
+/* Cuts the block index into at most jobs ranges of about equal file bytes;
+ * start[k] is the first block of range k, start[n] = nblocks. Returns the
+ * number of ranges, or 0 when the index is not in file order. */
+static size_t cut_ranges(const heapfmt_footer *f, size_t jobs, size_t *start)
+{
+    const heapfmt_block_entry *b = f->blocks;
+    size_t nb = f->nblocks;
+    for (size_t i = 1; i < nb; i++)
+        if (b[i].offset <= b[i - 1].offset)
+            return 0;
+    uint64_t base = b[0].offset;
+    uint64_t span = b[nb - 1].offset - base + 1;
+    size_t n = 0, i = 0;
+    for (size_t k = 0; k < jobs; k++) {
+        uint64_t target = base + span / jobs * k + span % jobs * k / jobs;
+        while (i < nb && b[i].offset < target)
+            i++;
+        if (i >= nb)
+            break;
+        if (n == 0 || i > start[n - 1])
+            start[n++] = i;
+    }
+    start[n] = nb;
+    return n;
+}
+
+unsigned histo_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        return 1;
+    return n > HISTO_MAX_JOBS ? HISTO_MAX_JOBS : (unsigned)n;
+}
+
+int histo_collect_jobs(histo_table *t, size_t d, const char *path,
+                       const heapfmt_footer *f, const histo_options *opt)
+{
+    size_t jobs = opt->jobs > HISTO_MAX_JOBS ? HISTO_MAX_JOBS : opt->jobs;
+    if (jobs < 2 || f->nblocks < 2 || path == NULL || strcmp(path, "-") == 0)
+        return HISTO_JOBS_FALLBACK;
+    size_t start[HISTO_MAX_JOBS + 1];
+    size_t nparts = cut_ranges(f, jobs, start);
+    if (nparts < 2)
+        return HISTO_JOBS_FALLBACK;
+
+    part *parts = calloc(nparts, sizeof *parts);
+    pthread_t *tids = calloc(nparts, sizeof *tids);
+    int *started = calloc(nparts, sizeof *started);
+    if (parts == NULL || tids == NULL || started == NULL) {
+        free(parts);
+        free(tids);
+        free(started);
+        cli_error(cli_input_name(path), "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    uint64_t objects = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        part *p = &parts[k];
+        p->path = path;
+        p->by = opt->by;
+        p->first = f->blocks[start[k]].offset;
+        p->stop = k + 1 < nparts ? f->blocks[start[k + 1]].offset : UINT64_MAX;
+        for (size_t i = start[k]; i < start[k + 1]; i++)
+            p->want_objects += f->blocks[i].objects;
+        objects += p->want_objects;
+        histo_sites_init(&p->sites);
+    }
+    /* Range 0 runs in this thread; a thread that cannot be started has its
+     * range read here too, after range 0. */
+    for (size_t k = 1; k < nparts; k++)
+        started[k] = pthread_create(&tids[k], NULL, run_part, &parts[k]) == 0;
+    run_part(&parts[0]);
+    for (size_t k = 1; k < nparts; k++) {
+        if (started[k])
+            pthread_join(tids[k], NULL);
+        else
+            run_part(&parts[k]);
+    }
+
+    enum part_status status =
+        objects == f->totals.objects ? PART_OK : PART_FAILED;
+    for (size_t k = 0; k < nparts; k++)
+        if (parts[k].status > status)
+            status = parts[k].status;
+    names nm;
+    memset(&nm, 0, sizeof nm);
+    if (status == PART_OK)
+        status = make_names(&nm, f, parts, nparts, opt->by);
+    int rc = HISTO_JOBS_FALLBACK;
+    if (status == PART_NOMEM) {
+        cli_error(cli_input_name(path), "out of memory");
+        rc = CLI_EXIT_ERROR;
+    } else if (status == PART_OK && opt->by == HISTO_BY_SITE &&
+               lacks_sites(parts, nparts)) {
+        rc = HISTO_JOBS_FALLBACK; /* the one-thread scan explains */
+    } else if (status == PART_OK) {
+        rc = CLI_EXIT_OK;
+        if (merge(t, d, &nm, parts, nparts, opt->by) != 0) {
+            cli_error(cli_input_name(path), "out of memory");
+            rc = CLI_EXIT_ERROR;
+        }
+    }
+    free_names(&nm);
+    for (size_t k = 0; k < nparts; k++) {
+        heapfmt_reader_free(parts[k].r);
+        free(parts[k].v);
+        histo_sites_free(&parts[k].sites);
+    }
+    free(parts);
+    free(tids);
+    free(started);
+    return rc;
+}
