@@ -590,6 +590,8 @@ HEAPFMT_API const heapfmt_rstring *heapfmt_reader_string(const heapfmt_reader *r
 
 /* Progress of a reader:
  *   records         records delivered (skipped unknown ones not counted)
+ *   skipped         records of unknown kinds, skipped as the spec says
+ *                   (END's record count includes them)
  *   objects, bytes  OBJECT records delivered and the sum of their sizes
  *   blocks          data blocks read completely
  *   corrupt_blocks  blocks skipped as corrupt
@@ -605,6 +607,7 @@ typedef struct heapfmt_progress {
     uint64_t offset;
     uint64_t raw_bytes;
     uint64_t stored_bytes;
+    uint64_t skipped;
 } heapfmt_progress;
 
 HEAPFMT_API void heapfmt_reader_progress(const heapfmt_reader *r,

@@ -571,8 +571,10 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         return rc;
     if (tag != HEAPFMT_TAG_END)
         r->records++;
-    if (rc == SKIPPED)
+    if (rc == SKIPPED) {
+        r->skipped++;
         return SKIPPED;
+    }
     rec->tag = (int)tag;
     rec->offset = r->block_offset;
     rec->index = r->delivered++;
@@ -693,6 +695,7 @@ void heapfmt_reader_progress(const heapfmt_reader *r, heapfmt_progress *p)
     p->blocks = r->blocks_done;
     p->corrupt_blocks = r->corrupt_blocks;
     p->offset = r->pos;
+    p->skipped = r->skipped;
     p->raw_bytes = r->raw_bytes;
     p->stored_bytes = r->stored_bytes;
 }

@@ -40,6 +40,7 @@ struct heapfmt_reader {
     int partial; /* moved by heapfmt_reader_seek_block: totals unchecked */
     uint64_t records; /* records before END of every tag (END's count) */
     uint64_t delivered; /* records handed to the caller */
+    uint64_t skipped;   /* records of unknown kinds (or META types) */
     uint64_t objects, bytes, blocks_done, corrupt_blocks;
     uint64_t raw_bytes, stored_bytes; /* of data blocks read */
 

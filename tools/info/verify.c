@@ -151,17 +151,20 @@ static int check_object(verifier *v, const heapfmt_record *rec)
 static int check_end(verifier *v, const heapfmt_record *rec)
 {
     const heapfmt_totals *e = rec->u.end;
+    /* END counts every record before it, the skipped unknown kinds too. */
+    heapfmt_progress p;
+    heapfmt_reader_progress(v->r, &p);
     v->end_seen = 1;
-    v->end_records = rec->index;
+    v->end_records = rec->index + p.skipped;
     if (e->objects != v->objects)
         return problem(v, "END says %" PRIu64 " objects, the dump has %" PRIu64,
                        e->objects, v->objects);
     if (e->bytes != v->bytes)
         return problem(v, "END says %" PRIu64 " object bytes, the objects add "
                           "up to %" PRIu64, e->bytes, v->bytes);
-    if (e->records != rec->index)
+    if (e->records != v->end_records)
         return problem(v, "END says %" PRIu64 " records, %" PRIu64
-                          " come before it", e->records, rec->index);
+                          " come before it", e->records, v->end_records);
     return CLI_EXIT_OK;
 }
 
@@ -385,8 +388,10 @@ int info_verify(cli_dump *d, const info_options *opt, FILE *out)
     if (code == CLI_EXIT_OK)
         code = check_summary(&v, f);
     if (code == CLI_EXIT_OK)
-        fprintf(out, "OK: %s objects verified\n",
-                (opt->plain ? cli_fmt_plain(v.objects) : cli_fmt_count(v.objects)).s);
+        fprintf(out, "OK: %s object%s verified\n",
+                (opt->plain ? cli_fmt_plain(v.objects)
+                            : cli_fmt_count(v.objects)).s,
+                v.objects == 1 ? "" : "s");
     free(v.per_slot);
     free(v.blocks);
     return code;
