@@ -1,5 +1,5 @@
 /*
- * test_diff_story.c -- the three-dump leak hunt of docs/diff.md, checked.
+ * test_diff_story.c -- the three-dump leak hunt of README.md, checked.
  *
  * A small simulation of a Ruby web application writes three dumps of one
  * process, the way a VM would: every object in a heap slot (its id is the
@@ -11,7 +11,7 @@
  *
  * The test checks heapfmt-diff's retained set against the simulation's own
  * record of which objects are where. Set DIFF_STORY_DIR to a directory to
- * keep the three dumps (docs/diff.md was written from them):
+ * keep the three dumps (README.md was written from them):
  *     DIFF_STORY_DIR=/tmp/story build/tests/test_diff_story
  */
 #include <criterion/criterion.h>

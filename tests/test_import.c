@@ -4,7 +4,7 @@
  * libheapfmt's reader and compared with what the JSON says.
  *
  * The expected records are derived from each fixture with jansson,
- * following the mapping documented in import.h and docs/import.md (an
+ * following the mapping documented in import.h and README.md (an
  * independent implementation of the rules), then every object (id, class,
  * type, size, flags, value preview, site, generation, references), every
  * root and every class name must match. Each fixture is imported in one

@@ -6,7 +6,7 @@
  *
  * This file does everything that needs Ruby: options, opening the file,
  * the GC, metadata, fork and wait, errors. The walk itself is in
- * heapfmt_walk.c and allocates no Ruby object. docs/ruby.md is the manual.
+ * heapfmt_walk.c and allocates no Ruby object. README.md is the manual.
  */
 #define _GNU_SOURCE 1 /* as ruby/config.h has it: RTLD_DEFAULT */
 
@@ -469,7 +469,7 @@ static void raise_result(const dump_args *a)
  *                wait: true) -> Integer
  *
  * Writes every object of the heap to path_or_io as a heapfmt dump and
- * returns the number of objects written. See docs/ruby.md.
+ * returns the number of objects written. See README.md.
  */
 static VALUE hf_dump(int argc, VALUE *argv, VALUE self)
 {

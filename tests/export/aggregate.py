@@ -1,5 +1,5 @@
 """aggregate.py -- a small evaluator of MongoDB aggregation pipelines over
-Python lists of documents, for testing the pipelines docs/export.md gives
+Python lists of documents, for testing the pipelines README.md gives
 when no MongoDB server is at hand.
 
 It implements the stages and operators those pipelines use, with
