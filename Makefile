@@ -282,3 +282,4 @@ help:
 # Optional parts, each in its own fragment.
 -include bindings/ruby/ruby.mk
 -include bench/bench.mk
+-include fuzz/fuzz.mk

@@ -1,0 +1,290 @@
+/*
+ * fuzz_import.c -- heapfmt-import's work function, import_run()
+ * (tools/import/import.h), over fuzzer-made ObjectSpace.dump_all input.
+ *
+ * The input is the JSON lines file (plain, or gzip when it starts with
+ * 1f 8b). Options are chosen from a hash of it, so that each input always
+ * runs the same way: strict or not, preview length, a small max_line,
+ * read sizes, writer level and block size. The input is imported twice:
+ * in one pass (as from a pipe) and in two (with a rewind callback, as from
+ * a file, classes defined first).
+ *
+ * Checks:
+ *   - import_run gives one of its three results; IMPORT_OK means no line
+ *     was skipped and the input was not cut; a failure is explained;
+ *   - every diagnostic is one line (no newline in it) of a known kind;
+ *   - unless the import failed, heapfmt_writer_finish succeeds and the
+ *     dump reads back complete (DONE) under the reader contract checks of
+ *     fz_rd, with as many OBJECT and ROOT records and references as the
+ *     statistics say were written;
+ *   - one pass or two, the same result, statistics and heap: the same
+ *     objects and roots in the same order (ids, class ids, types, sizes,
+ *     flags, values, sites, references) and the same final classes (name,
+ *     flags, counts and bytes by class id); only class indexes and the
+ *     place of CLASS records may differ.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_util.h"
+#include "heapfmt.h"
+#include "import.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct src {
+    const uint8_t *p;
+    size_t len, pos;
+    unsigned step; /* bytes per read: 0 = all asked */
+} src;
+
+static long src_read(void *opaque, void *buf, size_t len)
+{
+    src *s = opaque;
+    size_t n = s->len - s->pos;
+    if (n > len)
+        n = len;
+    if (s->step && n > s->step)
+        n = s->step;
+    memcpy(buf, s->p + s->pos, n);
+    s->pos += n;
+    return (long)n;
+}
+
+static int src_rewind(void *opaque)
+{
+    ((src *)opaque)->pos = 0;
+    return 0;
+}
+
+typedef struct diags {
+    uint64_t errors, warnings;
+} diags;
+
+static void report(void *ctx, int kind, uint64_t line, const char *msg)
+{
+    diags *d = ctx;
+    (void)line;
+    FZ_CHECK(kind == IMPORT_DIAG_ERROR || kind == IMPORT_DIAG_WARNING,
+             "diagnostic of kind %d", kind);
+    FZ_CHECK(msg != NULL && msg[0] != '\0', "empty diagnostic");
+    FZ_CHECK(strchr(msg, '\n') == NULL, "diagnostic with a newline: %s", msg);
+    if (kind == IMPORT_DIAG_ERROR)
+        d->errors++;
+    else
+        d->warnings++;
+}
+
+/* What an import produced, reduced to what must not depend on the passes. */
+typedef struct outcome {
+    int result;
+    import_stats st;
+    uint64_t heap;    /* hash of the OBJECT and ROOT records, in order */
+    uint64_t classes; /* hash of the final classes, by class id */
+    uint64_t objects, roots, refs;
+} outcome;
+
+typedef struct cls {
+    uint64_t id, flags, count, bytes, hname;
+    int named;
+} cls;
+
+static int by_id(const void *a, const void *b)
+{
+    const cls *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void hput(uint64_t *h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        *h = (*h ^ b[i]) * 1099511628211ull;
+}
+
+static void hu64(uint64_t *h, uint64_t v)
+{
+    hput(h, &v, sizeof v);
+}
+
+static void htext(uint64_t *h, const heapfmt_rstring *s)
+{
+    hu64(h, s->len);
+    hput(h, s->ptr, s->len);
+}
+
+/* Reads the dump back: the contract walk, then the heap's digest. */
+static void digest(const fz_buf *dump, outcome *oc)
+{
+    heapfmt_reader *r = NULL;
+    int rc = heapfmt_reader_open_memory(&r, NULL, dump->p, dump->len);
+    FZ_CHECK(rc == HEAPFMT_OK, "imported dump: open gave %s",
+             fz_status_name(rc));
+    fz_rd d;
+    fz_rd_init(&d, r, FZ_CHECK_INDEX);
+    fz_buf e = {0};
+    while (fz_rd_next(&d, &e))
+        ;
+    FZ_CHECK(d.rc == HEAPFMT_DONE, "imported dump reads as %s: %s",
+             fz_status_name(d.rc), heapfmt_reader_error(r)->message);
+    fz_rd_free(&d);
+    fz_buf_free(&e);
+    heapfmt_reader_free(r);
+
+    FZ_CHECK(heapfmt_reader_open_memory(&r, NULL, dump->p, dump->len) ==
+                 HEAPFMT_OK,
+             "imported dump: second open failed");
+    uint64_t h = 14695981039346656037ull;
+    heapfmt_record rec;
+    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
+        const uint64_t *ids;
+        long n;
+        if (rec.tag == HEAPFMT_TAG_OBJECT) {
+            const heapfmt_robject *o = rec.u.object;
+            hu64(&h, 'O');
+            hu64(&h, o->id);
+            hu64(&h, o->klass->id);
+            htext(&h, o->type);
+            hu64(&h, o->size);
+            hu64(&h, o->fields);
+            hu64(&h, o->flags);
+            hu64(&h, o->value_len);
+            hput(&h, o->value, o->value_len);
+            htext(&h, o->file);
+            hu64(&h, o->line);
+            hu64(&h, o->generation);
+            oc->objects++;
+        } else if (rec.tag == HEAPFMT_TAG_ROOT) {
+            hu64(&h, 'R');
+            htext(&h, rec.u.root->kind);
+            oc->roots++;
+        } else {
+            continue;
+        }
+        n = heapfmt_reader_refs(r, &ids);
+        FZ_CHECK(n >= 0, "imported dump: refs gave %s",
+                 fz_status_name((int)n));
+        hu64(&h, (uint64_t)n);
+        hput(&h, ids, (size_t)n * sizeof *ids);
+        oc->refs += (uint64_t)n;
+    }
+    FZ_CHECK(rc == HEAPFMT_DONE, "imported dump: second read gave %s",
+             fz_status_name(rc));
+    oc->heap = h;
+
+    const heapfmt_footer *f = NULL;
+    FZ_CHECK(heapfmt_reader_footer(r, &f) == HEAPFMT_OK, "no footer");
+    cls *c = malloc((f->nclasses + 1) * sizeof *c);
+    FZ_CHECK(c != NULL, "harness out of memory");
+    for (size_t i = 0; i < f->nclasses; i++) {
+        const heapfmt_class_summary *s = &f->classes[i];
+        c[i] = (cls){s->id, s->flags, s->count, s->bytes, 0, s->name != NULL};
+        hput(&c[i].hname, s->name, s->name_len);
+    }
+    qsort(c, f->nclasses, sizeof *c, by_id);
+    h = 14695981039346656037ull;
+    for (size_t i = 0; i < f->nclasses; i++) { /* field by field: padding */
+        hu64(&h, c[i].id);
+        hu64(&h, c[i].flags);
+        hu64(&h, c[i].count);
+        hu64(&h, c[i].bytes);
+        hu64(&h, c[i].hname);
+        hu64(&h, (uint64_t)c[i].named);
+    }
+    oc->classes = h;
+    free(c);
+    heapfmt_reader_free(r);
+}
+
+static void import_once(const uint8_t *data, size_t size, uint64_t h,
+                        int two_pass, outcome *oc)
+{
+    memset(oc, 0, sizeof *oc);
+    import_options opt = IMPORT_OPTIONS_INIT;
+    diags dg = {0, 0};
+    opt.strict = (int)(h & 1);
+    opt.preview = (size_t)((h >> 1) % 300);
+    if ((h >> 10) & 1)
+        opt.max_line = 16 + (size_t)((h >> 11) % 2048);
+    opt.max_reports = (unsigned)((h >> 23) % 4);
+    opt.source = "fuzz.json";
+    if (two_pass)
+        opt.rewind = src_rewind;
+    opt.report = report;
+    opt.report_ctx = &dg;
+    src in = {data, size, 0, (h >> 26) & 1 ? (unsigned)((h >> 27) % 64 + 1)
+                                           : 0};
+
+    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
+    wo.level = (int)((h >> 33) % 3) * 4; /* 0, 4, 8 */
+    /* small blocks: a few KiB per run instead of 256 KiB buffers */
+    wo.block_size = HEAPFMT_MIN_BLOCK_SIZE << ((h >> 35) % 4);
+    fz_sink sink;
+    fz_sink_init(&sink);
+    heapfmt_writer *w = NULL;
+    int rc = heapfmt_writer_open(&w, &wo, fz_sink_write, &sink);
+    FZ_CHECK(rc == HEAPFMT_OK, "writer open gave %s", fz_status_name(rc));
+
+    int result = import_run(w, src_read, &in, &opt, &oc->st);
+    oc->result = result;
+    FZ_CHECK(result == IMPORT_OK || result == IMPORT_INCOMPLETE ||
+                 result == IMPORT_FAILED,
+             "import_run gave %d", result);
+    const import_stats *st = &oc->st;
+    if (result == IMPORT_OK)
+        FZ_CHECK(st->malformed == 0 && !st->truncated && st->refs_dropped == 0,
+                 "IMPORT_OK with %llu malformed lines, truncated %d",
+                 (unsigned long long)st->malformed, st->truncated);
+    if (result == IMPORT_FAILED) {
+        FZ_CHECK(dg.errors > 0, "import failed without saying why");
+    } else {
+        rc = heapfmt_writer_finish(w);
+        FZ_CHECK(rc == HEAPFMT_OK, "finish after an import gave %s: %s",
+                 fz_status_name(rc), heapfmt_writer_error(w)->message);
+    }
+    heapfmt_writer_free(w);
+    if (result != IMPORT_FAILED) {
+        digest(&sink.out, oc);
+        FZ_CHECK(oc->objects == st->objects,
+                 "import wrote %llu objects, the dump has %llu",
+                 (unsigned long long)st->objects,
+                 (unsigned long long)oc->objects);
+        FZ_CHECK(oc->roots >= st->roots,
+                 "import counted %llu root lines, the dump has %llu ROOT "
+                 "records",
+                 (unsigned long long)st->roots,
+                 (unsigned long long)oc->roots);
+        FZ_CHECK(oc->refs == st->refs,
+                 "import wrote %llu references, the dump has %llu",
+                 (unsigned long long)st->refs, (unsigned long long)oc->refs);
+    }
+    fz_buf_free(&sink.out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint64_t h = fz_hash(data, size);
+    outcome one, two;
+    import_once(data, size, h, 0, &one);
+    import_once(data, size, h, 1, &two);
+    FZ_CHECK(one.result == two.result, "import result %d in one pass, %d in "
+             "two", one.result, two.result);
+    FZ_CHECK(one.st.objects == two.st.objects && one.st.roots == two.st.roots &&
+                 one.st.refs == two.st.refs &&
+                 one.st.malformed == two.st.malformed &&
+                 one.st.lines == two.st.lines,
+             "statistics differ: one pass %llu objects, %llu malformed; two "
+             "passes %llu, %llu",
+             (unsigned long long)one.st.objects,
+             (unsigned long long)one.st.malformed,
+             (unsigned long long)two.st.objects,
+             (unsigned long long)two.st.malformed);
+    if (one.result != IMPORT_FAILED) {
+        FZ_CHECK(one.heap == two.heap,
+                 "objects or roots differ between one pass and two");
+        FZ_CHECK(one.classes == two.classes,
+                 "final classes differ between one pass and two");
+    }
+    return 0;
+}

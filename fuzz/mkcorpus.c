@@ -1,0 +1,507 @@
+/*
+ * mkcorpus.c -- writes the seed corpus of the fuzz harnesses.
+ *
+ * Usage: mkcorpus OUTDIR [IMPORT_FIXTURES_DIR]
+ *
+ * Creates OUTDIR/fuzz_read, fuzz_stream, fuzz_roundtrip and (when the
+ * import fixtures directory is given) fuzz_import, and fills them with
+ * small inputs: dumps written by libheapfmt (every record kind and field,
+ * several levels and block sizes, flushed blocks, an empty dump, a record
+ * larger than a block), hand-built dumps the writer never makes (unknown
+ * record tags and block kinds, trailing payload bytes, a newer minor),
+ * damaged copies (cut, a flipped byte), operation sequences for the
+ * round trip (one per fault kind), and ObjectSpace.dump_all files.
+ * `make fuzz-corpus` runs it; the output is deterministic.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "heapfmt.h"
+
+typedef struct buf {
+    uint8_t *p;
+    size_t len, cap;
+} buf;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "mkcorpus: %s\n", what);
+    exit(1);
+}
+
+static void put(buf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n)
+            cap *= 2;
+        if (!(b->p = realloc(b->p, cap)))
+            die("out of memory");
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+static void put8(buf *b, unsigned v)
+{
+    uint8_t c = (uint8_t)v;
+    put(b, &c, 1);
+}
+
+static void put16(buf *b, unsigned v)
+{
+    put8(b, v & 0xff);
+    put8(b, (v >> 8) & 0xff);
+}
+
+static void put32(buf *b, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        put8(b, (v >> (8 * i)) & 0xff);
+}
+
+static void put64(buf *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        put8(b, (unsigned)(v >> (8 * i)) & 0xff);
+}
+
+static void putv(buf *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        put8(b, (unsigned)(v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    put8(b, (unsigned)v);
+}
+
+static uint32_t crc(const void *p, size_t n)
+{
+    return (uint32_t)crc32(0, p, (uInt)n);
+}
+
+static const char *outdir;
+
+static void save(const char *harness, const char *name, const void *p,
+                 size_t n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", outdir, harness);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        die("cannot create a harness directory");
+    snprintf(path, sizeof path, "%s/%s/%s", outdir, harness, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0)
+        die("cannot write a corpus file");
+}
+
+/* ---- dumps through the library ---- */
+
+static long sink(void *opaque, const void *p, size_t n)
+{
+    put(opaque, p, n);
+    return (long)n;
+}
+
+static void ok(int rc)
+{
+    if (rc != HEAPFMT_OK)
+        die(heapfmt_strerror(rc));
+}
+
+/* A small heap: every record kind, every object field. */
+static void write_heap(heapfmt_writer *w, int objects, int flushes)
+{
+    uint32_t s_type, s_file, s_kind, s_name;
+    ok(heapfmt_write_meta_text(w, "producer", "mkcorpus"));
+    ok(heapfmt_write_meta_text(w, "vm.name", "ruby"));
+    ok(heapfmt_write_meta_uint(w, "pid", 4242));
+    ok(heapfmt_write_meta_int(w, "tz", -3600));
+    ok(heapfmt_write_meta_uint(w, "ids_stable", 1));
+    ok(heapfmt_write_string(w, "T_STRING", 8, &s_type));
+    ok(heapfmt_write_string(w, "app.rb", 6, &s_file));
+    ok(heapfmt_write_string(w, "vm", 2, &s_kind));
+    ok(heapfmt_write_string(w, "", 0, &s_name));
+    heapfmt_class c = {0x1000, "String", 6, 0x2000, 0};
+    ok(heapfmt_write_class(w, &c));
+    heapfmt_class m = {0x1040, "Kernel", 6, 0, HEAPFMT_CF_MODULE};
+    ok(heapfmt_write_class(w, &m));
+    for (int i = 0; i < objects; i++) {
+        uint64_t refs[3] = {0x1000, 0x7f0000000000ull + 40u * (unsigned)i,
+                            0xffffffffffffffffull};
+        heapfmt_object o;
+        memset(&o, 0, sizeof o);
+        o.id = 0x7f0000000028ull + 40u * (unsigned)i;
+        o.class_id = i % 5 == 4 ? 0 : (i % 3 == 2 ? 0x3000 : 0x1000);
+        o.type = s_type;
+        o.size = 40 + (unsigned)i;
+        o.fields = (uint32_t)i & HEAPFMT_F_ALL;
+        o.flags = HEAPFMT_OF_FROZEN | ((uint64_t)1 << 40);
+        o.value = "hello, world";
+        o.value_len = (size_t)(i % 13);
+        o.file = s_file;
+        o.line = (uint64_t)i * 7;
+        o.generation = 12;
+        o.refs = refs;
+        o.nrefs = (size_t)(i % 4);
+        ok(heapfmt_write_object(w, &o));
+        if (flushes && i % (objects / flushes + 1) == 0)
+            ok(heapfmt_writer_flush(w));
+    }
+    /* name the class first met anonymously */
+    heapfmt_class late = {0x3000, "Hash", 4, 0x2000, 0};
+    ok(heapfmt_write_class(w, &late));
+    uint64_t roots[2] = {0x7f0000000028ull, 0x1000};
+    ok(heapfmt_write_root(w, s_kind, roots, 2));
+    ok(heapfmt_write_root(w, s_name, NULL, 0));
+}
+
+static void make_dump(buf *out, int level, uint32_t block_size, int objects,
+                      int flushes)
+{
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.level = level;
+    opt.block_size = block_size;
+    heapfmt_writer *w;
+    out->len = 0;
+    ok(heapfmt_writer_open(&w, &opt, sink, out));
+    if (objects >= 0)
+        write_heap(w, objects, flushes);
+    ok(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+}
+
+/* One object whose value is larger than the block size. */
+static void make_big(buf *out)
+{
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.level = 6;
+    opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
+    heapfmt_writer *w;
+    out->len = 0;
+    ok(heapfmt_writer_open(&w, &opt, sink, out));
+    char value[3000];
+    for (size_t i = 0; i < sizeof value; i++)
+        value[i] = (char)('a' + i % 26);
+    heapfmt_object o;
+    memset(&o, 0, sizeof o);
+    o.id = 1;
+    o.size = 3040;
+    o.fields = HEAPFMT_F_VALUE;
+    o.value = value;
+    o.value_len = sizeof value;
+    ok(heapfmt_write_object(w, &o));
+    ok(heapfmt_write_object(w, &o));
+    ok(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+}
+
+/* ---- dumps built by hand (spec/FORMAT.md) ---- */
+
+static void raw_header(buf *b, unsigned major, unsigned minor)
+{
+    size_t at = b->len;
+    put(b, "\x89HFMT\r\n\x1a", 8);
+    put8(b, major);
+    put8(b, minor);
+    put16(b, 0);
+    put32(b, crc(b->p + at, 12));
+}
+
+static void raw_block(buf *b, unsigned kind, const buf *payload)
+{
+    size_t at = b->len;
+    put8(b, kind);
+    put8(b, 0);
+    put16(b, 0);
+    put32(b, (uint32_t)payload->len);
+    put32(b, (uint32_t)payload->len);
+    put32(b, crc(payload->p, payload->len));
+    put32(b, crc(b->p + at, 16));
+    put(b, payload->p, payload->len);
+}
+
+static void raw_record(buf *b, unsigned tag, const buf *body)
+{
+    put8(b, tag);
+    putv(b, body->len);
+    put(b, body->p, body->len);
+}
+
+/* A complete dump with records and a block the writer never makes:
+ * unknown tags 0x07 and 0x9a, an unknown block kind, trailing bytes in an
+ * OBJECT, a META of an unknown value type; minor version `minor`. */
+static void make_odd(buf *out, unsigned minor)
+{
+    buf p = {0}, r = {0}, f = {0};
+    out->len = 0;
+    raw_header(out, 1, minor);
+    /* data block */
+    r.len = 0; put8(&r, 0); putv(&r, 3); put(&r, "pid", 3); put(&r, "x", 1);
+    raw_record(&p, 0x01, &r);                           /* META text */
+    r.len = 0; put8(&r, 7); putv(&r, 3); put(&r, "new", 3); put(&r, "??", 2);
+    raw_record(&p, 0x01, &r);                           /* META type 7 */
+    r.len = 0; putv(&r, 1); put(&r, "Object", 6);
+    raw_record(&p, 0x02, &r);                           /* STRING 1 */
+    r.len = 0; putv(&r, 1); putv(&r, 2000); putv(&r, 1); putv(&r, 0);
+    putv(&r, 0);
+    raw_record(&p, 0x03, &r);                           /* CLASS 1 */
+    r.len = 0; put(&r, "\x01\x02\x03", 3);
+    raw_record(&p, 0x07, &r);                           /* reserved tag */
+    r.len = 0; put(&r, "vendor", 6);
+    raw_record(&p, 0x9a, &r);                           /* extension */
+    r.len = 0; putv(&r, 32000); putv(&r, 1); putv(&r, 0); putv(&r, 40);
+    put8(&r, 0x0f); putv(&r, 1); putv(&r, 2); put(&r, "hi", 2); putv(&r, 1);
+    putv(&r, 9); putv(&r, 3); putv(&r, 2); putv(&r, 27999); putv(&r, 1);
+    put(&r, "\xee\xee", 2);                             /* trailing bytes */
+    raw_record(&p, 0x04, &r);                           /* OBJECT */
+    r.len = 0; putv(&r, 1); putv(&r, 1); putv(&r, 32000);
+    raw_record(&p, 0x05, &r);                           /* ROOT */
+    /* records before END: 2 META, STRING, CLASS, 2 unknown, OBJECT, ROOT */
+    r.len = 0; putv(&r, 1); putv(&r, 40); putv(&r, 8);
+    raw_record(&p, 0x06, &r);                           /* END */
+    size_t block0 = out->len;
+    raw_block(out, 'D', &p);
+    buf x = {0};
+    put(&x, "a block of a later kind", 23);
+    raw_block(out, 'Z', &x);
+    /* footer */
+    size_t footer = out->len;
+    r.len = 0; putv(&r, 1); putv(&r, 40); putv(&r, 8); putv(&r, 1);
+    putv(&r, 1); putv(&r, 1); putv(&r, 1); putv(&r, p.len);
+    raw_record(&f, 0x40, &r);
+    r.len = 0; putv(&r, 1); putv(&r, block0); putv(&r, 9); putv(&r, 1);
+    raw_record(&f, 0x41, &r);
+    r.len = 0; putv(&r, 1); putv(&r, 2000); putv(&r, 0); putv(&r, 1);
+    putv(&r, 40); putv(&r, 6); put(&r, "Object", 6);
+    raw_record(&f, 0x42, &r);
+    raw_block(out, 'F', &f);
+    size_t at = out->len;
+    put64(out, footer);
+    put32(out, 0);
+    put32(out, crc(out->p + at, 12));
+    put(out, "\x89HFMTEND", 8);
+    free(p.p);
+    free(r.p);
+    free(f.p);
+    free(x.p);
+}
+
+/* ---- round-trip operation sequences (see fuzz_roundtrip.c) ---- */
+
+static void id64(buf *b, uint64_t id)
+{
+    put8(b, 1); /* pick_id: a full 64-bit id follows */
+    put64(b, id);
+}
+
+static void ops_heap(buf *b)
+{
+    put8(b, 0); put8(b, 6); put8(b, 0); put(b, "fuzzer", 6); /* META text */
+    put8(b, 1); put8(b, 3); put64(b, 4242);                  /* META uint */
+    put8(b, 2); put8(b, 0x85); put(b, "\x01\x02\x03\x04\x05", 5);
+    put64(b, (uint64_t)-5);                                  /* META int */
+    put8(b, 3); put8(b, 8); put(b, "T_STRING", 8);          /* STRING 1 */
+    put8(b, 3); put8(b, 6); put(b, "app.rb", 6);            /* STRING 2 */
+    put8(b, 4); id64(b, 0x1000); put8(b, 7); put(b, "String", 6);
+    id64(b, 0x2000); put8(b, 0);                             /* CLASS */
+    put8(b, 5); id64(b, 0x7f0000000028ull); put8(b, 1); id64(b, 0x1000);
+    put8(b, 1); put8(b, 0x0f); put8(b, 10);                  /* size 80 */
+    put64(b, 1); put8(b, 2); put(b, "hi", 2); put8(b, 2); put32(b, 12);
+    put32(b, 3); put8(b, 2); id64(b, 0x1000); put8(b, 0x02); put8(b, 0x10);
+    put8(b, 5); id64(b, 0x7f0000000050ull); put8(b, 1); id64(b, 0x3000);
+    put8(b, 0); put8(b, 0); put8(b, 0x0a); put8(b, 0);      /* anon class */
+    put8(b, 7);                                              /* flush */
+    put8(b, 6); put8(b, 1); put8(b, 201); put8(b, 20); id64(b, 1 << 20);
+    put16(b, 40);                                            /* ROOT, 70 refs */
+    put8(b, 8); put8(b, 40); put8(b, 1); id64(b, 0x1000); id64(b, 0x8000);
+    put16(b, 5); put8(b, 5);                                 /* 41 objects */
+    put8(b, 4); id64(b, 0x3000); put8(b, 5); put(b, "Hash", 4);
+    put8(b, 0); put8(b, 1);                                  /* name it */
+}
+
+static void make_ops(const char *name, const uint8_t *cfg, size_t ncfg,
+                     int big)
+{
+    buf b = {0};
+    put(&b, cfg, ncfg);
+    ops_heap(&b);
+    if (big) { /* OP_BIG: 6 KiB value, 300 refs */
+        put8(&b, 9); put8(&b, 1); id64(&b, 0x1000); put16(&b, 192);
+        put16(&b, 300); id64(&b, 0x7f00000000ull); put16(&b, 40);
+        put16(&b, 0x1ff);
+    }
+    save("fuzz_roundtrip", name, b.p, b.len);
+    free(b.p);
+}
+
+/* ---- import inputs ---- */
+
+static int slurp(const char *path, buf *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    uint8_t t[4096];
+    size_t n;
+    b->len = 0;
+    while ((n = fread(t, 1, sizeof t, f)) > 0)
+        put(b, t, n);
+    fclose(f);
+    return 0;
+}
+
+static void gzip(const buf *in, buf *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        die("zlib");
+    out->len = 0;
+    uint8_t t[4096];
+    z.next_in = in->p;
+    z.avail_in = (uInt)in->len;
+    int zr;
+    do {
+        z.next_out = t;
+        z.avail_out = sizeof t;
+        zr = deflate(&z, Z_FINISH);
+        put(out, t, sizeof t - z.avail_out);
+    } while (zr == Z_OK);
+    deflateEnd(&z);
+}
+
+static void import_seeds(const char *dir)
+{
+    static const char *const files[] = {"ruby21.json", "ruby27.json",
+                                        "ruby31.json", "ruby33.json",
+                                        "malformed.json", "truncated.json"};
+    buf b = {0}, z = {0};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (slurp(path, &b) != 0)
+            die("cannot read an import fixture");
+        save("fuzz_import", files[i], b.p, b.len);
+        if (i == 1) {
+            gzip(&b, &z);
+            save("fuzz_import", "ruby27.json.gz", z.p, z.len);
+        }
+    }
+    static const char tiny[] =
+        "{\"type\":\"ROOT\", \"root\":\"vm\", \"references\":[\"0x10\"]}\n"
+        "{\"address\":\"0x10\", \"type\":\"CLASS\", \"class\":\"0x20\", "
+        "\"name\":\"Foo\", \"references\":[\"0x10\"], \"memsize\":40}\n"
+        "{\"address\":\"0x30\", \"type\":\"STRING\", \"class\":\"0x10\", "
+        "\"value\":\"a\\u0000\\\"b\", \"file\":\"x.rb\", \"line\":3, "
+        "\"generation\":4, \"flags\":{\"old\":true}}\n";
+    save("fuzz_import", "tiny.json", tiny, sizeof tiny - 1);
+    free(b.p);
+    free(z.p);
+}
+
+/* ---- main ---- */
+
+static void read_and_stream(const char *name, const buf *d)
+{
+    save("fuzz_read", name, d->p, d->len);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: mkcorpus OUTDIR [IMPORT_FIXTURES_DIR]\n");
+        return 2;
+    }
+    outdir = argv[1];
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST)
+        die("cannot create OUTDIR");
+
+    buf d = {0}, s = {0};
+    make_dump(&d, 0, 0, -1, 0);
+    read_and_stream("empty-dump.hfd", &d);
+    make_dump(&d, 0, 0, 3, 0);
+    read_and_stream("small-stored.hfd", &d);
+    make_dump(&d, 1, HEAPFMT_MIN_BLOCK_SIZE, 60, 3);
+    read_and_stream("blocks-deflate.hfd", &d);
+    buf blocks = {0};
+    put(&blocks, d.p, d.len);
+    make_dump(&d, 9, HEAPFMT_MIN_BLOCK_SIZE, 30, 0);
+    read_and_stream("level9.hfd", &d);
+    make_dump(&d, 0, HEAPFMT_MIN_BLOCK_SIZE, 40, 2);
+    read_and_stream("blocks-stored.hfd", &d);
+    buf stored = {0};
+    put(&stored, d.p, d.len);
+    make_big(&d);
+    read_and_stream("record-over-block.hfd", &d);
+    make_odd(&d, 0);
+    read_and_stream("unknown-tags-and-kind.hfd", &d);
+    buf odd = {0};
+    put(&odd, d.p, d.len);
+    make_odd(&d, 7);
+    read_and_stream("newer-minor.hfd", &d);
+
+    /* damaged copies */
+    save("fuzz_read", "cut-in-block.hfd", blocks.p, blocks.len / 2);
+    save("fuzz_read", "cut-before-trailer.hfd", blocks.p, blocks.len - 24);
+    d.len = 0;
+    put(&d, stored.p, stored.len);
+    d.p[16 + 20 + 40] ^= 0x40; /* a payload byte of the first block */
+    save("fuzz_read", "first-block-crc.hfd", d.p, d.len);
+
+    /* the streaming harness: control byte, chunk pattern, dump */
+    const struct {
+        const char *name;
+        uint8_t ctl[8];
+        size_t n;
+        const buf *dump;
+    } st[] = {
+        {"whole.bin", {0x00}, 1, &blocks},
+        {"one-byte.bin", {0x01, 0x00}, 2, &stored},
+        {"pattern.bin", {0x04, 0x13, 0x85, 0x7f, 0x02}, 5, &blocks},
+        {"eintr.bin", {0x02, 0x80, 0xc3}, 3, &odd},
+        {"read-fails.bin", {0x11, 0x06, 0x0b}, 3, &blocks},
+        {"table-limit.bin", {0x20, 0x00}, 2, &stored},
+    };
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
+        s.len = 0;
+        put(&s, st[i].ctl, st[i].n);
+        put(&s, st[i].dump->p, st[i].dump->len);
+        save("fuzz_stream", st[i].name, s.p, s.len);
+    }
+    s.len = 0;
+    put(&s, "\x01\x00", 2);
+    put(&s, blocks.p, blocks.len * 2 / 3);
+    save("fuzz_stream", "one-byte-cut.bin", s.p, s.len);
+
+    /* round trip: level, block size, faults [, their bytes] */
+    make_ops("clean-stored.ops", (const uint8_t *)"\x00\x01\x00", 3, 0);
+    make_ops("clean-deflate.ops", (const uint8_t *)"\x01\x01\x00", 3, 1);
+    make_ops("level9-default-blocks.ops", (const uint8_t *)"\x09\x00\x00", 3,
+             1);
+    make_ops("short-writes-eintr.ops",
+             (const uint8_t *)"\x01\x01\x03\x06\x02", 5, 0);
+    make_ops("write-fails.ops", (const uint8_t *)"\x01\x01\x04\x07\x00", 5,
+             0);
+    make_ops("write-fails-once-zero.ops",
+             (const uint8_t *)"\x00\x01\x64\x03\x00", 5, 0);
+    make_ops("alloc-fails.ops", (const uint8_t *)"\x01\x01\x08\x05\x00", 5,
+             1);
+    make_ops("bad-options.ops", (const uint8_t *)"\xff\x01\x00\x01", 4, 0);
+
+    if (argc == 3)
+        import_seeds(argv[2]);
+    free(d.p);
+    free(s.p);
+    free(blocks.p);
+    free(stored.p);
+    free(odd.p);
+    return 0;
+}
