@@ -208,8 +208,11 @@ static int class_line(imp *m, const js_line *l, uint32_t kind_flags)
     ct_entry *e = ct_get(&m->classes, l->address);
     if (!e)
         return HEAPFMT_E_NOMEM;
-    if (e->state & CT_FINAL)
-        return HEAPFMT_OK; /* the first pass did it */
+    /* The first line of an address describes it: the first pass already
+     * did, or (one pass) an earlier line did. Both modes keep the first
+     * of duplicate lines, so they agree (found by fuzz_import). */
+    if (e->state & (CT_FINAL | CT_INFO))
+        return HEAPFMT_OK;
     if (m->first_pass)
         e->state |= CT_FINAL;
     e->super = (l->has & JS_HAS_SUPER) ? l->super : 0;
