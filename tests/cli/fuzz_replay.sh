@@ -9,6 +9,13 @@
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(dirname "$BIN")
+# The build directory as make knows it, relative to the root (build,
+# build/asan): an absolute name would not match the dependency files of
+# the objects make built with the relative one, and stale objects would
+# be linked.
+case $build in
+"$root"/*) build=${build#"$root"/} ;;
+esac
 
 # CC, CFLAGS and LDFLAGS come from the environment (make passes its
 # command-line variables on); MAKEFLAGS is dropped so that a parent's
