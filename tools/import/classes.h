@@ -17,8 +17,10 @@
 enum {
     CT_USED = 1u, /* the writer knows the id: used by an object, or written */
     CT_INFO = 2u, /* its CLASS / MODULE / ICLASS line was seen */
-    CT_FINAL = 4u /* defined from its line by the first pass: its line,
-                     met again, needs no new CLASS record */
+    CT_FINAL = 4u, /* defined from its line by the first pass: its line,
+                      met again, needs no new CLASS record */
+    CT_LATER = 8u  /* first pass only: the address's first line is an
+                      include class's, left for the second pass */
 };
 
 typedef struct ct_entry {

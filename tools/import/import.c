@@ -156,8 +156,10 @@ static int type_id(imp *m, const js_text *t, uint32_t *id)
 /* The string id of an allocation file (most lines repeat the last one). */
 static int file_id(imp *m, const js_text *t, uint32_t *id)
 {
+    /* file_text stays NULL while only empty names were seen; memcmp must
+     * not get NULL even for 0 bytes (found by fuzz_import). */
     if (m->file_id != 0 && m->file_len == t->len &&
-        memcmp(m->file_text, t->ptr, t->len) == 0) {
+        (t->len == 0 || memcmp(m->file_text, t->ptr, t->len) == 0)) {
         *id = m->file_id;
         return HEAPFMT_OK;
     }
@@ -211,10 +213,18 @@ static int class_line(imp *m, const js_line *l, uint32_t kind_flags)
     /* The first line of an address describes it: the first pass already
      * did, or (one pass) an earlier line did. Both modes keep the first
      * of duplicate lines, so they agree (found by fuzz_import). */
-    if (e->state & (CT_FINAL | CT_INFO))
+    if (e->state & (CT_FINAL | CT_INFO | (m->first_pass ? CT_LATER : 0)))
         return HEAPFMT_OK;
-    if (m->first_pass)
+    if (m->first_pass) {
+        /* Whether an include class gets a record, and with its name,
+         * depends on where its first use falls: only the second pass
+         * knows, so it handles the line as one pass would. */
+        if (kind_flags & HEAPFMT_CF_ICLASS) {
+            e->state |= CT_LATER;
+            return HEAPFMT_OK;
+        }
         e->state |= CT_FINAL;
+    }
     e->super = (l->has & JS_HAS_SUPER) ? l->super : 0;
     e->flags = kind_flags;
     if (l->bits & JS_SINGLETON)
@@ -467,29 +477,30 @@ static int one_line(imp *m, const lr *r)
     return m->opt->strict ? IMPORT_FAILED : 0;
 }
 
-/* Whether a line may be a class object's line: its "type" (second in
- * every Ruby version's lines) is CLASS, MODULE or ICLASS. A miss only
- * means the class is named later, by the second pass. */
-static int class_candidate(const char *p, size_t n)
+/* Whether w (wlen >= 1 bytes) occurs in p[0..n). */
+static int has_word(const char *p, size_t n, const char *w, size_t wlen)
 {
-    static const char key[] = "\"type\":\"";
-    const size_t klen = sizeof key - 1;
-    if (n > 256)
-        n = 256;
-    for (size_t i = 0; i + klen <= n; i++) {
-        const char *q = memchr(p + i, '"', n - i - klen + 1);
+    const char *end = p + n;
+    while ((size_t)(end - p) >= wlen) {
+        const char *q = memchr(p, w[0], (size_t)(end - p) - wlen + 1);
         if (!q)
             return 0;
-        i = (size_t)(q - p);
-        if (memcmp(q, key, klen) == 0) {
-            const char *t = q + klen;
-            size_t left = n - (i + klen);
-            return (left >= 6 && memcmp(t, "CLASS\"", 6) == 0) ||
-                   (left >= 7 && memcmp(t, "MODULE\"", 7) == 0) ||
-                   (left >= 7 && memcmp(t, "ICLASS\"", 7) == 0);
-        }
+        if (memcmp(q, w, wlen) == 0)
+            return 1;
+        p = q + 1;
     }
     return 0;
+}
+
+/* Whether a line may be a class object's line, cheaply: its unescaped
+ * text can hold "CLASS" or "MODULE" (ICLASS included) only if the raw
+ * text has the word or a \u escape. A superset of what the scanner calls
+ * a class line, so that both passes see the same class lines in the same
+ * order (a narrower test let them disagree; found by fuzz_import). */
+static int class_candidate(const char *p, size_t n)
+{
+    return has_word(p, n, "CLASS", 5) || has_word(p, n, "MODULE", 6) ||
+           has_word(p, n, "\\u", 2);
 }
 
 /* The first pass: defines every class from its own line. Problems are
