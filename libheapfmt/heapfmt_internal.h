@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
 #include "heapfmt.h"
 
 /* ---- layout constants (spec/FORMAT.md sections 4, 5, 8) ---- */
@@ -211,6 +212,7 @@ typedef struct hf_map {
     uint32_t *vals; /* value + 1; 0 marks an empty slot */
     size_t cap;     /* power of two, or 0 */
     size_t count;
+    uint64_t seed;  /* hash.h */
 } hf_map;
 
 void hf_map_init(hf_map *m);

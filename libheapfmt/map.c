@@ -1,15 +1,16 @@
 /* map.c -- integer maps for string ids, class indexes and class ids. */
 #include "heapfmt_internal.h"
 
-static size_t slot_of(uint64_t key, size_t cap)
+/* Seeded (hash.h): the keys come from files. */
+static size_t slot_of(uint64_t seed, uint64_t key, size_t cap)
 {
-    /* Fibonacci hashing: multiplies spread addresses' low zero bits. */
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+    return (size_t)hf_hash_u64(seed, key) & (cap - 1);
 }
 
 void hf_map_init(hf_map *m)
 {
     memset(m, 0, sizeof *m);
+    m->seed = hf_hash_seed(m);
 }
 
 void hf_map_free(hf_map *m, const heapfmt_allocator *a)
@@ -23,7 +24,7 @@ int hf_map_get(const hf_map *m, uint64_t key, uint32_t *val)
 {
     if (m->cap == 0)
         return 0;
-    for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    for (size_t i = slot_of(m->seed, key, m->cap);; i = (i + 1) & (m->cap - 1)) {
         uint32_t v = m->vals[i];
         if (v == 0)
             return 0;
@@ -34,10 +35,10 @@ int hf_map_get(const hf_map *m, uint64_t key, uint32_t *val)
     }
 }
 
-static void insert(uint64_t *keys, uint32_t *vals, size_t cap, uint64_t key,
-                   uint32_t v1)
+static void insert(uint64_t seed, uint64_t *keys, uint32_t *vals, size_t cap,
+                   uint64_t key, uint32_t v1)
 {
-    size_t i = slot_of(key, cap);
+    size_t i = slot_of(seed, key, cap);
     while (vals[i] != 0 && keys[i] != key)
         i = (i + 1) & (cap - 1);
     keys[i] = key;
@@ -59,7 +60,7 @@ int hf_map_put(hf_map *m, const heapfmt_allocator *a, uint64_t key,
         memset(nv, 0, ncap * sizeof *nv);
         for (size_t i = 0; i < m->cap; i++)
             if (m->vals[i])
-                insert(nk, nv, ncap, m->keys[i], m->vals[i]);
+                insert(m->seed, nk, nv, ncap, m->keys[i], m->vals[i]);
         hf_free(a, m->keys);
         hf_free(a, m->vals);
         m->keys = nk;
@@ -69,7 +70,7 @@ int hf_map_put(hf_map *m, const heapfmt_allocator *a, uint64_t key,
     uint32_t old;
     if (!hf_map_get(m, key, &old))
         m->count++;
-    insert(m->keys, m->vals, m->cap, key, val + 1);
+    insert(m->seed, m->keys, m->vals, m->cap, key, val + 1);
     return 0;
 }
 

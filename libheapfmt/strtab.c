@@ -1,18 +1,12 @@
 /* strtab.c -- the writer's string intern table. */
 #include "strtab.h"
 
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
-
 void hf_strtab_init(hf_strtab *t, const heapfmt_allocator *al)
 {
     memset(t, 0, sizeof *t);
     t->al = al;
+    /* seeded: a VM's strings may come from whoever talks to it */
+    t->seed = hf_hash_seed(t);
     hf_arena_init(&t->arena, al);
 }
 
@@ -60,7 +54,7 @@ static int rehash(hf_strtab *t, size_t ncap)
 int hf_strtab_intern(hf_strtab *t, const char *s, size_t len, uint32_t new_id,
                      uint32_t *id, int *found)
 {
-    uint32_t h = hash_bytes(s, len);
+    uint32_t h = (uint32_t)hf_hash_bytes(t->seed, s, len);
     if ((t->count + 1) * 2 > t->icap &&
         rehash(t, t->icap ? t->icap * 2 : 256) < 0)
         return -1;

@@ -17,6 +17,7 @@ typedef struct hf_strtab {
     size_t count, cents;
     uint32_t *index; /* open addressing: entry number + 1, 0 = empty */
     size_t icap;
+    uint64_t seed;   /* hash.h */
 } hf_strtab;
 
 void hf_strtab_init(hf_strtab *t, const heapfmt_allocator *al);

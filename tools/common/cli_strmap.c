@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli_strmap.h"
+#include "hash.h"
 
 #define CHUNK_SIZE (64u << 10)
 #define MAX_KEYS 0xfffffffeu /* slots hold index + 1 in 32 bits */
@@ -12,20 +13,10 @@ struct cli_strmap_chunk {
     char data[];
 };
 
-/* FNV-1a, 64 bits: simple, and good enough for names. */
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 void cli_strmap_init(cli_strmap *m)
 {
     memset(m, 0, sizeof *m);
+    m->seed = hf_hash_seed(m); /* names come from files (hash.h) */
 }
 
 void cli_strmap_free(cli_strmap *m)
@@ -62,7 +53,7 @@ int cli_strmap_find(const cli_strmap *m, const char *key, size_t len,
 {
     if (m->count == 0)
         return -1;
-    size_t i = probe(m, key, len, hash_bytes(key, len));
+    size_t i = probe(m, key, len, hf_hash_bytes(m->seed, key, len));
     if (m->slots[i] == 0)
         return -1;
     *index = m->slots[i] - 1;
@@ -111,7 +102,7 @@ static char *store(cli_strmap *m, const char *key, size_t len)
 
 int cli_strmap_add(cli_strmap *m, const char *key, size_t len, size_t *index)
 {
-    uint64_t h = hash_bytes(key, len);
+    uint64_t h = hf_hash_bytes(m->seed, key, len);
     if (m->nslots != 0) {
         size_t i = probe(m, key, len, h);
         if (m->slots[i] != 0) {

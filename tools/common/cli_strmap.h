@@ -37,6 +37,7 @@ typedef struct cli_strmap {
     size_t count, cap;
     struct cli_strmap_chunk *chunks; /* key storage */
     size_t chunk_used, chunk_size;   /* of the newest chunk */
+    uint64_t seed;                   /* of the hash */
 } cli_strmap;
 
 /* Makes an empty map (allocates nothing). */

@@ -212,6 +212,7 @@ typedef struct histo_sites {
     histo_site *v;
     size_t cap;     /* a power of two, or 0 */
     size_t n;
+    uint64_t seed;  /* of the hash */
 } histo_sites;
 
 void histo_sites_init(histo_sites *s);

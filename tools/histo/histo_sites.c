@@ -5,6 +5,7 @@
  * allocation except when the table doubles. */
 #include <stdlib.h>
 
+#include "hash.h"
 #include "histo.h"
 
 #define EMPTY UINT32_MAX
@@ -14,6 +15,7 @@ void histo_sites_init(histo_sites *s)
     s->v = NULL;
     s->cap = 0;
     s->n = 0;
+    s->seed = hf_hash_seed(s); /* sites come from files (hash.h) */
 }
 
 void histo_sites_free(histo_sites *s)
@@ -22,20 +24,16 @@ void histo_sites_free(histo_sites *s)
     histo_sites_init(s);
 }
 
-static size_t site_hash(uint32_t file, uint64_t line)
+static size_t site_hash(uint64_t seed, uint32_t file, uint64_t line)
 {
-    uint64_t h = line * 0x9e3779b97f4a7c15ull ^ ((uint64_t)file << 32 | file);
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 32;
-    return (size_t)h;
+    return (size_t)hf_hash_u64(seed ^ hf_mix64(file), line);
 }
 
-static histo_site *find(histo_site *v, size_t cap, uint32_t file,
-                        uint64_t line)
+static histo_site *find(uint64_t seed, histo_site *v, size_t cap,
+                        uint32_t file, uint64_t line)
 {
     size_t mask = cap - 1;
-    for (size_t i = site_hash(file, line) & mask;; i = (i + 1) & mask)
+    for (size_t i = site_hash(seed, file, line) & mask;; i = (i + 1) & mask)
         if (v[i].file == EMPTY || (v[i].file == file && v[i].line == line))
             return &v[i];
 }
@@ -52,7 +50,7 @@ static int grow(histo_sites *s)
         v[i].file = EMPTY;
     for (size_t i = 0; i < s->cap; i++)
         if (s->v[i].file != EMPTY)
-            *find(v, cap, s->v[i].file, s->v[i].line) = s->v[i];
+            *find(s->seed, v, cap, s->v[i].file, s->v[i].line) = s->v[i];
     free(s->v);
     s->v = v;
     s->cap = cap;
@@ -64,7 +62,7 @@ int histo_sites_add(histo_sites *s, uint32_t file, uint64_t line,
 {
     if ((s->n + 1) * 2 > s->cap && grow(s) != 0)
         return -1;
-    histo_site *e = find(s->v, s->cap, file, line);
+    histo_site *e = find(s->seed, s->v, s->cap, file, line);
     if (e->file == EMPTY) {
         *e = (histo_site){line, file, 0, 0};
         s->n++;

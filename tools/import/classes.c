@@ -3,10 +3,12 @@
 #include <string.h>
 
 #include "classes.h"
+#include "hash.h"
 
 void ct_init(ct_table *t)
 {
     memset(t, 0, sizeof *t);
+    t->seed = hf_hash_seed(t); /* addresses come from the input (hash.h) */
 }
 
 void ct_free(ct_table *t)
@@ -17,11 +19,9 @@ void ct_free(ct_table *t)
     }
 }
 
-static size_t slot_of(uint64_t id, size_t cap)
+static size_t slot_of(uint64_t seed, uint64_t id, size_t cap)
 {
-    /* Fibonacci hashing: addresses are aligned, so mix the high bits down. */
-    uint64_t h = id * 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 32) & (cap - 1);
+    return (size_t)hf_hash_u64(seed, id) & (cap - 1);
 }
 
 static int rehash(ct_table *t, size_t ncap)
@@ -33,7 +33,7 @@ static int rehash(ct_table *t, size_t ncap)
         const ct_entry *e = &t->slots[i];
         if (e->id == 0)
             continue;
-        size_t j = slot_of(e->id, ncap);
+        size_t j = slot_of(t->seed, e->id, ncap);
         while (ns[j].id != 0)
             j = (j + 1) & (ncap - 1);
         ns[j] = *e;
@@ -55,7 +55,7 @@ ct_entry *ct_get(ct_table *t, uint64_t id)
                 return NULL;
         }
     }
-    size_t i = slot_of(id, t->cap);
+    size_t i = slot_of(t->seed, id, t->cap);
     while (t->slots[i].id != 0) {
         if (t->slots[i].id == id)
             return &t->slots[i];

@@ -34,6 +34,7 @@ typedef struct ct_table {
     ct_entry *slots; /* open addressing, linear probing; id 0 = empty */
     size_t cap;      /* a power of two, or 0 */
     size_t count;
+    uint64_t seed;   /* of the hash */
 } ct_table;
 
 void ct_init(ct_table *t);
