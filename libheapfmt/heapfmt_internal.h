@@ -21,6 +21,7 @@
 #define HF_KIND_FOOTER 0x46u
 #define HF_CODEC_STORED 0u
 #define HF_CODEC_DEFLATE 1u
+#define HF_DEFLATE_MAX_RATIO 1032u /* DEFLATE's largest expansion */
 #define HF_VARINT_MAX 10u
 #define HF_OBJ_FIELDS_KNOWN 0x0fu
 #define HF_CLASS_FLAGS_KNOWN 0x07u

@@ -80,8 +80,12 @@ int hf_block_header(heapfmt_reader *r, const uint8_t *h, uint64_t offset,
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                         "block at offset %llu has reserved bits set",
                         (unsigned long long)offset);
+    /* DEFLATE expands at most 1032 times (a 258-byte match in two bits):
+     * a larger raw_len would only make a small file allocate a lot. */
     if (b->codec > HF_CODEC_DEFLATE ||
-        (b->codec == HF_CODEC_STORED && b->stored_len != b->raw_len))
+        (b->codec == HF_CODEC_STORED && b->stored_len != b->raw_len) ||
+        (b->codec == HF_CODEC_DEFLATE &&
+         b->raw_len > (uint64_t)b->stored_len * HF_DEFLATE_MAX_RATIO + 258))
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                         "block at offset %llu has %s",
                         (unsigned long long)offset,
