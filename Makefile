@@ -187,6 +187,7 @@ SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 ## asan: build and test with AddressSanitizer + UBSan in build/asan
 asan:
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	$(MAKE) -f $(THIS_MAKEFILE) BUILD=$(BUILD)/asan \
 	  CFLAGS='$(SAN_FLAGS) -fsanitize=address,undefined' \
 	  LDFLAGS='-fsanitize=address,undefined' test

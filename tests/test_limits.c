@@ -189,7 +189,7 @@ Test(limits, invalid_fixtures_allocate_little, .timeout = 30)
         size_t l = strlen(e->d_name);
         if (l < 4 || strcmp(e->d_name + l - 4, ".hfd") != 0)
             continue;
-        char file[4200];
+        char file[sizeof path + 300]; /* a d_name is at most 255 bytes */
         snprintf(file, sizeof file, "%s/%s", path, e->d_name);
         unsigned char *data;
         size_t len;
