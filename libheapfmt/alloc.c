@@ -37,17 +37,10 @@ void hf_free(const heapfmt_allocator *a, void *p)
         a->free(a->opaque, p);
 }
 
-int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,
-            size_t elem)
+/* Moves *buf (cap elements) into a new buffer of ncap elements. */
+static int resize(const heapfmt_allocator *a, void **buf, size_t *cap,
+                  size_t ncap, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need) {
-        if (ncap > SIZE_MAX / 2)
-            return -1;
-        ncap *= 2;
-    }
     if (ncap > SIZE_MAX / elem)
         return -1;
     void *nb = hf_alloc(a, ncap * elem);
@@ -59,6 +52,41 @@ int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,
     }
     *buf = nb;
     *cap = ncap;
+    return 0;
+}
+
+int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,
+            size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return -1;
+        ncap *= 2;
+    }
+    return resize(a, buf, cap, ncap, elem);
+}
+
+int hf_grow_bytes(const heapfmt_allocator *a, uint8_t **buf, size_t *cap,
+                  size_t need, size_t keep)
+{
+    if (need <= *cap)
+        return 0;
+    if (keep == 0) { /* nothing to copy: free first, so both never coexist */
+        hf_free(a, *buf);
+        *buf = NULL;
+        *cap = 0;
+    }
+    uint8_t *nb = hf_alloc(a, need);
+    if (!nb)
+        return -1;
+    if (keep)
+        memcpy(nb, *buf, keep);
+    hf_free(a, *buf);
+    *buf = nb;
+    *cap = need;
     return 0;
 }
 

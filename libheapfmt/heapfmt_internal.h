@@ -182,6 +182,12 @@ void hf_free(const heapfmt_allocator *a, void *p);
  * elements, keeping contents; returns 0 or -1 (buffer unchanged). */
 int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,
             size_t elem);
+/* Grows a byte buffer to exactly need bytes (callers grow geometrically
+ * themselves: a block buffer of 2^27 bytes must not take 2^28), keeping its
+ * first keep bytes. Returns 0 or -1; on failure with keep 0 the old buffer
+ * is already freed (*buf NULL, *cap 0). */
+int hf_grow_bytes(const heapfmt_allocator *a, uint8_t **buf, size_t *cap,
+                  size_t need, size_t keep);
 
 /* ---- errors ---- */
 

@@ -95,16 +95,21 @@ int hf_block_header(heapfmt_reader *r, const uint8_t *h, uint64_t offset,
 }
 
 /* Reads need bytes into *buf, growing it as data arrives so that a length
- * field larger than the input never allocates in full. */
+ * field larger than the input never allocates in full; the last step also
+ * makes room for extra bytes (the decoder's padding), so that no further
+ * copy is needed. */
 static int read_grow(heapfmt_reader *r, uint8_t **buf, size_t *cap,
-                     size_t need, size_t *got)
+                     size_t need, size_t extra, size_t *got)
 {
     size_t have = 0;
     while (have < need) {
         size_t step = have < (64u << 10) ? (64u << 10) : have * 2;
+        /* up to twice what an earlier block took at once: no copy later */
+        if (have == 0 && *cap > step / 2)
+            step = *cap * 2;
         size_t target = need - have < step ? need : have + step;
-        if (target > *cap &&
-            hf_grow(&r->al, (void **)buf, cap, target, 1) < 0)
+        if (hf_grow_bytes(&r->al, buf, cap,
+                          target + (target == need ? extra : 0), have) < 0)
             return hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->pos,
                             "out of memory for a %zu-byte block", need);
         size_t n;
@@ -136,17 +141,17 @@ int hf_block_payload(heapfmt_reader *r, const hf_bhdr *b, uint64_t offset,
     size_t got;
     int rc;
     if (b->codec == HF_CODEC_STORED) {
-        rc = read_grow(r, out, out_cap, b->stored_len, &got);
+        rc = read_grow(r, out, out_cap, b->stored_len, HF_RAW_PAD, &got);
     } else {
-        rc = read_grow(r, &r->stored, &r->stored_cap, b->stored_len, &got);
+        rc = read_grow(r, &r->stored, &r->stored_cap, b->stored_len, 0, &got);
     }
     if (rc != HEAPFMT_OK)
         return rc;
     if (got < b->stored_len)
         return truncated_in_block(r, offset, got, b->stored_len);
     if (b->codec == HF_CODEC_DEFLATE) {
-        if (hf_grow(&r->al, (void **)out, out_cap,
-                    (size_t)b->raw_len + HF_RAW_PAD, 1) < 0)
+        if (hf_grow_bytes(&r->al, out, out_cap,
+                          (size_t)b->raw_len + HF_RAW_PAD, 0) < 0)
             return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
                             "out of memory for a %u-byte block", b->raw_len);
         if (hf_inflate_block(&r->inf, r->stored, b->stored_len, *out,
@@ -161,9 +166,8 @@ int hf_block_payload(heapfmt_reader *r, const hf_bhdr *b, uint64_t offset,
                         (unsigned long long)offset);
     /* Zero padding for the record decoder (HF_RAW_PAD). The buffer is
      * reused from block to block, so the padding is written every time. */
-    if (*out_cap < (size_t)b->raw_len + HF_RAW_PAD &&
-        hf_grow(&r->al, (void **)out, out_cap, (size_t)b->raw_len + HF_RAW_PAD,
-                1) < 0)
+    if (hf_grow_bytes(&r->al, out, out_cap, (size_t)b->raw_len + HF_RAW_PAD,
+                      b->raw_len) < 0)
         return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
                         "out of memory for a %u-byte block", b->raw_len);
     memset(*out + b->raw_len, 0, HF_RAW_PAD);
@@ -272,7 +276,7 @@ static int load_block(heapfmt_reader *r)
     if (hf_block_header(r, h, offset, &b, &is_fatal) != HEAPFMT_OK) {
         if (is_fatal)
             return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-        rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, &got);
+        rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, 0, &got);
         if (rc != HEAPFMT_OK)
             return hf_rfatal(r, rc);
         if (got < b.stored_len) {
@@ -290,7 +294,7 @@ static int load_block(heapfmt_reader *r)
     if (b.kind == HF_KIND_FOOTER)
         return read_footer_block(r, &b, offset);
     if (b.kind != HF_KIND_DATA) { /* unknown kind: skip it whole */
-        rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, &got);
+        rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, 0, &got);
         if (rc != HEAPFMT_OK)
             return hf_rfatal(r, rc);
         if (got < b.stored_len) {

@@ -254,3 +254,38 @@ Test(limits, a_million_tiny_blocks, .timeout = 120)
     cr_assert_eq(al.live, 0);
     tsink_free(&s);
 }
+
+/* A block buffer is the block's size, not the next power of two: a
+ * 4 MiB + 1 KiB block read with at most one and a half times that (the
+ * buffer grows as the data arrives; the last step copies half of it). */
+Test(limits, block_buffers_are_sized_to_the_block)
+{
+    const size_t block = (4u << 20) + 1024;
+    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
+    wo.level = 0;
+    wo.block_size = block;
+    tsink s;
+    tsink_init(&s);
+    heapfmt_writer *w = NULL;
+    TASSERT_OK(heapfmt_writer_open(&w, &wo, tsink_write, &s));
+    char value[200];
+    memset(value, 'v', sizeof value);
+    for (uint64_t i = 0; i < 40000; i++) { /* about 8 MB */
+        heapfmt_object ob = {0};
+        ob.id = 0x1000 + 40 * i;
+        ob.size = 40;
+        ob.fields = HEAPFMT_F_VALUE;
+        ob.value = value;
+        ob.value_len = sizeof value;
+        TASSERT_OK(heapfmt_write_object(w, &ob));
+    }
+    TASSERT_OK(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+    cr_assert_gt(s.out.len, block, "the dump has a full block");
+
+    outcome o = read_all(s.out.data, s.out.len);
+    TASSERT_RC(o.rc, HEAPFMT_DONE);
+    cr_assert_lt(o.peak, block + block / 2 + SMALL_PEAK, "peak %zu bytes for a %zu-byte "
+                 "block", o.peak, block);
+    tsink_free(&s);
+}
