@@ -17,29 +17,15 @@
 #include "heapfmt_internal.h"
 #include "strtab.h"
 #include "talloc.h"
+#include "tio.h"
 
 #define FIB 0x9e3779b97f4a7c15ull
-
-/* The inverse of an odd number modulo 2^64 (Newton's iteration). */
-static uint64_t inverse64(uint64_t k)
-{
-    uint64_t x = k; /* correct to 3 bits; each step doubles them */
-    for (int i = 0; i < 5; i++)
-        x *= 2 - k * x;
-    return x;
-}
-
-/* Keys the old function put in one slot at every table size. */
-static uint64_t fib_collider(uint64_t i)
-{
-    return i * inverse64(FIB);
-}
 
 Test(hash, colliders_do_collide_under_the_fixed_function)
 {
     /* guards the construction: without it the tests below prove nothing */
     for (uint64_t i = 1; i < 1000; i++)
-        cr_assert_eq((fib_collider(i) * FIB) >> 32, 0);
+        cr_assert_eq((tfib_collider(i) * FIB) >> 32, 0);
 }
 
 Test(hash, same_seed_same_hash)
@@ -63,38 +49,33 @@ Test(hash, every_table_draws_its_own_seed)
     cr_assert_neq(a.seed, b.seed);
 }
 
-/* How many of 4096 slots keys that share slot 0 under seed a take under
- * seed b: about 4096 * (1 - e^(-n/4096)) if the seeds are independent. */
-static size_t spread_u64(uint64_t a, uint64_t b, size_t *n)
+/* Key k of a family: an id, or a class-like name. */
+static uint64_t hash_id(uint64_t seed, unsigned k)
 {
-    static unsigned char seen[4096];
-    memset(seen, 0, sizeof seen);
-    size_t distinct = 0;
-    *n = 0;
-    for (uint64_t k = 1; k < (1u << 20); k++) {
-        if ((hf_hash_u64(a, k) & 4095) != 0)
-            continue;
-        ++*n;
-        size_t s = hf_hash_u64(b, k) & 4095;
-        distinct += !seen[s];
-        seen[s] = 1;
-    }
-    return distinct;
+    return hf_hash_u64(seed, k);
 }
 
-static size_t spread_bytes(uint64_t a, uint64_t b, size_t *n)
+static uint64_t hash_name(uint64_t seed, unsigned k)
+{
+    char text[32];
+    int len = snprintf(text, sizeof text, "Class%u::Name", k);
+    return hf_hash_bytes(seed, text, (size_t)len);
+}
+
+/* How many of 4096 slots keys that share slot 0 under seed a take under
+ * seed b: about 4096 * (1 - e^(-n/4096)) if the seeds are independent. */
+static size_t spread(uint64_t (*h)(uint64_t, unsigned), uint64_t a,
+                     uint64_t b, size_t *n)
 {
     static unsigned char seen[4096];
     memset(seen, 0, sizeof seen);
     size_t distinct = 0;
     *n = 0;
-    char text[32];
     for (unsigned k = 1; k < (1u << 20); k++) {
-        int len = snprintf(text, sizeof text, "Class%u::Name", k);
-        if ((hf_hash_bytes(a, text, (size_t)len) & 4095) != 0)
+        if ((h(a, k) & 4095) != 0)
             continue;
         ++*n;
-        size_t s = hf_hash_bytes(b, text, (size_t)len) & 4095;
+        size_t s = h(b, k) & 4095;
         distinct += !seen[s];
         seen[s] = 1;
     }
@@ -104,10 +85,10 @@ static size_t spread_bytes(uint64_t a, uint64_t b, size_t *n)
 Test(hash, collisions_do_not_survive_another_seed)
 {
     size_t n;
-    size_t d = spread_u64(0x1234, 0x5678, &n);
+    size_t d = spread(hash_id, 0x1234, 0x5678, &n);
     cr_assert_gt(n, 200, "%zu keys in slot 0 of 4096", n);
     cr_assert_gt(d, n * 9 / 10, "%zu colliding ids take %zu slots", n, d);
-    d = spread_bytes(0x1234, 0x5678, &n);
+    d = spread(hash_name, 0x1234, 0x5678, &n);
     cr_assert_gt(n, 200, "%zu names in slot 0 of 4096", n);
     cr_assert_gt(d, n * 9 / 10, "%zu colliding names take %zu slots", n, d);
 }
@@ -121,15 +102,15 @@ Test(hash, map_takes_colliding_keys_in_linear_time, .timeout = 30)
     hf_map_init(&m);
     const uint32_t n = 1u << 18;
     for (uint32_t i = 1; i <= n; i++)
-        cr_assert_eq(hf_map_put(&m, &al.hooks, fib_collider(i), i), 0);
+        cr_assert_eq(hf_map_put(&m, &al.hooks, tfib_collider(i), i), 0);
     cr_assert_eq(m.count, n);
     for (uint32_t i = 1; i <= n; i++) {
         uint32_t v = 0;
-        cr_assert(hf_map_get(&m, fib_collider(i), &v));
+        cr_assert(hf_map_get(&m, tfib_collider(i), &v));
         cr_assert_eq(v, i);
     }
     uint32_t v;
-    cr_assert_not(hf_map_get(&m, fib_collider(n + 1), &v));
+    cr_assert_not(hf_map_get(&m, tfib_collider(n + 1), &v));
     hf_map_free(&m, &al.hooks);
     cr_assert_eq(al.live, 0);
 }

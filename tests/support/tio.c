@@ -43,6 +43,15 @@ uint64_t tprng_below(tprng *p, uint64_t n)
     return n ? tprng_next(p) % n : 0;
 }
 
+uint64_t tfib_collider(uint64_t i)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t inv = k; /* Newton: correct to 3 bits, each step doubles */
+    for (int n = 0; n < 5; n++)
+        inv *= 2 - k * inv;
+    return i * inv;
+}
+
 /* ---- tbuf ---------------------------------------------------------------- */
 
 void tbuf_put(tbuf *b, const void *p, size_t n)

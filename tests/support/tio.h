@@ -23,6 +23,11 @@ uint64_t tprng_next(tprng *p);
 /* Uniform-ish value in 0 .. n-1; n must be > 0. */
 uint64_t tprng_below(tprng *p, uint64_t n);
 
+/* The i-th of keys that a fixed Fibonacci hash (key * 0x9e3779b97f4a7c15,
+ * high bits) puts in one slot at every table size: i times the inverse of
+ * the multiplier modulo 2^64 (hash flooding tests). */
+uint64_t tfib_collider(uint64_t i);
+
 /* ---- growable byte buffer --------------------------------------------- */
 
 typedef struct tbuf {
