@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_exit.h"
+#include "cli_file.h"
 #include "cli_msg.h"
 #include "heapfmt.h"
 
@@ -87,4 +89,17 @@ void cli_print_version(void)
     printf("%s %s (libheapfmt %s, format %d.%d)\n", progname,
            HEAPFMT_LIB_VERSION_STRING, heapfmt_version(), HEAPFMT_FORMAT_MAJOR,
            HEAPFMT_FORMAT_MINOR);
+}
+
+int cli_standard_option(int c, char *const argv[], void (*usage)(void))
+{
+    if (c == 'h' || c == 'V') {
+        if (c == 'h')
+            usage();
+        else
+            cli_print_version();
+        return cli_finish_stdout(CLI_EXIT_OK);
+    }
+    cli_getopt_error(c, argv);
+    return CLI_EXIT_USAGE;
 }

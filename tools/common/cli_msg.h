@@ -35,4 +35,10 @@ void cli_getopt_error(int c, char *const argv[]);
 /* Prints "prog VERSION (libheapfmt X, format M.N)" to stdout. */
 void cli_print_version(void);
 
+/* The end of every tool's option switch: -h prints usage(), -V the
+ * version (both to stdout, exit 0); anything else is a getopt error (exit
+ * 2). Returns the exit code for main: `default: return
+ * cli_standard_option(c, argv, usage);`. */
+int cli_standard_option(int c, char *const argv[], void (*usage)(void));
+
 #endif /* CLI_MSG_H */

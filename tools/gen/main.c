@@ -137,15 +137,8 @@ int main(int argc, char **argv)
         case OPT_NO_SITES:
             gopt.sites = 0;
             break;
-        case 'h':
-            usage();
-            return cli_finish_stdout(CLI_EXIT_OK);
-        case 'V':
-            cli_print_version();
-            return cli_finish_stdout(CLI_EXIT_OK);
-        default:
-            cli_getopt_error(c, argv);
-            return CLI_EXIT_USAGE;
+        default: /* -h, -V, errors */
+            return cli_standard_option(c, argv, usage);
         }
     }
     if (optind < argc) {

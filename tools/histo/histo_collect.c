@@ -65,36 +65,33 @@ static void tick(scan *s, heapfmt_reader *r)
     cli_progress_tick(&s->progress, p.offset, p.objects);
 }
 
-static int on_class(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
+/* Adds one object of size bytes to the row at slot (a class or type
+ * slot of the reader's tables). */
+static int count_at(scan *s, heapfmt_reader *r, size_t slot, uint64_t size)
 {
-    scan *s = ctx;
-    if (rec->tag != HEAPFMT_TAG_OBJECT)
-        return 0;
-    const heapfmt_robject *o = rec->u.object;
-    size_t slot = o->klass->slot;
     if (slot >= s->cap && grow(s, slot) != 0)
         return out_of_memory(s);
     s->v[slot].count++;
-    s->v[slot].bytes += o->size;
+    s->v[slot].bytes += size;
     if (--s->tick == 0)
         tick(s, r);
     return 0;
 }
 
-static int on_type(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
+static int on_class(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
 {
-    scan *s = ctx;
     if (rec->tag != HEAPFMT_TAG_OBJECT)
         return 0;
     const heapfmt_robject *o = rec->u.object;
-    size_t slot = o->type->slot;
-    if (slot >= s->cap && grow(s, slot) != 0)
-        return out_of_memory(s);
-    s->v[slot].count++;
-    s->v[slot].bytes += o->size;
-    if (--s->tick == 0)
-        tick(s, r);
-    return 0;
+    return count_at(ctx, r, o->klass->slot, o->size);
+}
+
+static int on_type(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    const heapfmt_robject *o = rec->u.object;
+    return count_at(ctx, r, o->type->slot, o->size);
 }
 
 static int on_site(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)

@@ -209,15 +209,8 @@ int main(int argc, char **argv)
             opt.jobs = n == 0 ? histo_default_jobs() : (unsigned)n;
             break;
         }
-        case 'h':
-            usage();
-            return cli_finish_stdout(CLI_EXIT_OK);
-        case 'V':
-            cli_print_version();
-            return cli_finish_stdout(CLI_EXIT_OK);
-        default:
-            cli_getopt_error(c, argv);
-            return CLI_EXIT_USAGE;
+        default: /* -h, -V, errors */
+            return cli_standard_option(c, argv, usage);
         }
     }
     size_t ndumps = (size_t)(argc - optind);
