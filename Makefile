@@ -50,11 +50,18 @@ SO_LINK  := libheapfmt.so
 SO_NAME  := libheapfmt.so.$(SOVERSION)
 SO_REAL  := libheapfmt.so.$(VERSION)
 LIB_SO   := $(BUILD)/lib/$(SO_REAL)
-LIB_LIBS := -lz
+HEAPFMT_ZSTD ?= 1
+ifeq ($(HEAPFMT_ZSTD),0)
+LIB_LIBS := -lz -pthread
+LIB_CPPFLAGS := -DHEAPFMT_NO_ZSTD
+else
+LIB_LIBS := -lzstd -lz -pthread
+LIB_CPPFLAGS :=
+endif
 
 $(BUILD)/obj/libheapfmt/%.o: libheapfmt/%.c
 	@mkdir -p $(@D)
-	$(COMPILE) -fPIC -fvisibility=hidden -Ilibheapfmt -c $< -o $@
+	$(COMPILE) $(LIB_CPPFLAGS) -fPIC -fvisibility=hidden -Ilibheapfmt -c $< -o $@
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -130,7 +137,7 @@ SUPPORT_OBJS := $(SUPPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_TESTS    := $(sort $(wildcard tests/cli/*.sh))
 # -Ilibheapfmt also gives the tests the internal *_internal.h headers.
 TEST_CPPFLAGS := -Ilibheapfmt -Itests/support -Itools/common
-TEST_LIBS     := -lcriterion -ljansson -lz
+TEST_LIBS     := -lcriterion -ljansson $(LIB_LIBS)
 
 # The tool a test is about: test_<dir>_*.c, where tools/<dir> is a tool,
 # tests that tool's code. It gets -Itools/<dir> and links the tool's

@@ -1,4 +1,5 @@
-/* codec.h -- block codecs: DEFLATE through zlib, with CRC32. */
+/* codec.h -- block codecs: DEFLATE through zlib, Zstandard through libzstd
+ * (left out when built with HEAPFMT_NO_ZSTD). */
 #ifndef HEAPFMT_CODEC_H
 #define HEAPFMT_CODEC_H
 
@@ -6,32 +7,43 @@
 
 #include "heapfmt_internal.h"
 
-typedef struct hf_deflater {
-    z_stream zs;
-    int ready;
+/* Compresses blocks with one codec and level. */
+typedef struct hf_compressor {
+    int codec, level;
     const heapfmt_allocator *al;
+    z_stream zs; /* DEFLATE */
+    int z_ready;
+    void *zstd;  /* ZSTD_CCtx */
     uint8_t *out;
     size_t cap;
-} hf_deflater;
+} hf_compressor;
 
-/* level 1-9. Returns HEAPFMT_OK or HEAPFMT_E_NOMEM. */
-int hf_deflater_init(hf_deflater *d, const heapfmt_allocator *al, int level);
-/* Compresses len bytes into d->out as a raw DEFLATE stream; *outlen gets
- * its size. Returns HEAPFMT_OK or HEAPFMT_E_NOMEM. */
-int hf_deflate_block(hf_deflater *d, const uint8_t *in, size_t len,
-                     size_t *outlen);
-void hf_deflater_free(hf_deflater *d);
+/* codec HEAPFMT_CODEC_DEFLATE or _ZSTD, level 1.. the codec's maximum.
+ * Allocates the codec's state now. Returns HEAPFMT_OK, HEAPFMT_E_NOMEM or
+ * HEAPFMT_E_UNSUPPORTED. */
+int hf_compressor_init(hf_compressor *c, const heapfmt_allocator *al,
+                       int codec, int level);
+/* Compresses len bytes into c->out; *outlen gets the size. Returns
+ * HEAPFMT_OK or HEAPFMT_E_NOMEM. */
+int hf_compress_block(hf_compressor *c, const uint8_t *in, size_t len,
+                      size_t *outlen);
+void hf_compressor_free(hf_compressor *c);
 
-typedef struct hf_inflater {
+/* Decodes blocks of every codec this build has; a codec's state is made
+ * when its first block arrives. */
+typedef struct hf_decompressor {
+    const heapfmt_allocator *al;
     z_stream zs;
-    int ready;
-} hf_inflater;
+    int z_ready;
+    void *zstd; /* ZSTD_DCtx */
+} hf_decompressor;
 
-int hf_inflater_init(hf_inflater *f, const heapfmt_allocator *al);
-/* Decodes exactly out_len bytes from exactly in_len bytes. Returns 0, or -1
- * if the stream is invalid, shorter or longer. */
-int hf_inflate_block(hf_inflater *f, const uint8_t *in, size_t in_len,
-                     uint8_t *out, size_t out_len);
-void hf_inflater_free(hf_inflater *f);
+void hf_decompressor_init(hf_decompressor *d, const heapfmt_allocator *al);
+/* Decodes exactly out_len bytes from exactly in_len bytes. Returns
+ * HEAPFMT_OK, HEAPFMT_E_CORRUPT (invalid, shorter or longer stream),
+ * HEAPFMT_E_NOMEM or HEAPFMT_E_UNSUPPORTED (codec not in this build). */
+int hf_decompress_block(hf_decompressor *d, int codec, const uint8_t *in,
+                        size_t in_len, uint8_t *out, size_t out_len);
+void hf_decompressor_free(hf_decompressor *d);
 
 #endif

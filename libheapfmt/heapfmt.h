@@ -5,9 +5,12 @@
  * spec/FORMAT.md; this file describes the C interface.
  *
  * Overview
- *   A heap dump is a stream of records (META, STRING, CLASS, OBJECT, ROOT,
- *   END) packed into independent, CRC-checked blocks, followed by a footer
- *   (totals, block index, per-class summary) and a fixed-size trailer.
+ *   A heap dump is a stream of records (META, STRING, CLASS, FRAME, STACK,
+ *   OBJECT, ROOT, END) packed into independent, CRC-checked blocks, each
+ *   stored or compressed (Zstandard by default, or DEFLATE), followed by a
+ *   footer (totals, block index, per-class summary) and a fixed-size
+ *   trailer. References may carry labels (a field name, an element index,
+ *   a hash key...; weak or not) and objects a call stack.
  *
  *   heapfmt_writer  streams records out through a write callback. Memory is
  *                   bounded: one block buffer plus the string and class
@@ -55,7 +58,21 @@ extern "C" {
 
 /* The format version this library writes, and the newest it reads. */
 #define HEAPFMT_FORMAT_MAJOR 1
-#define HEAPFMT_FORMAT_MINOR 0
+#define HEAPFMT_FORMAT_MINOR 1
+
+/* Block codecs (spec/FORMAT.md, "Blocks"). */
+enum heapfmt_codec {
+    HEAPFMT_CODEC_STORED = 0,
+    HEAPFMT_CODEC_DEFLATE = 1, /* raw DEFLATE, zlib */
+    HEAPFMT_CODEC_ZSTD = 2     /* Zstandard frame, libzstd (format 1.1) */
+};
+
+/* Whether this build of the library can read and write a codec (Zstandard
+ * can be left out at build time: make HEAPFMT_ZSTD=0). Returns 1 or 0. */
+HEAPFMT_API int heapfmt_codec_supported(int codec);
+
+/* Name of a codec ("stored", "deflate", "zstd"), or "unknown". */
+HEAPFMT_API const char *heapfmt_codec_name(int codec);
 
 /* Returns HEAPFMT_LIB_VERSION_STRING of the library actually linked. */
 HEAPFMT_API const char *heapfmt_version(void);
@@ -71,6 +88,9 @@ HEAPFMT_API const char *heapfmt_version(void);
 #define HEAPFMT_MAX_KEY 255u                 /* META key */
 #define HEAPFMT_MAX_REFS (16u << 20)         /* references of one OBJECT or ROOT record */
 #define HEAPFMT_MAX_ID 0xffffffffu           /* largest string id / class index */
+#define HEAPFMT_MAX_FRAMES 4096u             /* frames of one STACK record */
+#define HEAPFMT_ZSTD_MAX_LEVEL 19            /* writer levels: zstd 1-19 */
+#define HEAPFMT_DEFLATE_MAX_LEVEL 9          /*                deflate 1-9 */
 
 /* ------------------------------------------------------------------ */
 /* Status codes                                                        */
@@ -89,7 +109,8 @@ HEAPFMT_API const char *heapfmt_version(void);
     X(HEAPFMT_E_CORRUPT,    -7, "corrupt data")                             \
     X(HEAPFMT_E_TRUNCATED,  -8, "dump is incomplete (truncated)")           \
     X(HEAPFMT_E_LIMIT,      -9, "limit exceeded")                           \
-    X(HEAPFMT_E_NO_FOOTER, -10, "footer not available")
+    X(HEAPFMT_E_NO_FOOTER, -10, "footer not available")                    \
+    X(HEAPFMT_E_UNSUPPORTED, -11, "unsupported by this build or version")
 
 typedef enum heapfmt_status {
 #define HEAPFMT_X_ENUM(name, value, msg) name = value,
@@ -139,6 +160,8 @@ enum heapfmt_tag {
     HEAPFMT_TAG_OBJECT = 0x04,
     HEAPFMT_TAG_ROOT = 0x05,
     HEAPFMT_TAG_END = 0x06,
+    HEAPFMT_TAG_FRAME = 0x07,    /* format 1.1 */
+    HEAPFMT_TAG_STACK = 0x08,    /* format 1.1 */
     HEAPFMT_TAG_TOTALS = 0x40,   /* footer only */
     HEAPFMT_TAG_BLOCKS = 0x41,   /* footer only */
     HEAPFMT_TAG_SUMMARY = 0x42,  /* footer only */
@@ -150,7 +173,10 @@ enum heapfmt_tag {
 #define HEAPFMT_F_VALUE 0x02u
 #define HEAPFMT_F_SITE 0x04u
 #define HEAPFMT_F_GENERATION 0x08u
-#define HEAPFMT_F_ALL 0x0fu
+#define HEAPFMT_F_LABELS 0x10u     /* format 1.1: labels of the references */
+#define HEAPFMT_F_STACK 0x20u      /* format 1.1: allocation call stack */
+#define HEAPFMT_F_BASIC 0x0fu      /* the four fields of format 1.0 */
+#define HEAPFMT_F_ALL 0x3fu
 
 /* heapfmt_object.flags: standard object flag bits (spec). Bits 32-63 are
  * for the VM's own use. */
@@ -172,6 +198,42 @@ enum heapfmt_meta_type {
     HEAPFMT_META_INT = 2
 };
 
+/* What a reference is (spec/FORMAT.md, "Labels"). */
+enum heapfmt_label_kind {
+    HEAPFMT_LABEL_NONE = 0,     /* no label (a weak flag alone) */
+    HEAPFMT_LABEL_FIELD = 1,    /* instance variable or field name */
+    HEAPFMT_LABEL_INDEX = 2,    /* element index of an array */
+    HEAPFMT_LABEL_KEY = 3,      /* printable text of a hash key */
+    HEAPFMT_LABEL_CONSTANT = 4, /* constant name */
+    HEAPFMT_LABEL_GLOBAL = 5,   /* global variable name */
+    HEAPFMT_LABEL_OTHER = 6     /* any other description */
+};
+
+/* The label of one reference, as given to the writer.
+ *   kind   enum heapfmt_label_kind.
+ *   weak   1 if the reference does not keep its target alive, else 0.
+ *   value  INDEX: the index; NONE: 0; every other kind: the string id
+ *          (heapfmt_write_string) of the name or text. */
+typedef struct heapfmt_label {
+    uint32_t kind;
+    uint32_t weak;
+    uint64_t value;
+} heapfmt_label;
+
+/* One frame of a call stack, as given to heapfmt_write_frame().
+ *   function  string id of the function name, 0 when unknown.
+ *   library   string id of the module or shared object, 0 when unknown.
+ *   offset    offset of the instruction in library (or its address when
+ *             library is 0).
+ *   file, line  source position: string id and line, 0 when unknown. */
+typedef struct heapfmt_frame {
+    uint32_t function;
+    uint32_t library;
+    uint64_t offset;
+    uint32_t file;
+    uint64_t line;
+} heapfmt_frame;
+
 /* An object, as given to heapfmt_write_object().
  *   id          the object's identity (e.g. its address); any 64-bit value.
  *   class_id    the id of its class as given to heapfmt_write_class(), or 0
@@ -184,7 +246,11 @@ enum heapfmt_meta_type {
  *               generation are present. Absent parts are ignored.
  *   value       preview bytes (not NUL-terminated), value_len bytes.
  *   file, line  allocation site: file is a string id.
- *   refs        nrefs ids this object references, in any order. */
+ *   refs        nrefs ids this object references, in any order.
+ *   labels      with HEAPFMT_F_LABELS: nrefs labels, labels[i] for refs[i].
+ *               A list of NONE labels that are not weak is not written.
+ *   stack       with HEAPFMT_F_STACK: stack id (heapfmt_write_stack) of
+ *               the allocation's call stack. */
 typedef struct heapfmt_object {
     uint64_t id;
     uint64_t class_id;
@@ -199,6 +265,8 @@ typedef struct heapfmt_object {
     uint64_t generation;
     const uint64_t *refs;
     size_t nrefs;
+    const heapfmt_label *labels;
+    uint32_t stack;
 } heapfmt_object;
 
 /* A class, as given to heapfmt_write_class().
@@ -228,20 +296,33 @@ typedef struct heapfmt_writer heapfmt_writer;
 /* Writer options. Always start from HEAPFMT_WRITER_OPTIONS_INIT so that
  * fields added later get their defaults.
  *   size        sizeof(heapfmt_writer_options), set by the INIT macro.
- *   level       0 = store blocks uncompressed, 1-9 = zlib level.
+ *   level       0 = store blocks uncompressed; else the codec's level:
+ *               zstd 1-HEAPFMT_ZSTD_MAX_LEVEL, deflate
+ *               1-HEAPFMT_DEFLATE_MAX_LEVEL. Default 1.
  *   block_size  target raw bytes per block, HEAPFMT_MIN_BLOCK_SIZE to
  *               HEAPFMT_MAX_BLOCK; 0 = HEAPFMT_DEFAULT_BLOCK_SIZE. A record
  *               larger than block_size gets a block of its own.
- *   allocator   NULL for malloc/free. Copied; must outlive the writer. */
+ *   allocator   NULL for malloc/free. Copied; must outlive the writer.
+ *   codec       HEAPFMT_CODEC_ZSTD (default), HEAPFMT_CODEC_DEFLATE, or
+ *               HEAPFMT_CODEC_STORED (same as level 0). A block that would
+ *               not shrink is stored.
+ *   threads     0: blocks are compressed in the calling thread. 1: on one
+ *               worker thread, while the caller fills the next block (the
+ *               write callback is still called from the caller's thread;
+ *               the allocator may then be called from the worker too, so
+ *               it must be thread-safe). Costs one more block of memory.
+ *               Ignored when level is 0. */
 typedef struct heapfmt_writer_options {
     size_t size;
     int level;
     uint32_t block_size;
     const heapfmt_allocator *allocator;
+    int codec;
+    int threads;
 } heapfmt_writer_options;
 
 #define HEAPFMT_WRITER_OPTIONS_INIT \
-    { sizeof(heapfmt_writer_options), 1, 0, NULL }
+    { sizeof(heapfmt_writer_options), 1, 0, NULL, HEAPFMT_CODEC_ZSTD, 0 }
 
 /* Creates a writer over a write callback. opt may be NULL for defaults.
  * On success stores the writer in *out and returns HEAPFMT_OK. On failure
@@ -290,6 +371,18 @@ HEAPFMT_API int heapfmt_write_string(heapfmt_writer *w, const char *s,
  * class. c->id must not be 0. */
 HEAPFMT_API int heapfmt_write_class(heapfmt_writer *w, const heapfmt_class *c);
 
+/* Interns a call-stack frame and stores its id (>= 1) in *id. The first
+ * call for given values writes a FRAME record; later calls return the same
+ * id. Its string ids must have been defined. Format 1.1. */
+HEAPFMT_API int heapfmt_write_frame(heapfmt_writer *w, const heapfmt_frame *f,
+                                    uint32_t *id);
+
+/* Interns a call stack of n frame ids (1..HEAPFMT_MAX_FRAMES, innermost
+ * frame first, each from heapfmt_write_frame) and stores its id (>= 1) in
+ * *id. The first call for a sequence writes a STACK record. Format 1.1. */
+HEAPFMT_API int heapfmt_write_stack(heapfmt_writer *w, const uint32_t *frames,
+                                    size_t n, uint32_t *id);
+
 /* Writes one object. Allocates only when o->class_id is new, when the
  * record is larger than any before and than the block size, or when a
  * finished block grows the block index (doubling, so a few times per
@@ -301,6 +394,13 @@ HEAPFMT_API int heapfmt_write_object(heapfmt_writer *w,
  * kind (e.g. "vm", "global_tbl"). n may be 0. */
 HEAPFMT_API int heapfmt_write_root(heapfmt_writer *w, uint32_t kind,
                                    const uint64_t *ids, size_t n);
+
+/* As heapfmt_write_root, with labels[i] the label of ids[i] (e.g. the name
+ * of the global variable or constant); labels may be NULL. Format 1.1. */
+HEAPFMT_API int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
+                                           const uint64_t *ids,
+                                           const heapfmt_label *labels,
+                                           size_t n);
 
 /* Ends the current block and writes it out, so that a reader of a dump cut
  * after this point still sees every record written so far. */
@@ -323,9 +423,11 @@ HEAPFMT_API const heapfmt_error *heapfmt_writer_error(const heapfmt_writer *w);
 HEAPFMT_API uint64_t heapfmt_writer_offset(const heapfmt_writer *w);
 
 /* Writer errors
- *   HEAPFMT_E_ARG    bad argument (NULL, key syntax, class id 0, a length
- *                    over a limit: HEAPFMT_E_LIMIT). Not sticky: the
- *                    writer stays usable.
+ *   HEAPFMT_E_ARG    bad argument (NULL, key syntax, class id 0, a string,
+ *                    frame or stack id never defined, an unknown label
+ *                    kind; a length over a limit: HEAPFMT_E_LIMIT). Not
+ *                    sticky: the writer stays usable.
+ *   HEAPFMT_E_UNSUPPORTED  (open) a codec this build does not have.
  *   HEAPFMT_E_LIMIT  a record would exceed HEAPFMT_MAX_BLOCK or a count
  *                    limit. Not sticky.
  *   HEAPFMT_E_STATE  called during another call on the same writer (from an
@@ -425,10 +527,48 @@ typedef struct heapfmt_rclass {
     int undefined;
 } heapfmt_rclass;
 
+/* A call-stack frame as the reader knows it. function, library and file
+ * are never NULL (the empty string when unknown). undefined: referenced
+ * by a STACK but its FRAME record was in a lost block. Valid until the
+ * reader is freed. */
+typedef struct heapfmt_rframe {
+    uint32_t id;
+    uint32_t slot;
+    const heapfmt_rstring *function;
+    const heapfmt_rstring *library;
+    uint64_t offset;
+    const heapfmt_rstring *file;
+    uint64_t line;
+    int undefined;
+} heapfmt_rframe;
+
+/* A call stack: nframes frames, innermost first. undefined: referenced by
+ * an object but its STACK record was in a lost block (nframes is 0).
+ * Valid until the reader is freed. */
+typedef struct heapfmt_rstack {
+    uint32_t id;
+    uint32_t slot;
+    size_t nframes;
+    const heapfmt_rframe *const *frames;
+    int undefined;
+} heapfmt_rstack;
+
+/* The label of a reference as the reader delivers it: kind (enum
+ * heapfmt_label_kind), weak, index (INDEX only) and name (every other
+ * kind but NONE; the empty string otherwise). */
+typedef struct heapfmt_rlabel {
+    uint32_t kind;
+    uint32_t weak;
+    uint64_t index;
+    const heapfmt_rstring *name;
+} heapfmt_rlabel;
+
 /* An object record. klass, type and file are never NULL (absent ones point
  * at the slot-0 entries). value points into the reader's block buffer:
- * valid until the next heapfmt_reader_next call. The references are
- * decoded only on demand by heapfmt_reader_refs(). */
+ * valid until the next heapfmt_reader_next call. The references and their
+ * labels are decoded only on demand by heapfmt_reader_refs() and
+ * heapfmt_reader_labels(). stack is NULL unless fields has
+ * HEAPFMT_F_STACK. */
 typedef struct heapfmt_robject {
     uint64_t id;
     const heapfmt_rclass *klass;
@@ -442,6 +582,7 @@ typedef struct heapfmt_robject {
     uint64_t line;
     uint64_t generation;
     uint64_t nrefs;
+    const heapfmt_rstack *stack;
 } heapfmt_robject;
 
 typedef struct heapfmt_rmeta {
@@ -454,9 +595,11 @@ typedef struct heapfmt_rmeta {
     int64_t int_value;   /* INT */
 } heapfmt_rmeta;
 
+/* A ROOT record; labeled is 1 when its references carry labels. */
 typedef struct heapfmt_rroot {
     const heapfmt_rstring *kind;
     uint64_t nrefs;
+    int labeled;
 } heapfmt_rroot;
 
 /* Totals of END and of the footer's TOTALS record. */
@@ -469,11 +612,13 @@ typedef struct heapfmt_totals {
     uint64_t roots;
     uint64_t blocks;
     uint64_t raw_bytes; /* decoded bytes of all data blocks (footer only) */
+    uint64_t codecs;    /* bit c set: some data block uses codec c (footer
+                           of a 1.1 dump only; 0 when not recorded) */
 } heapfmt_totals;
 
 /* One record from heapfmt_reader_next. tag tells which member is valid;
- * the pointed-to data is valid until the next call. For STRING and CLASS,
- * the reader's table entry is given (already updated). For END, only
+ * the pointed-to data is valid until the next call. For STRING, CLASS,
+ * FRAME and STACK, the reader's table entry is given (already updated). For END, only
  * objects, bytes and records of end are set (END's records field counts
  * the records before END, unknown ones included). index counts the
  * records delivered before this one. */
@@ -488,6 +633,8 @@ typedef struct heapfmt_record {
         const heapfmt_robject *object;
         const heapfmt_rroot *root;
         const heapfmt_totals *end;
+        const heapfmt_rframe *frame;
+        const heapfmt_rstack *stack;
     } u;
 } heapfmt_record;
 
@@ -502,6 +649,10 @@ typedef struct heapfmt_record {
  *                     Otherwise the error is sticky.
  *   HEAPFMT_E_TRUNCATED  input ended before the end of the dump: every
  *                     record of every complete block was delivered. Sticky.
+ *   HEAPFMT_E_UNSUPPORTED  a block uses a codec this build cannot decode
+ *                     (Zstandard left out at build time, or a codec of a
+ *                     newer format version). Sticky: the message names
+ *                     the codec.
  *   other errors      sticky (HEAPFMT_E_IO, HEAPFMT_E_NOMEM,
  *                     HEAPFMT_E_LIMIT, HEAPFMT_E_STATE).
  * Unknown record tags and block kinds are skipped silently. */
@@ -521,6 +672,15 @@ HEAPFMT_API int heapfmt_reader_can_continue(const heapfmt_reader *r);
  * the record's other fields (value included): they stay valid until the
  * next heapfmt_reader_next, also after an error. */
 HEAPFMT_API long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids);
+
+/* Decodes the labels of the record last returned (OBJECT with
+ * HEAPFMT_F_LABELS, or a labeled ROOT) into a buffer owned by the reader,
+ * one per reference (unlabeled ones have kind HEAPFMT_LABEL_NONE), valid
+ * until the next call, and stores it in *labels. Returns the count (the
+ * record's nrefs), 0 when the record has no labels (at no cost), or a
+ * negative error as heapfmt_reader_refs does. */
+HEAPFMT_API long heapfmt_reader_labels(heapfmt_reader *r,
+                                       const heapfmt_rlabel **labels);
 
 /* Block index entry of the footer. offset is the file offset of the
  * block's header. */
@@ -597,7 +757,8 @@ HEAPFMT_API const heapfmt_rstring *heapfmt_reader_string(const heapfmt_reader *r
  *   corrupt_blocks  blocks skipped as corrupt
  *   offset          input bytes consumed
  *   raw_bytes       decoded bytes of the data blocks read so far
- *   stored_bytes    their stored (possibly compressed) payload bytes */
+ *   stored_bytes    their stored (possibly compressed) payload bytes
+ *   codecs          bit c set: a data block read so far used codec c */
 typedef struct heapfmt_progress {
     uint64_t records;
     uint64_t objects;
@@ -608,6 +769,7 @@ typedef struct heapfmt_progress {
     uint64_t raw_bytes;
     uint64_t stored_bytes;
     uint64_t skipped;
+    uint64_t codecs;
 } heapfmt_progress;
 
 HEAPFMT_API void heapfmt_reader_progress(const heapfmt_reader *r,

@@ -7,171 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "format.h"
 #include "hash.h"
 #include "heapfmt.h"
-
-/* ---- layout constants (spec/FORMAT.md sections 4, 5, 8) ---- */
-
-#define HF_MAGIC "\x89HFMT\r\n\x1a"
-#define HF_END_MAGIC "\x89HFMTEND"
-#define HF_HEADER_SIZE 16u
-#define HF_BLOCK_HEADER_SIZE 20u
-#define HF_TRAILER_SIZE 24u
-#define HF_KIND_DATA 0x44u
-#define HF_KIND_FOOTER 0x46u
-#define HF_CODEC_STORED 0u
-#define HF_CODEC_DEFLATE 1u
-#define HF_DEFLATE_MAX_RATIO 1032u /* DEFLATE's largest expansion */
-#define HF_VARINT_MAX 10u
-#define HF_OBJ_FIELDS_KNOWN 0x0fu
-#define HF_CLASS_FLAGS_KNOWN 0x07u
-
-/* ---- fixed-size little-endian fields ---- */
-
-static inline void hf_put_u16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static inline void hf_put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void hf_put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline uint16_t hf_get_u16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static inline uint32_t hf_get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
-}
-
-static inline uint64_t hf_get_u64(const uint8_t *p)
-{
-    return (uint64_t)hf_get_u32(p) | ((uint64_t)hf_get_u32(p + 4) << 32);
-}
-
-/* ---- varints and zigzag deltas (spec section 2) ---- */
-
-static inline size_t hf_varint_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-/* Writes v at p (room for HF_VARINT_MAX bytes); returns the end. */
-static inline uint8_t *hf_put_varint(uint8_t *p, uint64_t v)
-{
-    if (v < 0x80) { /* most fields of most records: one or two bytes */
-        *p = (uint8_t)v;
-        return p + 1;
-    }
-    if (v < 0x4000) {
-        p[0] = (uint8_t)(v | 0x80);
-        p[1] = (uint8_t)(v >> 7);
-        return p + 2;
-    }
-    while (v >= 0x80) {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-/* Reads a varint from *pp (not past end) into *v and advances *pp.
- * Returns 0, or -1 if it runs past end or does not fit 64 bits. */
-static inline int hf_get_varint(const uint8_t **pp, const uint8_t *end,
-                                uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    if (p < end && *p < 0x80) { /* the common one-byte case */
-        *v = *p;
-        *pp = p + 1;
-        return 0;
-    }
-    uint64_t x = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (p >= end)
-            return -1;
-        uint8_t b = *p++;
-        if (shift == 63 && b > 1)
-            return -1;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (b < 0x80) {
-            *v = x;
-            *pp = p;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Zero bytes the reader keeps after every decoded block payload, so that
- * the record decoder can read varints with hf_get_varint_padded(): a run
- * of varints that starts inside the payload can only step into the
- * padding one zero byte per varint, and each varint reads at most
- * HF_VARINT_MAX bytes. Callers check their position against the end of
- * the record after a bounded number of reads. */
-#define HF_RAW_PAD 64u
-
-/* Reads a varint from *pp without an end check: at least HF_VARINT_MAX
- * readable bytes must follow *pp (see HF_RAW_PAD). Returns 0 with *v set
- * and *pp advanced, or -1 if it does not fit 64 bits (more than 10 bytes,
- * or a 10th byte above 1); the caller then reports a truncated or
- * invalid field, as hf_get_varint would. */
-static inline int hf_get_varint_padded(const uint8_t **pp, uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    uint64_t x = p[0];
-    if (x < 0x80) { /* the common one-byte case */
-        *v = x;
-        *pp = p + 1;
-        return 0;
-    }
-    x &= 0x7f;
-    for (unsigned i = 1; i < HF_VARINT_MAX; i++) {
-        uint64_t b = p[i];
-        x |= (b & 0x7f) << (7 * i);
-        if (b < 0x80) {
-            if (i == HF_VARINT_MAX - 1 && b > 1)
-                return -1;
-            *v = x;
-            *pp = p + i + 1;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static inline uint64_t hf_zigzag(uint64_t diff)
-{
-    return (diff << 1) ^ (uint64_t)((int64_t)diff >> 63);
-}
-
-static inline uint64_t hf_unzigzag(uint64_t z)
-{
-    return (z >> 1) ^ ((uint64_t)0 - (z & 1));
-}
-
-/* ---- CRC32 (zlib's) ---- */
-
-uint32_t hf_crc32(const void *data, size_t len);
 
 /* ---- allocation through the handle's hooks ---- */
 
@@ -191,10 +29,18 @@ int hf_grow_bytes(const heapfmt_allocator *a, uint8_t **buf, size_t *cap,
 
 /* ---- errors ---- */
 
-void hf_set_error(heapfmt_error *e, int code, int sys_errno, uint64_t offset,
-                  uint64_t block, uint64_t record, const char *fmt, ...)
+/* Where an error is: the handle's position when it was found. */
+typedef struct hf_where {
+    uint64_t offset, block, record;
+} hf_where;
+
+/* The one error setter: code, errno, position and a printf-style detail
+ * (limits in messages come from the HEAPFMT_MAX_* constants). Returns
+ * code. The reader's hf_rfail and the writer's hf_wfail supply where. */
+int hf_error_vset(heapfmt_error *e, int code, int sys_errno, hf_where at,
+                  const char *fmt, va_list ap)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 7, 8)))
+    __attribute__((format(printf, 5, 0)))
 #endif
     ;
 

@@ -4,175 +4,7 @@
 
 #include "reader_internal.h"
 
-int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
-             const char *fmt, ...)
-{
-    heapfmt_error *e = &r->err;
-    e->code = code;
-    e->sys_errno = sys_errno;
-    e->offset = offset;
-    e->block = r->block_no;
-    e->record = r->delivered;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-int hf_rfatal(heapfmt_reader *r, int code)
-{
-    r->state = HF_R_FAILED;
-    r->err.code = code;
-    r->failure = r->err;
-    return code;
-}
-
-
-int hf_read_full(heapfmt_reader *r, void *buf, size_t len, size_t *got)
-{
-    uint8_t *p = buf;
-    size_t done = 0;
-    while (done < len) {
-        long n = r->read(r->opaque, p + done, len - done);
-        if (n > 0 && (size_t)n <= len - done) {
-            done += (size_t)n;
-        } else if (n == 0) {
-            break;
-        } else if (n == -EINTR || n == -EAGAIN) {
-            continue;
-        } else {
-            int e = n < 0 ? (int)-n : EIO;
-            r->pos += done;
-            *got = done;
-            return hf_rfail(r, HEAPFMT_E_IO, e, r->pos, "read failed: %s",
-                            n < 0 ? strerror(e)
-                                  : "read callback returned more than asked");
-        }
-    }
-    r->pos += done;
-    *got = done;
-    return HEAPFMT_OK;
-}
-
 /* ---- blocks ---- */
-
-int hf_block_header(heapfmt_reader *r, const uint8_t *h, uint64_t offset,
-                    hf_bhdr *b, int *is_fatal)
-{
-    *is_fatal = 1;
-    if (hf_crc32(h, 16) != hf_get_u32(h + 16))
-        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                        "block header at offset %llu fails its checksum",
-                        (unsigned long long)offset);
-    b->kind = h[0];
-    b->codec = h[1];
-    b->raw_len = hf_get_u32(h + 4);
-    b->stored_len = hf_get_u32(h + 8);
-    b->data_crc = hf_get_u32(h + 12);
-    if (b->raw_len == 0 || b->raw_len > HEAPFMT_MAX_BLOCK ||
-        b->stored_len == 0 || b->stored_len > HEAPFMT_MAX_BLOCK)
-        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                        "block at offset %llu has lengths out of range",
-                        (unsigned long long)offset);
-    *is_fatal = 0;
-    if (hf_get_u16(h + 2) != 0 && r->strict)
-        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                        "block at offset %llu has reserved bits set",
-                        (unsigned long long)offset);
-    /* DEFLATE expands at most 1032 times (a 258-byte match in two bits):
-     * a larger raw_len would only make a small file allocate a lot. */
-    if (b->codec > HF_CODEC_DEFLATE ||
-        (b->codec == HF_CODEC_STORED && b->stored_len != b->raw_len) ||
-        (b->codec == HF_CODEC_DEFLATE &&
-         b->raw_len > (uint64_t)b->stored_len * HF_DEFLATE_MAX_RATIO + 258))
-        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                        "block at offset %llu has %s",
-                        (unsigned long long)offset,
-                        b->codec > HF_CODEC_DEFLATE ? "an unknown codec"
-                                                    : "inconsistent lengths");
-    return HEAPFMT_OK;
-}
-
-/* Reads need bytes into *buf, growing it as data arrives so that a length
- * field larger than the input never allocates in full; the last step also
- * makes room for extra bytes (the decoder's padding), so that no further
- * copy is needed. */
-static int read_grow(heapfmt_reader *r, uint8_t **buf, size_t *cap,
-                     size_t need, size_t extra, size_t *got)
-{
-    size_t have = 0;
-    while (have < need) {
-        size_t step = have < (64u << 10) ? (64u << 10) : have * 2;
-        /* up to twice what an earlier block took at once: no copy later */
-        if (have == 0 && *cap > step / 2)
-            step = *cap * 2;
-        size_t target = need - have < step ? need : have + step;
-        if (hf_grow_bytes(&r->al, buf, cap,
-                          target + (target == need ? extra : 0), have) < 0)
-            return hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->pos,
-                            "out of memory for a %zu-byte block", need);
-        size_t n;
-        int rc = hf_read_full(r, *buf + have, target - have, &n);
-        have += n;
-        if (rc != HEAPFMT_OK)
-            return rc;
-        if (n < target - (have - n))
-            break;
-    }
-    *got = have;
-    return HEAPFMT_OK;
-}
-
-static int truncated_in_block(heapfmt_reader *r, uint64_t offset, size_t got,
-                              uint32_t want)
-{
-    return hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, offset,
-                    "dump is truncated: the block at offset %llu has %zu of "
-                    "%u bytes; %llu records in %llu complete blocks were read",
-                    (unsigned long long)offset, got, want,
-                    (unsigned long long)r->delivered,
-                    (unsigned long long)r->blocks_done);
-}
-
-int hf_block_payload(heapfmt_reader *r, const hf_bhdr *b, uint64_t offset,
-                     uint8_t **out, size_t *out_cap)
-{
-    size_t got;
-    int rc;
-    if (b->codec == HF_CODEC_STORED) {
-        rc = read_grow(r, out, out_cap, b->stored_len, HF_RAW_PAD, &got);
-    } else {
-        rc = read_grow(r, &r->stored, &r->stored_cap, b->stored_len, 0, &got);
-    }
-    if (rc != HEAPFMT_OK)
-        return rc;
-    if (got < b->stored_len)
-        return truncated_in_block(r, offset, got, b->stored_len);
-    if (b->codec == HF_CODEC_DEFLATE) {
-        if (hf_grow_bytes(&r->al, out, out_cap,
-                          (size_t)b->raw_len + HF_RAW_PAD, 0) < 0)
-            return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
-                            "out of memory for a %u-byte block", b->raw_len);
-        if (hf_inflate_block(&r->inf, r->stored, b->stored_len, *out,
-                             b->raw_len) < 0)
-            return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                            "block at offset %llu does not decompress",
-                            (unsigned long long)offset);
-    }
-    if (hf_crc32(*out, b->raw_len) != b->data_crc)
-        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                        "block at offset %llu fails its checksum",
-                        (unsigned long long)offset);
-    /* Zero padding for the record decoder (HF_RAW_PAD). The buffer is
-     * reused from block to block, so the padding is written every time. */
-    if (hf_grow_bytes(&r->al, out, out_cap, (size_t)b->raw_len + HF_RAW_PAD,
-                      b->raw_len) < 0)
-        return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
-                        "out of memory for a %u-byte block", b->raw_len);
-    memset(*out + b->raw_len, 0, HF_RAW_PAD);
-    return HEAPFMT_OK;
-}
 
 /* A data block turned out bad: count it and go on with the next one. */
 static int skip_block(heapfmt_reader *r)
@@ -198,11 +30,12 @@ static int read_trailer(heapfmt_reader *r, uint64_t footer_offset)
                  (unsigned long long)r->delivered);
         return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
     }
-    if (memcmp(t + 16, HF_END_MAGIC, 8) != 0 ||
-        hf_crc32(t, 12) != hf_get_u32(t + 12) ||
-        hf_get_u64(t) != footer_offset || (hf_get_u32(t + 8) && r->strict)) {
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, at, "invalid trailer at offset %llu",
-                 (unsigned long long)at);
+    hf_trailer tr;
+    const char *why = hf_trailer_decode(t, r->strict, &tr);
+    if (why || tr.footer_offset != footer_offset) {
+        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, at,
+                 "invalid trailer at offset %llu: %s", (unsigned long long)at,
+                 why ? why : "it does not point at the footer");
         return hf_rfatal(r, HEAPFMT_E_CORRUPT);
     }
     if (got > HF_TRAILER_SIZE) {
@@ -213,7 +46,7 @@ static int read_trailer(heapfmt_reader *r, uint64_t footer_offset)
     return HEAPFMT_OK;
 }
 
-static int read_footer_block(heapfmt_reader *r, const hf_bhdr *b,
+static int read_footer_block(heapfmt_reader *r, const hf_block_header *b,
                              uint64_t offset)
 {
     if (r->partial) { /* a reader moved to a block ends at the footer */
@@ -240,7 +73,8 @@ static int read_footer_block(heapfmt_reader *r, const hf_bhdr *b,
     if (t->objects != r->end.objects || t->bytes != r->end.bytes ||
         t->records != r->end.records || t->blocks != r->blocks_done ||
         t->raw_bytes != r->raw_bytes ||
-        r->footer.nblocks != r->blocks_done) {
+        r->footer.nblocks != r->blocks_done ||
+        (t->codecs != 0 && t->codecs != r->codecs)) {
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
                  "footer totals disagree with the dump");
         return hf_rfatal(r, HEAPFMT_E_CORRUPT);
@@ -255,13 +89,12 @@ static int read_footer_block(heapfmt_reader *r, const hf_bhdr *b,
 /* Reads the next block header and payload. */
 static int load_block(heapfmt_reader *r)
 {
-    uint8_t h[HF_BLOCK_HEADER_SIZE];
     uint64_t offset = r->pos;
+    hf_block_header b;
     size_t got;
-    int rc = hf_read_full(r, h, sizeof h, &got);
-    if (rc != HEAPFMT_OK)
-        return hf_rfatal(r, rc);
-    if (got < sizeof h) {
+    int fatal;
+    int rc = hf_block_read_header(r, offset, &b, &got, &fatal);
+    if (rc == HEAPFMT_E_TRUNCATED) {
         hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, offset,
                  "dump is truncated at offset %llu (%s): %llu records in "
                  "%llu complete blocks were read",
@@ -271,21 +104,14 @@ static int load_block(heapfmt_reader *r)
                  (unsigned long long)r->blocks_done);
         return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
     }
-    hf_bhdr b;
-    int is_fatal;
-    if (hf_block_header(r, h, offset, &b, &is_fatal) != HEAPFMT_OK) {
-        if (is_fatal)
-            return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-        rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, 0, &got);
-        if (rc != HEAPFMT_OK)
+    if (rc != HEAPFMT_OK && (fatal || rc != HEAPFMT_E_CORRUPT))
+        return hf_rfatal(r, rc);
+    if (rc != HEAPFMT_OK) { /* a bad block whose length can be trusted */
+        heapfmt_error why = r->err;
+        if ((rc = hf_block_skip(r, &b, offset)) != HEAPFMT_OK)
             return hf_rfatal(r, rc);
-        if (got < b.stored_len) {
-            truncated_in_block(r, offset, got, b.stored_len);
-            return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
-        }
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                 "block at offset %llu is invalid and was skipped",
-                 (unsigned long long)offset);
+        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset, "%s; it was skipped",
+                 why.message);
         if (b.kind == HF_KIND_DATA)
             return skip_block(r);
         r->corrupt_blocks++; /* a bad block of another kind: still a loss */
@@ -294,13 +120,8 @@ static int load_block(heapfmt_reader *r)
     if (b.kind == HF_KIND_FOOTER)
         return read_footer_block(r, &b, offset);
     if (b.kind != HF_KIND_DATA) { /* unknown kind: skip it whole */
-        rc = read_grow(r, &r->stored, &r->stored_cap, b.stored_len, 0, &got);
-        if (rc != HEAPFMT_OK)
+        if ((rc = hf_block_skip(r, &b, offset)) != HEAPFMT_OK)
             return hf_rfatal(r, rc);
-        if (got < b.stored_len) {
-            truncated_in_block(r, offset, got, b.stored_len);
-            return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
-        }
         return HEAPFMT_OK;
     }
     if (r->seen_end) {
@@ -318,6 +139,7 @@ static int load_block(heapfmt_reader *r)
     r->raw_len = b.raw_len;
     r->raw_bytes += b.raw_len;
     r->stored_bytes += b.stored_len;
+    r->codecs |= 1ull << b.codec;
     r->rpos = 0;
     r->prev_id = 0;
     r->state = HF_R_IN;
@@ -361,136 +183,101 @@ static int bad(heapfmt_reader *r, uint64_t index, const char *what)
     return HEAPFMT_E_CORRUPT;
 }
 
-#define GET(v)                                 \
-    do {                                       \
-        if (hf_get_varint(&q, qe, &(v)) < 0)   \
-            return bad(r, index, "truncated field"); \
-    } while (0)
-
-/* The same for the OBJECT fast path: q runs over the block's decoded
- * payload, which is followed by HF_RAW_PAD zero bytes, so no end check is
- * made per byte. A varint may thus read past qe into the next record or
- * the padding; the position is checked against qe after at most a few
- * fields (never more than HF_RAW_PAD - HF_VARINT_MAX reads apart), so such
- * a record is still refused as truncated. */
-#define PGET(v)                                          \
-    do {                                                 \
-        if (hf_get_varint_padded(&q, &(v)) < 0)          \
-            return bad(r, index, "truncated field");     \
-    } while (0)
-
 static int decode_object(heapfmt_reader *r, const uint8_t *q,
                          const uint8_t *qe, uint64_t index)
 {
-    uint64_t dz, cls, type, size, v, nrefs, file = 0;
+    hf_object_rec rec;
+    const char *why =
+        hf_object_head_decode(q, qe, r->obj_fields_known, r->strict, &rec);
+    if (why)
+        return bad(r, index, why);
     heapfmt_robject *o = &r->obj;
-    PGET(dz);
-    PGET(cls);
-    PGET(type);
-    PGET(size);
-    if (q >= qe)
-        return bad(r, index, "truncated field");
-    uint32_t f = *q++;
-    if ((f & ~(uint32_t)HF_OBJ_FIELDS_KNOWN) && r->strict)
-        return bad(r, index, "reserved OBJECT field bits set");
-    f &= HF_OBJ_FIELDS_KNOWN;
-    o->fields = f;
-    o->flags = 0;
-    o->value = NULL;
-    o->value_len = 0;
-    o->file = &r->empty_string;
-    o->line = 0;
-    o->generation = 0;
-    if (f != 0) { /* optional fields: at most 5 varints before the check */
-        if (f & HEAPFMT_F_FLAGS)
-            PGET(o->flags);
-        if (f & HEAPFMT_F_VALUE) {
-            PGET(v);
-            if (q > qe)
-                return bad(r, index, "truncated field");
-            if (v > HEAPFMT_MAX_STRING || v > (uint64_t)(qe - q))
-                return bad(r, index, "value length out of range");
-            o->value = (const char *)q;
-            o->value_len = (size_t)v;
-            q += v;
-        }
-        if (f & HEAPFMT_F_SITE) {
-            PGET(file);
-            PGET(o->line);
-        }
-        if (f & HEAPFMT_F_GENERATION)
-            PGET(o->generation);
-    }
-    PGET(nrefs);
-    if (q > qe)
-        return bad(r, index, "truncated field");
-    if (nrefs > HEAPFMT_MAX_REFS || nrefs > (uint64_t)(qe - q))
-        return bad(r, index, "reference count out of range");
     int rc;
-    if ((rc = class_ref(r, cls, &o->klass)) != HEAPFMT_OK ||
-        (rc = string_ref(r, type, &o->type)) != HEAPFMT_OK ||
-        (file && (rc = string_ref(r, file, &o->file)) != HEAPFMT_OK))
+    if ((rc = class_ref(r, rec.klass, &o->klass)) != HEAPFMT_OK ||
+        (rc = string_ref(r, rec.type, &o->type)) != HEAPFMT_OK)
         return rc;
-    o->id = r->prev_id + hf_unzigzag(dz);
+    o->file = &r->empty_string;
+    if (rec.file && (rc = string_ref(r, rec.file, &o->file)) != HEAPFMT_OK)
+        return rc;
+    o->stack = NULL;
+    r->labels_p = NULL;
+    if (rec.fields & HEAPFMT_F_STACK) { /* after the references (1.1) */
+        hf_object_tail tail;
+        if ((why = hf_object_tail_decode(rec.refs, qe, rec.nrefs, rec.fields,
+                                         &tail)) != NULL)
+            return bad(r, index, why);
+        if ((rc = hf_stack_ref(r, tail.stack, &o->stack)) != HEAPFMT_OK)
+            return rc;
+        r->labels_p = tail.labels;
+    }
+    o->id = r->prev_id + hf_unzigzag(rec.id_delta);
     r->prev_id = o->id;
-    o->size = size;
-    o->nrefs = nrefs;
-    r->refs_p = q;
+    o->size = rec.size;
+    o->fields = rec.fields;
+    o->flags = rec.flags;
+    o->value = (const char *)rec.value;
+    o->value_len = (size_t)rec.value_len;
+    o->line = rec.line;
+    o->generation = rec.generation;
+    o->nrefs = rec.nrefs;
+    r->refs_p = rec.refs;
     r->refs_end = qe;
-    r->refs_n = nrefs;
+    r->refs_n = rec.nrefs;
     r->refs_base = o->id;
     r->objects++;
-    r->bytes += size;
+    r->bytes += rec.size;
     return HEAPFMT_OK;
 }
 
-static int meta_key_ok(const uint8_t *k, size_t n)
+static int decode_root(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
+                       uint64_t index)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = k[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-            return 0;
-    }
-    return 1;
+    hf_root_rec rec;
+    const char *why = hf_root_head_decode(q, qe, &rec);
+    if (why)
+        return bad(r, index, why);
+    r->labels_p = NULL;
+    if (r->minor >= 1 && /* a 1.0 ROOT ends with its references */
+        (why = hf_root_tail_decode(rec.refs, qe, rec.nrefs, r->strict,
+                                   &r->labels_p)) != NULL)
+        return bad(r, index, why);
+    int rc = hf_string_ref(r, rec.kind, &r->root.kind);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    r->root.nrefs = rec.nrefs;
+    r->root.labeled = r->labels_p != NULL;
+    r->refs_p = rec.refs;
+    r->refs_end = qe;
+    r->refs_n = rec.nrefs;
+    r->refs_base = 0;
+    return HEAPFMT_OK;
 }
 
 static int decode_meta(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
                        uint64_t index, const heapfmt_rmeta **out)
 {
-    uint64_t klen, num = 0;
-    if (q >= qe)
-        return bad(r, index, "empty META record");
-    unsigned type = *q++;
-    GET(klen);
-    if (klen == 0 || klen > HEAPFMT_MAX_KEY || klen > (uint64_t)(qe - q) ||
-        !meta_key_ok(q, (size_t)klen))
-        return bad(r, index, "invalid META key");
-    const uint8_t *key = q;
-    q += klen;
-    size_t tlen = 0;
-    const uint8_t *text = NULL;
-    if (type == HEAPFMT_META_TEXT) {
-        text = q;
-        tlen = (size_t)(qe - q);
-        if (tlen > HEAPFMT_MAX_STRING)
-            return bad(r, index, "META value longer than 16 MiB");
-    } else if (type == HEAPFMT_META_UINT || type == HEAPFMT_META_INT) {
-        GET(num);
-    } else {
+    hf_meta m;
+    int known;
+    const char *why = hf_meta_decode(q, qe, &m, &known);
+    if (why)
+        return bad(r, index, why);
+    if (!known)
         return SKIPPED; /* a value type of a later version */
-    }
-    return hf_meta_add(r, type, key, (size_t)klen, text, tlen, num, out);
+    return hf_meta_add(r, &m, out);
 }
 
 static int decode_end(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
                       uint64_t index)
 {
+    hf_end_rec e;
+    const char *why = hf_end_decode(q, qe, &e);
+    if (why)
+        return bad(r, index, why);
     heapfmt_totals *t = &r->end;
     memset(t, 0, sizeof *t);
-    GET(t->objects);
-    GET(t->bytes);
-    GET(t->records);
+    t->objects = e.objects;
+    t->bytes = e.bytes;
+    t->records = e.records;
     if (r->corrupt_blocks == 0 && !r->partial &&
         (t->objects != r->objects || t->bytes != r->bytes ||
          t->records != r->records)) {
@@ -524,44 +311,35 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
     if (r->seen_end)
         return bad(r, index, "record after END");
     int rc = HEAPFMT_OK;
-    uint64_t a, b, c, d, e;
+    const char *why = NULL;
     switch (tag) {
     case HEAPFMT_TAG_OBJECT:
         rc = decode_object(r, q, qe, index);
         rec->u.object = &r->obj;
         break;
-    case HEAPFMT_TAG_STRING:
-        GET(a);
-        if ((uint64_t)(qe - q) > HEAPFMT_MAX_STRING)
-            return bad(r, index, "string longer than 16 MiB");
-        rc = hf_string_define(r, a, q, (size_t)(qe - q), &rec->u.string);
+    case HEAPFMT_TAG_STRING: {
+        hf_string_rec s;
+        if (!(why = hf_string_decode(q, qe, &s)))
+            rc = hf_string_define(r, s.id, s.text, s.len, &rec->u.string);
         break;
+    }
     case HEAPFMT_TAG_CLASS: {
-        GET(a);
-        GET(b);
-        GET(c);
-        GET(d);
-        GET(e);
-        if ((e & ~(uint64_t)HF_CLASS_FLAGS_KNOWN) && r->strict)
-            return bad(r, index, "reserved CLASS flag bits set");
+        hf_class_rec c;
         const heapfmt_rstring *name = NULL;
-        if (c && (rc = hf_string_ref(r, c, &name)) != HEAPFMT_OK)
+        if ((why = hf_class_decode(q, qe, &c)) != NULL)
             break;
-        rc = hf_class_define(r, a, b, name, d, e, &rec->u.klass);
+        if ((c.flags & ~(uint64_t)HF_CLASS_FLAGS_KNOWN) && r->strict) {
+            why = "reserved CLASS flag bits set";
+            break;
+        }
+        if (c.name && (rc = hf_string_ref(r, c.name, &name)) != HEAPFMT_OK)
+            break;
+        rc = hf_class_define(r, c.index, c.id, name, c.super_id, c.flags,
+                             &rec->u.klass);
         break;
     }
     case HEAPFMT_TAG_ROOT:
-        GET(a);
-        GET(b);
-        if (b > HEAPFMT_MAX_REFS || b > (uint64_t)(qe - q))
-            return bad(r, index, "reference count out of range");
-        if ((rc = hf_string_ref(r, a, &r->root.kind)) != HEAPFMT_OK)
-            break;
-        r->root.nrefs = b;
-        r->refs_p = q;
-        r->refs_end = qe;
-        r->refs_n = b;
-        r->refs_base = 0;
+        rc = decode_root(r, q, qe, index);
         rec->u.root = &r->root;
         break;
     case HEAPFMT_TAG_META:
@@ -571,10 +349,30 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         rc = decode_end(r, q, qe, index);
         rec->u.end = &r->end;
         break;
+    case HEAPFMT_TAG_FRAME: {
+        hf_frame_rec f;
+        if (r->minor < 1) {
+            rc = SKIPPED; /* reserved in 1.0 */
+        } else if (!(why = hf_frame_decode(q, qe, &f))) {
+            rc = hf_frame_define(r, &f, &rec->u.frame);
+        }
+        break;
+    }
+    case HEAPFMT_TAG_STACK: {
+        hf_stack_rec st;
+        if (r->minor < 1) {
+            rc = SKIPPED;
+        } else if (!(why = hf_stack_decode(q, qe, &st))) {
+            rc = hf_stack_define(r, &st, &rec->u.stack);
+        }
+        break;
+    }
     default:
         rc = SKIPPED;
         break;
     }
+    if (why)
+        return bad(r, index, why);
     if (rc != HEAPFMT_OK && rc != SKIPPED)
         return rc;
     if (tag != HEAPFMT_TAG_END)
@@ -628,14 +426,31 @@ int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec)
     }
 }
 
-long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
+/* The references or labels of the last record cannot be had: ends the
+ * block as heapfmt_reader_next would. */
+static long lost_refs(heapfmt_reader *r, const char *why)
 {
-    if (!r || !ids)
-        return HEAPFMT_E_ARG;
+    r->last_tag = 0;
+    bad(r, r->delivered - 1, why);
+    return skip_block(r);
+}
+
+static int last_has_refs(heapfmt_reader *r)
+{
     if ((r->last_tag != HEAPFMT_TAG_OBJECT && r->last_tag != HEAPFMT_TAG_ROOT) ||
         !r->refs_p)
         return hf_rfail(r, HEAPFMT_E_STATE, 0, r->block_offset,
                         "the last record has no references");
+    return HEAPFMT_OK;
+}
+
+long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
+{
+    if (!r || !ids)
+        return HEAPFMT_E_ARG;
+    int rc = last_has_refs(r);
+    if (rc != HEAPFMT_OK)
+        return rc;
     if (r->refs_n > r->refs_cap &&
         hf_grow(&r->al, (void **)&r->refs_buf, &r->refs_cap, (size_t)r->refs_n,
                 sizeof *r->refs_buf) < 0)
@@ -643,17 +458,72 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
                                  "out of memory for %llu references",
                                  (unsigned long long)r->refs_n));
     const uint8_t *q = r->refs_p;
-    uint64_t base = r->refs_base, v;
-    for (uint64_t i = 0; i < r->refs_n; i++) {
-        if (hf_get_varint(&q, r->refs_end, &v) < 0) {
-            r->last_tag = 0;
-            bad(r, r->delivered - 1, "references do not decode");
-            return skip_block(r);
-        }
-        base += hf_unzigzag(v);
-        r->refs_buf[i] = base;
-    }
+    const char *why =
+        hf_refs_decode(&q, r->refs_end, r->refs_base, r->refs_n, r->refs_buf);
+    if (why)
+        return lost_refs(r, why);
     *ids = r->refs_buf;
+    return (long)r->refs_n;
+}
+
+typedef struct label_sink {
+    heapfmt_reader *r;
+    int rc;
+} label_sink;
+
+static int put_label(void *ctx, const hf_label_rec *l)
+{
+    label_sink *s = ctx;
+    heapfmt_rlabel *out = &s->r->labels_buf[l->position];
+    out->kind = l->kind;
+    out->weak = l->weak;
+    out->index = 0;
+    out->name = &s->r->empty_string;
+    if (l->kind == HEAPFMT_LABEL_INDEX)
+        out->index = l->value;
+    else if (l->kind != HEAPFMT_LABEL_NONE &&
+             (s->rc = string_ref(s->r, l->value, &out->name)) != HEAPFMT_OK)
+        return -1;
+    return 0;
+}
+
+long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
+{
+    if (!r || !labels)
+        return HEAPFMT_E_ARG;
+    int rc = last_has_refs(r);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    const uint8_t *q = r->labels_p;
+    if (r->last_tag == HEAPFMT_TAG_OBJECT && !q &&
+        (r->obj.fields & HEAPFMT_F_LABELS)) { /* found on first use */
+        hf_object_tail tail;
+        const char *why = hf_object_tail_decode(r->refs_p, r->refs_end,
+                                                r->refs_n, r->obj.fields,
+                                                &tail);
+        if (why)
+            return lost_refs(r, why);
+        q = r->labels_p = tail.labels;
+    }
+    if (!q)
+        return 0;
+    if (r->refs_n > r->labels_cap &&
+        hf_grow(&r->al, (void **)&r->labels_buf, &r->labels_cap,
+                (size_t)r->refs_n, sizeof *r->labels_buf) < 0)
+        return hf_rfatal(r, hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
+                                 "out of memory for %llu labels",
+                                 (unsigned long long)r->refs_n));
+    for (uint64_t i = 0; i < r->refs_n; i++)
+        r->labels_buf[i] = (heapfmt_rlabel){HEAPFMT_LABEL_NONE, 0, 0,
+                                            &r->empty_string};
+    label_sink sink = {r, HEAPFMT_OK};
+    const char *why =
+        hf_labels_decode(&q, r->refs_end, r->refs_n, put_label, &sink);
+    if (why && sink.rc != HEAPFMT_OK) /* a string table failure */
+        return hf_rfatal(r, sink.rc);
+    if (why)
+        return lost_refs(r, why);
+    *labels = r->labels_buf;
     return (long)r->refs_n;
 }
 
@@ -706,6 +576,7 @@ void heapfmt_reader_progress(const heapfmt_reader *r, heapfmt_progress *p)
     p->skipped = r->skipped;
     p->raw_bytes = r->raw_bytes;
     p->stored_bytes = r->stored_bytes;
+    p->codecs = r->codecs;
 }
 
 const heapfmt_error *heapfmt_reader_error(const heapfmt_reader *r)

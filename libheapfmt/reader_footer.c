@@ -8,32 +8,20 @@ static int bad_footer(heapfmt_reader *r, uint64_t offset, const char *what)
                     what);
 }
 
-static int get(const uint8_t **q, const uint8_t *qe, uint64_t *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (hf_get_varint(q, qe, &v[i]) < 0)
-            return -1;
-    return 0;
-}
-
 static int parse_blocks(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
                         uint64_t offset)
 {
-    uint64_t count;
-    if (get(&q, qe, &count, 1) < 0 || count > (uint64_t)(qe - q) / 3)
-        return bad_footer(r, offset, "block index out of range");
+    uint64_t count, at = 0;
+    const char *why = hf_blocks_count_decode(&q, qe, &count);
+    if (why)
+        return bad_footer(r, offset, why);
     if (hf_grow(&r->al, (void **)&r->fblocks, &r->cfblocks, (size_t)count,
                 sizeof *r->fblocks) < 0)
         return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
                         "out of memory for the block index");
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t v[3];
-        if (get(&q, qe, v, 3) < 0)
-            return bad_footer(r, offset, "block index truncated");
-        at += v[0];
-        r->fblocks[i] = (heapfmt_block_entry){at, v[1], v[2]};
-    }
+    for (uint64_t i = 0; i < count; i++)
+        if ((why = hf_blocks_entry_decode(&q, qe, &at, &r->fblocks[i])))
+            return bad_footer(r, offset, why);
     r->footer.nblocks = (size_t)count;
     return HEAPFMT_OK;
 }
@@ -41,25 +29,26 @@ static int parse_blocks(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
 static int parse_summary(heapfmt_reader *r, const uint8_t *q,
                          const uint8_t *qe, uint64_t offset)
 {
-    uint64_t v[6];
-    if (get(&q, qe, v, 6) < 0 || v[5] > (uint64_t)(qe - q) ||
-        v[0] > HEAPFMT_MAX_ID)
-        return bad_footer(r, offset, "bad class summary");
+    hf_summary_rec s;
+    const char *why = hf_summary_decode(q, qe, &s);
+    if (why)
+        return bad_footer(r, offset, why);
     size_t n = r->footer.nclasses;
     if (hf_grow(&r->al, (void **)&r->fclasses, &r->cfclasses, n + 1,
                 sizeof *r->fclasses) < 0)
         return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
                         "out of memory for the class summary");
     char *name = NULL;
-    if (v[5]) {
-        if (!(name = hf_arena_alloc(&r->footer_arena, (size_t)v[5] + 1)))
+    if (s.name_len) {
+        if (!(name = hf_arena_alloc(&r->footer_arena, s.name_len + 1)))
             return hf_rfail(r, HEAPFMT_E_NOMEM, 0, offset,
                             "out of memory for the class summary");
-        memcpy(name, q, (size_t)v[5]);
-        name[v[5]] = '\0';
+        memcpy(name, s.name, s.name_len);
+        name[s.name_len] = '\0';
     }
-    r->fclasses[n] = (heapfmt_class_summary){(uint32_t)v[0], v[1], v[2], v[3],
-                                             v[4], name, (size_t)v[5]};
+    r->fclasses[n] = (heapfmt_class_summary){(uint32_t)s.index, s.id, s.flags,
+                                             s.count, s.bytes, name,
+                                             s.name_len};
     r->footer.nclasses = n + 1;
     return HEAPFMT_OK;
 }
@@ -79,11 +68,9 @@ int hf_footer_parse(heapfmt_reader *r, const uint8_t *p, size_t len,
         const uint8_t *q = p, *qe = p + rlen;
         p = qe;
         if (tag == HEAPFMT_TAG_TOTALS) {
-            uint64_t v[8];
-            if (get(&q, qe, v, 8) < 0)
-                return bad_footer(r, offset, "TOTALS truncated");
-            r->footer.totals = (heapfmt_totals){v[0], v[1], v[2], v[3],
-                                                v[4], v[5], v[6], v[7]};
+            const char *why = hf_totals_decode(q, qe, r->minor, &r->footer.totals);
+            if (why)
+                return bad_footer(r, offset, why);
             have_totals = 1;
         } else if (tag == HEAPFMT_TAG_BLOCKS) {
             rc = parse_blocks(r, q, qe, offset);
@@ -116,28 +103,26 @@ static int seek_to(heapfmt_reader *r, uint64_t off)
 static int load_footer(heapfmt_reader *r, uint64_t size, uint8_t **buf,
                        size_t *cap)
 {
-    uint8_t t[HF_TRAILER_SIZE], h[HF_BLOCK_HEADER_SIZE];
+    uint8_t t[HF_TRAILER_SIZE];
     size_t got;
     uint64_t tpos = size - HF_TRAILER_SIZE;
+    hf_trailer tr;
     if (seek_to(r, tpos) < 0)
         return no_footer(r, "cannot seek in the input");
     if (hf_read_full(r, t, sizeof t, &got) != HEAPFMT_OK || got < sizeof t ||
-        memcmp(t + 16, HF_END_MAGIC, 8) != 0 ||
-        hf_crc32(t, 12) != hf_get_u32(t + 12))
+        hf_trailer_decode(t, 0, &tr) != NULL)
         return no_footer(r, "no valid trailer: the dump is incomplete");
-    uint64_t fo = hf_get_u64(t);
+    uint64_t fo = tr.footer_offset;
     if (fo < HF_HEADER_SIZE || fo > tpos - HF_BLOCK_HEADER_SIZE)
         return bad_footer(r, fo, "trailer points outside the file");
     if (seek_to(r, fo) < 0)
         return no_footer(r, "cannot seek in the input");
-    int rc = hf_read_full(r, h, sizeof h, &got);
-    if (rc != HEAPFMT_OK)
-        return rc;
-    if (got < sizeof h)
+    hf_block_header b;
+    int fatal;
+    int rc = hf_block_read_header(r, fo, &b, &got, &fatal);
+    if (rc == HEAPFMT_E_TRUNCATED)
         return bad_footer(r, fo, "footer block header cut short");
-    hf_bhdr b;
-    int is_fatal;
-    if ((rc = hf_block_header(r, h, fo, &b, &is_fatal)) != HEAPFMT_OK)
+    if (rc != HEAPFMT_OK)
         return rc;
     if (b.kind != HF_KIND_FOOTER ||
         fo + HF_BLOCK_HEADER_SIZE + b.stored_len != tpos)

@@ -31,7 +31,7 @@ struct heapfmt_reader {
     size_t stored_cap;
     uint8_t *raw; /* decoded payload of the current block */
     size_t raw_cap, raw_len, rpos;
-    hf_inflater inf;
+    hf_decompressor dec;
     uint64_t block_offset; /* file offset of the current block's header */
     uint64_t block_no;     /* data blocks begun so far */
     uint64_t prev_id;
@@ -43,6 +43,8 @@ struct heapfmt_reader {
     uint64_t skipped;   /* records of unknown kinds (or META types) */
     uint64_t objects, bytes, blocks_done, corrupt_blocks;
     uint64_t raw_bytes, stored_bytes; /* of data blocks read */
+    uint64_t codecs;                  /* bit c: a data block used codec c */
+    uint32_t obj_fields_known;        /* OBJECT field bits of this minor */
 
     /* the record last delivered */
     int last_tag;
@@ -53,6 +55,9 @@ struct heapfmt_reader {
     uint64_t refs_n, refs_base;
     uint64_t *refs_buf;
     size_t refs_cap;
+    const uint8_t *labels_p; /* the record's labels, NULL when none */
+    heapfmt_rlabel *labels_buf;
+    size_t labels_cap;
 
     /* tables */
     hf_arena arena;
@@ -65,6 +70,12 @@ struct heapfmt_reader {
     size_t nclasses, cclasses;
     heapfmt_rmeta *meta;
     size_t nmeta, cmeta;
+    hf_idtab frame_ids; /* frame id -> slot */
+    heapfmt_rframe **frames;
+    size_t nframes, cframes;
+    hf_idtab stack_ids; /* stack id -> slot */
+    heapfmt_rstack **stacks;
+    size_t nstacks, cstacks;
     heapfmt_rstring empty_string;
     heapfmt_rclass no_class;
 
@@ -85,7 +96,8 @@ struct heapfmt_reader {
 /* Makes the error now in r->err sticky; returns its code. */
 int hf_rfatal(heapfmt_reader *r, int code);
 
-/* Sets the error detail; record is the number of records delivered. */
+/* Records the error on the handle (reader_open.c); record is the number
+ * of records delivered, block the data block being read. Returns code. */
 int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
              const char *fmt, ...)
 #if defined(__GNUC__)
@@ -93,13 +105,41 @@ int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
 #endif
     ;
 
+/* ---- the block layer (reader_block.c) ---- */
+
 /* Reads exactly len bytes unless input ends; *got receives the count.
  * Returns HEAPFMT_OK or HEAPFMT_E_IO (detail set). */
 int hf_read_full(heapfmt_reader *r, void *buf, size_t len, size_t *got);
 
+/* Reads and checks the 20-byte header of the block at r->pos (= offset).
+ * Returns HEAPFMT_OK; HEAPFMT_E_TRUNCATED with *got < 20 when the input
+ * ends first; HEAPFMT_E_CORRUPT with *fatal set when the lengths cannot
+ * be trusted (else *b is filled and the block can be skipped);
+ * HEAPFMT_E_UNSUPPORTED for a codec this build cannot decode; or
+ * HEAPFMT_E_IO. Details are set. */
+int hf_block_read_header(heapfmt_reader *r, uint64_t offset,
+                         hf_block_header *b, size_t *got, int *fatal);
+
+/* Reads a block's stored payload (growing buffers progressively, so a
+ * lying length on a short input does not allocate it) and decodes it into
+ * *out (out_cap grown), followed by HF_RAW_PAD zero bytes. Returns
+ * HEAPFMT_OK, HEAPFMT_E_TRUNCATED, HEAPFMT_E_CORRUPT (not fatal),
+ * HEAPFMT_E_UNSUPPORTED, HEAPFMT_E_IO or HEAPFMT_E_NOMEM. */
+int hf_block_payload(heapfmt_reader *r, const hf_block_header *b,
+                     uint64_t offset, uint8_t **out, size_t *out_cap);
+
+/* Reads and drops a block's stored payload (a block skipped whole).
+ * Returns HEAPFMT_OK, HEAPFMT_E_TRUNCATED, HEAPFMT_E_IO or
+ * HEAPFMT_E_NOMEM. */
+int hf_block_skip(heapfmt_reader *r, const hf_block_header *b,
+                  uint64_t offset);
+
 /* Tables (reader_tables.c). Each returns HEAPFMT_OK or an error code with
  * the detail set (HEAPFMT_E_NOMEM, HEAPFMT_E_LIMIT, HEAPFMT_E_CORRUPT). */
 int hf_tables_init(heapfmt_reader *r);
+/* Table memory within the reader's limit (HEAPFMT_E_LIMIT past it). */
+void *hf_table_alloc(heapfmt_reader *r, size_t size, int *rc);
+int hf_table_nomem(heapfmt_reader *r, const char *what);
 void hf_tables_free(heapfmt_reader *r);
 int hf_string_define(heapfmt_reader *r, uint64_t id, const uint8_t *text,
                      size_t len, const heapfmt_rstring **out);
@@ -108,30 +148,16 @@ int hf_class_define(heapfmt_reader *r, uint64_t index, uint64_t id,
                     const heapfmt_rstring *name, uint64_t super_id,
                     uint64_t flags, const heapfmt_rclass **out);
 int hf_class_ref(heapfmt_reader *r, uint64_t index, const heapfmt_rclass **out);
-int hf_meta_add(heapfmt_reader *r, unsigned type, const uint8_t *key,
-                size_t klen, const uint8_t *text, size_t tlen, uint64_t num,
+int hf_meta_add(heapfmt_reader *r, const hf_meta *m,
                 const heapfmt_rmeta **out);
+int hf_frame_define(heapfmt_reader *r, const hf_frame_rec *f,
+                    const heapfmt_rframe **out);
+int hf_stack_define(heapfmt_reader *r, const hf_stack_rec *s,
+                    const heapfmt_rstack **out);
+int hf_stack_ref(heapfmt_reader *r, uint64_t id, const heapfmt_rstack **out);
 
 /* Decodes the records of a footer block's payload into r->footer. */
 int hf_footer_parse(heapfmt_reader *r, const uint8_t *p, size_t len,
                     uint64_t offset);
-
-/* Block header fields after checking (reader.c). */
-typedef struct hf_bhdr {
-    unsigned kind, codec;
-    uint32_t raw_len, stored_len, data_crc;
-} hf_bhdr;
-
-/* Checks a 20-byte block header. Returns HEAPFMT_OK, or HEAPFMT_E_CORRUPT
- * with *fatal set when the lengths cannot be trusted. */
-int hf_block_header(heapfmt_reader *r, const uint8_t *h, uint64_t offset,
-                    hf_bhdr *b, int *fatal);
-
-/* Reads a block's stored payload (growing r->stored progressively, so a
- * lying length on a short input does not allocate it) and decodes it into
- * *out (out_cap grown). Returns HEAPFMT_OK, HEAPFMT_E_TRUNCATED,
- * HEAPFMT_E_CORRUPT (not fatal), HEAPFMT_E_IO or HEAPFMT_E_NOMEM. */
-int hf_block_payload(heapfmt_reader *r, const hf_bhdr *b, uint64_t offset,
-                     uint8_t **out, size_t *out_cap);
 
 #endif

@@ -1,5 +1,6 @@
 /* reader_open.c -- creating and freeing readers; fd, path, memory sources. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +8,25 @@
 #include "reader_internal.h"
 
 #define DEFAULT_TABLE_LIMIT (1ull << 30)
+
+int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
+             const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    hf_error_vset(&r->err, code, sys_errno,
+                  (hf_where){offset, r->block_no, r->delivered}, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int hf_rfatal(heapfmt_reader *r, int code)
+{
+    r->state = HF_R_FAILED;
+    r->err.code = code;
+    r->failure = r->err;
+    return code;
+}
 
 /* Explains bytes that are not a heapfmt header. */
 static int not_heapfmt(heapfmt_reader *r, const uint8_t *h, size_t n)
@@ -40,11 +60,12 @@ static int read_header(heapfmt_reader *r)
         return hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, 0,
                         got == 0 ? "dump is empty (truncated at offset 0)"
                                  : "dump is truncated inside its header");
-    if (hf_crc32(h, 12) != hf_get_u32(h + 12))
-        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, 0,
-                        "file header fails its checksum");
-    r->major = h[8];
-    r->minor = h[9];
+    hf_file_header fh;
+    const char *why = hf_file_header_decode(h, &fh);
+    if (why)
+        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, 0, "%s", why);
+    r->major = fh.major;
+    r->minor = fh.minor;
     if (r->major != HEAPFMT_FORMAT_MAJOR)
         return hf_rfail(r, HEAPFMT_E_VERSION, 0, 8,
                         "file is format %d.%d; this reader supports %d.x "
@@ -52,7 +73,8 @@ static int read_header(heapfmt_reader *r)
                         r->major, r->minor, HEAPFMT_FORMAT_MAJOR,
                         HEAPFMT_FORMAT_MAJOR, HEAPFMT_FORMAT_MINOR);
     r->strict = r->minor <= HEAPFMT_FORMAT_MINOR;
-    if (hf_get_u16(h + 10) != 0 && r->strict)
+    r->obj_fields_known = r->minor >= 1 ? HF_OBJ_FIELDS_1_1 : HF_OBJ_FIELDS_1_0;
+    if (fh.flags != 0 && r->strict)
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, 10,
                         "file header has reserved flags set");
     return HEAPFMT_OK;
@@ -88,8 +110,8 @@ static int create(heapfmt_reader **out, const heapfmt_reader_options *opt,
     r->table_limit = o.max_table_memory ? o.max_table_memory
                                         : DEFAULT_TABLE_LIMIT;
     hf_arena_init(&r->footer_arena, &r->al);
-    if (hf_tables_init(r) != HEAPFMT_OK ||
-        hf_inflater_init(&r->inf, &r->al) != HEAPFMT_OK) {
+    hf_decompressor_init(&r->dec, &r->al);
+    if (hf_tables_init(r) != HEAPFMT_OK) {
         heapfmt_reader_free(r);
         return HEAPFMT_E_NOMEM;
     }
@@ -227,7 +249,7 @@ void heapfmt_reader_free(heapfmt_reader *r)
     heapfmt_allocator al = r->al;
     if (r->fd >= 0)
         close(r->fd);
-    hf_inflater_free(&r->inf);
+    hf_decompressor_free(&r->dec);
     hf_tables_free(r);
     hf_arena_free(&r->footer_arena);
     hf_free(&al, r->fblocks);
@@ -235,5 +257,6 @@ void heapfmt_reader_free(heapfmt_reader *r)
     hf_free(&al, r->stored);
     hf_free(&al, r->raw);
     hf_free(&al, r->refs_buf);
+    hf_free(&al, r->labels_buf);
     hf_free(&al, r);
 }

@@ -7,28 +7,30 @@
 static uint64_t table_bytes(const heapfmt_reader *r)
 {
     return r->arena.total + hf_idtab_bytes(&r->string_ids) +
-           hf_idtab_bytes(&r->class_ids) +
-           (r->cstrings + r->cclasses) * sizeof(void *) +
+           hf_idtab_bytes(&r->class_ids) + hf_idtab_bytes(&r->frame_ids) +
+           hf_idtab_bytes(&r->stack_ids) +
+           (r->cstrings + r->cclasses + r->cframes + r->cstacks) *
+               sizeof(void *) +
            r->cmeta * sizeof(heapfmt_rmeta);
 }
 
-static int nomem(heapfmt_reader *r, const char *what)
+int hf_table_nomem(heapfmt_reader *r, const char *what)
 {
     return hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
                     "out of memory for the %s table", what);
 }
 
-static void *table_alloc(heapfmt_reader *r, size_t size, int *rc)
+void *hf_table_alloc(heapfmt_reader *r, size_t size, int *rc)
 {
     if (table_bytes(r) + size > r->table_limit) {
         *rc = hf_rfail(r, HEAPFMT_E_LIMIT, 0, r->block_offset,
-                       "string and class tables exceed %llu bytes",
+                       "string, class and stack tables exceed %llu bytes",
                        (unsigned long long)r->table_limit);
         return NULL;
     }
     void *p = hf_arena_alloc(&r->arena, size);
     if (!p)
-        *rc = nomem(r, "string");
+        *rc = hf_table_nomem(r, "string");
     return p;
 }
 
@@ -37,6 +39,8 @@ int hf_tables_init(heapfmt_reader *r)
     hf_arena_init(&r->arena, &r->al);
     hf_idtab_init(&r->string_ids);
     hf_idtab_init(&r->class_ids);
+    hf_idtab_init(&r->frame_ids);
+    hf_idtab_init(&r->stack_ids);
     r->empty_string = (heapfmt_rstring){"", 0, 0, 0, 0};
     r->no_class = (heapfmt_rclass){0, 0, 0, 0, 0, NULL, 0};
     /* Slot 0 of each table is the "none" entry. */
@@ -56,6 +60,12 @@ void hf_tables_free(heapfmt_reader *r)
     hf_arena_free(&r->arena);
     hf_idtab_free(&r->string_ids, &r->al);
     hf_idtab_free(&r->class_ids, &r->al);
+    hf_idtab_free(&r->frame_ids, &r->al);
+    hf_idtab_free(&r->stack_ids, &r->al);
+    hf_free(&r->al, r->frames);
+    hf_free(&r->al, r->stacks);
+    r->frames = NULL;
+    r->stacks = NULL;
     hf_free(&r->al, r->strings);
     hf_free(&r->al, r->classes);
     hf_free(&r->al, r->meta);
@@ -69,7 +79,7 @@ static int add_string(heapfmt_reader *r, uint64_t id, const uint8_t *text,
                       size_t len, heapfmt_rstring **out)
 {
     int rc = HEAPFMT_OK;
-    heapfmt_rstring *s = table_alloc(r, sizeof *s + len + 1, &rc);
+    heapfmt_rstring *s = hf_table_alloc(r, sizeof *s + len + 1, &rc);
     if (!s)
         return rc;
     char *copy = (char *)(s + 1);
@@ -81,7 +91,7 @@ static int add_string(heapfmt_reader *r, uint64_t id, const uint8_t *text,
     if (hf_grow(&r->al, (void **)&r->strings, &r->cstrings, r->nstrings + 1,
                 sizeof *r->strings) < 0 ||
         hf_idtab_put(&r->string_ids, &r->al, id, (uint32_t)r->nstrings) < 0)
-        return nomem(r, "string");
+        return hf_table_nomem(r, "string");
     r->strings[r->nstrings++] = s;
     *out = s;
     return HEAPFMT_OK;
@@ -102,7 +112,7 @@ int hf_string_define(heapfmt_reader *r, uint64_t id, const uint8_t *text,
                             (unsigned long long)id);
         /* A placeholder made for an earlier use: give it its text. */
         int rc = HEAPFMT_OK;
-        char *copy = table_alloc(r, len + 1, &rc);
+        char *copy = hf_table_alloc(r, len + 1, &rc);
         if (!copy)
             return rc;
         memcpy(copy, text, len);
@@ -144,7 +154,7 @@ int hf_string_ref(heapfmt_reader *r, uint64_t id, const heapfmt_rstring **out)
 static int add_class(heapfmt_reader *r, uint64_t index, heapfmt_rclass **out)
 {
     int rc = HEAPFMT_OK;
-    heapfmt_rclass *c = table_alloc(r, sizeof *c, &rc);
+    heapfmt_rclass *c = hf_table_alloc(r, sizeof *c, &rc);
     if (!c)
         return rc;
     *c = (heapfmt_rclass){(uint32_t)index, (uint32_t)r->nclasses, 0, 0, 0,
@@ -152,7 +162,7 @@ static int add_class(heapfmt_reader *r, uint64_t index, heapfmt_rclass **out)
     if (hf_grow(&r->al, (void **)&r->classes, &r->cclasses, r->nclasses + 1,
                 sizeof *r->classes) < 0 ||
         hf_idtab_put(&r->class_ids, &r->al, index, (uint32_t)r->nclasses) < 0)
-        return nomem(r, "class");
+        return hf_table_nomem(r, "class");
     r->classes[r->nclasses++] = c;
     *out = c;
     return HEAPFMT_OK;
@@ -206,12 +216,15 @@ int hf_class_ref(heapfmt_reader *r, uint64_t index, const heapfmt_rclass **out)
     return rc;
 }
 
-int hf_meta_add(heapfmt_reader *r, unsigned type, const uint8_t *key,
-                size_t klen, const uint8_t *text, size_t tlen, uint64_t num,
+int hf_meta_add(heapfmt_reader *r, const hf_meta *in,
                 const heapfmt_rmeta **out)
 {
+    unsigned type = in->type;
+    const uint8_t *key = in->key, *text = in->text;
+    size_t klen = in->key_len, tlen = in->text_len;
+    uint64_t num = in->num;
     int rc = HEAPFMT_OK;
-    char *k = table_alloc(r, klen + 1 + tlen + 1, &rc);
+    char *k = hf_table_alloc(r, klen + 1 + tlen + 1, &rc);
     if (!k)
         return rc;
     memcpy(k, key, klen);
@@ -222,7 +235,7 @@ int hf_meta_add(heapfmt_reader *r, unsigned type, const uint8_t *key,
     t[tlen] = '\0';
     if (hf_grow(&r->al, (void **)&r->meta, &r->cmeta, r->nmeta + 1,
                 sizeof *r->meta) < 0)
-        return nomem(r, "META");
+        return hf_table_nomem(r, "META");
     heapfmt_rmeta *m = &r->meta[r->nmeta++];
     memset(m, 0, sizeof *m);
     m->key = k;

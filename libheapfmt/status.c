@@ -20,16 +20,14 @@ const char *heapfmt_strerror(int status)
     return "unknown status";
 }
 
-void hf_set_error(heapfmt_error *e, int code, int sys_errno, uint64_t offset,
-                  uint64_t block, uint64_t record, const char *fmt, ...)
+int hf_error_vset(heapfmt_error *e, int code, int sys_errno, hf_where at,
+                  const char *fmt, va_list ap)
 {
     e->code = code;
     e->sys_errno = sys_errno;
-    e->offset = offset;
-    e->block = block;
-    e->record = record;
-    va_list ap;
-    va_start(ap, fmt);
+    e->offset = at.offset;
+    e->block = at.block;
+    e->record = at.record;
     vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
+    return code;
 }

@@ -1,109 +1,28 @@
-/* writer.c -- the streaming writer: records into blocks, blocks to the sink.
+/* writer.c -- the streaming writer's records: each is encoded by format.h
+ * into the block being filled (writer_block.c sends the blocks out).
  *
- * Memory: one raw block buffer, one compressed buffer, zlib's state, the
- * string intern table, the class table and the block index. All grow only
- * when something new appears (a string, a class, a block, a record larger
- * than any before), never per object. */
+ * Memory: one raw block buffer, the codec's state, the string, frame,
+ * stack and class tables and the block index. All grow only when
+ * something new appears (a string, a class, a block, a record larger than
+ * any before), never per object. */
 #include <errno.h>
+#include <stdio.h>
 
 #include "writer_internal.h"
 
-/* ---- sink ---- */
-
-static int fail(heapfmt_writer *w, int code, int sys_errno, const char *fmt,
-                const char *detail)
+int hf_wfail(heapfmt_writer *w, int code, int sys_errno, const char *fmt, ...)
 {
-    hf_set_error(&w->err, code, sys_errno, w->offset, w->nblocks, w->records,
-                 fmt, detail);
+    va_list ap;
+    va_start(ap, fmt);
+    hf_error_vset(&w->err, code, sys_errno,
+                  (hf_where){w->offset, w->nblocks, w->records}, fmt, ap);
+    va_end(ap);
     if (code == HEAPFMT_E_IO || code == HEAPFMT_E_NOMEM)
         w->sticky = code;
     return code;
 }
 
-static int sink(heapfmt_writer *w, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    while (len > 0) {
-        long n = w->write(w->opaque, p, len);
-        if (n > 0 && (size_t)n <= len) {
-            p += n;
-            len -= (size_t)n;
-            w->offset += (uint64_t)n;
-        } else if (n == -EINTR || n == -EAGAIN) {
-            continue;
-        } else if (n < 0) {
-            return fail(w, HEAPFMT_E_IO, (int)-n, "write failed: %s",
-                        strerror((int)-n));
-        } else {
-            return fail(w, HEAPFMT_E_IO, EIO, "%s",
-                        n == 0 ? "write callback made no progress"
-                               : "write callback claimed more than asked");
-        }
-    }
-    return HEAPFMT_OK;
-}
-
-/* ---- blocks ---- */
-
-static int write_file_header(heapfmt_writer *w)
-{
-    uint8_t h[HF_HEADER_SIZE];
-    memcpy(h, HF_MAGIC, 8);
-    h[8] = HEAPFMT_FORMAT_MAJOR;
-    h[9] = HEAPFMT_FORMAT_MINOR;
-    hf_put_u16(h + 10, 0);
-    hf_put_u32(h + 12, hf_crc32(h, 12));
-    w->header_written = 1;
-    return sink(w, h, sizeof h);
-}
-
-/* Compresses and writes the buffered records as one block of this kind. */
-static int emit_block(heapfmt_writer *w, unsigned kind)
-{
-    int rc;
-    if (!w->header_written && (rc = write_file_header(w)) != HEAPFMT_OK)
-        return rc;
-    const uint8_t *payload = w->buf;
-    size_t stored = w->len;
-    unsigned codec = HF_CODEC_STORED;
-    if (w->level > 0) {
-        size_t zlen;
-        rc = hf_deflate_block(&w->z, w->buf, w->len, &zlen);
-        if (rc != HEAPFMT_OK)
-            return fail(w, rc, 0, "%s", "compression failed");
-        if (zlen < w->len) {
-            payload = w->z.out;
-            stored = zlen;
-            codec = HF_CODEC_DEFLATE;
-        }
-    }
-    uint8_t h[HF_BLOCK_HEADER_SIZE];
-    h[0] = (uint8_t)kind;
-    h[1] = (uint8_t)codec;
-    hf_put_u16(h + 2, 0);
-    hf_put_u32(h + 4, (uint32_t)w->len);
-    hf_put_u32(h + 8, (uint32_t)stored);
-    hf_put_u32(h + 12, hf_crc32(w->buf, w->len));
-    hf_put_u32(h + 16, hf_crc32(h, 16));
-    uint64_t start = w->offset;
-    if ((rc = sink(w, h, sizeof h)) != HEAPFMT_OK ||
-        (rc = sink(w, payload, stored)) != HEAPFMT_OK)
-        return rc;
-    if (kind == HF_KIND_DATA) {
-        if (hf_grow(&w->al, (void **)&w->blocks, &w->cblocks, w->nblocks + 1,
-                    sizeof *w->blocks) < 0)
-            return fail(w, HEAPFMT_E_NOMEM, 0, "%s", "block index");
-        w->blocks[w->nblocks].offset = start;
-        w->blocks[w->nblocks].records = w->block_records;
-        w->blocks[w->nblocks].objects = w->block_objects;
-        w->nblocks++;
-        w->raw_bytes += w->len;
-    }
-    w->len = 0;
-    w->prev_id = 0;
-    w->block_records = w->block_objects = 0;
-    return HEAPFMT_OK;
-}
+/* ---- records into the block ---- */
 
 /* Makes room for a record whose payload is at most bound bytes. Ends the
  * current block if the record would overflow it. On success returns a
@@ -115,21 +34,26 @@ static uint8_t *begin_record_slow(heapfmt_writer *w, size_t bound,
     size_t h = 1 + hf_varint_len(bound);
     size_t need = h + bound;
     if (need > HEAPFMT_MAX_BLOCK + (size_t)HF_VARINT_MAX + 1) {
-        fail(w, HEAPFMT_E_LIMIT, 0, "%s", "record larger than a block may be");
+        hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                 "record larger than a block may be (%u bytes)",
+                 HEAPFMT_MAX_BLOCK);
         return NULL;
     }
     if (w->len > 0 && w->len + need > w->block_size) {
         if (w->kind == HF_KIND_FOOTER) { /* the footer is a single block */
-            fail(w, HEAPFMT_E_LIMIT, 0, "%s", "footer larger than a block");
+            hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                     "footer larger than a block may be (%u bytes)",
+                     HEAPFMT_MAX_BLOCK);
             return NULL;
         }
-        if (emit_block(w, w->kind) != HEAPFMT_OK)
+        if (hf_emit_block(w, w->kind) != HEAPFMT_OK)
             return NULL;
     }
     if (w->len + need > w->cap) {
         size_t cap = w->cap;
         if (hf_grow(&w->al, (void **)&w->buf, &cap, w->len + need, 1) < 0) {
-            fail(w, HEAPFMT_E_NOMEM, 0, "%s", "record buffer");
+            hf_wfail(w, HEAPFMT_E_NOMEM, 0, "out of memory for a %zu-byte "
+                                            "record", need);
             return NULL;
         }
         w->cap = cap;
@@ -162,12 +86,12 @@ static int end_record_slow(heapfmt_writer *w, unsigned tag, size_t hdr,
     size_t plen = (size_t)(end - (start + hdr));
     size_t h = 1 + hf_varint_len(plen);
     if (w->len + h + plen > HEAPFMT_MAX_BLOCK)
-        return fail(w, HEAPFMT_E_LIMIT, 0, "%s",
-                    "record larger than a block may be");
+        return hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                        "record larger than a block may be (%u bytes)",
+                        HEAPFMT_MAX_BLOCK);
     if (h < hdr)
         memmove(start + h, start + hdr, plen);
-    start[0] = (uint8_t)tag;
-    hf_put_varint(start + 1, plen);
+    hf_record_head_encode(start, tag, plen);
     w->len += h + plen;
     w->records++;
     w->block_records++;
@@ -201,10 +125,9 @@ static int enter_slow(heapfmt_writer *w)
     if (w->sticky && !w->busy)
         return w->sticky;
     if (w->busy || w->finished) {
-        hf_set_error(&w->err, HEAPFMT_E_STATE, 0, w->offset, w->nblocks,
-                     w->records, "%s",
-                     w->busy ? "writer re-entered from a callback"
-                             : "writer already finished");
+        hf_wfail(w, HEAPFMT_E_STATE, 0, "%s",
+                 w->busy ? "writer re-entered from a callback"
+                         : "writer already finished");
         return HEAPFMT_E_STATE;
     }
     w->busy = 1;
@@ -229,54 +152,34 @@ static int leave(heapfmt_writer *w, int rc)
 
 /* ---- META ---- */
 
-static int key_ok(const char *key, size_t *len)
-{
-    size_t n = 0;
-    for (; key[n]; n++) {
-        char c = key[n];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-            return 0;
-        if (n >= HEAPFMT_MAX_KEY)
-            return 0;
-    }
-    *len = n;
-    return n > 0;
-}
-
 static int write_meta(heapfmt_writer *w, const char *key, unsigned type,
                       const char *text, uint64_t num)
 {
     int rc = enter(w);
     if (rc != HEAPFMT_OK)
         return rc;
-    size_t klen, tlen = 0;
-    if (!key || !key_ok(key, &klen))
-        return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s",
-                             "META key must be 1-255 bytes of [A-Za-z0-9._-]"));
+    hf_meta m = {type, (const uint8_t *)key, 0, (const uint8_t *)text, 0, num};
+    if (key)
+        m.key_len = strnlen(key, HF_META_KEY_MAX + 1);
+    if (!key || !hf_meta_key_valid(m.key, m.key_len))
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                 "META key must be 1-%u bytes of "
+                                 "[A-Za-z0-9._-]",
+                                 HF_META_KEY_MAX));
     if (type == HEAPFMT_META_TEXT) {
         if (!text)
-            return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s", "NULL META value"));
-        tlen = strlen(text);
-        if (tlen > HEAPFMT_MAX_STRING)
-            return leave(w, fail(w, HEAPFMT_E_LIMIT, 0, "%s",
-                                 "META value longer than 16 MiB"));
+            return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL META value"));
+        m.text_len = strlen(text);
+        if (m.text_len > HEAPFMT_MAX_STRING)
+            return leave(w, hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                                     "META value longer than %u bytes",
+                                     HEAPFMT_MAX_STRING));
     }
     size_t hdr;
-    uint8_t *p = begin_record(w, 1 + HF_VARINT_MAX + klen + HF_VARINT_MAX + tlen,
-                              &hdr);
+    uint8_t *p = begin_record(w, hf_meta_bound(&m), &hdr);
     if (!p)
         return leave(w, w->err.code);
-    *p++ = (uint8_t)type;
-    p = hf_put_varint(p, klen);
-    memcpy(p, key, klen);
-    p += klen;
-    if (type == HEAPFMT_META_TEXT) {
-        memcpy(p, text, tlen);
-        p += tlen;
-    } else {
-        p = hf_put_varint(p, num);
-    }
+    p = hf_meta_encode(p, &m);
     return leave(w, end_record(w, HEAPFMT_TAG_META, hdr, p));
 }
 
@@ -297,35 +200,54 @@ int heapfmt_write_meta_int(heapfmt_writer *w, const char *key, int64_t value)
                       hf_zigzag((uint64_t)value));
 }
 
-/* ---- STRING ---- */
+/* ---- STRING, FRAME, STACK: interned definitions ---- */
 
-/* Interns s; writes a STRING record when it is new. Caller holds busy. */
-static int intern(heapfmt_writer *w, const char *s, size_t len, uint32_t *id)
+/* Looks key up in an intern table; a new key gets the next id, and
+ * encode(w, p, id, ctx) writes its record. Caller holds busy. */
+static int intern(heapfmt_writer *w, hf_strtab *t, const char *what,
+                  const char *key, size_t klen, unsigned tag, size_t bound,
+                  uint8_t *(*encode)(uint8_t *p, uint32_t id, const void *ctx),
+                  const void *ctx, uint32_t *id)
 {
-    if (len > HEAPFMT_MAX_STRING)
-        return fail(w, HEAPFMT_E_LIMIT, 0, "%s", "string longer than 16 MiB");
-    if (!s && len)
-        return fail(w, HEAPFMT_E_ARG, 0, "%s", "NULL string");
     int found;
-    uint32_t nid = (uint32_t)(w->strings.count + 1);
-    if (w->strings.count >= HEAPFMT_MAX_ID)
-        return fail(w, HEAPFMT_E_LIMIT, 0, "%s", "too many strings");
-    if (hf_strtab_intern(&w->strings, s ? s : "", len, nid, id, &found) < 0)
-        return fail(w, HEAPFMT_E_NOMEM, 0, "%s", "string table");
+    if (t->count >= HEAPFMT_MAX_ID)
+        return hf_wfail(w, HEAPFMT_E_LIMIT, 0, "more than %u %ss",
+                        HEAPFMT_MAX_ID, what);
+    if (hf_strtab_intern(t, key, klen, (uint32_t)(t->count + 1), id,
+                         &found) < 0)
+        return hf_wfail(w, HEAPFMT_E_NOMEM, 0, "out of memory for the %s "
+                                               "table", what);
     if (found)
         return HEAPFMT_OK;
     size_t hdr;
-    uint8_t *p = begin_record(w, HF_VARINT_MAX + len, &hdr);
+    uint8_t *p = begin_record(w, bound, &hdr);
     int rc = w->err.code;
-    if (p) {
-        p = hf_put_varint(p, *id);
-        if (len)
-            memcpy(p, s, len);
-        rc = end_record(w, HEAPFMT_TAG_STRING, hdr, p + len);
-    }
+    if (p)
+        rc = end_record(w, tag, hdr, encode(p, *id, ctx));
     if (rc != HEAPFMT_OK) /* not written: the id must not be handed out */
-        hf_strtab_forget_last(&w->strings);
+        hf_strtab_forget_last(t);
     return rc;
+}
+
+static uint8_t *encode_string(uint8_t *p, uint32_t id, const void *ctx)
+{
+    hf_string_rec s = *(const hf_string_rec *)ctx;
+    s.id = id;
+    return hf_string_encode(p, &s);
+}
+
+static int intern_string(heapfmt_writer *w, const char *s, size_t len,
+                         uint32_t *id)
+{
+    if (len > HEAPFMT_MAX_STRING)
+        return hf_wfail(w, HEAPFMT_E_LIMIT, 0, "string longer than %u bytes",
+                        HEAPFMT_MAX_STRING);
+    if (!s && len)
+        return hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL string");
+    hf_string_rec rec = {0, (const uint8_t *)s, len};
+    return intern(w, &w->strings, "string", s ? s : "", len,
+                  HEAPFMT_TAG_STRING, hf_string_bound(len), encode_string,
+                  &rec, id);
 }
 
 int heapfmt_write_string(heapfmt_writer *w, const char *s, size_t len,
@@ -335,8 +257,80 @@ int heapfmt_write_string(heapfmt_writer *w, const char *s, size_t len,
     if (rc != HEAPFMT_OK)
         return rc;
     if (!id)
-        return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s", "NULL id pointer"));
-    return leave(w, intern(w, s, len, id));
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL id pointer"));
+    return leave(w, intern_string(w, s, len, id));
+}
+
+static int check_string_id(heapfmt_writer *w, uint64_t id, const char *what)
+{
+    if (id <= w->strings.count)
+        return HEAPFMT_OK;
+    return hf_wfail(w, HEAPFMT_E_ARG, 0, "%s string id %llu was never defined",
+                    what, (unsigned long long)id);
+}
+
+static uint8_t *encode_frame(uint8_t *p, uint32_t id, const void *ctx)
+{
+    hf_frame_rec f = *(const hf_frame_rec *)ctx;
+    f.id = id;
+    return hf_frame_encode(p, &f);
+}
+
+int heapfmt_write_frame(heapfmt_writer *w, const heapfmt_frame *f,
+                        uint32_t *id)
+{
+    int rc = enter(w);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    if (!f || !id)
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL frame or id"));
+    if ((rc = check_string_id(w, f->function, "frame function")) != 0 ||
+        (rc = check_string_id(w, f->library, "frame library")) != 0 ||
+        (rc = check_string_id(w, f->file, "frame file")) != 0)
+        return leave(w, rc);
+    /* The intern key is the record's fields without the id. */
+    hf_frame_rec rec = {0, f->function, f->library, f->offset, f->file,
+                        f->line};
+    uint8_t key[HF_FRAME_BOUND];
+    size_t klen = (size_t)(hf_frame_encode(key, &rec) - key);
+    return leave(w, intern(w, &w->frames, "frame", (const char *)key, klen,
+                           HEAPFMT_TAG_FRAME, HF_FRAME_BOUND, encode_frame,
+                           &rec, id));
+}
+
+typedef struct stack_ctx {
+    const uint32_t *frames;
+    size_t n;
+} stack_ctx;
+
+static uint8_t *encode_stack(uint8_t *p, uint32_t id, const void *ctx)
+{
+    const stack_ctx *s = ctx;
+    return hf_stack_encode(p, id, s->frames, s->n);
+}
+
+int heapfmt_write_stack(heapfmt_writer *w, const uint32_t *frames, size_t n,
+                        uint32_t *id)
+{
+    int rc = enter(w);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    if (!frames || !id)
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL frames or id"));
+    if (n == 0 || n > HEAPFMT_MAX_FRAMES)
+        return leave(w, hf_wfail(w, n ? HEAPFMT_E_LIMIT : HEAPFMT_E_ARG, 0,
+                                 "a stack has 1 to %u frames, not %zu",
+                                 HEAPFMT_MAX_FRAMES, n));
+    for (size_t i = 0; i < n; i++)
+        if (frames[i] == 0 || frames[i] > w->frames.count)
+            return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                     "frame id %u was never defined",
+                                     frames[i]));
+    /* The intern key is the frame ids as stored (4 bytes each). */
+    stack_ctx ctx = {frames, n};
+    return leave(w, intern(w, &w->stacks, "stack", (const char *)frames,
+                           n * sizeof *frames, HEAPFMT_TAG_STACK,
+                           hf_stack_bound(n), encode_stack, &ctx, id));
 }
 
 /* ---- CLASS ---- */
@@ -344,16 +338,12 @@ int heapfmt_write_string(heapfmt_writer *w, const char *s, size_t len,
 static int emit_class(heapfmt_writer *w, uint32_t index)
 {
     const hf_wclass *c = &w->classes[index - 1];
+    hf_class_rec rec = {index, c->id, c->name, c->super_id, c->flags};
     size_t hdr;
-    uint8_t *p = begin_record(w, 5 * HF_VARINT_MAX, &hdr);
+    uint8_t *p = begin_record(w, HF_CLASS_BOUND, &hdr);
     if (!p)
         return w->err.code;
-    p = hf_put_varint(p, index);
-    p = hf_put_varint(p, c->id);
-    p = hf_put_varint(p, c->name);
-    p = hf_put_varint(p, c->super_id);
-    p = hf_put_varint(p, c->flags);
-    return end_record(w, HEAPFMT_TAG_CLASS, hdr, p);
+    return end_record(w, HEAPFMT_TAG_CLASS, hdr, hf_class_encode(p, &rec));
 }
 
 static inline hf_class_cache *class_cache_slot(heapfmt_writer *w,
@@ -379,11 +369,13 @@ static int class_index(heapfmt_writer *w, uint64_t id, uint32_t *index,
         return HEAPFMT_OK;
     }
     if (w->nclasses >= HEAPFMT_MAX_ID)
-        return fail(w, HEAPFMT_E_LIMIT, 0, "%s", "too many classes");
+        return hf_wfail(w, HEAPFMT_E_LIMIT, 0, "more than %u classes",
+                        HEAPFMT_MAX_ID);
     if (hf_grow(&w->al, (void **)&w->classes, &w->cclasses, w->nclasses + 1,
                 sizeof *w->classes) < 0 ||
         hf_map_put(&w->class_ids, &w->al, id, (uint32_t)w->nclasses + 1) < 0)
-        return fail(w, HEAPFMT_E_NOMEM, 0, "%s", "class table");
+        return hf_wfail(w, HEAPFMT_E_NOMEM, 0,
+                        "out of memory for the class table");
     hf_wclass *c = &w->classes[w->nclasses++];
     memset(c, 0, sizeof *c);
     c->id = id;
@@ -400,12 +392,13 @@ int heapfmt_write_class(heapfmt_writer *w, const heapfmt_class *c)
     if (rc != HEAPFMT_OK)
         return rc;
     if (!c || c->id == 0 || (c->flags & ~(uint64_t)HF_CLASS_FLAGS_KNOWN))
-        return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s",
-                             !c ? "NULL class"
-                             : c->id == 0 ? "class id 0 is reserved"
-                                          : "unknown class flag bits"));
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "%s",
+                                 !c ? "NULL class"
+                                 : c->id == 0 ? "class id 0 is reserved"
+                                              : "unknown class flag bits"));
     uint32_t name = 0;
-    if (c->name && (rc = intern(w, c->name, c->name_len, &name)) != HEAPFMT_OK)
+    if (c->name &&
+        (rc = intern_string(w, c->name, c->name_len, &name)) != HEAPFMT_OK)
         return leave(w, rc);
     uint32_t index;
     int created;
@@ -418,41 +411,26 @@ int heapfmt_write_class(heapfmt_writer *w, const heapfmt_class *c)
     return leave(w, emit_class(w, index));
 }
 
-/* ---- OBJECT ---- */
+/* ---- OBJECT and ROOT ---- */
 
-static int check_string_id(heapfmt_writer *w, uint32_t id, const char *what)
-{
-    if (id <= w->strings.count)
-        return HEAPFMT_OK;
-    return fail(w, HEAPFMT_E_ARG, 0, "%s string id was never defined", what);
-}
-
-/* Encodes n references as zigzag deltas starting from base. */
-static uint8_t *put_refs(uint8_t *p, uint64_t base, const uint64_t *ids,
-                         size_t n)
+/* Checks labels given for n references: known kinds, defined strings. */
+static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
+                        size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        p = hf_put_varint(p, hf_zigzag(ids[i] - base));
-        base = ids[i];
+        const heapfmt_label *l = &labels[i];
+        if (l->kind > HEAPFMT_LABEL_OTHER || l->weak > 1)
+            return hf_wfail(w, HEAPFMT_E_ARG, 0,
+                            "label %zu: unknown kind %u or weak %u", i,
+                            l->kind, l->weak);
+        if (l->kind != HEAPFMT_LABEL_INDEX &&
+            l->kind != HEAPFMT_LABEL_NONE &&
+            (l->value == 0 || l->value > w->strings.count))
+            return hf_wfail(w, HEAPFMT_E_ARG, 0,
+                            "label %zu: string id %llu was never defined", i,
+                            (unsigned long long)l->value);
     }
-    return p;
-}
-
-static size_t refs_len(uint64_t base, const uint64_t *ids, size_t n)
-{
-    size_t len = 0;
-    for (size_t i = 0; i < n; i++) {
-        len += hf_varint_len(hf_zigzag(ids[i] - base));
-        base = ids[i];
-    }
-    return len;
-}
-
-/* Bound on a record's payload: exact for large reference lists (so that a
- * big array is not refused for a bound it would never reach). */
-static size_t refs_bound(uint64_t base, const uint64_t *ids, size_t n)
-{
-    return n <= 256 ? n * HF_VARINT_MAX : refs_len(base, ids, n);
+    return HEAPFMT_OK;
 }
 
 int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
@@ -461,23 +439,38 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
     if (rc != HEAPFMT_OK)
         return rc;
     if (!o)
-        return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s", "NULL object"));
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL object"));
     uint32_t f = o->fields;
     size_t vlen = (f & HEAPFMT_F_VALUE) ? o->value_len : 0;
     if (f & ~(uint32_t)HEAPFMT_F_ALL)
-        return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s", "unknown field bits"));
-    if (vlen > HEAPFMT_MAX_STRING || o->nrefs > HEAPFMT_MAX_REFS)
-        return leave(w, fail(w, HEAPFMT_E_LIMIT, 0, "%s",
-                             vlen > HEAPFMT_MAX_STRING
-                                 ? "value longer than 16 MiB"
-                                 : "more than 2^24 references"));
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "unknown field bits"));
+    if (vlen > HEAPFMT_MAX_STRING)
+        return leave(w, hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                                 "value longer than %u bytes",
+                                 HEAPFMT_MAX_STRING));
+    if (o->nrefs > HEAPFMT_MAX_REFS)
+        return leave(w, hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                                 "more than %u references",
+                                 HEAPFMT_MAX_REFS));
     if ((vlen && !o->value) || (o->nrefs && !o->refs))
-        return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s",
-                             "NULL value or refs with a nonzero length"));
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                 "NULL value or refs with a nonzero length"));
     if ((rc = check_string_id(w, o->type, "type")) != HEAPFMT_OK ||
         ((f & HEAPFMT_F_SITE) &&
          (rc = check_string_id(w, o->file, "file")) != HEAPFMT_OK))
         return leave(w, rc);
+    size_t nlabels = 0;
+    if (f & HEAPFMT_F_LABELS) {
+        if (o->nrefs && !o->labels)
+            return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL labels"));
+        if ((rc = check_labels(w, o->labels, o->nrefs)) != HEAPFMT_OK)
+            return leave(w, rc);
+        if ((nlabels = hf_labels_count(o->labels, o->nrefs)) == 0)
+            f &= ~(uint32_t)HEAPFMT_F_LABELS; /* nothing to say: no cost */
+    }
+    if ((f & HEAPFMT_F_STACK) && (o->stack == 0 || o->stack > w->stacks.count))
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                 "stack id %u was never defined", o->stack));
 
     uint32_t cls = 0;
     if (o->class_id != 0) {
@@ -487,33 +480,33 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
             return leave(w, rc);
     }
 
-    size_t bound = 7 * HF_VARINT_MAX + 1 + vlen +
-                   refs_bound(o->id, o->refs, o->nrefs);
+    size_t bound = HF_OBJECT_HEAD_BOUND + vlen +
+                   hf_refs_bound(o->id, o->refs, o->nrefs);
+    if (f & (HEAPFMT_F_STACK | HEAPFMT_F_LABELS))
+        bound += HF_VARINT_MAX + (nlabels ? hf_labels_bound(o->nrefs) : 0);
     size_t hdr;
     uint8_t *p = begin_record(w, bound, &hdr);
     if (!p)
         return leave(w, w->err.code);
-    p = hf_put_varint(p, hf_zigzag(o->id - w->prev_id));
-    p = hf_put_varint(p, cls);
-    p = hf_put_varint(p, o->type);
-    p = hf_put_varint(p, o->size);
-    *p++ = (uint8_t)f;
-    if (f & HEAPFMT_F_FLAGS)
-        p = hf_put_varint(p, o->flags);
-    if (f & HEAPFMT_F_VALUE) {
-        p = hf_put_varint(p, vlen);
-        if (vlen)
-            memcpy(p, o->value, vlen);
-        p += vlen;
-    }
-    if (f & HEAPFMT_F_SITE) {
-        p = hf_put_varint(p, o->file);
-        p = hf_put_varint(p, o->line);
-    }
-    if (f & HEAPFMT_F_GENERATION)
-        p = hf_put_varint(p, o->generation);
-    p = hf_put_varint(p, o->nrefs);
-    p = put_refs(p, o->id, o->refs, o->nrefs);
+    hf_object_rec rec;
+    rec.id_delta = hf_zigzag(o->id - w->prev_id);
+    rec.klass = cls;
+    rec.type = o->type;
+    rec.size = o->size;
+    rec.fields = f;
+    rec.flags = o->flags;
+    rec.value = (const uint8_t *)o->value;
+    rec.value_len = vlen;
+    rec.file = o->file;
+    rec.line = o->line;
+    rec.generation = o->generation;
+    rec.nrefs = o->nrefs;
+    p = hf_object_head_encode(p, &rec);
+    p = hf_refs_encode(p, o->id, o->refs, o->nrefs);
+    if (f & HEAPFMT_F_STACK)
+        p = hf_put_varint(p, o->stack);
+    if (f & HEAPFMT_F_LABELS)
+        p = hf_labels_encode(p, o->labels, o->nrefs);
     if ((rc = end_record(w, HEAPFMT_TAG_OBJECT, hdr, p)) != HEAPFMT_OK)
         return leave(w, rc);
     w->prev_id = o->id;
@@ -530,32 +523,49 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
     return leave(w, HEAPFMT_OK);
 }
 
-/* ---- ROOT ---- */
-
-int heapfmt_write_root(heapfmt_writer *w, uint32_t kind, const uint64_t *ids,
-                       size_t n)
+int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
+                               const uint64_t *ids,
+                               const heapfmt_label *labels, size_t n)
 {
     int rc = enter(w);
     if (rc != HEAPFMT_OK)
         return rc;
     if (n > HEAPFMT_MAX_REFS)
-        return leave(w, fail(w, HEAPFMT_E_LIMIT, 0, "%s",
-                             "more than 2^24 references"));
+        return leave(w, hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                                 "more than %u references",
+                                 HEAPFMT_MAX_REFS));
     if (n && !ids)
-        return leave(w, fail(w, HEAPFMT_E_ARG, 0, "%s", "NULL ids"));
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL ids"));
     if ((rc = check_string_id(w, kind, "root kind")) != HEAPFMT_OK)
         return leave(w, rc);
+    size_t nlabels = 0;
+    if (labels) {
+        if ((rc = check_labels(w, labels, n)) != HEAPFMT_OK)
+            return leave(w, rc);
+        nlabels = hf_labels_count(labels, n);
+    }
+    size_t bound = HF_ROOT_HEAD_BOUND + hf_refs_bound(0, ids, n) +
+                   (nlabels ? 1 + hf_labels_bound(n) : 0);
     size_t hdr;
-    uint8_t *p = begin_record(w, 2 * HF_VARINT_MAX + refs_bound(0, ids, n),
-                              &hdr);
+    uint8_t *p = begin_record(w, bound, &hdr);
     if (!p)
         return leave(w, w->err.code);
-    p = hf_put_varint(p, kind);
-    p = hf_put_varint(p, n);
-    p = put_refs(p, 0, ids, n);
+    hf_root_rec rec = {kind, n, NULL};
+    p = hf_root_head_encode(p, &rec);
+    p = hf_refs_encode(p, 0, ids, n);
+    if (nlabels) {
+        *p++ = HF_ROOT_F_LABELS;
+        p = hf_labels_encode(p, labels, n);
+    }
     if ((rc = end_record(w, HEAPFMT_TAG_ROOT, hdr, p)) == HEAPFMT_OK)
         w->roots++;
     return leave(w, rc);
+}
+
+int heapfmt_write_root(heapfmt_writer *w, uint32_t kind, const uint64_t *ids,
+                       size_t n)
+{
+    return heapfmt_write_root_labeled(w, kind, ids, NULL, n);
 }
 
 /* ---- flush, finish ---- */
@@ -566,79 +576,63 @@ int heapfmt_writer_flush(heapfmt_writer *w)
     if (rc != HEAPFMT_OK)
         return rc;
     if (w->len > 0)
-        rc = emit_block(w, HF_KIND_DATA);
+        rc = hf_emit_block(w, HF_KIND_DATA);
+    if (rc == HEAPFMT_OK)
+        rc = hf_drain_blocks(w);
     return leave(w, rc);
 }
 
-/* Appends one record with n varints (footer records). */
-static int put_varints(heapfmt_writer *w, unsigned tag, const uint64_t *v,
-                       size_t n, const char *text, size_t tlen)
+static int write_summary(heapfmt_writer *w, const hf_summary_rec *s)
 {
     size_t hdr;
-    uint8_t *p = begin_record(w, (n + 1) * HF_VARINT_MAX + tlen, &hdr);
+    uint8_t *p = begin_record(w, hf_summary_bound(s->name_len), &hdr);
     if (!p)
         return w->err.code;
-    for (size_t i = 0; i < n; i++)
-        p = hf_put_varint(p, v[i]);
-    if (text) {
-        p = hf_put_varint(p, tlen);
-        memcpy(p, text, tlen);
-        p += tlen;
-    }
-    return end_record(w, tag, hdr, p);
+    return end_record(w, HEAPFMT_TAG_SUMMARY, hdr, hf_summary_encode(p, s));
 }
 
 static int write_footer(heapfmt_writer *w, uint64_t records)
 {
     int rc;
+    if ((rc = hf_drain_blocks(w)) != HEAPFMT_OK) /* all blocks indexed */
+        return rc;
     w->kind = HF_KIND_FOOTER;
     w->block_size = HEAPFMT_MAX_BLOCK; /* the footer is one block */
-    uint64_t totals[8] = {w->objects,  w->bytes,         records,
-                          w->nclasses, w->strings.count, w->roots,
-                          w->nblocks,  w->raw_bytes};
-    if ((rc = put_varints(w, HEAPFMT_TAG_TOTALS, totals, 8, NULL, 0)) != 0)
-        return rc;
-
-    size_t bound = HF_VARINT_MAX * (1 + 3 * w->nblocks);
+    heapfmt_totals t = {w->objects,  w->bytes,         records,
+                        w->nclasses, w->strings.count, w->roots,
+                        w->nblocks,  w->raw_bytes,     w->codecs};
     size_t hdr;
-    uint8_t *p = begin_record(w, bound, &hdr);
-    if (!p)
+    uint8_t *p = begin_record(w, HF_TOTALS_BOUND, &hdr);
+    if (!p || (rc = end_record(w, HEAPFMT_TAG_TOTALS, hdr,
+                               hf_totals_encode(p, &t))) != HEAPFMT_OK)
         return w->err.code;
-    p = hf_put_varint(p, w->nblocks);
-    uint64_t prev = 0;
-    for (size_t i = 0; i < w->nblocks; i++) {
-        p = hf_put_varint(p, w->blocks[i].offset - prev);
-        p = hf_put_varint(p, w->blocks[i].records);
-        p = hf_put_varint(p, w->blocks[i].objects);
-        prev = w->blocks[i].offset;
-    }
-    if ((rc = end_record(w, HEAPFMT_TAG_BLOCKS, hdr, p)) != HEAPFMT_OK)
-        return rc;
-
+    p = begin_record(w, hf_blocks_bound(w->nblocks), &hdr);
+    if (!p || (rc = end_record(w, HEAPFMT_TAG_BLOCKS, hdr,
+                               hf_blocks_encode(p, w->blocks, w->nblocks))) !=
+                  HEAPFMT_OK)
+        return w->err.code;
     if (w->noclass_count) {
-        uint64_t v[5] = {0, 0, 0, w->noclass_count, w->noclass_bytes};
-        if ((rc = put_varints(w, HEAPFMT_TAG_SUMMARY, v, 5, "", 0)) != 0)
+        hf_summary_rec s = {0, 0, 0, w->noclass_count, w->noclass_bytes,
+                            NULL, 0};
+        if ((rc = write_summary(w, &s)) != HEAPFMT_OK)
             return rc;
     }
     for (size_t i = 0; i < w->nclasses; i++) {
         const hf_wclass *c = &w->classes[i];
-        uint64_t v[5] = {i + 1, c->id, c->flags, c->count, c->bytes};
-        size_t nlen = 0;
-        const char *name = c->name ? hf_strtab_text(&w->strings, c->name, &nlen)
-                                   : "";
-        if ((rc = put_varints(w, HEAPFMT_TAG_SUMMARY, v, 5, name, nlen)) != 0)
+        hf_summary_rec s = {i + 1, c->id, c->flags, c->count, c->bytes,
+                            NULL, 0};
+        if (c->name)
+            s.name = (const uint8_t *)hf_strtab_text(&w->strings, c->name,
+                                                     &s.name_len);
+        if ((rc = write_summary(w, &s)) != HEAPFMT_OK)
             return rc;
     }
-    uint64_t footer_offset = w->offset;
-    if ((rc = emit_block(w, HF_KIND_FOOTER)) != HEAPFMT_OK)
+    hf_trailer tr = {w->offset, 0};
+    if ((rc = hf_emit_block(w, HF_KIND_FOOTER)) != HEAPFMT_OK)
         return rc;
-
-    uint8_t t[HF_TRAILER_SIZE];
-    hf_put_u64(t, footer_offset);
-    hf_put_u32(t + 8, 0);
-    hf_put_u32(t + 12, hf_crc32(t, 12));
-    memcpy(t + 16, HF_END_MAGIC, 8);
-    return sink(w, t, sizeof t);
+    uint8_t out[HF_TRAILER_SIZE];
+    hf_trailer_encode(out, &tr);
+    return hf_sink(w, out, sizeof out);
 }
 
 int heapfmt_writer_finish(heapfmt_writer *w)
@@ -649,10 +643,13 @@ int heapfmt_writer_finish(heapfmt_writer *w)
             hf_writer_close_target(w);
         return rc;
     }
-    uint64_t end[3] = {w->objects, w->bytes, w->records};
-    if ((rc = put_varints(w, HEAPFMT_TAG_END, end, 3, NULL, 0)) == HEAPFMT_OK &&
-        (rc = emit_block(w, HF_KIND_DATA)) == HEAPFMT_OK)
-        rc = write_footer(w, end[2]);
+    hf_end_rec end = {w->objects, w->bytes, w->records};
+    size_t hdr;
+    uint8_t *p = begin_record(w, HF_END_BOUND, &hdr);
+    rc = p ? end_record(w, HEAPFMT_TAG_END, hdr, hf_end_encode(p, &end))
+           : w->err.code;
+    if (rc == HEAPFMT_OK && (rc = hf_emit_block(w, HF_KIND_DATA)) == HEAPFMT_OK)
+        rc = write_footer(w, end.records);
     if (rc != HEAPFMT_OK && !w->sticky)
         w->sticky = rc; /* a half-written footer cannot be continued */
     int crc = hf_writer_close_target(w);

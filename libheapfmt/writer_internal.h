@@ -21,9 +21,22 @@ typedef struct hf_class_cache {
     uint32_t index;
 } hf_class_cache;
 
+/* A filled block on its way out: raw records, and once encoded the
+ * payload to write. */
 typedef struct hf_wblock {
-    uint64_t offset, records, objects;
+    uint8_t *raw;
+    size_t len, cap;
+    unsigned kind;
+    uint64_t records, objects; /* for the block index */
+    /* set by hf_wblock_encode */
+    const uint8_t *payload;
+    size_t stored;
+    unsigned codec;
+    uint32_t crc;
+    int rc;
 } hf_wblock;
+
+typedef struct hf_wthread hf_wthread; /* writer_block.c */
 
 struct heapfmt_writer {
     heapfmt_allocator al;
@@ -32,12 +45,13 @@ struct heapfmt_writer {
     int fd;        /* owned descriptor (open_path), or -1 */
     int fd_target; /* descriptor written by the fd sink */
 
-    int level;
+    int level, codec;
     size_t block_size;
     unsigned kind; /* kind of the block being filled */
     uint8_t *buf;  /* raw records of the current block */
     size_t len, cap;
-    hf_deflater z;
+    hf_compressor comp;
+    hf_wthread *thread; /* compression worker, or NULL */
 
     uint64_t prev_id; /* delta base, reset per block */
     uint64_t offset;  /* bytes handed to the sink */
@@ -45,11 +59,14 @@ struct heapfmt_writer {
 
     uint64_t records, objects, bytes, roots;
     uint64_t raw_bytes; /* decoded bytes of the data blocks written */
+    uint64_t codecs;    /* bit c: a data block was written with codec c */
     uint64_t block_records, block_objects;
-    hf_wblock *blocks;
+    heapfmt_block_entry *blocks;
     size_t nblocks, cblocks;
 
     hf_strtab strings;
+    hf_strtab frames; /* encoded FRAME fields -> frame id */
+    hf_strtab stacks; /* encoded frame id lists -> stack id */
     hf_map class_ids; /* class id -> index */
     hf_wclass *classes; /* index - 1 */
     size_t nclasses, cclasses;
@@ -59,6 +76,28 @@ struct heapfmt_writer {
     int busy, finished, sticky;
     heapfmt_error err;
 };
+
+/* Records the error on the handle (position: offset, blocks, records);
+ * HEAPFMT_E_IO and HEAPFMT_E_NOMEM become sticky. Returns code. */
+int hf_wfail(heapfmt_writer *w, int code, int sys_errno, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* ---- the block layer (writer_block.c) ---- */
+
+/* Starts the compression worker (threads option). */
+int hf_wthread_start(heapfmt_writer *w);
+/* Stops and frees it; a block still queued is dropped. */
+void hf_wthread_stop(heapfmt_writer *w);
+/* Ends the current block (its records in w->buf) as a block of this kind:
+ * compresses and writes it, or hands it to the worker. */
+int hf_emit_block(heapfmt_writer *w, unsigned kind);
+/* Waits for the worker's block, if any, and writes it. */
+int hf_drain_blocks(heapfmt_writer *w);
+/* Writes bytes to the sink (the trailer). */
+int hf_sink(heapfmt_writer *w, const void *buf, size_t len);
 
 /* Closes the descriptor opened by heapfmt_writer_open_path, if any;
  * returns HEAPFMT_OK or HEAPFMT_E_IO (recorded on the handle). */

@@ -18,10 +18,18 @@ int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
             return HEAPFMT_E_ARG;
         memcpy(&o, opt, opt->size);
     }
-    if (!write || o.level < 0 || o.level > 9 ||
+    if (o.codec == HEAPFMT_CODEC_STORED)
+        o.level = 0; /* the level of "no compression" */
+    int max_level = o.codec == HEAPFMT_CODEC_ZSTD ? HEAPFMT_ZSTD_MAX_LEVEL
+                                                  : HEAPFMT_DEFLATE_MAX_LEVEL;
+    if (!write || o.level < 0 || o.level > max_level ||
+        o.codec < HEAPFMT_CODEC_STORED || o.codec > HEAPFMT_CODEC_ZSTD ||
+        o.threads < 0 || o.threads > 1 ||
         (o.block_size != 0 && (o.block_size < HEAPFMT_MIN_BLOCK_SIZE ||
                                o.block_size > HEAPFMT_MAX_BLOCK)))
         return HEAPFMT_E_ARG;
+    if (o.level > 0 && !heapfmt_codec_supported(o.codec))
+        return HEAPFMT_E_UNSUPPORTED;
     heapfmt_allocator al;
     hf_allocator_init(&al, o.allocator);
     heapfmt_writer *w = hf_alloc(&al, sizeof *w);
@@ -33,16 +41,22 @@ int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
     w->opaque = opaque;
     w->fd = -1;
     w->level = o.level;
+    w->codec = o.codec;
     w->block_size = o.block_size ? o.block_size : HEAPFMT_DEFAULT_BLOCK_SIZE;
     w->kind = HF_KIND_DATA;
     hf_strtab_init(&w->strings, &w->al);
+    hf_strtab_init(&w->frames, &w->al);
+    hf_strtab_init(&w->stacks, &w->al);
     hf_map_init(&w->class_ids);
-    /* Allocate the block buffer and zlib state now, not in the middle. */
+    /* Allocate the block buffer, codec state and worker now, not in the
+     * middle of a dump. */
     w->cap = w->block_size + 64;
     w->buf = hf_alloc(&w->al, w->cap);
     int rc = w->buf ? HEAPFMT_OK : HEAPFMT_E_NOMEM;
     if (rc == HEAPFMT_OK && w->level > 0)
-        rc = hf_deflater_init(&w->z, &w->al, w->level);
+        rc = hf_compressor_init(&w->comp, &w->al, w->codec, w->level);
+    if (rc == HEAPFMT_OK && w->level > 0 && o.threads)
+        rc = hf_wthread_start(w);
     if (rc != HEAPFMT_OK) {
         heapfmt_writer_free(w);
         return rc;
@@ -119,10 +133,7 @@ int hf_writer_close_target(heapfmt_writer *w)
     if (close(fd) == 0 || errno == EINTR)
         return HEAPFMT_OK;
     int e = errno;
-    hf_set_error(&w->err, HEAPFMT_E_IO, e, w->offset, w->nblocks, w->records,
-                 "close failed: %s", strerror(e));
-    w->sticky = HEAPFMT_E_IO;
-    return HEAPFMT_E_IO;
+    return hf_wfail(w, HEAPFMT_E_IO, e, "close failed: %s", strerror(e));
 }
 
 void heapfmt_writer_free(heapfmt_writer *w)
@@ -132,8 +143,11 @@ void heapfmt_writer_free(heapfmt_writer *w)
     if (w->fd >= 0)
         close(w->fd);
     heapfmt_allocator al = w->al;
-    hf_deflater_free(&w->z);
+    hf_wthread_stop(w);
+    hf_compressor_free(&w->comp);
     hf_strtab_free(&w->strings);
+    hf_strtab_free(&w->frames);
+    hf_strtab_free(&w->stacks);
     hf_map_free(&w->class_ids, &al);
     hf_free(&al, w->classes);
     hf_free(&al, w->blocks);

@@ -144,7 +144,7 @@ static unsigned long allocs_for_objects(int nobjects)
     uint64_t refs[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
     heapfmt_object o = { 0 };
     o.type = type;
-    o.fields = HEAPFMT_F_ALL;
+    o.fields = HEAPFMT_F_BASIC;
     o.value = "0123456789";
     o.value_len = 10;
     o.refs = refs;

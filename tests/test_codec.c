@@ -67,7 +67,9 @@ Test(crc32, special_inputs_match_zlib)
     free(buf);
 }
 
-Test(codec, deflate_inflate_round_trip)
+/* Both codecs round-trip at several levels, and a decoder refuses a raw
+ * length that differs from the stream's and a cut stream. */
+static void codec_round_trip(int codec, int maxlevel)
 {
     enum { LEN = 300000 };
     heapfmt_allocator al = {0};
@@ -77,24 +79,47 @@ Test(codec, deflate_inflate_round_trip)
     fill(in, LEN, 3);
     for (size_t i = 0; i < LEN; i += 7) /* compressible in part */
         in[i] = 'a';
-    for (int level = 1; level <= 9; level += 4) {
-        hf_deflater d;
-        hf_inflater f;
+    for (int level = 1; level <= maxlevel; level += 4) {
+        hf_compressor c;
+        hf_decompressor d;
         size_t zlen;
-        cr_assert_eq(hf_deflater_init(&d, &al, level), HEAPFMT_OK);
-        cr_assert_eq(hf_inflater_init(&f, &al), HEAPFMT_OK);
-        cr_assert_eq(hf_deflate_block(&d, in, LEN, &zlen), HEAPFMT_OK);
-        cr_assert_lt(zlen, (size_t)LEN, "level %d compresses", level);
+        cr_assert_eq(hf_compressor_init(&c, &al, codec, level), HEAPFMT_OK);
+        hf_decompressor_init(&d, &al);
+        cr_assert_eq(hf_compress_block(&c, in, LEN, &zlen), HEAPFMT_OK);
+        cr_assert_lt(zlen, (size_t)LEN, "%s level %d compresses",
+                     heapfmt_codec_name(codec), level);
         memset(out, 0, LEN);
-        cr_assert_eq(hf_inflate_block(&f, d.out, zlen, out, LEN), 0);
+        cr_assert_eq(hf_decompress_block(&d, codec, c.out, zlen, out, LEN),
+                     HEAPFMT_OK);
         cr_assert_eq(memcmp(in, out, LEN), 0, "level %d round trip", level);
-        cr_assert_eq(hf_inflate_block(&f, d.out, zlen, out, LEN - 1), -1,
-                     "a shorter raw length is refused");
-        cr_assert_eq(hf_inflate_block(&f, d.out, zlen - 1, out, LEN), -1,
-                     "a cut stream is refused");
-        hf_deflater_free(&d);
-        hf_inflater_free(&f);
+        cr_assert_eq(hf_decompress_block(&d, codec, c.out, zlen, out, LEN - 1),
+                     HEAPFMT_E_CORRUPT, "a shorter raw length is refused");
+        cr_assert_eq(hf_decompress_block(&d, codec, c.out, zlen, out, LEN + 1),
+                     HEAPFMT_E_CORRUPT, "a longer raw length is refused");
+        cr_assert_eq(hf_decompress_block(&d, codec, c.out, zlen - 1, out, LEN),
+                     HEAPFMT_E_CORRUPT, "a cut stream is refused");
+        hf_compressor_free(&c);
+        hf_decompressor_free(&d);
     }
     free(in);
     free(out);
+}
+
+Test(codec, deflate_round_trip)
+{
+    codec_round_trip(HEAPFMT_CODEC_DEFLATE, HEAPFMT_DEFLATE_MAX_LEVEL);
+}
+
+Test(codec, zstd_round_trip)
+{
+    codec_round_trip(HEAPFMT_CODEC_ZSTD, HEAPFMT_ZSTD_MAX_LEVEL);
+}
+
+Test(codec, names_and_support)
+{
+    cr_assert_str_eq(heapfmt_codec_name(HEAPFMT_CODEC_ZSTD), "zstd");
+    cr_assert_str_eq(heapfmt_codec_name(HEAPFMT_CODEC_DEFLATE), "deflate");
+    cr_assert_str_eq(heapfmt_codec_name(3), "unknown");
+    cr_assert_eq(heapfmt_codec_supported(HEAPFMT_CODEC_ZSTD), 1);
+    cr_assert_eq(heapfmt_codec_supported(3), 0);
 }

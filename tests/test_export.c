@@ -952,7 +952,7 @@ static void odd_dump(tbuf *out)
                                                                : 0;
         o.type = i % 3 == 0 ? t_nul : i % 3 == 1 ? t_bad : 0;
         o.size = i == 1 ? UINT64_MAX : i == 2 ? SAFE_INT_MAX + 1 : 40 * i;
-        o.fields = HEAPFMT_F_ALL;
+        o.fields = HEAPFMT_F_BASIC;
         o.flags = i == 1 ? UINT64_MAX : (UINT64_C(1) << 63) | i;
         o.value = i == 2 ? big : (const char *)all;
         o.value_len = i == 2 ? bign : 256 - i;

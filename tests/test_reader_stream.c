@@ -311,14 +311,14 @@ static void build_raw(traw *d, const rawopts *o)
     traw_class(d, 1, 0x1000, 2, 0, 0);
     traw_class(d, 2, 0x2000, 0, 0x1000, HEAPFMT_CF_SINGLETON);
     if (o->unknown_tags)
-        traw_any(d, 0x07, NULL, 0);
+        traw_any(d, 0x09, NULL, 0); /* the first tag reserved in 1.1 */
     uint64_t refs1[2] = { 0x10040, 0x1000 };
     heapfmt_object ob = { 0 };
     ob.id = 0x10000;
     ob.class_id = 1;
     ob.type = 1;
     ob.size = 40;
-    ob.fields = HEAPFMT_F_ALL;
+    ob.fields = HEAPFMT_F_BASIC;
     ob.flags = 3;
     ob.value = "abc";
     ob.value_len = 3;
@@ -392,7 +392,7 @@ static void check_raw_content(const tcapture *c, uint64_t end_records)
     cr_assert_eq(o->cls.index, 1);
     cr_assert_str_eq(o->cls.name.ptr, "Foo");
     cr_assert_str_eq(o->type.ptr, "T_OBJECT");
-    cr_assert_eq(o->fields, HEAPFMT_F_ALL);
+    cr_assert_eq(o->fields, HEAPFMT_F_BASIC);
     cr_assert_eq(o->flags, 3);
     cr_assert_eq(o->value_len, 3);
     cr_assert_eq(memcmp(o->value, "abc", 3), 0);

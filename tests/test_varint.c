@@ -305,7 +305,7 @@ Test(varint, boundaries_through_reader)
         o.id = boundary_u[nu - 1 - i];
         o.class_id = boundary_u[i] ? boundary_u[i] : 1;
         o.size = boundary_u[i];
-        o.fields = HEAPFMT_F_ALL;
+        o.fields = HEAPFMT_F_BASIC;
         o.flags = boundary_u[i];
         o.file = file;
         o.line = boundary_u[nu - 1 - i];

@@ -1,7 +1,10 @@
 /*
- * test_vector.c -- the test vector of spec/FORMAT.md section 11.
+ * test_vector.c -- the test vectors of spec/FORMAT.md section 11: a 1.0
+ * dump (11.1), which the reader must still decode as described, and a 1.1
+ * dump with a labeled reference and a call stack (11.2), which the writer
+ * must produce byte for byte.
  *
- * The hex between the lines TEST-VECTOR-BEGIN and TEST-VECTOR-END is
+ * The hex between the lines TEST-VECTOR-<version>-BEGIN and -END is
  * parsed with this rule: on each line, take the leading whitespace-separated
  * tokens that are exactly two hex digits, stopping at the first token that
  * is not; lines with no such leading token (prose) are skipped.
@@ -29,7 +32,7 @@ static int is_hex_pair(const char *t, size_t n)
            isxdigit((unsigned char)t[1]);
 }
 
-static void load_vector(tbuf *out)
+static void load_vector(tbuf *out, const char *version)
 {
     const char *path = tfind_repo_file("HEAPFMT_SPEC", "spec/FORMAT.md");
     cr_assert_not_null(path, "spec/FORMAT.md not found: run from the "
@@ -46,7 +49,9 @@ static void load_vector(tbuf *out)
             eol++;
         const char *line = (const char *)text + pos;
         size_t n = eol - pos;
-        const char *begin = "TEST-VECTOR-BEGIN", *end = "TEST-VECTOR-END";
+        char begin[64], end[64];
+        snprintf(begin, sizeof begin, "TEST-VECTOR-%s-BEGIN", version);
+        snprintf(end, sizeof end, "TEST-VECTOR-%s-END", version);
         if (n >= strlen(begin) && memcmp(line, begin, strlen(begin)) == 0) {
             inside = 1;
             seen_begin = 1;
@@ -70,11 +75,13 @@ static void load_vector(tbuf *out)
         pos = eol + 1;
     }
     free(text);
-    cr_assert(seen_begin && seen_end, "markers not found in %s", path);
+    cr_assert(seen_begin && seen_end, "%s markers not found in %s", version,
+              path);
     cr_assert_gt(out->len, 40, "only %zu bytes in the vector", out->len);
 }
 
-/* The dump of section 11, written through the API. */
+/* The dump of section 11.2, written through the API: 11.1's records
+ * plus a label on the reference and a one-frame stack. */
 static void write_vector(tbuf *out)
 {
     tsink s;
@@ -88,15 +95,25 @@ static void write_vector(tbuf *out)
     cr_assert_eq(id, 1);
     heapfmt_class c = { 2000, "String", 6, 0, 0 };
     TASSERT_OK(heapfmt_write_class(w, &c));
+    uint32_t klass, fn, frame, stack;
+    TASSERT_OK(heapfmt_write_string(w, "@k", 2, &klass));
+    TASSERT_OK(heapfmt_write_string(w, "f", 1, &fn));
+    heapfmt_frame fr = { fn, 0, 0x10, 0, 0 };
+    TASSERT_OK(heapfmt_write_frame(w, &fr, &frame));
+    TASSERT_OK(heapfmt_write_stack(w, &frame, 1, &stack));
+    cr_assert(klass == 2 && fn == 3 && frame == 1 && stack == 1);
     uint64_t refs[1] = { 2000 };
+    heapfmt_label labels[1] = { { HEAPFMT_LABEL_FIELD, 0, klass } };
     heapfmt_object o = { 0 };
     o.id = 16000;
     o.class_id = 2000;
     o.type = 0;
     o.size = 40;
-    o.fields = 0;
+    o.fields = HEAPFMT_F_LABELS | HEAPFMT_F_STACK;
     o.refs = refs;
     o.nrefs = 1;
+    o.labels = labels;
+    o.stack = stack;
     TASSERT_OK(heapfmt_write_object(w, &o));
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
@@ -112,14 +129,55 @@ static void hex_line(char *dst, size_t cap, const unsigned char *p, size_t n,
         o += (size_t)snprintf(dst + o, cap - o, "%02x ", p[i]);
 }
 
-static void expect_vector_records(const tbuf *b, const char *what)
+/* What both vectors hold: STRING "String", CLASS, OBJECT 16000 -> 2000,
+ * END. The 1.1 vector has four more records (two strings, a frame, a
+ * stack) before its OBJECT, which are skipped here. */
+/* The 1.1 vector's label and stack, through the reader's own calls. */
+static void expect_label_and_stack(const tbuf *b, const char *what)
+{
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, b->data, b->len));
+    heapfmt_record rec;
+    int rc;
+    int seen = 0;
+    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
+        if (rec.tag != HEAPFMT_TAG_OBJECT)
+            continue;
+        const heapfmt_robject *o = rec.u.object;
+        cr_assert_not_null(o->stack, "%s: no stack", what);
+        cr_assert_eq(o->stack->id, 1);
+        cr_assert_eq(o->stack->nframes, 1);
+        const heapfmt_rframe *f = o->stack->frames[0];
+        cr_assert_str_eq(f->function->ptr, "f");
+        cr_assert_eq(f->library->len, 0);
+        cr_assert_eq(f->offset, 0x10);
+        cr_assert_eq(f->line, 0);
+        const heapfmt_rlabel *l;
+        cr_assert_eq(heapfmt_reader_labels(r, &l), 1);
+        cr_assert_eq(l[0].kind, HEAPFMT_LABEL_FIELD);
+        cr_assert_eq(l[0].weak, 0);
+        cr_assert_str_eq(l[0].name->ptr, "@k");
+        seen++;
+    }
+    cr_assert_eq(rc, HEAPFMT_DONE);
+    cr_assert_eq(seen, 1);
+    heapfmt_reader_free(r);
+}
+
+static void expect_vector_records(const tbuf *b, const char *what,
+                                  int minor)
 {
     tcapture c;
     tcapture_memory(&c, b->data, b->len, 0);
     cr_assert_eq(c.rc, HEAPFMT_DONE, "%s: %s: %s", what, tstatus_name(c.rc),
                  c.err.message);
-    const treclist *l = &c.recs;
-    cr_assert_eq(l->n, 4, "%s: %zu records", what, l->n);
+    treclist all = c.recs, core = { 0 };
+    for (size_t i = 0; i < all.n; i++) /* the 1.0 records, in order */
+        if (i < 2 || all.v[i].tag == HEAPFMT_TAG_OBJECT ||
+            all.v[i].tag == HEAPFMT_TAG_END)
+            *treclist_push(&core) = all.v[i];
+    cr_assert_eq(all.n, minor ? 8 : 4, "%s: %zu records", what, all.n);
+    const treclist *l = &core;
     cr_assert_eq(l->v[0].tag, HEAPFMT_TAG_STRING);
     cr_assert_eq(l->v[0].text.id, 1);
     cr_assert_eq(l->v[0].text.len, 6);
@@ -138,7 +196,7 @@ static void expect_vector_records(const tbuf *b, const char *what)
     cr_assert_str_eq(o->cls.name.ptr, "String");
     cr_assert_eq(o->type.id, 0);
     cr_assert_eq(o->size, 40);
-    cr_assert_eq(o->fields, 0);
+    cr_assert_eq(o->fields, minor ? HEAPFMT_F_LABELS | HEAPFMT_F_STACK : 0);
     cr_assert_eq(o->nrefs, 1);
     cr_assert_eq(o->refs_rc, 0);
     cr_assert_eq(o->refs[0], 2000, "%s: ref %llu", what,
@@ -146,20 +204,21 @@ static void expect_vector_records(const tbuf *b, const char *what)
     cr_assert_eq(l->v[3].tag, HEAPFMT_TAG_END);
     cr_assert_eq(l->v[3].objects, 1);
     cr_assert_eq(l->v[3].bytes, 40);
-    cr_assert_eq(l->v[3].records, 3);
+    cr_assert_eq(l->v[3].records, minor ? 7 : 3);
     cr_assert(c.have_footer);
     const tfooter *f = &c.footer;
     cr_assert_eq(f->totals.objects, 1);
     cr_assert_eq(f->totals.bytes, 40);
-    cr_assert_eq(f->totals.records, 3);
+    cr_assert_eq(f->totals.records, minor ? 7 : 3);
     cr_assert_eq(f->totals.classes, 1);
-    cr_assert_eq(f->totals.strings, 1);
+    cr_assert_eq(f->totals.strings, minor ? 3 : 1);
     cr_assert_eq(f->totals.roots, 0);
     cr_assert_eq(f->totals.blocks, 1);
-    cr_assert_eq(f->totals.raw_bytes, 35);
+    cr_assert_eq(f->totals.raw_bytes, minor ? 61 : 35);
+    cr_assert_eq(f->totals.codecs, minor ? 1u << HEAPFMT_CODEC_STORED : 0);
     cr_assert_eq(f->nblocks, 1);
     cr_assert_eq(f->blocks[0].offset, 16);
-    cr_assert_eq(f->blocks[0].records, 4);
+    cr_assert_eq(f->blocks[0].records, minor ? 8 : 4);
     cr_assert_eq(f->blocks[0].objects, 1);
     cr_assert_eq(f->nclasses, 1);
     cr_assert_eq(f->classes[0].index, 1);
@@ -167,13 +226,16 @@ static void expect_vector_records(const tbuf *b, const char *what)
     cr_assert_eq(f->classes[0].count, 1);
     cr_assert_eq(f->classes[0].bytes, 40);
     cr_assert_str_eq(f->classes[0].name, "String");
+    free(core.v);
     tcapture_free(&c);
+    if (minor)
+        expect_label_and_stack(b, what);
 }
 
 Test(vector, writer_output_matches_spec_bytes)
 {
     tbuf spec, api;
-    load_vector(&spec);
+    load_vector(&spec, "1.1");
     write_vector(&api);
     size_t n = spec.len < api.len ? spec.len : api.len;
     size_t diff = 0;
@@ -193,8 +255,18 @@ Test(vector, writer_output_matches_spec_bytes)
 Test(vector, reader_decodes_spec_bytes)
 {
     tbuf spec;
-    load_vector(&spec);
-    expect_vector_records(&spec, "spec vector");
+    load_vector(&spec, "1.1");
+    expect_vector_records(&spec, "spec vector 1.1", 1);
+    tbuf_free(&spec);
+}
+
+/* Compatibility: the 1.0 vector (what libheapfmt 0.1 wrote) still reads
+ * as section 11.1 describes. */
+Test(vector, reader_decodes_1_0_spec_bytes)
+{
+    tbuf spec;
+    load_vector(&spec, "1.0");
+    expect_vector_records(&spec, "spec vector 1.0", 0);
     tbuf_free(&spec);
 }
 
@@ -204,7 +276,7 @@ Test(vector, writer_output_decodes_as_described)
 {
     tbuf api;
     write_vector(&api);
-    expect_vector_records(&api, "writer output");
+    expect_vector_records(&api, "writer output", 1);
     tbuf_free(&api);
 }
 
@@ -215,16 +287,25 @@ Test(vector, independent_encoder_agrees_with_writer)
     tbuf api;
     write_vector(&api);
     traw d;
-    traw_begin(&d, 1, 0, 0, 0);
+    traw_begin(&d, 1, 1, 0, 0);
     traw_string(&d, 1, "String");
     traw_class(&d, 1, 2000, 1, 0, 0);
+    traw_string(&d, 2, "@k");
+    traw_string(&d, 3, "f");
+    traw_frame(&d, 1, 3, 0, 0x10, 0, 0);
+    uint32_t frames[1] = { 1 };
+    traw_stack(&d, 1, frames, 1);
     uint64_t refs[1] = { 2000 };
+    heapfmt_label labels[1] = { { HEAPFMT_LABEL_FIELD, 0, 2 } };
     heapfmt_object o = { 0 };
     o.id = 16000;
     o.class_id = 1;
     o.size = 40;
+    o.fields = HEAPFMT_F_LABELS | HEAPFMT_F_STACK;
     o.refs = refs;
     o.nrefs = 1;
+    o.labels = labels;
+    o.stack = 1;
     traw_object(&d, &o);
     traw_finish(&d);
     size_t diff = 0;
@@ -240,10 +321,10 @@ Test(vector, independent_encoder_agrees_with_writer)
 
 /* The vector's own checksums and offsets are consistent (a diagnostic for
  * the hex in the spec, independent of the library). */
-Test(vector, spec_bytes_are_self_consistent)
+static void self_consistent(const char *version)
 {
     tbuf v;
-    load_vector(&v);
+    load_vector(&v, version);
     const unsigned char *p = v.data;
     cr_assert_geq(v.len, 16 + 20 + 20 + 24);
     cr_assert_eq(memcmp(p, "\x89HFMT\r\n\x1a", 8), 0, "magic");
@@ -304,4 +385,10 @@ Test(vector, spec_bytes_are_self_consistent)
     cr_assert_eq(at, v.len - 24);
     cr_assert_eq(blocks, 2);
     tbuf_free(&v);
+}
+
+Test(vector, spec_bytes_are_self_consistent)
+{
+    self_consistent("1.0");
+    self_consistent("1.1");
 }

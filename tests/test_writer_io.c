@@ -365,22 +365,29 @@ Test(writer_io, open_argument_errors)
     static const struct {
         int level;
         uint32_t block_size;
+        int codec;
         int ok;
     } cases[] = {
-        { -1, 0, 0 },
-        { 10, 0, 0 },
-        { 0, HEAPFMT_MIN_BLOCK_SIZE - 1, 0 },
-        { 1, 1, 0 },
-        { 1, HEAPFMT_MAX_BLOCK + 1, 0 },
-        { 0, 0, 1 },
-        { 9, 0, 1 },
-        { 1, HEAPFMT_MIN_BLOCK_SIZE, 1 },
-        { 1, HEAPFMT_MAX_BLOCK, 1 },
+        { -1, 0, HEAPFMT_CODEC_ZSTD, 0 },
+        { 20, 0, HEAPFMT_CODEC_ZSTD, 0 },
+        { 10, 0, HEAPFMT_CODEC_DEFLATE, 0 },
+        { 1, 0, 3, 0 },
+        { 1, 0, -1, 0 },
+        { 0, HEAPFMT_MIN_BLOCK_SIZE - 1, HEAPFMT_CODEC_ZSTD, 0 },
+        { 1, 1, HEAPFMT_CODEC_ZSTD, 0 },
+        { 1, HEAPFMT_MAX_BLOCK + 1, HEAPFMT_CODEC_ZSTD, 0 },
+        { 0, 0, HEAPFMT_CODEC_ZSTD, 1 },
+        { 19, 0, HEAPFMT_CODEC_ZSTD, 1 },
+        { 9, 0, HEAPFMT_CODEC_DEFLATE, 1 },
+        { 5, 0, HEAPFMT_CODEC_STORED, 1 },
+        { 1, HEAPFMT_MIN_BLOCK_SIZE, HEAPFMT_CODEC_ZSTD, 1 },
+        { 1, HEAPFMT_MAX_BLOCK, HEAPFMT_CODEC_DEFLATE, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
         opt.level = cases[i].level;
         opt.block_size = cases[i].block_size;
+        opt.codec = cases[i].codec;
         w = (heapfmt_writer *)&s;
         int rc = heapfmt_writer_open(&w, &opt, tsink_write, &s);
         if (cases[i].ok) {
@@ -583,8 +590,12 @@ Test(writer_io, refuses_reserved_bits_and_unknown_string_ids)
     TASSERT_OK(tmodel_string(&m, w, "T_OBJECT", 8, &known));
     heapfmt_object o = { 0 };
     o.id = 8;
-    o.fields = HEAPFMT_F_FLAGS | 0x10; /* bit 4: reserved */
+    o.fields = HEAPFMT_F_FLAGS | 0x40; /* bit 6: reserved */
     TASSERT_RC(tmodel_object(&m, w, &o), HEAPFMT_E_ARG);
+    o.fields = HEAPFMT_F_STACK; /* a stack id never defined */
+    o.stack = 1;
+    TASSERT_RC(tmodel_object(&m, w, &o), HEAPFMT_E_ARG);
+    o.stack = 0;
     o.fields = 0x80;
     TASSERT_RC(tmodel_object(&m, w, &o), HEAPFMT_E_ARG);
     o.fields = 0;

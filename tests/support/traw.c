@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 static const unsigned char traw_magic[8] = { 0x89, 'H', 'F', 'M',
                                              'T',  '\r', '\n', 0x1a };
@@ -49,6 +50,20 @@ static void deflate_raw(const void *in, size_t len, tbuf *out)
     free(buf);
 }
 
+/* One Zstandard frame (RFC 8878) of the payload, by libzstd itself. */
+static void zstd_frame(const void *in, size_t len, tbuf *out)
+{
+    size_t bound = ZSTD_compressBound(len);
+    unsigned char *buf = malloc(bound);
+    if (buf == NULL)
+        abort();
+    size_t n = ZSTD_compress(buf, bound, in, len, 3);
+    if (ZSTD_isError(n))
+        abort();
+    tbuf_put(out, buf, n);
+    free(buf);
+}
+
 uint64_t traw_block(tbuf *out, unsigned kind, unsigned codec,
                     const void *payload, size_t len)
 {
@@ -56,6 +71,8 @@ uint64_t traw_block(tbuf *out, unsigned kind, unsigned codec,
     tbuf stored = { 0 };
     if (codec == 1)
         deflate_raw(payload, len, &stored);
+    else if (codec == 2)
+        zstd_frame(payload, len, &stored);
     else
         tbuf_put(&stored, payload, len);
     tbuf h = { 0 };
@@ -96,6 +113,7 @@ void traw_begin(traw *d, unsigned major, unsigned minor, uint16_t flags,
 {
     memset(d, 0, sizeof *d);
     d->codec = codec;
+    d->minor = minor;
     traw_header(&d->out, major, minor, flags);
 }
 
@@ -109,6 +127,27 @@ static void pad(traw *d, tbuf *body)
 {
     for (size_t i = 0; i < d->pad; i++)
         tbuf_u8(body, 0xa0 + (unsigned)i);
+}
+
+/* Labels of n references (spec 6.4): count, then per label the
+ * references skipped before it and value << 4 | weak << 3 | kind, an
+ * index as zigzag(index - position). */
+static void labels(tbuf *b, const heapfmt_label *l, size_t n)
+{
+    size_t count = 0, next = 0;
+    for (size_t i = 0; i < n; i++)
+        count += l[i].kind != 0 || l[i].weak;
+    tbuf_varint(b, count);
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].kind == 0 && !l[i].weak)
+            continue;
+        uint64_t v = l[i].value;
+        if (l[i].kind == HEAPFMT_LABEL_INDEX)
+            v = ((v - i) << 1) ^ (uint64_t)((int64_t)(v - i) >> 63);
+        tbuf_varint(b, i - next);
+        tbuf_varint(b, v << 4 | (uint64_t)(l[i].weak ? 8 : 0) | l[i].kind);
+        next = i + 1;
+    }
 }
 
 static void add(traw *d, unsigned tag, tbuf *body, int is_object)
@@ -218,6 +257,10 @@ void traw_object(traw *d, const heapfmt_object *o)
         tbuf_zdelta(&b, o->refs[i], base);
         base = o->refs[i];
     }
+    if (o->fields & HEAPFMT_F_STACK)
+        tbuf_varint(&b, o->stack);
+    if (o->fields & HEAPFMT_F_LABELS)
+        labels(&b, o->labels, o->nrefs);
     pad(d, &b);
     if (o->class_id < TRAW_MAX_CLASSES) {
         d->cls[o->class_id].count++;
@@ -229,6 +272,12 @@ void traw_object(traw *d, const heapfmt_object *o)
 
 void traw_root(traw *d, uint32_t kind, const uint64_t *ids, size_t n)
 {
+    traw_root_labeled(d, kind, ids, NULL, n);
+}
+
+void traw_root_labeled(traw *d, uint32_t kind, const uint64_t *ids,
+                       const heapfmt_label *l, size_t n)
+{
     tbuf b = { 0 };
     tbuf_varint(&b, kind);
     tbuf_varint(&b, n);
@@ -237,9 +286,41 @@ void traw_root(traw *d, uint32_t kind, const uint64_t *ids, size_t n)
         tbuf_zdelta(&b, ids[i], base);
         base = ids[i];
     }
+    /* 1.1: a fields byte may follow the references (bit 0: labels); it
+     * must be there before junk, or the junk would be read as it. */
+    if (l != NULL || (d->minor >= 1 && d->pad)) {
+        tbuf_u8(&b, l != NULL ? 1 : 0);
+        if (l != NULL)
+            labels(&b, l, n);
+    }
     pad(d, &b);
     d->nroots++;
     add(d, HEAPFMT_TAG_ROOT, &b, 0);
+}
+
+void traw_frame(traw *d, uint32_t id, uint32_t function, uint32_t library,
+                uint64_t offset, uint32_t file, uint64_t line)
+{
+    tbuf b = { 0 };
+    tbuf_varint(&b, id);
+    tbuf_varint(&b, function);
+    tbuf_varint(&b, library);
+    tbuf_varint(&b, offset);
+    tbuf_varint(&b, file);
+    tbuf_varint(&b, line);
+    pad(d, &b);
+    add(d, HEAPFMT_TAG_FRAME, &b, 0);
+}
+
+void traw_stack(traw *d, uint32_t id, const uint32_t *frames, size_t n)
+{
+    tbuf b = { 0 };
+    tbuf_varint(&b, id);
+    tbuf_varint(&b, n);
+    for (size_t i = 0; i < n; i++)
+        tbuf_varint(&b, frames[i]);
+    pad(d, &b);
+    add(d, HEAPFMT_TAG_STACK, &b, 0);
 }
 
 void traw_any(traw *d, unsigned tag, const void *body, size_t len)
@@ -262,6 +343,7 @@ void traw_flush(traw *d)
     d->ent[d->nent].objects = d->blk_objects;
     d->nent++;
     d->raw_bytes += d->blk.len;
+    d->codecs |= 1u << d->codec;
     d->blk.len = 0;
     d->blk_records = d->blk_objects = 0;
     d->prev_id = 0;
@@ -295,6 +377,8 @@ void traw_finish(traw *d)
     tbuf_varint(&b, d->nroots);
     tbuf_varint(&b, d->nent);
     tbuf_varint(&b, d->raw_bytes);
+    if (d->minor >= 1) /* 1.1: the codecs of the data blocks */
+        tbuf_varint(&b, d->codecs);
     pad(d, &b);
     traw_record(&f, HEAPFMT_TAG_TOTALS, b.data, b.len);
     tbuf_free(&b);

@@ -22,8 +22,9 @@
 
 /* Low-level pieces. */
 void traw_header(tbuf *out, unsigned major, unsigned minor, uint16_t flags);
-/* Appends a block (header + payload) of kind with codec 0 (stored) or 1
- * (raw DEFLATE); returns the offset of its header. */
+/* Appends a block (header + payload) of kind with codec 0 (stored), 1
+ * (raw DEFLATE) or 2 (a Zstandard frame); returns the offset of its
+ * header. */
 uint64_t traw_block(tbuf *out, unsigned kind, unsigned codec,
                     const void *payload, size_t len);
 /* tag, varint len, body */
@@ -35,6 +36,8 @@ typedef struct traw {
     tbuf out;
     tbuf blk;           /* payload of the open data block */
     unsigned codec;
+    unsigned minor;
+    unsigned codecs;    /* bit c: a data block used codec c */
     size_t pad;         /* junk bytes appended to every record whose
                            payload has a known end (not STRING, META text) */
     uint64_t prev_id;   /* OBJECT id delta base in the open block */
@@ -71,6 +74,14 @@ void traw_class(traw *d, uint32_t index, uint64_t id, uint32_t name,
 /* o->class_id is the class INDEX here. */
 void traw_object(traw *d, const heapfmt_object *o);
 void traw_root(traw *d, uint32_t kind, const uint64_t *ids, size_t n);
+/* 1.1: labels (n of them) may be NULL. */
+void traw_root_labeled(traw *d, uint32_t kind, const uint64_t *ids,
+                       const heapfmt_label *labels, size_t n);
+/* 1.1: FRAME and STACK records. traw_object writes o->stack and
+ * o->labels when o->fields has HEAPFMT_F_STACK / HEAPFMT_F_LABELS. */
+void traw_frame(traw *d, uint32_t id, uint32_t function, uint32_t library,
+                uint64_t offset, uint32_t file, uint64_t line);
+void traw_stack(traw *d, uint32_t id, const uint32_t *frames, size_t n);
 /* Any record (unknown tags included); counted as a record of the dump. */
 void traw_any(traw *d, unsigned tag, const void *body, size_t len);
 /* Ends the open data block (if it has records). */

@@ -1,0 +1,529 @@
+/* format.c -- encoders and decoders of the records off the per-object path
+ * (spec/FORMAT.md sections 4-8, in that order). */
+#include "format.h"
+
+#define GET(v)                                 \
+    do {                                       \
+        if (hf_get_varint(&q, qe, &(v)) < 0)   \
+            return "truncated field";          \
+    } while (0)
+
+/* ---- 4. File header ---- */
+
+void hf_file_header_encode(uint8_t out[HF_HEADER_SIZE], const hf_file_header *h)
+{
+    memcpy(out, HF_MAGIC, 8);
+    out[8] = h->major;
+    out[9] = h->minor;
+    hf_put_u16(out + 10, h->flags);
+    hf_put_u32(out + 12, hf_crc32(out, 12));
+}
+
+const char *hf_file_header_decode(const uint8_t in[HF_HEADER_SIZE],
+                                  hf_file_header *h)
+{
+    if (hf_crc32(in, 12) != hf_get_u32(in + 12))
+        return "file header fails its checksum";
+    h->major = in[8];
+    h->minor = in[9];
+    h->flags = hf_get_u16(in + 10);
+    return NULL;
+}
+
+/* ---- 5. Block header ---- */
+
+void hf_block_header_encode(uint8_t out[HF_BLOCK_HEADER_SIZE],
+                            const hf_block_header *b)
+{
+    out[0] = b->kind;
+    out[1] = b->codec;
+    hf_put_u16(out + 2, b->reserved);
+    hf_put_u32(out + 4, b->raw_len);
+    hf_put_u32(out + 8, b->stored_len);
+    hf_put_u32(out + 12, b->data_crc);
+    hf_put_u32(out + 16, hf_crc32(out, 16));
+}
+
+int hf_block_header_decode(const uint8_t in[HF_BLOCK_HEADER_SIZE], int strict,
+                           hf_block_header *b)
+{
+    if (hf_crc32(in, 16) != hf_get_u32(in + 16))
+        return HF_BLOCK_BAD_CRC;
+    b->kind = in[0];
+    b->codec = in[1];
+    b->reserved = hf_get_u16(in + 2);
+    b->raw_len = hf_get_u32(in + 4);
+    b->stored_len = hf_get_u32(in + 8);
+    b->data_crc = hf_get_u32(in + 12);
+    if (b->raw_len == 0 || b->raw_len > HEAPFMT_MAX_BLOCK ||
+        b->stored_len == 0 || b->stored_len > HEAPFMT_MAX_BLOCK)
+        return HF_BLOCK_BAD_LENGTHS;
+    if (b->reserved != 0 && strict)
+        return HF_BLOCK_RESERVED;
+    if (b->codec > HF_CODEC_LAST)
+        return HF_BLOCK_BAD_CODEC;
+    uint64_t raw = b->raw_len, stored = b->stored_len;
+    if ((b->codec == HF_CODEC_STORED && stored != raw) ||
+        (b->codec == HF_CODEC_DEFLATE &&
+         raw > stored * HF_DEFLATE_MAX_RATIO + HF_DEFLATE_MAX_SLACK) ||
+        (b->codec == HF_CODEC_ZSTD && raw > stored * HF_ZSTD_MAX_RATIO))
+        return HF_BLOCK_INCONSISTENT;
+    return HF_BLOCK_OK;
+}
+
+/* ---- 6.1 META ---- */
+
+int hf_meta_key_valid(const uint8_t *k, size_t n)
+{
+    if (n == 0 || n > HF_META_KEY_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = k[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+size_t hf_meta_bound(const hf_meta *m)
+{
+    return 1 + HF_VARINT_MAX + m->key_len + HF_VARINT_MAX + m->text_len;
+}
+
+uint8_t *hf_meta_encode(uint8_t *p, const hf_meta *m)
+{
+    *p++ = (uint8_t)m->type;
+    p = hf_put_varint(p, m->key_len);
+    memcpy(p, m->key, m->key_len);
+    p += m->key_len;
+    if (m->type == HEAPFMT_META_TEXT) {
+        if (m->text_len)
+            memcpy(p, m->text, m->text_len);
+        return p + m->text_len;
+    }
+    return hf_put_varint(p, m->num);
+}
+
+const char *hf_meta_decode(const uint8_t *q, const uint8_t *qe, hf_meta *m,
+                           int *known)
+{
+    uint64_t klen;
+    *known = 1;
+    if (q >= qe)
+        return "empty META record";
+    m->type = *q++;
+    GET(klen);
+    if (klen > (uint64_t)(qe - q) || !hf_meta_key_valid(q, (size_t)klen))
+        return "invalid META key";
+    m->key = q;
+    m->key_len = (size_t)klen;
+    q += klen;
+    m->text = NULL;
+    m->text_len = 0;
+    m->num = 0;
+    if (m->type == HEAPFMT_META_TEXT) {
+        m->text = q;
+        m->text_len = (size_t)(qe - q);
+        if (m->text_len > HEAPFMT_MAX_STRING)
+            return "META value longer than the limit";
+    } else if (m->type == HEAPFMT_META_UINT || m->type == HEAPFMT_META_INT) {
+        GET(m->num);
+    } else {
+        *known = 0; /* a value type of a later version */
+    }
+    return NULL;
+}
+
+/* ---- 6.2 STRING ---- */
+
+uint8_t *hf_string_encode(uint8_t *p, const hf_string_rec *s)
+{
+    p = hf_put_varint(p, s->id);
+    if (s->len)
+        memcpy(p, s->text, s->len);
+    return p + s->len;
+}
+
+const char *hf_string_decode(const uint8_t *q, const uint8_t *qe,
+                             hf_string_rec *s)
+{
+    GET(s->id);
+    if ((uint64_t)(qe - q) > HEAPFMT_MAX_STRING)
+        return "string longer than the limit";
+    s->text = q;
+    s->len = (size_t)(qe - q);
+    return NULL;
+}
+
+/* ---- 6.3 CLASS ---- */
+
+uint8_t *hf_class_encode(uint8_t *p, const hf_class_rec *c)
+{
+    p = hf_put_varint(p, c->index);
+    p = hf_put_varint(p, c->id);
+    p = hf_put_varint(p, c->name);
+    p = hf_put_varint(p, c->super_id);
+    return hf_put_varint(p, c->flags);
+}
+
+const char *hf_class_decode(const uint8_t *q, const uint8_t *qe,
+                            hf_class_rec *c)
+{
+    GET(c->index);
+    GET(c->id);
+    GET(c->name);
+    GET(c->super_id);
+    GET(c->flags);
+    return NULL;
+}
+
+/* ---- 6.4 OBJECT: references, labels, tail ---- */
+
+size_t hf_refs_len(uint64_t base, const uint64_t *ids, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        len += hf_varint_len(hf_zigzag(ids[i] - base));
+        base = ids[i];
+    }
+    return len;
+}
+
+const char *hf_refs_decode(const uint8_t **pp, const uint8_t *qe,
+                           uint64_t base, uint64_t n, uint64_t *ids)
+{
+    const uint8_t *q = *pp;
+    uint64_t v;
+    for (uint64_t i = 0; i < n; i++) {
+        if (hf_get_varint(&q, qe, &v) < 0)
+            return "references do not decode";
+        base += hf_unzigzag(v);
+        if (ids)
+            ids[i] = base;
+    }
+    *pp = q;
+    return NULL;
+}
+
+static int label_written(const heapfmt_label *l)
+{
+    return l->kind != HEAPFMT_LABEL_NONE || l->weak;
+}
+
+size_t hf_labels_count(const heapfmt_label *labels, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += (size_t)label_written(&labels[i]);
+    return c;
+}
+
+uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n)
+{
+    p = hf_put_varint(p, hf_labels_count(labels, n));
+    size_t next = 0; /* position after the previous written label */
+    for (size_t i = 0; i < n; i++) {
+        const heapfmt_label *l = &labels[i];
+        if (!label_written(l))
+            continue;
+        /* An index is stored relative to the reference's position, so
+         * that an array labeled in order costs one byte per label. */
+        uint64_t value = l->kind == HEAPFMT_LABEL_INDEX
+                             ? hf_zigzag(l->value - (uint64_t)i)
+                             : l->value;
+        p = hf_put_varint(p, i - next);
+        p = hf_put_varint(p, value << HF_LABEL_VALUE_SHIFT |
+                                 (l->weak ? HF_LABEL_WEAK : 0) | l->kind);
+        next = i + 1;
+    }
+    return p;
+}
+
+const char *hf_labels_decode(const uint8_t **pp, const uint8_t *qe,
+                             uint64_t nrefs,
+                             int (*each)(void *ctx, const hf_label_rec *l),
+                             void *ctx)
+{
+    const uint8_t *q = *pp;
+    uint64_t count, next = 0;
+    GET(count);
+    if (count > nrefs)
+        return "more labels than references";
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t skip, v;
+        GET(skip);
+        GET(v);
+        if (skip >= nrefs - next)
+            return "label past the last reference";
+        hf_label_rec l;
+        l.position = next + skip;
+        l.kind = (uint32_t)(v & HF_LABEL_KIND_MASK);
+        l.weak = (v & HF_LABEL_WEAK) != 0;
+        l.value = v >> HF_LABEL_VALUE_SHIFT;
+        if (l.kind > HEAPFMT_LABEL_OTHER)
+            return "unknown label kind";
+        if (l.kind == HEAPFMT_LABEL_INDEX)
+            l.value = hf_unzigzag(l.value) + l.position;
+        if (each && each(ctx, &l) != 0)
+            return "label refused";
+        next = l.position + 1;
+    }
+    *pp = q;
+    return NULL;
+}
+
+const char *hf_object_tail_decode(const uint8_t *refs, const uint8_t *qe,
+                                  uint64_t n, uint32_t fields,
+                                  hf_object_tail *t)
+{
+    const uint8_t *q = refs;
+    const char *why = hf_refs_decode(&q, qe, 0, n, NULL);
+    if (why)
+        return why;
+    t->stack = 0;
+    t->labels = NULL;
+    if (fields & HEAPFMT_F_STACK) {
+        GET(t->stack);
+        if (t->stack == 0 || t->stack > HEAPFMT_MAX_ID)
+            return "stack id out of range";
+    }
+    if (fields & HEAPFMT_F_LABELS)
+        t->labels = q;
+    return NULL;
+}
+
+/* ---- 6.5 ROOT ---- */
+
+uint8_t *hf_root_head_encode(uint8_t *p, const hf_root_rec *r)
+{
+    p = hf_put_varint(p, r->kind);
+    return hf_put_varint(p, r->nrefs);
+}
+
+const char *hf_root_head_decode(const uint8_t *q, const uint8_t *qe,
+                                hf_root_rec *r)
+{
+    GET(r->kind);
+    GET(r->nrefs);
+    if (r->nrefs > HEAPFMT_MAX_REFS || r->nrefs > (uint64_t)(qe - q))
+        return "reference count out of range";
+    r->refs = q;
+    return NULL;
+}
+
+const char *hf_root_tail_decode(const uint8_t *refs, const uint8_t *qe,
+                                uint64_t n, int strict,
+                                const uint8_t **labels)
+{
+    const uint8_t *q = refs;
+    const char *why = hf_refs_decode(&q, qe, 0, n, NULL);
+    *labels = NULL;
+    if (why)
+        return why;
+    if (q == qe)
+        return NULL; /* no fields byte: a 1.0 ROOT, or no labels */
+    unsigned f = *q++;
+    if ((f & ~HF_ROOT_F_LABELS) && strict)
+        return "reserved ROOT field bits set";
+    if (f & HF_ROOT_F_LABELS)
+        *labels = q;
+    return NULL;
+}
+
+/* ---- 6.6 END ---- */
+
+uint8_t *hf_end_encode(uint8_t *p, const hf_end_rec *e)
+{
+    p = hf_put_varint(p, e->objects);
+    p = hf_put_varint(p, e->bytes);
+    return hf_put_varint(p, e->records);
+}
+
+const char *hf_end_decode(const uint8_t *q, const uint8_t *qe, hf_end_rec *e)
+{
+    GET(e->objects);
+    GET(e->bytes);
+    GET(e->records);
+    return NULL;
+}
+
+/* ---- 6.7 FRAME ---- */
+
+uint8_t *hf_frame_encode(uint8_t *p, const hf_frame_rec *f)
+{
+    p = hf_put_varint(p, f->id);
+    p = hf_put_varint(p, f->function);
+    p = hf_put_varint(p, f->library);
+    p = hf_put_varint(p, f->offset);
+    p = hf_put_varint(p, f->file);
+    return hf_put_varint(p, f->line);
+}
+
+const char *hf_frame_decode(const uint8_t *q, const uint8_t *qe,
+                            hf_frame_rec *f)
+{
+    GET(f->id);
+    GET(f->function);
+    GET(f->library);
+    GET(f->offset);
+    GET(f->file);
+    GET(f->line);
+    if (f->id == 0 || f->id > HEAPFMT_MAX_ID)
+        return "frame id out of range";
+    return NULL;
+}
+
+/* ---- 6.8 STACK ---- */
+
+uint8_t *hf_stack_encode(uint8_t *p, uint64_t id, const uint32_t *frames,
+                         size_t n)
+{
+    p = hf_put_varint(p, id);
+    p = hf_put_varint(p, n);
+    for (size_t i = 0; i < n; i++)
+        p = hf_put_varint(p, frames[i]);
+    return p;
+}
+
+const char *hf_stack_decode(const uint8_t *q, const uint8_t *qe,
+                            hf_stack_rec *s)
+{
+    GET(s->id);
+    GET(s->nframes);
+    if (s->id == 0 || s->id > HEAPFMT_MAX_ID)
+        return "stack id out of range";
+    if (s->nframes == 0 || s->nframes > HEAPFMT_MAX_FRAMES ||
+        s->nframes > (uint64_t)(qe - q))
+        return "frame count out of range";
+    s->frames = q;
+    for (uint64_t i = 0; i < s->nframes; i++) {
+        uint64_t f;
+        GET(f);
+        if (f == 0 || f > HEAPFMT_MAX_ID)
+            return "frame id out of range";
+    }
+    return NULL;
+}
+
+/* ---- 7.1 TOTALS ---- */
+
+uint8_t *hf_totals_encode(uint8_t *p, const heapfmt_totals *t)
+{
+    const uint64_t v[9] = {t->objects, t->bytes,  t->records,
+                           t->classes, t->strings, t->roots,
+                           t->blocks,  t->raw_bytes, t->codecs};
+    for (size_t i = 0; i < 9; i++)
+        p = hf_put_varint(p, v[i]);
+    return p;
+}
+
+const char *hf_totals_decode(const uint8_t *q, const uint8_t *qe, int minor,
+                             heapfmt_totals *t)
+{
+    uint64_t v[9] = {0};
+    for (size_t i = 0; i < HF_TOTALS_FIELDS_1_0; i++)
+        if (hf_get_varint(&q, qe, &v[i]) < 0)
+            return "TOTALS truncated";
+    if (minor >= 1 && hf_get_varint(&q, qe, &v[8]) < 0) /* 1.1: codecs */
+        return "TOTALS truncated";
+    *t = (heapfmt_totals){v[0], v[1], v[2], v[3], v[4],
+                          v[5], v[6], v[7], v[8]};
+    return NULL;
+}
+
+/* ---- 7.2 BLOCKS ---- */
+
+uint8_t *hf_blocks_encode(uint8_t *p, const heapfmt_block_entry *e, size_t n)
+{
+    p = hf_put_varint(p, n);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        p = hf_put_varint(p, e[i].offset - prev);
+        p = hf_put_varint(p, e[i].records);
+        p = hf_put_varint(p, e[i].objects);
+        prev = e[i].offset;
+    }
+    return p;
+}
+
+const char *hf_blocks_count_decode(const uint8_t **pp, const uint8_t *qe,
+                                   uint64_t *count)
+{
+    const uint8_t *q = *pp;
+    if (hf_get_varint(&q, qe, count) < 0 || *count > (uint64_t)(qe - q) / 3)
+        return "block index out of range";
+    *pp = q;
+    return NULL;
+}
+
+const char *hf_blocks_entry_decode(const uint8_t **pp, const uint8_t *qe,
+                                   uint64_t *at, heapfmt_block_entry *e)
+{
+    const uint8_t *q = *pp;
+    uint64_t delta;
+    if (hf_get_varint(&q, qe, &delta) < 0 ||
+        hf_get_varint(&q, qe, &e->records) < 0 ||
+        hf_get_varint(&q, qe, &e->objects) < 0)
+        return "block index truncated";
+    *at += delta;
+    e->offset = *at;
+    *pp = q;
+    return NULL;
+}
+
+/* ---- 7.3 SUMMARY ---- */
+
+uint8_t *hf_summary_encode(uint8_t *p, const hf_summary_rec *s)
+{
+    p = hf_put_varint(p, s->index);
+    p = hf_put_varint(p, s->id);
+    p = hf_put_varint(p, s->flags);
+    p = hf_put_varint(p, s->count);
+    p = hf_put_varint(p, s->bytes);
+    p = hf_put_varint(p, s->name_len);
+    if (s->name_len)
+        memcpy(p, s->name, s->name_len);
+    return p + s->name_len;
+}
+
+const char *hf_summary_decode(const uint8_t *q, const uint8_t *qe,
+                              hf_summary_rec *s)
+{
+    uint64_t nlen;
+    if (hf_get_varint(&q, qe, &s->index) < 0 ||
+        hf_get_varint(&q, qe, &s->id) < 0 ||
+        hf_get_varint(&q, qe, &s->flags) < 0 ||
+        hf_get_varint(&q, qe, &s->count) < 0 ||
+        hf_get_varint(&q, qe, &s->bytes) < 0 ||
+        hf_get_varint(&q, qe, &nlen) < 0 || nlen > (uint64_t)(qe - q) ||
+        s->index > HEAPFMT_MAX_ID)
+        return "bad class summary";
+    s->name = q;
+    s->name_len = (size_t)nlen;
+    return NULL;
+}
+
+/* ---- 8. Trailer ---- */
+
+void hf_trailer_encode(uint8_t out[HF_TRAILER_SIZE], const hf_trailer *t)
+{
+    hf_put_u64(out, t->footer_offset);
+    hf_put_u32(out + 8, t->reserved);
+    hf_put_u32(out + 12, hf_crc32(out, 12));
+    memcpy(out + 16, HF_END_MAGIC, 8);
+}
+
+const char *hf_trailer_decode(const uint8_t in[HF_TRAILER_SIZE], int strict,
+                              hf_trailer *t)
+{
+    if (memcmp(in + 16, HF_END_MAGIC, 8) != 0)
+        return "no end magic";
+    if (hf_crc32(in, 12) != hf_get_u32(in + 12))
+        return "trailer fails its checksum";
+    t->footer_offset = hf_get_u64(in);
+    t->reserved = hf_get_u32(in + 8);
+    if (t->reserved != 0 && strict)
+        return "trailer has reserved bits set";
+    return NULL;
+}
