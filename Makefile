@@ -162,6 +162,25 @@ endef
 
 $(foreach t,$(TEST_NAMES),$(eval $(call TEST_RULES,$(t),$(call test_tool,$(t)))))
 
+# tests/nozstd/: the library built without Zstandard (HEAPFMT_ZSTD=0), as an
+# embedder may build it, and a test that such a reader names zstd blocks
+# as unsupported. Its objects live apart from the normal build's.
+NOZSTD_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/nozstd/%.o)
+NOZSTD_TEST := $(BUILD)/tests/test_nozstd
+TEST_BINS   += $(NOZSTD_TEST)
+
+$(BUILD)/obj/nozstd/libheapfmt/%.o: libheapfmt/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) -DHEAPFMT_NO_ZSTD -Ilibheapfmt -c $< -o $@
+
+$(BUILD)/obj/tests/nozstd/%.o: tests/nozstd/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) $(TEST_CPPFLAGS) -c $< -o $@
+
+$(NOZSTD_TEST): $(BUILD)/obj/tests/nozstd/test_nozstd.o $(SUPPORT_OBJS) $(NOZSTD_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion -ljansson -lzstd -lz -pthread
+
 # ---------------------------------------------------------------------------
 # Targets
 # ---------------------------------------------------------------------------
@@ -284,6 +303,7 @@ help:
 	  awk -F '\t' '{ printf "  %-10s %s\n", $$1, $$2 }'
 
 -include $(LIB_OBJS:.o=.d) $(COMMON_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) \
+         $(NOZSTD_OBJS:.o=.d) $(BUILD)/obj/tests/nozstd/test_nozstd.d \
          $(foreach t,$(TOOL_DIRS),$(TOOL_OBJS_$(t):.o=.d)) \
          $(TEST_OBJS:.o=.d)
 
