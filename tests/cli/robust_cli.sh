@@ -36,12 +36,13 @@ expect_success "gen"
 mkdir adir
 printf '{"address":"0x7f0a1c8c0028", "type":"STRING", "class":"0x7f0a1c8bf0a0", "bytesize":3, "value":"abc", "memsize":40}\n' >heap.json
 printf 'this is not a heap dump\n' >notes.txt
-# format 2.0: byte 8 is the major version; the header check (bytes 12-15)
-# is the CRC32 of bytes 0-11
+# format 2.0: byte 8 is the major version, byte 9 the minor; the header
+# check (bytes 12-15) is the CRC32 of bytes 0-11
 python3 - <<'EOF'
 import struct, zlib
 d = bytearray(open("good.dump", "rb").read())
 d[8] = 2
+d[9] = 0
 d[12:16] = struct.pack("<I", zlib.crc32(bytes(d[:12])))
 open("v2.dump", "wb").write(d)
 EOF

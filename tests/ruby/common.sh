@@ -37,5 +37,5 @@ fi
 READDUMP=$TMPDIR/readdump
 # LD_PRELOAD is for ruby only, not for the compiler.
 LD_PRELOAD= ${CC:-cc} -std=c11 -O1 -g $san_cflags -Ilibheapfmt \
-    tests/ruby/readdump.c "$lib_a" -lz -o "$READDUMP"
+    tests/ruby/readdump.c "$lib_a" -lzstd -lz -pthread -o "$READDUMP"
 export RUBY_EXT_DIR READDUMP
