@@ -29,7 +29,7 @@
 /* The heap, as plain arrays (the "model"). */
 typedef struct heap {
     uint32_t names[NNAMES];   /* string ids of label texts */
-    char text[NNAMES][16];
+    char text[NNAMES][24];
     uint32_t frames[NFRAMES]; /* frame ids */
     uint32_t stacks[NOBJ];    /* stack id of each object, 0 = none */
     uint32_t stack_depth[NOBJ];
