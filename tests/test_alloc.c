@@ -15,10 +15,15 @@
 #define AL_SEED 77
 #define AL_OPS 120
 
+/* The codec of the sweeps: each runs with Zstandard (the default) and
+ * DEFLATE. */
+static int sweep_codec = HEAPFMT_CODEC_ZSTD;
+
 static heapfmt_writer_options wopts(talloc *a, int level)
 {
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
     opt.level = level;
+    opt.codec = sweep_codec;
     opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
     opt.allocator = a ? &a->hooks : NULL;
     return opt;
@@ -104,8 +109,15 @@ Test(alloc, writer_fails_cleanly_at_every_allocation_stored, .timeout = 60)
     writer_sweep(0);
 }
 
+Test(alloc, writer_fails_cleanly_at_every_allocation_zstd, .timeout = 60)
+{
+    sweep_codec = HEAPFMT_CODEC_ZSTD;
+    writer_sweep(1);
+}
+
 Test(alloc, writer_fails_cleanly_at_every_allocation_deflate, .timeout = 60)
 {
+    sweep_codec = HEAPFMT_CODEC_DEFLATE;
     writer_sweep(1);
 }
 
@@ -292,6 +304,13 @@ static void reader_sweep(int footer_first)
 
 Test(alloc, reader_fails_cleanly_at_every_allocation, .timeout = 60)
 {
+    sweep_codec = HEAPFMT_CODEC_ZSTD;
+    reader_sweep(0);
+}
+
+Test(alloc, reader_fails_cleanly_at_every_allocation_deflate, .timeout = 60)
+{
+    sweep_codec = HEAPFMT_CODEC_DEFLATE;
     reader_sweep(0);
 }
 
