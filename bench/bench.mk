@@ -16,8 +16,10 @@ PYTHON      ?= python3
 
 BENCH_OUT := $(BUILD)/bench
 
-# The helpers: the physical floor (zlib alone), the writer alone, and the
-# runner that measures each case.
+# The helpers: the physical floor (zlib alone), the writer alone (any
+# codec, with or without its compression thread; LIB_LIBS are the
+# library's own link flags, -lzstd -lz -pthread), and the runner that
+# measures each case.
 $(BENCH_OUT)/measure: bench/measure.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
@@ -30,7 +32,7 @@ $(BENCH_OUT)/inflate_floor: bench/inflate_floor.c
 $(BENCH_OUT)/writer_bench: bench/writer_bench.c $(BUILD)/lib/libheapfmt.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -Ilibheapfmt -o $@ $< \
-	  $(LDFLAGS) $(BUILD)/lib/libheapfmt.a -lz
+	  $(LDFLAGS) $(BUILD)/lib/libheapfmt.a $(LIB_LIBS)
 
 .PHONY: bench bench-helpers
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \

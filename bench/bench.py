@@ -22,6 +22,14 @@ average is recorded). Dumps are read warm from the page cache.
 Prints one table and the targets of issue 7, met or missed, and writes
 DIR/bench/results.json. heapfmt-gen is deterministic (fixed seeds), so two
 runs measure the same bytes.
+
+The heap is heapfmt-gen's default profile, app (seed 1): a Ruby-like heap
+that compresses like a real one (about 7x with zstd level 1). The cases of
+issue 7 use DEFLATE dumps (--codec=deflate), so that the zlib floor is
+their like-for-like control; the codec comparison puts the default codec,
+Zstandard, next to DEFLATE and stored blocks on the 1M heap: file size,
+histo --scan speed, and the writer alone with and without its
+compression thread, all from this run.
 """
 import argparse
 import json
@@ -173,15 +181,16 @@ class Bench:
     # ---- the cases ------------------------------------------------------
 
     def dumps(self, label, n):
-        """Writing: heapfmt-gen at levels 0, 1, 6 (the dumps the reading
-        cases use), and two later dumps of the same synthetic process."""
+        """Writing: heapfmt-gen at DEFLATE levels 0, 1, 6 (the dumps the
+        reading cases use), and two later dumps of the same synthetic
+        process."""
         gen = self.tool("heapfmt-gen")
         for level in (0, 1, 6):
             out = self.path("d%s-l%d.hfd" % (label, level))
             c = self.case("write", "heapfmt-gen level %d" % level,
-                          [gen, "-n", str(n), "-s", "1", "-l", str(level),
-                           "-o", out], objects=n, size=label,
-                          note="generator + writer")
+                          [gen, "-n", str(n), "-s", "1", "--codec=deflate",
+                           "-l", str(level), "-o", out], objects=n,
+                          size=label, note="generator + writer, DEFLATE")
             c["bytes"] = self.size_of("%s heapfmt level %d" % (label, level),
                                       out)
         # The same seed with more objects extends the same heap: dump 2
@@ -190,7 +199,7 @@ class Bench:
                                      ("b0", 0.05, 0)):
             out = self.path("d%s-%s.hfd" % (label, suffix))
             self.spawn([gen, "-n", str(int(n * (1 + extra))), "-s", "1",
-                        "-l", str(level), "-o", out])
+                        "--codec=deflate", "-l", str(level), "-o", out])
 
     def writer_alone(self, label, n, times):
         """The library's writer without the generator (bench/writer_bench):
@@ -200,17 +209,134 @@ class Bench:
         src = self.path("d%s-l1.hfd" % label)
         _, _, _, _, text = self.spawn(
             [self.helper("writer_bench"), "-r", str(self.runs), "-x",
-             str(times), "-l", "0", "-l", "1", "-l", "6", src],
+             str(times), "-c", "deflate", "-l", "0", "-l", "1", "-l", "6",
+             "-c", "zstd", "-t", "0", "-l", "1", "-t", "1", "-l", "1", src],
             stdout="capture")
         for line in text.splitlines():
             r = json.loads(line)
-            c = self.internal("write", "writer alone level %d" % r["level"],
-                              r["runs"], r["objects"], r["bytes_out"],
-                              "%dx%s" % (times, label),
+            if r["codec"] == "zstd":
+                name = "writer alone zstd level %d%s" % (
+                    r["level"], " +thread" if r["threads"] else "")
+            else:
+                name = "writer alone level %d" % r["level"]
+            c = self.internal("write", name, r["runs"], r["objects"],
+                              r["bytes_out"], "%dx%s" % (times, label),
+                              threads=2 if r["threads"] else 1,
                               note="to /dev/null; %d allocations in all" %
                               r["allocations"],
-                              command="bench/writer_bench -x %d" % times)
+                              command="bench/writer_bench -x %d -c %s -t %d"
+                              % (times, r["codec"], r["threads"]))
             c["allocations"] = r["allocations"]
+            c["codec"] = r["codec"]
+
+    def info_row(self, path, key):
+        _, _, _, _, text = self.spawn([self.tool("heapfmt-info"), "--plain",
+                                       path], stdout="capture")
+        for line in text.splitlines():
+            f = line.split(None, 1)
+            if len(f) == 2 and f[0] == key:
+                return f[1].strip()
+        return None
+
+    def codecs(self, label, n):
+        """The codec comparison on the 1M app heap: a zstd level 1 dump
+        (the default codec) next to the DEFLATE level 1 and stored dumps
+        of dumps(); its writing and histo --scan. The writer alone rows
+        come from writer_alone()."""
+        gen = self.tool("heapfmt-gen")
+        z1 = self.path("d%s-zstd1.hfd" % label)
+        c = self.case("codec", "heapfmt-gen zstd level 1",
+                      [gen, "-n", str(n), "-s", "1", "--codec=zstd", "-l",
+                       "1", "-o", z1], objects=n, size=label,
+                      note="generator + writer")
+        c["bytes"] = self.size_of("%s heapfmt zstd level 1" % label, z1)
+        self.case("codec", "histo --scan zstd level 1 -j1",
+                  [self.tool("histo"), "--scan", "-j1", z1], objects=n,
+                  nbytes=c["bytes"], size=label)
+
+    def codec_summary(self):
+        """Ratios of the codec comparison, all from this run."""
+        label, n = self.sizes[0]
+        rows = []
+        raw = None
+        for codec, scan, path in (
+                ("zstd level 1", "histo --scan zstd level 1 -j1",
+                 "d%s-zstd1.hfd" % label),
+                ("deflate level 1", "histo --scan level 1 -j1",
+                 "d%s-l1.hfd" % label),
+                ("stored", "histo --scan level 0 -j1", "d%s-l0.hfd" % label)):
+            p = self.path(path)
+            if raw is None:
+                raw = int(self.info_row(p, "raw-bytes") or 0)
+            sc = self.find(scan, label)
+            rows.append({"codec": codec, "file_bytes": os.path.getsize(p),
+                         "scan_objects_per_cpu_s":
+                         n / sc["cpu_s"] if sc and sc["cpu_s"] else 0})
+        stored = rows[-1]
+        for r in rows:
+            r["ratio"] = raw / r["file_bytes"] if r["file_bytes"] else 0
+            r["scan_vs_stored"] = (r["scan_objects_per_cpu_s"] /
+                                   stored["scan_objects_per_cpu_s"]
+                                   if stored["scan_objects_per_cpu_s"] else 0)
+        w0 = self.find("writer alone zstd level 1")
+        w1 = self.find("writer alone zstd level 1 +thread")
+        fl = self.find("writer alone level 0")
+        wd = self.find("writer alone level 1")
+
+        def per(c, key):
+            return c["objects"] / c[key] if c and c[key] else 0
+        writer = {
+            "zstd1_objects_per_wall_s": per(w0, "wall_s"),
+            "zstd1_objects_per_cpu_s": per(w0, "cpu_s"),
+            "zstd1_thread_objects_per_wall_s": per(w1, "wall_s"),
+            "zstd1_thread_cpu_s": w1["cpu_s"] if w1 else 0,
+            "thread_speedup_wall": (w0["wall_s"] / w1["wall_s"]
+                                    if w0 and w1 and w1["wall_s"] else 0),
+            "deflate1_objects_per_wall_s": per(wd, "wall_s"),
+            "stored_floor_objects_per_wall_s": per(fl, "wall_s"),
+        }
+        writer["zstd1_vs_stored_floor"] = (
+            writer["zstd1_objects_per_wall_s"] /
+            writer["stored_floor_objects_per_wall_s"]
+            if writer["stored_floor_objects_per_wall_s"] else 0)
+        writer["zstd1_thread_vs_stored_floor"] = (
+            writer["zstd1_thread_objects_per_wall_s"] /
+            writer["stored_floor_objects_per_wall_s"]
+            if writer["stored_floor_objects_per_wall_s"] else 0)
+        return {"heap": "heapfmt-gen -n %d -s 1 (profile app, the default)"
+                % n, "size": label, "raw_bytes": raw, "rows": rows,
+                "writer": writer,
+                "writer_objects": w0["objects"] if w0 else 0}
+
+    def codec_text(self, cs):
+        lines = ["Codecs on the %s heap (%s), raw records %s bytes:" %
+                 (cs["size"], cs["heap"], "{:,}".format(cs["raw_bytes"]))]
+        lines.append("  %-16s %14s %7s %16s %10s" %
+                     ("codec", "file bytes", "ratio", "scan Mobj/s CPU",
+                      "vs stored"))
+        for r in cs["rows"]:
+            lines.append("  %-16s %14s %6.2fx %16.2f %9.2fx" %
+                         (r["codec"], "{:,}".format(r["file_bytes"]),
+                          r["ratio"], r["scan_objects_per_cpu_s"] / 1e6,
+                          r["scan_vs_stored"]))
+        w = cs["writer"]
+        lines.append("  writer alone (%s objects, to /dev/null, wall):" %
+                     "{:,}".format(cs["writer_objects"]))
+        lines.append("    zstd level 1            %6.2f Mobj/s (CPU: %.2f)"
+                     % (w["zstd1_objects_per_wall_s"] / 1e6,
+                        w["zstd1_objects_per_cpu_s"] / 1e6))
+        lines.append("    zstd level 1 +thread    %6.2f Mobj/s, %.2fx the "
+                     "same without the thread" %
+                     (w["zstd1_thread_objects_per_wall_s"] / 1e6,
+                      w["thread_speedup_wall"]))
+        lines.append("    deflate level 1         %6.2f Mobj/s" %
+                     (w["deflate1_objects_per_wall_s"] / 1e6))
+        lines.append("    stored (the floor)      %6.2f Mobj/s; zstd level 1 "
+                     "%.2fx of it, with the thread %.2fx" %
+                     (w["stored_floor_objects_per_wall_s"] / 1e6,
+                      w["zstd1_vs_stored_floor"],
+                      w["zstd1_thread_vs_stored_floor"]))
+        return "\n".join(lines)
 
     def reading(self, label, n):
         histo = self.tool("histo")
@@ -430,7 +556,7 @@ class Bench:
         z = self.files.get("1M heapfmt level 1")
         if nd and z:
             add("NDJSON / heapfmt zlib size (1M)", nd / z, 8, nd / z >= 8,
-                "level 1 (the default); level 6: %.1fx" %
+                "DEFLATE level 1; level 6: %.1fx" %
                 (nd / self.files["1M heapfmt level 6"]))
         return t
 
@@ -510,6 +636,8 @@ class Bench:
                 lines.append("  heapfmt-import of the dump_all JSON: %.0f MB/s"
                              % self.ruby["import_MB_per_s"])
         lines.append("")
+        lines.append(self.codec_text(self.codec_result))
+        lines.append("")
         lines.append("Targets (issue 7):")
         for t in targets:
             v, g = t["value"], t["goal"]
@@ -526,6 +654,7 @@ class Bench:
         self.load0 = os.getloadavg()[0]
         for label, n in self.sizes:
             self.dumps(label, n)
+        self.codecs(*self.sizes[0])
         self.writer_alone(*self.sizes[0], times=4 if self.scale == "full"
                           else 1)
         for label, n in self.sizes:
@@ -536,6 +665,7 @@ class Bench:
         self.importer(20 if self.scale == "small" else 100)
         self.ruby_case(self.sizes[0][1])
         targets = self.targets()
+        self.codec_result = self.codec_summary()
         result = {
             "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
             "scale": self.scale, "runs": self.runs,
@@ -543,7 +673,9 @@ class Bench:
             "load_average": {"start": self.load0,
                              "end": os.getloadavg()[0]},
             "elapsed_s": time.monotonic() - self.t0,
+            "heap": "heapfmt-gen --profile=app (the default), seed 1",
             "cases": self.cases, "files": self.files, "ruby": self.ruby,
+            "codecs": self.codec_result,
             "targets": targets,
             "skipped": [{"what": w, "why": y} for w, y in self.skipped],
         }
@@ -555,6 +687,7 @@ class Bench:
               (result["date"], self.scale, self.runs))
         print("machine: %s, %d cores, zlib %s; load average %s" %
               (m["cpu"], m["cores"], m["zlib"], self.load_text()))
+        print("heap: %s; issue-7 cases on DEFLATE dumps" % result["heap"])
         print()
         print(self.table(targets))
         print()

@@ -1,20 +1,23 @@
 /* writer_bench.c -- the writer alone: objects already in memory, through
  * libheapfmt's writer into a file.
  *
- * Usage: writer_bench [-r RUNS] [-x TIMES] [-l LEVEL]... [-o OUT] DUMP
+ * Usage: writer_bench [-r RUNS] [-x TIMES] [[-c CODEC] [-t THREADS]
+ *                     -l LEVEL]... [-o OUT] DUMP
  *
  * heapfmt-gen's timings include making up the objects. To measure the
  * library's writer by itself, this program first reads every record of
  * DUMP into memory (not timed): strings, classes, objects with their
- * values and references, roots. Then, for each level (default 0, 1, 6)
- * and run, it writes the same records again with heapfmt_write_* to OUT
+ * values and references, roots. Then, for each level (default DEFLATE 0,
+ * 1, 6) and run, it writes the same records again with heapfmt_write_* to OUT
  * (default /dev/null), timing wall and CPU (user and system) of the
  * writing only. With -x TIMES the objects are written TIMES times over in
  * one dump (a longer, steadier measurement). An allocator hook counts the
  * writer's allocations, to show that none is made per object.
+ * -c (zstd, deflate; default deflate) and -t (the writer option threads, 0
+ * or 1; default 0) apply to the -l options after them.
  *
  * Prints one JSON object per level on standard output:
- *   {"level": L, "objects": N, "bytes_out": B,
+ *   {"level": L, "codec": "zstd", "threads": T, "objects": N, "bytes_out": B,
  *    "allocations": A, "runs": [{"wall_s": W, "user_s": U, "sys_s": S}]}
  * Exits 0, or 1 with a message on standard error. */
 #include <errno.h>
@@ -218,11 +221,20 @@ typedef struct counter {
     unsigned long allocations;
 } counter;
 
+/* With threads the writer's worker allocates too: the count is atomic. */
 static void *count_alloc(void *opaque, size_t size)
 {
-    ((counter *)opaque)->allocations++;
+    __atomic_fetch_add(&((counter *)opaque)->allocations, 1,
+                       __ATOMIC_RELAXED);
     return malloc(size);
 }
+
+/* One writer configuration to measure. */
+typedef struct config {
+    int codec; /* enum heapfmt_codec */
+    int level;
+    int threads;
+} config;
 
 static void count_free(void *opaque, void *p)
 {
@@ -245,12 +257,14 @@ static double tv(struct timeval t)
 /* Writes the model once; returns the bytes written. String ids are given
  * again by the writer in the same order, so they stay the same. */
 __attribute__((noinline)) static uint64_t
-write_once(const model *m, int level, const char *out, long times,
+write_once(const model *m, const config *cf, const char *out, long times,
            counter *cnt)
 {
     heapfmt_allocator al = {count_alloc, count_free, cnt};
     heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
-    wo.level = level;
+    wo.level = cf->level;
+    wo.codec = cf->codec;
+    wo.threads = cf->threads;
     wo.allocator = &al;
     int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0)
@@ -303,24 +317,39 @@ int main(int argc, char **argv)
 {
     const char *out = "/dev/null";
     long runs = 3, times = 1;
-    int levels[10], nlevels = 0, c;
-    while ((c = getopt(argc, argv, "r:x:l:o:")) != -1) {
+    config configs[16], next = {HEAPFMT_CODEC_DEFLATE, 1, 0};
+    int nconfigs = 0, c;
+    while ((c = getopt(argc, argv, "r:x:l:o:c:t:")) != -1) {
         char *e;
         long v;
         switch (c) {
+        case 'c':
+            if (strcmp(optarg, "zstd") == 0)
+                next.codec = HEAPFMT_CODEC_ZSTD;
+            else if (strcmp(optarg, "deflate") == 0)
+                next.codec = HEAPFMT_CODEC_DEFLATE;
+            else
+                die("invalid -c value '%s' (zstd or deflate)", optarg);
+            break;
         case 'r':
         case 'x':
         case 'l':
+        case 't':
             v = strtol(optarg, &e, 10);
-            if (*e != '\0' || v < (c != 'l') || v > (c == 'l' ? 9 : 100) ||
-                (c == 'l' && nlevels == 10))
+            if (*e != '\0' || v < (c == 'r' || c == 'x') ||
+                v > (c == 'l' ? HEAPFMT_ZSTD_MAX_LEVEL : c == 't' ? 1 : 100) ||
+                (c == 'l' && nconfigs == 16))
                 die("invalid -%c value '%s'", c, optarg);
             if (c == 'r')
                 runs = v;
             else if (c == 'x')
                 times = v;
-            else
-                levels[nlevels++] = (int)v;
+            else if (c == 't')
+                next.threads = (int)v;
+            else {
+                next.level = (int)v;
+                configs[nconfigs++] = next;
+            }
             break;
         case 'o':
             out = optarg;
@@ -331,21 +360,27 @@ int main(int argc, char **argv)
     }
     if (optind != argc - 1) {
         fprintf(stderr, "Usage: writer_bench [-r RUNS] [-x TIMES] "
-                        "[-l LEVEL]... [-o OUT] DUMP\n");
+                        "[[-c CODEC] [-t THREADS] -l LEVEL]... [-o OUT] "
+                        "DUMP\n");
         return 2;
     }
-    if (nlevels == 0) {
-        levels[nlevels++] = 0;
-        levels[nlevels++] = 1;
-        levels[nlevels++] = 6;
+    if (nconfigs == 0) {
+        static const int levels[] = {0, 1, 6};
+        for (int l = 0; l < 3; l++)
+            configs[nconfigs++] = (config){HEAPFMT_CODEC_DEFLATE, levels[l], 0};
     }
     model m;
     memset(&m, 0, sizeof m);
     load(&m, argv[optind]);
-    for (int l = 0; l < nlevels; l++) {
+    for (int l = 0; l < nconfigs; l++) {
+        const config *cf = &configs[l];
         counter cnt = {0};
         uint64_t bytes = 0;
-        printf("{\"level\": %d, \"objects\": %llu, ", levels[l],
+        printf("{\"level\": %d, \"codec\": \"%s\", \"threads\": %d, "
+               "\"objects\": %llu, ",
+               cf->level,
+               heapfmt_codec_name(cf->level ? cf->codec : HEAPFMT_CODEC_STORED),
+               cf->threads,
                (unsigned long long)m.objects * (unsigned long long)times);
         char runs_json[4096] = "";
         size_t used = 0;
@@ -354,7 +389,7 @@ int main(int argc, char **argv)
             cnt.allocations = 0;
             getrusage(RUSAGE_SELF, &r0);
             double w0 = now();
-            bytes = write_once(&m, levels[l], out, times, &cnt);
+            bytes = write_once(&m, cf, out, times, &cnt);
             double w1 = now();
             getrusage(RUSAGE_SELF, &r1);
             int n = snprintf(runs_json + used, sizeof runs_json - used,

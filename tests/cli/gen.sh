@@ -59,6 +59,78 @@ verify_ok "--no-sites" "20,000" nosites.dump
 if [ "$(stat -c %s nosites.dump)" -lt "$(stat -c %s a.dump)" ]; then pass
 else fail "--no-sites does not make the dump smaller"; fi
 
+# Codecs and the compression thread: each gives a dump that verifies, with
+# the codec recorded, and the same objects (histo identical across codecs).
+histo=$BIN/histo
+codec_ok() { # what codec-row file
+    verify_ok "$1" "20,000" "$3"
+    run "$info" --plain "$3"
+    expect_success "$1: info"
+    [ "$(row codecs)" = "$2" ] && pass || fail "$1: codecs row is '$(row codecs)', want '$2'"
+    run "$histo" --scan -f tsv "$3"
+    expect_success "$1: histo"
+    [ "$out" = "$histo_ref" ] && pass || fail "$1: histo differs from the default dump's"
+}
+run "$histo" --scan -f tsv a.dump
+expect_success "histo of the default dump"
+histo_ref=$out
+run "$info" --plain a.dump
+[ "$(row codecs)" = zstd ] && pass || fail "default codec is '$(row codecs)', want zstd"
+for args in "--codec=zstd:zstd" "--codec=zstd -l 19:zstd" "--codec=deflate:deflate" \
+    "--codec=deflate -l 9:deflate" "--codec=stored:stored" "--level 0:stored" \
+    "--codec=zstd --threads:zstd" "--codec=deflate --threads --block-size 4096:deflate"; do
+    # shellcheck disable=SC2086
+    run "$gen" -n 20000 -s 7 ${args%%:*} -o codec.dump
+    expect_success "gen ${args%%:*}"
+    codec_ok "${args%%:*}" "${args##*:}" codec.dump
+done
+# The thread changes when blocks are compressed, not the bytes.
+run "$gen" -n 20000 -s 7 --threads -o threads.dump
+expect_success "gen --threads"
+if cmp -s a.dump threads.dump; then pass; else fail "--threads changes the dump"; fi
+# A codec this build lacks (make HEAPFMT_ZSTD=0): one line, exit 2, no file.
+run "$gen" -n 10 --codec=zstd -o nozstd.dump
+if [ "$rc" -eq 0 ]; then
+    expect_success "--codec=zstd"
+else
+    expect_failure 2 "zstd missing from this build"
+    expect_err_has "built without zstd" "zstd missing from this build"
+    [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && pass || fail "missing codec: not one line"
+    [ -e nozstd.dump ] && fail "missing codec: output file created" || pass
+fi
+
+# Profiles: app (the default) compresses like a real heap; random is the
+# old, nearly incompressible data. Both verify; the profile is recorded.
+run "$gen" -n 20000 -s 7 --profile=app -o app.dump
+expect_success "--profile=app"
+if cmp -s a.dump app.dump; then pass; else fail "--profile=app is not the default"; fi
+run "$gen" -n 20000 -s 7 --profile=random -o random.dump
+expect_success "--profile=random"
+verify_ok "--profile=random" "20,000" random.dump
+run "$info" --plain random.dump
+[ "$(row meta.gen.profile)" = random ] && pass || fail "random: gen.profile is '$(row meta.gen.profile)'"
+run "$gen" -n 200000 -s 3 -o ratio-app.dump
+expect_success "app 200k"
+run "$gen" -n 200000 -s 3 --profile=random -o ratio-random.dump
+expect_success "random 200k"
+app_size=$(stat -c %s ratio-app.dump)
+random_size=$(stat -c %s ratio-random.dump)
+run "$gen" -n 200000 -s 3 -l 0 -o ratio-stored.dump
+expect_success "app 200k stored"
+raw_size=$(stat -c %s ratio-stored.dump)
+# zstd level 1: the app heap at least 5x smaller than stored, random less than 2x.
+[ $((raw_size / app_size)) -ge 5 ] && pass || fail "app profile compresses only $raw_size/$app_size"
+[ $((raw_size * 10 / random_size)) -lt 20 ] || fail "random profile compresses too well"
+# A dump of more objects extends the same heap (the diff tests rely on it).
+run "$gen" -n 25000 -s 7 -o longer.dump
+expect_success "gen 25000"
+run "$histo" -f tsv --scan longer.dump a.dump
+expect_success "histo longer a"
+run "$BIN/heapfmt-diff" -f tsv a.dump longer.dump
+expect_success "diff a longer"
+sum=$(printf '%s\n' "$out" | awk -F'\t' 'NR > 1 { n += $2; f += $4 } END { print n + 0, f + 0 }')
+[ "$sum" = "5000 0" ] && pass || fail "25,000 objects are not 20,000 and 5,000 more: $sum"
+
 # The summary reflects the options.
 run "$info" --plain a.dump
 expect_success "info a"
@@ -66,10 +138,13 @@ expect_success "info a"
 [ "$(row classes)" = 500 ] && pass || fail "info: classes row is '$(row classes)'"
 [ "$(row meta.vm.name)" = ruby ] && pass || fail "info: vm.name is '$(row meta.vm.name)'"
 [ "$(row meta.gen.seed)" = 7 ] && pass || fail "info: gen.seed is '$(row meta.gen.seed)'"
+[ "$(row meta.gen.profile)" = app ] && pass || fail "info: gen.profile is '$(row meta.gen.profile)'"
 
 # Usage errors: exit 2, nothing on stdout, a hint on stderr.
 for args in "--objects abc" "--objects -5" "--objects 1x" "--objects 99999999999999999999" \
-    "--level 10" "--classes 0" "--block-size 10" "--seed" "--bogus" "-q" "extra"; do
+    "--level 20" "--codec=deflate --level 10" "--codec=stored -l 1" "--codec=lz4" \
+    "--profile=real" "--threads=2" \
+    "--classes 0" "--block-size 10" "--seed" "--bogus" "-q" "extra"; do
     # shellcheck disable=SC2086
     run "$gen" $args -o never.dump
     expect_failure 2 "usage error: $args"

@@ -1,5 +1,10 @@
 /* gen.c -- synthetic Ruby-like heap dumps.
  *
+ * Two profiles share the class set, META, strings and roots, and differ in
+ * the instances. --profile=app (the default) writes allocation groups made
+ * from per-class templates; its section below says what that models.
+ * --profile=random, the data of earlier versions, is described here.
+ *
  * The heap is modelled on a Ruby 3.1 process running a web application:
  *
  *   - Object ids are addresses of 40-byte slots in 16 KiB heap pages in the
@@ -357,15 +362,23 @@ static void heap_new_page(heap *h, rng *r)
     h->limit = base + PAGE;
 }
 
-/* The address of the next live object; with holes, skips free slots. */
-static uint64_t heap_alloc(heap *h, rng *r, int holes)
+/* How often heap_alloc() leaves a slot free. */
+enum holes {
+    HOLES_NONE = 0,     /* every slot is used */
+    HOLES_RANDOM = 7,   /* one slot in 8 is free (--profile=random) */
+    HOLES_APP = 63      /* one slot in 64 is free (--profile=app) */
+};
+
+/* The address of the next live object; skips free slots: a slot is free
+ * when the low bits (mask holes) of a draw are all zero. */
+static uint64_t heap_alloc(heap *h, rng *r, enum holes holes)
 {
     for (;;) {
         if (h->next + SLOT > h->limit)
             heap_new_page(h, r);
         uint64_t a = h->next;
         h->next += SLOT;
-        if (!holes || (rng_next(r) & 7) != 0)
+        if (holes == HOLES_NONE || (rng_next(r) & holes) != 0)
             return a;
     }
 }
@@ -392,6 +405,7 @@ typedef struct gclass {
 #define OLDER 4096u  /* uniform sample of all ids written so far */
 #define MAX_GEN_REFS 16384u
 #define NO_CLASS UINT32_MAX
+#define HOT 512u     /* the literal pool of --profile=app */
 
 typedef struct gen {
     heapfmt_writer *w;
@@ -416,8 +430,20 @@ typedef struct gen {
     uint64_t sampled; /* ids offered to the older sample */
 
     uint64_t refs[MAX_GEN_REFS];
-    char text[VALUE_PREVIEW];
+    char text[VALUE_PREVIEW + 1];
     uint64_t written; /* OBJECT records so far */
+
+    /* --profile=app only */
+    uint64_t hot[HOT];       /* the literal pool: fstrings and symbols */
+    uint32_t nhot;
+    uint64_t groups;         /* allocation groups written (a counter) */
+    uint32_t run_class;      /* the class of the current run of groups */
+    unsigned run_variant;
+    uint64_t run_left;       /* groups left in the run */
+    uint64_t page_limit;     /* the page the flags below are for */
+    uint64_t page_generation;
+    int page_old, page_sites;
+    uint64_t kind_class[K_COUNT]; /* class id of a child of each kind */
 } gen;
 
 /* ------------------------------------------------------------------ */
@@ -491,7 +517,7 @@ static int setup_classes(gen *g)
         return HEAPFMT_E_NOMEM;
 
     for (uint32_t i = 0; i < n; i++)
-        g->classes[i].id = heap_alloc(&g->h, &cr, 0);
+        g->classes[i].id = heap_alloc(&g->h, &cr, HOLES_NONE);
 
     uint32_t ncore = n < NCORE ? n : (uint32_t)NCORE;
     for (uint32_t i = 0; i < ncore; i++) {
@@ -609,6 +635,21 @@ static int setup_classes(gen *g)
     for (uint32_t i = 0; i < np; i++)
         g->cdf[i] /= sum;
     return HEAPFMT_OK;
+}
+
+/* A class by popularity among the first `among` of g->pop. */
+static uint32_t pick_class_among(gen *g, uint32_t among)
+{
+    double u = rng_unit(&g->r) * g->cdf[among - 1];
+    uint32_t lo = 0, hi = among - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->cdf[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return g->pop[lo];
 }
 
 static uint32_t pick_class(gen *g)
@@ -807,7 +848,7 @@ static int write_instance(gen *g, uint32_t ci)
     const gclass *c = ci == NO_CLASS ? NULL : &g->classes[ci];
     unsigned kind = c != NULL ? c->kind : K_IMEMO;
     heapfmt_object o = {0};
-    o.id = heap_alloc(&g->h, r, 1);
+    o.id = heap_alloc(&g->h, r, HOLES_RANDOM);
     o.class_id = c != NULL ? c->id : 0;
     o.type = g->type_str[kind];
     o.size = SLOT;
@@ -880,6 +921,370 @@ static int write_instance(gen *g, uint32_t ci)
     return emit(g, &o);
 }
 
+/* ------------------------------------------------------------------ */
+/* --profile=app: allocation groups                                    */
+/* ------------------------------------------------------------------ */
+
+/* What makes a real Ruby heap compress about tenfold: an object and the
+ * objects its constructor made sit in neighbouring slots and reference
+ * each other; instances of a class look alike (the same instance
+ * variables, sizes, literal values and allocation site); many references
+ * go to a few shared literals (frozen strings, symbols); and a page is
+ * filled at one time, so its objects share their age and generation.
+ *
+ * The model: after a pool of HOT literals, every instance is an
+ * allocation group (its children, then the owner) made from a template.
+ * A template is chosen by class and one of VARIANTS variants (which
+ * instance variables are nil, which literals) and derived from the seed,
+ * the class and the variant alone, so nothing is kept per class. What
+ * varies from one group to the next: the slots (a free one now and then),
+ * a counter in the values ("user 1234", "user1234@example.com"), the
+ * page's age and whether its objects carry sites, and one reference in
+ * eight from the owner to an older object. With zstd level 1 this
+ * compresses 6.5-7x (1M objects, seeds 1-3), as a Ruby heap dumped by
+ * bindings/ruby does (7x on an app-like heap of 900K objects). */
+
+enum value_kind { V_NONE, V_LITERAL, V_COUNTER, V_EMAIL, V_PATH, V_TEXT };
+
+#define GROUP_PARTS 8 /* objects of a group, the owner included */
+#define VARIANTS 8    /* templates per class */
+#define RUN_MAX 64    /* groups in a run of one template: 1 .. RUN_MAX */
+#define ODD_ONES 8     /* one group in ODD_ONES is not of the run */
+#define BIG_ARRAY 100 /* elements of a large array (never in runs) */
+
+/* One object of a template. References, in this order: `inner` to the
+ * parts just before it in the group, `hot` to consecutive literals from
+ * hot_first, `recent` to objects written before the group, every
+ * stride-th one back. */
+typedef struct part {
+    unsigned char kind;  /* enum kind */
+    unsigned char value; /* enum value_kind (strings) */
+    unsigned char inner;
+    unsigned char hot;
+    unsigned char file; /* allocation site: index into site_files */
+    unsigned char frozen;
+    unsigned char wb;   /* write-barrier protected */
+    uint16_t word, word2; /* value: indexes into words */
+    uint16_t hot_first;
+    uint16_t line;
+    uint32_t recent, stride;
+    uint64_t size;     /* bytes; strings: 0 = from the value */
+    uint64_t text_len; /* V_TEXT: length of the whole string */
+} part;
+
+typedef struct group_tpl {
+    unsigned nparts; /* the last part is the owner */
+    uint64_t class_id[GROUP_PARTS];
+    part p[GROUP_PARTS];
+} group_tpl;
+
+/* A child or a lone object of a given kind. */
+static void tpl_part(rng *t, part *q, unsigned kind)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = (unsigned char)kind;
+    q->wb = kind != K_DATA && kind != K_FILE;
+    q->file = (unsigned char)rng_skewed(t, COUNT_OF(site_files));
+    q->line = (uint16_t)(1 + rng_skewed(t, 400));
+    q->hot_first = (uint16_t)rng_below(t, HOT);
+    q->word = (uint16_t)rng_below(t, COUNT_OF(words));
+    q->word2 = (uint16_t)rng_below(t, COUNT_OF(words));
+    q->size = SLOT;
+    q->stride = 1;
+    uint64_t n, roll = rng_below(t, 100);
+    switch (kind) {
+    case K_STRING:
+        q->size = 0;
+        q->value = roll < 40   ? V_LITERAL
+                   : roll < 60 ? V_COUNTER
+                   : roll < 68 ? V_EMAIL
+                   : roll < 65 ? V_PATH
+                               : V_TEXT;
+        q->frozen = q->value == V_LITERAL && (roll & 1);
+        if (q->value == V_TEXT)
+            q->text_len = 24 + rng_skewed(t, rng_below(t, 10) ? 1000 : 8000);
+        if (rng_below(t, 25) == 0) /* a shared string: points at its root */
+            q->recent = 1;
+        break;
+    case K_ARRAY:
+        q->hot = (unsigned char)rng_below(t, 3);
+        q->recent = (uint32_t)rng_skewed(t, 6);
+        if (rng_below(t, 64) == 0) { /* a cache, a constant table */
+            q->recent = (uint32_t)rng_range(t, BIG_ARRAY, 3000);
+            q->stride = (uint32_t)rng_range(t, 1, 8);
+        }
+        n = q->hot + q->recent;
+        q->size = n <= 3 ? SLOT : SLOT + 8 * (n + n / 4);
+        break;
+    case K_HASH:
+        q->hot = (unsigned char)rng_range(t, 1, 8);
+        q->size = SLOT + 136;
+        if (roll < 15) {
+            q->hot = 0;
+            q->size = SLOT;
+        } else if (roll < 20) {
+            q->hot = (unsigned char)rng_range(t, 9, 40);
+            q->size = SLOT + 56 + 64 * 24 + 64 * 2 * 8;
+        }
+        break;
+    case K_DATA:
+        q->size = SLOT + round8(rng_range(t, 16, 600));
+        q->recent = (uint32_t)rng_below(t, 3);
+        q->hot = (unsigned char)rng_below(t, 2);
+        break;
+    case K_SYMBOL:
+        q->hot = 1;
+        q->frozen = 1;
+        break;
+    case K_FLOAT:
+    case K_BIGNUM:
+    case K_RATIONAL:
+    case K_COMPLEX:
+    case K_RANGE:
+        q->frozen = 1;
+        q->hot = (unsigned char)(kind == K_FLOAT || kind == K_BIGNUM
+                                     ? 0 : rng_below(t, 3));
+        break;
+    case K_REGEXP:
+        q->size = SLOT + round8(rng_range(t, 200, 1500));
+        q->hot = 1;
+        break;
+    case K_MATCH:
+        q->size = SLOT + round8(rng_range(t, 32, 256));
+        q->recent = 2;
+        break;
+    case K_FILE:
+        q->size = SLOT + 232;
+        q->hot = 2;
+        break;
+    case K_IMEMO:
+    default:
+        if (roll < 10) { /* an instruction sequence */
+            q->size = SLOT + round8(rng_range(t, 200, 4000));
+            q->hot = (unsigned char)rng_range(t, 2, 12);
+        } else { /* cref, env, method entry, call cache... */
+            q->recent = (uint32_t)rng_range(t, 1, 3);
+            q->hot = (unsigned char)rng_below(t, 2);
+        }
+        break;
+    }
+}
+
+/* The template of variant v of class ci (NO_CLASS: T_IMEMO). */
+static void make_template(const gen *g, uint32_t ci, unsigned v,
+                          group_tpl *tpl)
+{
+    const gclass *c = ci == NO_CLASS ? NULL : &g->classes[ci];
+    unsigned kind = c != NULL ? c->kind : K_IMEMO;
+    rng t;
+    rng_seed(&t, derive(g->opt->seed, 0x100 + (uint64_t)(ci + 1) * VARIANTS + v));
+    unsigned n = 0;
+    if (kind == K_OBJECT || kind == K_STRUCT || kind == K_HASH ||
+        (kind == K_ARRAY && rng_below(&t, 2))) {
+        /* Children: the instance variables (or elements, or values) that
+         * the constructor allocated; some are nil or immediates. */
+        unsigned nchild = kind == K_OBJECT || kind == K_STRUCT
+                              ? c->nivars
+                              : (unsigned)rng_below(&t, 4);
+        for (unsigned i = 0; i < nchild && n < GROUP_PARTS - 1; i++) {
+            uint64_t roll = rng_below(&t, 100);
+            unsigned ck = roll < 50   ? K_STRING
+                          : roll < 62 ? K_ARRAY
+                          : roll < 74 ? K_HASH
+                          : roll < 80 ? K_DATA
+                          : roll < 86 ? K_FLOAT
+                                      : K_NONE; /* nil, an Integer... */
+            if (ck == K_NONE || (kind != K_OBJECT && kind != K_STRUCT &&
+                                 ck != K_STRING && ck != K_FLOAT))
+                continue;
+            tpl_part(&t, &tpl->p[n], ck);
+            tpl->class_id[n++] = g->kind_class[ck];
+        }
+    }
+    part *o = &tpl->p[n];
+    tpl_part(&t, o, kind);
+    tpl->class_id[n] = c != NULL ? c->id : 0;
+    o->inner = (unsigned char)n;
+    if (kind == K_OBJECT || kind == K_STRUCT) {
+        o->hot = (unsigned char)rng_below(&t, 3); /* symbols, constants */
+        o->recent = 0;
+        unsigned slots = n + o->hot + 1;
+        o->size = slots <= 3 ? SLOT : SLOT + round8(8 * (uint64_t)slots);
+    } else if (kind == K_HASH && n > 0 && o->hot < n) {
+        o->hot = (unsigned char)n; /* a key for each value */
+        o->size = SLOT + 136;
+    } else if (kind == K_ARRAY && n > 0) {
+        uint64_t len = n + o->hot + (uint64_t)o->recent;
+        o->size = len <= 3 ? SLOT : SLOT + 8 * (len + len / 4);
+    }
+    tpl->nparts = n + 1;
+}
+
+/* The next slot; a new page decides the age of its objects and whether
+ * they carry allocation sites (allocation tracing was on). */
+static uint64_t app_alloc(gen *g)
+{
+    rng *r = &g->r;
+    uint64_t id = heap_alloc(&g->h, r, HOLES_APP);
+    if (g->h.limit != g->page_limit) {
+        g->page_limit = g->h.limit;
+        g->page_old = rng_below(r, 10) < 7;
+        g->page_sites = rng_below(r, 10) < 3;
+        g->page_generation =
+            g->page_old ? rng_range(r, 0, g->gc_count - 3)
+                        : rng_range(r, g->gc_count - 2, g->gc_count);
+    }
+    return id;
+}
+
+/* The value of a string part into g->text; returns its length (the whole
+ * string's, of which the first VALUE_PREVIEW bytes are in g->text). */
+static uint64_t app_value(gen *g, const part *q, size_t *preview)
+{
+    const char *w = words[q->word], *w2 = words[q->word2];
+    unsigned long long k = g->groups + 1;
+    int len;
+    switch (q->value) {
+    case V_LITERAL:
+        len = snprintf(g->text, sizeof g->text, "%s", w);
+        break;
+    case V_COUNTER:
+        len = snprintf(g->text, sizeof g->text, "%s %llu", w, k);
+        break;
+    case V_EMAIL:
+        len = snprintf(g->text, sizeof g->text, "%s%llu@example.com", w, k);
+        break;
+    case V_PATH:
+        len = snprintf(g->text, sizeof g->text, "/%s/%llu/%s", w, k, w2);
+        break;
+    default: { /* V_TEXT: the same text for every instance */
+        rng t;
+        rng_seed(&t, q->word * 65536u + q->word2 + q->text_len);
+        size_t n = q->text_len < VALUE_PREVIEW ? (size_t)q->text_len
+                                               : VALUE_PREVIEW;
+        fill_text(&t, g->text, n);
+        *preview = n;
+        return q->text_len;
+    }
+    }
+    if (len < 0)
+        len = 0;
+    *preview = (size_t)len < VALUE_PREVIEW ? (size_t)len : VALUE_PREVIEW;
+    return (uint64_t)len;
+}
+
+/* Writes one allocation group, or its first objects when the dump ends
+ * within it. Groups come in runs of one template (a query's records, a
+ * parsed document, a request's strings): a run picks a class by
+ * popularity and a variant. One group in ODD_ONES is an odd one, of a
+ * core class (or T_IMEMO) picked on its own, first variant (the mutex, the proc, the call cache a request makes
+ * along the way). */
+static int write_group(gen *g)
+{
+    rng *r = &g->r;
+    group_tpl tpl;
+    if (rng_below(r, ODD_ONES) == 0) { /* between the run's groups */
+        uint32_t core = g->npop < MAX_RANK ? g->npop : MAX_RANK;
+        make_template(g, pick_class_among(g, core), 0, &tpl);
+    } else {
+        if (g->run_left == 0) {
+            g->run_class = pick_class(g);
+            g->run_variant = (unsigned)rng_skewed(r, VARIANTS);
+            g->run_left = 1 + rng_skewed(r, RUN_MAX);
+        }
+        g->run_left--;
+        make_template(g, g->run_class, g->run_variant, &tpl);
+        if (tpl.p[tpl.nparts - 1].recent >= BIG_ARRAY)
+            g->run_left = 0; /* a cache is one of a kind */
+    }
+    uint64_t ids[GROUP_PARTS];
+    for (unsigned i = 0; i < tpl.nparts && g->written < g->opt->objects;
+         i++) {
+        const part *q = &tpl.p[i];
+        heapfmt_object o = {0};
+        o.id = ids[i] = app_alloc(g);
+        o.class_id = tpl.class_id[i];
+        o.type = g->type_str[q->kind];
+        o.size = q->size;
+        size_t n = 0;
+        for (unsigned k = i - q->inner; k < i; k++)
+            g->refs[n++] = ids[k];
+        for (unsigned k = 0; k < q->hot; k++)
+            g->refs[n++] = g->nhot > 0
+                               ? g->hot[(q->hot_first + k) % g->nhot]
+                               : g->classes[k % g->nclasses].id;
+        uint64_t span = g->nrecent < RECENT ? g->nrecent : RECENT;
+        for (uint64_t k = 0, back = i; k < q->recent && n < MAX_GEN_REFS;
+             k++, back += q->stride)
+            if (back < span)
+                g->refs[n++] = g->recent[(g->nrecent - 1 - back) & (RECENT - 1)];
+        if (i + 1 == tpl.nparts && g->nolder > 0 && rng_below(r, 8) == 0)
+            g->refs[n++] = g->older[rng_below(r, g->nolder)];
+        o.refs = g->refs;
+        o.nrefs = n;
+        if (q->kind == K_STRING) {
+            size_t preview;
+            uint64_t len = app_value(g, q, &preview);
+            o.size = len <= 23 ? SLOT : SLOT + round8(len + 1);
+            o.fields |= HEAPFMT_F_VALUE;
+            o.value = g->text;
+            o.value_len = preview;
+        }
+        o.fields |= HEAPFMT_F_FLAGS;
+        if (q->wb)
+            o.flags |= HEAPFMT_OF_WB_PROTECTED;
+        if (q->frozen)
+            o.flags |= HEAPFMT_OF_FROZEN;
+        if (g->page_old != ((rng_next(r) & 31) == 0))
+            o.flags |= HEAPFMT_OF_OLD | HEAPFMT_OF_MARKED;
+        if (g->opt->sites && g->page_sites) {
+            o.fields |= HEAPFMT_F_SITE | HEAPFMT_F_GENERATION;
+            o.file = g->file_str[q->file];
+            o.line = q->line;
+            o.generation = g->page_generation;
+        }
+        int rc = emit(g, &o);
+        if (rc != HEAPFMT_OK)
+            return rc;
+    }
+    g->groups++;
+    return HEAPFMT_OK;
+}
+
+/* The literal pool: frozen strings (the fstring table) and symbols, the
+ * shared targets of many references. */
+static int write_literals(gen *g)
+{
+    uint64_t string_id = g->kind_class[K_STRING];
+    uint64_t symbol_id = g->kind_class[K_SYMBOL];
+    while (g->nhot < HOT && g->written < g->opt->objects) {
+        heapfmt_object o = {0};
+        int symbol = g->nhot & 1;
+        const char *w = words[(g->nhot / 2) % COUNT_OF(words)];
+        int len = snprintf(g->text, sizeof g->text, "%s%s%u", symbol ? ":" : "",
+                           w, g->nhot / 2 / (unsigned)COUNT_OF(words));
+        o.id = app_alloc(g);
+        o.class_id = symbol ? symbol_id : string_id;
+        o.type = g->type_str[symbol ? K_SYMBOL : K_STRING];
+        o.size = SLOT;
+        o.fields = HEAPFMT_F_FLAGS | HEAPFMT_F_VALUE;
+        o.flags = HEAPFMT_OF_FROZEN | HEAPFMT_OF_OLD | HEAPFMT_OF_MARKED |
+                  HEAPFMT_OF_WB_PROTECTED;
+        o.value = g->text;
+        o.value_len = len > 0 ? (size_t)len : 0;
+        if (symbol) { /* a symbol points at its name */
+            g->refs[0] = g->hot[g->nhot - 1];
+            o.refs = g->refs;
+            o.nrefs = 1;
+        }
+        int rc = emit(g, &o);
+        if (rc != HEAPFMT_OK)
+            return rc;
+        g->hot[g->nhot++] = o.id;
+    }
+    return HEAPFMT_OK;
+}
+
 /* The class objects, in table order (= address order). */
 static int write_class_objects(gen *g, uint64_t n)
 {
@@ -948,6 +1353,8 @@ static int write_meta(gen *g)
     CHECK(heapfmt_write_meta_uint(g->w, "gc.count", g->gc_count));
     CHECK(heapfmt_write_meta_uint(g->w, "gc.compactions", 0));
     CHECK(heapfmt_write_meta_uint(g->w, "gen.seed", seed));
+    CHECK(heapfmt_write_meta_text(g->w, "gen.profile",
+                                  gen_profile_name(g->opt->profile)));
 #undef CHECK
     return HEAPFMT_OK;
 }
@@ -1010,16 +1417,47 @@ static int run(gen *g)
     uint64_t nclass_objects = n < g->nclasses ? n : g->nclasses;
     if ((rc = write_class_objects(g, nclass_objects)) != HEAPFMT_OK)
         return rc;
+    if (g->opt->profile == GEN_PROFILE_RANDOM) {
+        while (g->written < n)
+            if ((rc = write_instance(g, pick_class(g))) != HEAPFMT_OK)
+                return rc;
+        return write_roots(g);
+    }
+    static const struct {
+        unsigned kind;
+        const char *name;
+    } child_classes[] = {
+        {K_STRING, "String"}, {K_ARRAY, "Array"}, {K_HASH, "Hash"},
+        {K_DATA, "Time"},     {K_FLOAT, "Float"}, {K_SYMBOL, "Symbol"},
+    };
+    for (size_t i = 0; i < COUNT_OF(child_classes); i++)
+        g->kind_class[child_classes[i].kind] = core_id(g, child_classes[i].name);
+    if ((rc = write_literals(g)) != HEAPFMT_OK)
+        return rc;
     while (g->written < n)
-        if ((rc = write_instance(g, pick_class(g))) != HEAPFMT_OK)
+        if ((rc = write_group(g)) != HEAPFMT_OK)
             return rc;
     return write_roots(g);
+}
+
+const char *gen_profile_name(int profile)
+{
+    switch (profile) {
+    case GEN_PROFILE_APP:
+        return "app";
+    case GEN_PROFILE_RANDOM:
+        return "random";
+    default:
+        return "unknown";
+    }
 }
 
 int gen_write(heapfmt_writer *w, const gen_options *opt)
 {
     if (w == NULL || opt == NULL || opt->objects > GEN_MAX_OBJECTS ||
-        opt->classes < 1 || opt->classes > GEN_MAX_CLASSES)
+        opt->classes < 1 || opt->classes > GEN_MAX_CLASSES ||
+        (opt->profile != GEN_PROFILE_APP &&
+         opt->profile != GEN_PROFILE_RANDOM))
         return HEAPFMT_E_ARG;
     gen *g = calloc(1, sizeof *g);
     if (g == NULL)

@@ -18,18 +18,32 @@
 #define GEN_MAX_OBJECTS 10000000000ull /* 1e10 */
 #define GEN_MAX_CLASSES 1000000u
 
+/* What the instances look like (gen.c says more).
+ *   GEN_PROFILE_APP     allocation groups from per-class templates: an
+ *                       object next to the objects it holds, shared
+ *                       literals, repeated values. Compresses like a real
+ *                       Ruby heap (about 7x with zstd level 1).
+ *   GEN_PROFILE_RANDOM  every object drawn on its own, references spread
+ *                       over the heap, random text: the data of heapfmt-gen
+ *                       before 0.2, a worst case for compression (~1.4x). */
+enum gen_profile { GEN_PROFILE_APP = 0, GEN_PROFILE_RANDOM = 1 };
+
 typedef struct gen_options {
     uint64_t objects; /* OBJECT records to write, class objects included */
     uint64_t seed;    /* any value */
     uint32_t classes; /* CLASS records, 1 .. GEN_MAX_CLASSES */
     int sites;        /* nonzero: allocation sites on ~30% of objects */
+    int profile;      /* enum gen_profile */
 } gen_options;
 
-#define GEN_OPTIONS_INIT { 100000, 1, 500, 1 }
+#define GEN_OPTIONS_INIT { 100000, 1, 500, 1, GEN_PROFILE_APP }
+
+/* "app", "random", or "unknown". */
+const char *gen_profile_name(int profile);
 
 /* Writes the whole heap to w. Does not call heapfmt_writer_finish(): the
  * caller does, and may add records of its own first. Returns HEAPFMT_OK,
- * HEAPFMT_E_ARG for options out of range, HEAPFMT_E_NOMEM if the class
+ * HEAPFMT_E_ARG for options out of range (or an unknown profile), HEAPFMT_E_NOMEM if the class
  * tables cannot be allocated, or the first error the writer returned (the
  * writer's error detail then explains it). */
 int gen_write(heapfmt_writer *w, const gen_options *opt);
