@@ -212,8 +212,9 @@ enum heapfmt_label_kind {
 /* The label of one reference, as given to the writer.
  *   kind   enum heapfmt_label_kind.
  *   weak   1 if the reference does not keep its target alive, else 0.
- *   value  INDEX: the index; NONE: 0; every other kind: the string id
- *          (heapfmt_write_string) of the name or text. */
+ *   value  INDEX: the index (within 2^59 of the reference's position:
+ *          HEAPFMT_E_LIMIT past it); NONE: 0; every other kind: the string
+ *          id (heapfmt_write_string) of the name or text. */
 typedef struct heapfmt_label {
     uint32_t kind;
     uint32_t weak;

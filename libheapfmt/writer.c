@@ -423,6 +423,14 @@ static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
             return hf_wfail(w, HEAPFMT_E_ARG, 0,
                             "label %zu: unknown kind %u or weak %u", i,
                             l->kind, l->weak);
+        /* The label varint keeps 60 bits of value (spec 6.4.1). */
+        if (l->kind == HEAPFMT_LABEL_INDEX &&
+            hf_zigzag(l->value - (uint64_t)i) >> (64 - HF_LABEL_VALUE_SHIFT))
+            return hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                            "label %zu: index %llu too far from its position "
+                            "(2^%d)",
+                            i, (unsigned long long)l->value,
+                            63 - HF_LABEL_VALUE_SHIFT);
         if (l->kind != HEAPFMT_LABEL_INDEX &&
             l->kind != HEAPFMT_LABEL_NONE &&
             (l->value == 0 || l->value > w->strings.count))
