@@ -1,7 +1,8 @@
 /* heapfmt_ext.c -- the HeapFmt Ruby module.
  *
- *   HeapFmt.dump(path_or_io, compress: true, gc: true, fork: false,
- *                wait: true)                      -> objects written
+ *   HeapFmt.dump(path_or_io, compress: true, codec: :zstd, level: 1,
+ *                threads: false, gc: true, fork: false, wait: true)
+ *                                                 -> objects written
  *   HeapFmt.address(obj)                          -> the id obj has in dumps
  *
  * This file does everything that needs Ruby: options, opening the file,
@@ -33,6 +34,7 @@ size_t rb_obj_gc_flags(VALUE obj, ID *flags, size_t max);
 
 static VALUE mHeapFmt, eError;
 static ID id_write, id_to_path, id_compress, id_gc, id_fork, id_wait;
+static ID id_codec, id_level, id_threads, id_zstd, id_deflate, id_stored;
 static ID id_auto_compact, id_count, id_attached;
 static ID id_wb_protected, id_old, id_uncollectible, id_marked, id_pinned;
 
@@ -52,7 +54,7 @@ typedef struct membuf {
 
 typedef struct dump_args {
     /* options */
-    int level, gc, fork, wait;
+    int codec, level, threads, gc, fork, wait;
     /* target */
     int kind;
     VALUE target; /* as given */
@@ -187,7 +189,9 @@ static void fill_context(dump_args *a)
     c->id_marked = id_marked;
     c->id_pinned = id_pinned;
     c->id_attached = id_attached;
+    c->codec = a->codec;
     c->level = a->level;
+    c->threads = a->threads;
 }
 
 static void check_single_ractor(void)
@@ -204,34 +208,102 @@ static void check_single_ractor(void)
 
 /* ---- arguments ---- */
 
+/* The codec named by codec: (a Symbol or a String). */
+static int parse_codec(VALUE v)
+{
+    ID id = 0;
+    if (RB_SYMBOL_P(v))
+        id = rb_sym2id(v);
+    else if (RB_TYPE_P(v, RUBY_T_STRING))
+        id = rb_intern_str(v);
+    if (id == id_zstd)
+        return HEAPFMT_CODEC_ZSTD;
+    if (id == id_deflate)
+        return HEAPFMT_CODEC_DEFLATE;
+    if (id == id_stored)
+        return HEAPFMT_CODEC_STORED;
+    rb_raise(rb_eArgError, "codec: must be :zstd, :deflate or :stored, not %"
+             PRIsVALUE, rb_inspect(v));
+}
+
+static int max_level(int codec)
+{
+    return codec == HEAPFMT_CODEC_ZSTD      ? HEAPFMT_ZSTD_MAX_LEVEL
+           : codec == HEAPFMT_CODEC_DEFLATE ? HEAPFMT_DEFLATE_MAX_LEVEL
+                                            : 0;
+}
+
+/* compress: true (default) / false / an Integer level; codec:; level:.
+ * The codec defaults to Zstandard (DEFLATE in a libheapfmt built without
+ * it), the level to 1; level 0 (or compress: false, or codec: :stored)
+ * stores the blocks. compress: 0-9 keeps its old meaning, a level. */
+static void parse_compression(dump_args *a, VALUE compress, VALUE codec,
+                              VALUE level)
+{
+    int codec_given = codec != Qundef && !NIL_P(codec);
+    a->codec = codec_given ? parse_codec(codec)
+               : heapfmt_codec_supported(HEAPFMT_CODEC_ZSTD)
+                   ? HEAPFMT_CODEC_ZSTD
+                   : HEAPFMT_CODEC_DEFLATE;
+    a->level = 1;
+    VALUE lv = Qundef;
+    const char *lname = "level:";
+    if (compress != Qundef && RB_INTEGER_TYPE_P(compress)) {
+        if (level != Qundef && !NIL_P(level))
+            rb_raise(rb_eArgError,
+                     "give the level as compress: or as level:, not both");
+        lv = compress;
+        lname = "compress:";
+    } else if (level != Qundef && !NIL_P(level)) {
+        lv = level;
+        if (compress != Qundef && !RTEST(compress) && NUM2LONG(lv) != 0)
+            rb_raise(rb_eArgError, "compress: false with level: %ld",
+                     NUM2LONG(lv));
+    } else if (compress != Qundef && !RTEST(compress)) {
+        a->level = 0;
+    }
+    if (a->codec == HEAPFMT_CODEC_STORED) {
+        if (lv != Qundef && NUM2LONG(lv) != 0)
+            rb_raise(rb_eArgError,
+                     "codec: :stored does not compress (%s must be 0)", lname);
+        a->level = 0;
+    } else if (lv != Qundef) {
+        long l = NUM2LONG(lv);
+        int max = max_level(a->codec);
+        if (l < 0 || l > max)
+            rb_raise(rb_eArgError, "%s %s level must be 0-%d, not %ld", lname,
+                     heapfmt_codec_name(a->codec), max, l);
+        a->level = (int)l;
+    }
+    if (a->level > 0 && !heapfmt_codec_supported(a->codec))
+        rb_raise(eError, "this libheapfmt was built without %s support",
+                 heapfmt_codec_name(a->codec));
+}
+
 static void parse_options(dump_args *a, VALUE opts)
 {
-    a->level = 1;
     a->gc = 1;
     a->fork = 0;
     a->wait = 1;
-    if (NIL_P(opts))
-        return;
-    ID keys[4] = {id_compress, id_gc, id_fork, id_wait};
-    VALUE v[4];
-    rb_get_kwargs(opts, keys, 0, 4, v);
-    if (v[0] != Qundef) {
-        if (RB_INTEGER_TYPE_P(v[0])) {
-            long l = NUM2LONG(v[0]);
-            if (l < 0 || l > 9)
-                rb_raise(rb_eArgError, "compress: level must be 0-9, not %ld",
-                         l);
-            a->level = (int)l;
-        } else {
-            a->level = RTEST(v[0]) ? 1 : 0;
-        }
+    a->threads = 0;
+    enum { COMPRESS, CODEC, LEVEL, THREADS, GC, FORK, WAIT, NKEYS };
+    VALUE v[NKEYS];
+    for (int i = 0; i < NKEYS; i++)
+        v[i] = Qundef;
+    if (!NIL_P(opts)) {
+        ID keys[NKEYS] = {id_compress, id_codec, id_level, id_threads,
+                          id_gc,       id_fork,  id_wait};
+        rb_get_kwargs(opts, keys, 0, NKEYS, v);
     }
-    if (v[1] != Qundef)
-        a->gc = RTEST(v[1]);
-    if (v[2] != Qundef)
-        a->fork = RTEST(v[2]);
-    if (v[3] != Qundef)
-        a->wait = RTEST(v[3]);
+    parse_compression(a, v[COMPRESS], v[CODEC], v[LEVEL]);
+    if (v[THREADS] != Qundef)
+        a->threads = RTEST(v[THREADS]);
+    if (v[GC] != Qundef)
+        a->gc = RTEST(v[GC]);
+    if (v[FORK] != Qundef)
+        a->fork = RTEST(v[FORK]);
+    if (v[WAIT] != Qundef)
+        a->wait = RTEST(v[WAIT]);
 }
 
 static void classify_target(dump_args *a, VALUE target)
@@ -465,8 +537,9 @@ static void raise_result(const dump_args *a)
 
 /*
  * call-seq:
- *   HeapFmt.dump(path_or_io, compress: true, gc: true, fork: false,
- *                wait: true) -> Integer
+ *   HeapFmt.dump(path_or_io, compress: true, codec: :zstd, level: 1,
+ *                threads: false, gc: true, fork: false, wait: true)
+ *     -> Integer
  *
  * Writes every object of the heap to path_or_io as a heapfmt dump and
  * returns the number of objects written. See README.md.
@@ -543,6 +616,12 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
     id_write = rb_intern("write");
     id_to_path = rb_intern("to_path");
     id_compress = rb_intern("compress");
+    id_codec = rb_intern("codec");
+    id_level = rb_intern("level");
+    id_threads = rb_intern("threads");
+    id_zstd = rb_intern("zstd");
+    id_deflate = rb_intern("deflate");
+    id_stored = rb_intern("stored");
     id_gc = rb_intern("gc");
     id_fork = rb_intern("fork");
     id_wait = rb_intern("wait");

@@ -53,7 +53,9 @@ typedef struct hr_context {
     ID id_wb_protected, id_old, id_uncollectible, id_marked, id_pinned;
     ID id_attached; /* __attached__, the object of a singleton class */
 
-    int level; /* zlib level, 0-9 */
+    int codec;   /* enum heapfmt_codec of the compressed blocks */
+    int level;   /* the codec's level; 0 stores the blocks */
+    int threads; /* 1: compress on a worker thread */
 } hr_context;
 
 /* The outcome of a walk: fixed size and free of pointers, so that a forked

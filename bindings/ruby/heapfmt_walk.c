@@ -729,7 +729,9 @@ void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
     k.ctx = ctx;
 
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.codec = ctx->codec;
     opt.level = ctx->level;
+    opt.threads = ctx->threads;
     int rc = fd >= 0 ? heapfmt_writer_open_fd(&k.w, &opt, fd)
                      : heapfmt_writer_open(&k.w, &opt, write, opaque);
     if (rc != HEAPFMT_OK) {

@@ -33,7 +33,7 @@ RUBY_EXT_CFLAGS = $(call rbconfig,CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -fPI
 # -Wl,--exclude-libs keeps libheapfmt's symbols private to the extension.
 RUBY_EXT_LDFLAGS = -shared $(call rbconfig,DLDFLAGS) -Wl,--exclude-libs,ALL \
                    -L$(call rbconfig,libdir) $(LDFLAGS)
-RUBY_EXT_LIBS = $(call rbconfig,LIBRUBYARG_SHARED) -lz $(call rbconfig,LIBS)
+RUBY_EXT_LIBS = $(call rbconfig,LIBRUBYARG_SHARED) $(LIB_LIBS) $(call rbconfig,LIBS)
 RUBY_SITEARCHDIR ?= $(call rbconfig,sitearchdir)
 
 RUBY_EXT_SRCS := $(wildcard bindings/ruby/*.c)

@@ -96,6 +96,46 @@ if [ -x "$histo" ]; then
     done
 fi
 
+# Codecs: zstd (the default), deflate and stored dumps of the same input
+# hold the same heap, and heapfmt-info names the codec of each.
+for c in default zstd deflate stored; do
+    opt=--codec=$c
+    [ "$c" = default ] && opt=--one-pass
+    run "$imp" "$opt" -o "c-$c.dump" "$fx/ruby33.json"
+    expect_success "--codec=$c"
+    run "$info" "c-$c.dump"
+    expect_success "info on the --codec=$c dump"
+    want=$c
+    [ "$c" = default ] && want=zstd
+    case "$(row codecs)" in
+    *"$want"*) pass ;;
+    *) fail "--codec=$c: codecs row is '$(row codecs)'" ;;
+    esac
+done
+run "$info" c-stored.dump
+[ "$(row codecs)" = stored ] && pass || fail "stored: codecs row is '$(row codecs)'"
+# Levels of each codec, and the worker thread.
+run "$imp" --codec deflate -l 9 --threads -o c-d9.dump "$fx/ruby33.json"
+expect_success "deflate level 9, --threads"
+run "$imp" -l 19 --threads -o c-z19.dump "$fx/ruby33.json"
+expect_success "zstd level 19, --threads"
+run "$imp" --codec=zstd -l 0 -o c-z0.dump "$fx/ruby33.json"
+expect_success "zstd level 0"
+run "$info" c-z0.dump
+[ "$(row codecs)" = stored ] && pass || fail "level 0: codecs row is '$(row codecs)'"
+if [ -x "$histo" ]; then
+    run "$histo" -f tsv -s name c-default.dump
+    ref=$out
+    for d in c-zstd c-deflate c-stored c-d9 c-z19 c-z0; do
+        run "$histo" -f tsv -s name "$d.dump"
+        [ -n "$out" ] && [ "$out" = "$ref" ] && pass ||
+            fail "$d: histogram differs from the default codec's"
+    done
+fi
+run "$imp" -v --codec=deflate -l 3 -o c-v.dump "$fx/ruby33.json"
+expect_rc 0 "-v with a codec"
+expect_err_has "(deflate level 3)" "-v names the codec"
+
 # --verbose: counts and speed on stderr, still exit 0.
 run "$imp" -v -o v.dump "$fx/ruby33.json"
 expect_rc 0 "--verbose"

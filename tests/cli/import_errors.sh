@@ -87,7 +87,9 @@ expect_rc 3 "--max-line"
 expect_err_has "ruby31.json:14: line longer than 1000 bytes" "--max-line"
 
 # Usage errors: exit 2, nothing on stdout, a hint on stderr.
-for args in "--level 10" "--level x" "--preview 257" "--preview -1" \
+for args in "--level 20" "--level x" "--codec=deflate --level 10" \
+    "-l 10 --codec deflate" "--codec=stored -l 1" "--codec=lz4" "--codec" \
+    "--codec=" "--threads=2" "--preview 257" "--preview -1" \
     "--max-line 0" "--bogus" "-q" "-o" "a.json b.json"; do
     # shellcheck disable=SC2086
     run "$imp" $args

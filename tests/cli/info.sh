@@ -34,7 +34,9 @@ expect_success "info 1M"
 [ "$(row objects)" = "1,000,000" ] && pass || fail "objects row is '$(row objects)'"
 expect_out_has "meta.producer" "info 1M"
 expect_out_has "meta.vm.version" "info 1M"
-[ "$(row format)" = "1.0" ] && pass || fail "format row is '$(row format)'"
+[ "$(row format)" = "1.1" ] && pass || fail "format row is '$(row format)'"
+# heapfmt-gen writes Zstandard blocks by default; the footer says so.
+[ "$(row codecs)" = zstd ] && pass || fail "codecs row is '$(row codecs)'"
 size=$(stat -c %s x.dump)
 run "$info" --plain x.dump
 expect_success "info --plain"
@@ -54,6 +56,65 @@ done
 run bash -c "'$info' --verify - < x.dump"
 expect_success "verify from stdin"
 expect_out_has "OK: 1,000,000 objects verified" "verify from stdin"
+
+# codecs: from the footer (1.1), from the blocks read (a pipe, a 1.0 dump
+# whose footer lacks them), in codec order.
+run "$gen" --objects 1000 -o z.dump
+run "$info" z.dump
+expect_success "info on a small default dump"
+[ "$(row codecs)" = zstd ] && pass || fail "default gen: codecs row is '$(row codecs)'"
+run "$gen" --objects 1000 -l 0 -o s.dump
+run "$info" --plain s.dump
+expect_success "info on a stored dump"
+[ "$(row codecs)" = stored ] && pass || fail "gen -l 0: codecs row is '$(row codecs)'"
+if "$gen" --help | grep -q -- --codec; then
+    run "$gen" --objects 1000 --codec deflate -o d.dump
+else
+    # make a deflate dump through the importer
+    imp=$BIN/heapfmt-import
+    run "$imp" --codec deflate -o d.dump "$FIXTURES/import/ruby33.json"
+fi
+expect_success "a deflate dump"
+run "$info" d.dump
+expect_success "info on a deflate dump"
+[ "$(row codecs)" = deflate ] && pass || fail "deflate: codecs row is '$(row codecs)'"
+run bash -c "cat d.dump | '$info' -"
+expect_success "info on a deflate dump from a pipe"
+[ "$(row codecs)" = deflate ] && pass || fail "deflate, pipe: codecs row is '$(row codecs)'"
+run bash -c "'$info' - < x.dump"
+[ "$(row codecs)" = zstd ] && pass || fail "zstd, stdin: codecs row is '$(row codecs)'"
+run "$info" "$FIXTURES/valid/unknown-records.hfd"
+expect_success "info on a 1.0 dump"
+[ "$(row format)" = 1.0 ] && [ "$(row codecs)" = stored ] && pass ||
+    fail "1.0 dump: format '$(row format)', codecs '$(row codecs)'"
+
+# A block codec this reader does not know (here 9; a newer heapfmt's):
+# one message naming it, nothing on stdout, exit 1 as for a newer version.
+python3 - <<'PY'
+import struct, zlib
+d = bytearray(open("z.dump", "rb").read())
+d[17] = 9  # codec byte of the first block header, at offset 16
+d[32:36] = struct.pack("<I", zlib.crc32(bytes(d[16:32])))
+open("codec9.dump", "wb").write(d)
+PY
+for args in "codec9.dump" "--verify codec9.dump"; do
+    # shellcheck disable=SC2086
+    run "$info" $args
+    expect_failure 1 "unsupported codec: $args"
+    expect_err_has "heapfmt-info: codec9.dump: unsupported codec 9" "unsupported codec: $args"
+done
+run bash -c "'$info' - < codec9.dump"
+expect_failure 1 "unsupported codec from stdin"
+expect_err_has "heapfmt-info: (stdin): unsupported codec 9" "unsupported codec from stdin"
+for t in histo heapfmt-export heapfmt-diff; do
+    [ -x "$BIN/$t" ] || continue
+    args=(--scan codec9.dump)
+    [ "$t" = histo ] || args=(codec9.dump)
+    [ "$t" = heapfmt-diff ] && args=(codec9.dump z.dump)
+    run "$BIN/$t" "${args[@]}"
+    expect_failure 1 "$t: unsupported codec"
+    expect_err_has "$t: codec9.dump: unsupported codec 9" "$t: unsupported codec"
+done
 
 # A truncated dump: figures for what was read, a message, exit 3.
 head -c $((size / 2)) x.dump >half.dump

@@ -30,7 +30,9 @@ void cli_dump_close(cli_dump *d);
 void cli_dump_error(const cli_dump *d, int status);
 
 /* The exit code for a reader failure with this status:
- * CLI_EXIT_INCOMPLETE for HEAPFMT_E_TRUNCATED, else CLI_EXIT_ERROR. */
+ * CLI_EXIT_INCOMPLETE for HEAPFMT_E_TRUNCATED, else CLI_EXIT_ERROR (among
+ * them HEAPFMT_E_VERSION and HEAPFMT_E_UNSUPPORTED alike: a dump, or a
+ * block codec, this build cannot read). */
 int cli_dump_exit_code(int status);
 
 #endif /* CLI_DUMP_H */

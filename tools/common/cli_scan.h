@@ -18,7 +18,9 @@ typedef int (*cli_scan_fn)(void *ctx, heapfmt_reader *r,
 /* Reads d to its end. Returns CLI_EXIT_OK for a complete dump,
  * CLI_EXIT_INCOMPLETE (after warnings on stderr) when blocks were lost or
  * the dump was cut, CLI_EXIT_ERROR (after a message) for an I/O error, out
- * of memory or a limit, or the callback's nonzero value. */
+ * of memory, a limit or a block codec this build cannot decode
+ * (HEAPFMT_E_UNSUPPORTED, like a version error), or the callback's
+ * nonzero value. */
 int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx);
 
 #endif /* CLI_SCAN_H */

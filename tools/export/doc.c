@@ -148,9 +148,9 @@ static void doc_hex(jout *o, uint64_t v)
 }
 
 /* "refs":[...] with at most st->max_refs ids, then refs_count and
- * refs_truncated when some were left out. */
-static void doc_refs(jout *o, const doc_style *st, const uint64_t *refs,
-                     uint64_t nrefs)
+ * refs_truncated when some were left out. Returns the count kept. */
+static uint64_t refs_array(jout *o, const doc_style *st, const uint64_t *refs,
+                           uint64_t nrefs)
 {
     uint64_t keep = nrefs > st->max_refs ? st->max_refs : nrefs;
     JOUT_LIT(o, "\"refs\":[");
@@ -167,6 +167,194 @@ static void doc_refs(jout *o, const doc_style *st, const uint64_t *refs,
         doc_count(o, st, nrefs);
         JOUT_LIT(o, ",\"refs_truncated\":true");
     }
+    return keep;
+}
+
+/* ------------------------------------------------------------------ */
+/* Labels and stacks (format 1.1)                                      */
+/* ------------------------------------------------------------------ */
+
+/* Largest BSON sizes, counted against DOC_MAX_EXTRAS (see doc.h):
+ *   the four arrays' own fields and the two *_truncated flags;
+ *   an array element's type and key ("16777215"), document length and
+ *   end: 15; a label's members: "label" (an Int64, a Decimal128 or a
+ *   string), "label_kind" (at most "constant"), "weak"; a frame's:
+ *   "function", "library", "file" (strings), "offset", "line". Text: 3
+ *   bytes of output per input byte (U+FFFD). */
+#define EXTRAS_FIXED 128u
+#define EXTRAS_LABEL 80u
+#define EXTRAS_FRAME 112u
+
+static const char *const label_kinds[] = {
+    [HEAPFMT_LABEL_FIELD] = "field",   [HEAPFMT_LABEL_INDEX] = "index",
+    [HEAPFMT_LABEL_KEY] = "key",       [HEAPFMT_LABEL_CONSTANT] = "constant",
+    [HEAPFMT_LABEL_GLOBAL] = "global", [HEAPFMT_LABEL_OTHER] = "other",
+};
+
+/* Input bytes of s that a document keeps. */
+static uint64_t name_len(const heapfmt_rstring *s)
+{
+    if (s == NULL || s->id == 0 || s->undefined)
+        return 0;
+    return s->len > DOC_MAX_NAME ? DOC_MAX_NAME : s->len;
+}
+
+/* Whether a label says anything: a kind, or weak. */
+static int label_present(const heapfmt_rlabel *l)
+{
+    return l->kind != HEAPFMT_LABEL_NONE || l->weak;
+}
+
+static uint64_t label_cost(const heapfmt_rlabel *l)
+{
+    uint64_t cost = EXTRAS_LABEL;
+    if (l->kind != HEAPFMT_LABEL_INDEX)
+        cost += 3 * name_len(l->name);
+    return cost;
+}
+
+/* The members of a label: "label":...,"label_kind":"..." and
+ * "weak":true, as far as known; lead: write a comma before the first. */
+static void label_members(jout *o, const doc_style *st,
+                          const heapfmt_rlabel *l, int lead)
+{
+    if (l->kind != HEAPFMT_LABEL_NONE) {
+        if (lead)
+            jout_char(o, ',');
+        JOUT_LIT(o, "\"label\":");
+        if (l->kind == HEAPFMT_LABEL_INDEX)
+            doc_count(o, st, l->index);
+        else if (l->name == NULL || l->name->id == 0 || l->name->undefined)
+            JOUT_LIT(o, "null");
+        else
+            jout_str(o, l->name->ptr, l->name->len, DOC_MAX_NAME);
+        const char *kind = "other"; /* also for kinds of later versions */
+        if (l->kind < sizeof label_kinds / sizeof label_kinds[0] &&
+            label_kinds[l->kind] != NULL)
+            kind = label_kinds[l->kind];
+        JOUT_LIT(o, ",\"label_kind\":\"");
+        jout_put(o, kind, strlen(kind));
+        jout_char(o, '"');
+        lead = 1;
+    }
+    if (l->weak) {
+        if (lead)
+            jout_char(o, ',');
+        JOUT_LIT(o, "\"weak\":true");
+    }
+}
+
+/* ,"ref_labels":[...] for the first keep labels, as far as *budget goes;
+ * then ,"ref_labels_truncated":true if some were left out. */
+static void ref_labels(jout *o, const doc_style *st,
+                       const heapfmt_rlabel *labels, uint64_t keep,
+                       uint64_t *budget)
+{
+    JOUT_LIT(o, ",\"ref_labels\":[");
+    uint64_t i;
+    for (i = 0; i < keep; i++) {
+        const heapfmt_rlabel *l = &labels[i];
+        uint64_t cost = label_cost(l);
+        if (cost > *budget)
+            break;
+        *budget -= cost;
+        if (i > 0)
+            jout_char(o, ',');
+        if (!label_present(l)) {
+            JOUT_LIT(o, "null");
+            continue;
+        }
+        jout_char(o, '{');
+        label_members(o, st, l, 0);
+        jout_char(o, '}');
+    }
+    jout_char(o, ']');
+    if (i < keep)
+        JOUT_LIT(o, ",\"ref_labels_truncated\":true");
+}
+
+/* A member "name":"text" of a frame, when text is known; *first tells
+ * whether a comma is needed. */
+static void frame_text(jout *o, const char *name, size_t name_size,
+                       const heapfmt_rstring *s, int *first)
+{
+    if (s == NULL || s->id == 0)
+        return;
+    if (!*first)
+        jout_char(o, ',');
+    *first = 0;
+    jout_put(o, name, name_size);
+    if (s->undefined)
+        JOUT_LIT(o, "null");
+    else
+        jout_str(o, s->ptr, s->len, DOC_MAX_NAME);
+}
+
+#define FRAME_TEXT(o, lit, s, first) \
+    frame_text((o), (lit), sizeof(lit) - 1, (s), (first))
+
+static void frame_number(jout *o, const doc_style *st, const char *name,
+                         size_t name_size, uint64_t v, int *first)
+{
+    if (v == 0)
+        return;
+    if (!*first)
+        jout_char(o, ',');
+    *first = 0;
+    jout_put(o, name, name_size);
+    doc_count(o, st, v);
+}
+
+#define FRAME_NUMBER(o, st, lit, v, first) \
+    frame_number((o), (st), (lit), sizeof(lit) - 1, (v), (first))
+
+static uint64_t frame_cost(const heapfmt_rframe *f)
+{
+    return EXTRAS_FRAME +
+           3 * (name_len(f->function) + name_len(f->library) +
+                name_len(f->file));
+}
+
+/* ,"stack":[...] with as many frames as *budget allows; then
+ * ,"stack_truncated":true if some were left out. */
+static void stack_array(jout *o, const doc_style *st,
+                        const heapfmt_rstack *stack, uint64_t *budget)
+{
+    JOUT_LIT(o, ",\"stack\":[");
+    size_t i;
+    for (i = 0; i < stack->nframes; i++) {
+        const heapfmt_rframe *f = stack->frames[i];
+        uint64_t cost = frame_cost(f);
+        if (cost > *budget)
+            break;
+        *budget -= cost;
+        if (i > 0)
+            jout_char(o, ',');
+        jout_char(o, '{');
+        int first = 1;
+        FRAME_TEXT(o, "\"function\":", f->function, &first);
+        FRAME_TEXT(o, "\"library\":", f->library, &first);
+        FRAME_NUMBER(o, st, "\"offset\":", f->offset, &first);
+        FRAME_TEXT(o, "\"file\":", f->file, &first);
+        FRAME_NUMBER(o, st, "\"line\":", f->line, &first);
+        jout_char(o, '}');
+    }
+    jout_char(o, ']');
+    if (i < stack->nframes)
+        JOUT_LIT(o, ",\"stack_truncated\":true");
+}
+
+/* What the frames of stack that fit in budget take of it. */
+static uint64_t stack_cost(const heapfmt_rstack *stack, uint64_t budget)
+{
+    uint64_t used = 0;
+    for (size_t i = 0; stack != NULL && i < stack->nframes; i++) {
+        uint64_t cost = frame_cost(stack->frames[i]);
+        if (cost > budget - used)
+            break;
+        used += cost;
+    }
+    return used;
 }
 
 /* ------------------------------------------------------------------ */
@@ -175,8 +363,11 @@ static void doc_refs(jout *o, const doc_style *st, const uint64_t *refs,
 
 void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
                 const char *class_name, size_t class_len,
-                const uint64_t *refs, uint64_t nrefs)
+                const doc_refs *refs)
 {
+    uint64_t budget = DOC_MAX_EXTRAS - EXTRAS_FIXED;
+    uint64_t for_stack = stack_cost(ob->stack, budget / 2);
+    budget -= for_stack;
     doc_begin(o, st, RECORDS_OBJECTS);
     if (st->mongo)
         doc_hex(o, ob->id);
@@ -190,7 +381,9 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
     JOUT_LIT(o, ",\"bytes\":");
     doc_count(o, st, ob->size);
     jout_char(o, ',');
-    doc_refs(o, st, refs, nrefs);
+    uint64_t keep = refs_array(o, st, refs->ids, refs->n);
+    if (refs->labels != NULL && keep > 0)
+        ref_labels(o, st, refs->labels, keep, &budget);
     if (ob->fields & HEAPFMT_F_VALUE) {
         JOUT_LIT(o, ",\"value\":");
         if (jout_str(o, ob->value, ob->value_len, DOC_MAX_TEXT))
@@ -210,11 +403,13 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
         JOUT_LIT(o, ",\"flags\":");
         doc_bits(o, st, ob->flags);
     }
+    if (ob->stack != NULL)
+        stack_array(o, st, ob->stack, &for_stack);
     jout_char(o, '}');
 }
 
 void doc_edge(jout *o, const doc_style *st, uint64_t from, uint64_t k,
-              uint64_t to)
+              uint64_t to, const heapfmt_rlabel *label)
 {
     doc_begin(o, st, RECORDS_EDGES);
     if (st->mongo) {
@@ -227,11 +422,14 @@ void doc_edge(jout *o, const doc_style *st, uint64_t from, uint64_t k,
     jout_id(o, from);
     JOUT_LIT(o, ",\"to\":");
     jout_id(o, to);
+    if (label != NULL)
+        label_members(o, st, label, 1);
     jout_char(o, '}');
 }
 
 void doc_root_edge(jout *o, const doc_style *st, const heapfmt_rstring *kind,
-                   uint64_t root_no, uint64_t k, uint64_t to)
+                   uint64_t root_no, uint64_t k, uint64_t to,
+                   const heapfmt_rlabel *label)
 {
     doc_begin(o, st, RECORDS_EDGES);
     if (st->mongo) {
@@ -245,12 +443,15 @@ void doc_root_edge(jout *o, const doc_style *st, const heapfmt_rstring *kind,
     doc_rstring(o, kind);
     JOUT_LIT(o, ",\"to\":");
     jout_id(o, to);
+    if (label != NULL)
+        label_members(o, st, label, 1);
     jout_char(o, '}');
 }
 
 void doc_root(jout *o, const doc_style *st, const heapfmt_rroot *root,
-              uint64_t root_no, const uint64_t *refs, uint64_t nrefs)
+              uint64_t root_no, const doc_refs *refs)
 {
+    uint64_t budget = DOC_MAX_EXTRAS - EXTRAS_FIXED;
     doc_begin(o, st, RECORDS_ROOTS);
     if (st->mongo) {
         JOUT_LIT(o, "root/");
@@ -260,7 +461,9 @@ void doc_root(jout *o, const doc_style *st, const heapfmt_rroot *root,
     JOUT_LIT(o, "\"kind\":");
     doc_rstring(o, root->kind);
     jout_char(o, ',');
-    doc_refs(o, st, refs, nrefs);
+    uint64_t keep = refs_array(o, st, refs->ids, refs->n);
+    if (refs->labels != NULL && keep > 0)
+        ref_labels(o, st, refs->labels, keep, &budget);
     jout_char(o, '}');
 }
 

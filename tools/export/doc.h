@@ -6,10 +6,12 @@
  * describes every field; in short:
  *
  *   object  id class type bytes refs [refs_count refs_truncated]
- *           [value [value_truncated]] [file line] [generation] [flags]
- *   edge    from to           (a reference held by an object)
- *           root to           (a reference held by a root)
+ *           [ref_labels [ref_labels_truncated]] [value [value_truncated]]
+ *           [file line] [generation] [flags] [stack [stack_truncated]]
+ *   edge    from to [label label_kind] [weak]  (held by an object)
+ *           root to [label label_kind] [weak]  (held by a root)
  *   root    kind refs [refs_count refs_truncated]
+ *           [ref_labels [ref_labels_truncated]]
  *   class   index id name super flags count bytes
  *   meta    key value
  *
@@ -29,7 +31,18 @@
  *     document has a unique _id (see doc_style.tag).
  *   - Object and root documents keep at most max_refs references;
  *     refs_count and refs_truncated: true then tell the real count. Edge
- *     documents always carry every reference. */
+ *     documents always carry every reference.
+ *   - Labels (format 1.1) appear only for records that have them, so a
+ *     dump without labels or stacks exports as it did before: ref_labels
+ *     is parallel to refs, one element per kept reference, null for a
+ *     reference without label, else {"label", "label_kind"[, "weak"]}
+ *     (or just {"weak": true}). label is the name (a string), or for kind
+ *     "index" the index. stack holds one {"function", "library", "offset",
+ *     "file", "line"} per frame, innermost first, each member present only
+ *     when known. ref_labels and stack of one document share a budget of
+ *     DOC_MAX_EXTRAS (the stack up to half of it, the labels the rest);
+ *     what does not fit is left out and
+ *     ref_labels_truncated / stack_truncated: true say so. */
 #ifndef DOC_H
 #define DOC_H
 
@@ -46,6 +59,16 @@
 #define DOC_DEFAULT_MAX_REFS 100000u
 #define DOC_MONGO_MAX_REFS 100000u
 
+/* Label names and the texts of stack frames are cut at this many input
+ * bytes. */
+#define DOC_MAX_NAME 4096u
+
+/* The most that ref_labels and stack may add to one object or root
+ * document, in bytes of BSON (each element is counted at its largest:
+ * every text byte as 3 bytes of U+FFFD). With the texts and references
+ * above (at most about 15.6 MB) a MongoDB document stays under 16 MiB. */
+#define DOC_MAX_EXTRAS 1000000u
+
 /* Longest dump tag, and its characters: [A-Za-z0-9._-]. */
 #define DOC_MAX_TAG 64
 
@@ -59,25 +82,36 @@ typedef struct doc_style {
 /* Checks a dump tag: 1..DOC_MAX_TAG characters of [A-Za-z0-9._-]. */
 int doc_tag_valid(const char *tag);
 
-/* An object with its nrefs references (as decoded by heapfmt_reader_refs;
- * refs may be NULL when nrefs is 0), and the display name of its class
- * (cli_names.h; len bytes). */
+/* The references of a record as the reader decoded them: nrefs ids (ids
+ * may be NULL when nrefs is 0) and, when the record has labels
+ * (heapfmt_reader_labels returned nrefs), one label per id, else labels is
+ * NULL. */
+typedef struct doc_refs {
+    const uint64_t *ids;
+    const heapfmt_rlabel *labels;
+    uint64_t n;
+} doc_refs;
+
+/* An object with its references, and the display name of its class
+ * (cli_names.h; len bytes). Its stack, if any, is ob->stack. */
 void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
                 const char *class_name, size_t class_len,
-                const uint64_t *refs, uint64_t nrefs);
+                const doc_refs *refs);
 
-/* The reference number k (0-based) of object from, to object to. */
+/* The reference number k (0-based) of object from, to object to, with its
+ * label (NULL for none). */
 void doc_edge(jout *o, const doc_style *st, uint64_t from, uint64_t k,
-              uint64_t to);
+              uint64_t to, const heapfmt_rlabel *label);
 
 /* The reference number k of ROOT record number root_no (0-based, in dump
- * order), of kind kind. */
+ * order), of kind kind, with its label (NULL for none). */
 void doc_root_edge(jout *o, const doc_style *st, const heapfmt_rstring *kind,
-                   uint64_t root_no, uint64_t k, uint64_t to);
+                   uint64_t root_no, uint64_t k, uint64_t to,
+                   const heapfmt_rlabel *label);
 
 /* ROOT record number root_no with its references. */
 void doc_root(jout *o, const doc_style *st, const heapfmt_rroot *root,
-              uint64_t root_no, const uint64_t *refs, uint64_t nrefs);
+              uint64_t root_no, const doc_refs *refs);
 
 /* A class as the reader knows it at the end of the dump, with the number
  * and total size of the objects of that class that were exported. */

@@ -180,6 +180,28 @@ static uint64_t get_refs(exporter *x, heapfmt_reader *r, uint64_t nrefs,
     return (uint64_t)n;
 }
 
+/* Decodes the labels of the last record, when it has them and its n
+ * references were all decoded. Returns them, or NULL: no labels, or (after
+ * a warning; the reader then skips the rest of the block) labels that do
+ * not decode, in which case the record is exported without them. */
+static const heapfmt_rlabel *get_labels(exporter *x, heapfmt_reader *r,
+                                        uint64_t n)
+{
+    const heapfmt_rlabel *labels = NULL;
+    if (n == 0)
+        return NULL;
+    long got = heapfmt_reader_labels(r, &labels);
+    if (got < 0) {
+        const heapfmt_error *e = heapfmt_reader_error(r);
+        cli_warn(x->d->name, "%s; labels left out, rest of the block skipped",
+                 e->code == got && e->message[0] != '\0'
+                     ? e->message
+                     : heapfmt_strerror((int)got));
+        return NULL;
+    }
+    return (uint64_t)got == n ? labels : NULL;
+}
+
 /* The display name of an object's class: the final one when the footer
  * gave it, else the one known at this point of the dump. */
 static const char *class_name(const exporter *x, const heapfmt_rclass *k,
@@ -216,29 +238,32 @@ static int load_final_names(exporter *x)
 static void object_record(exporter *x, heapfmt_reader *r,
                           const heapfmt_robject *ob)
 {
-    const uint64_t *refs;
-    uint64_t n = get_refs(x, r, ob->nrefs, &refs);
+    doc_refs refs;
+    refs.n = get_refs(x, r, ob->nrefs, &refs.ids);
+    refs.labels = refs.n == ob->nrefs ? get_labels(x, r, refs.n) : NULL;
     if (x->records & RECORDS_OBJECTS) {
         jout *o = x->out;
         cli_name buf;
         size_t len;
         const char *name = class_name(x, ob->klass, &buf, &len);
         item_begin(x, o, x->objects_written++);
-        if (n < ob->nrefs) {
+        if (refs.n < ob->nrefs) {
             /* references lost: say so the way truncation does */
             doc_style lost = x->st;
             lost.max_refs = 0;
-            doc_object(o, &lost, ob, name, len, NULL, ob->nrefs);
+            doc_refs none = {NULL, NULL, ob->nrefs};
+            doc_object(o, &lost, ob, name, len, &none);
         } else {
-            doc_object(o, &x->st, ob, name, len, refs, n);
+            doc_object(o, &x->st, ob, name, len, &refs);
         }
         item_end(x, o);
     }
     if (x->records & RECORDS_EDGES) {
         jout *o = stream_for(x, &x->edges);
-        for (uint64_t k = 0; k < n; k++) {
+        for (uint64_t k = 0; k < refs.n; k++) {
             item_begin(x, o, x->edges.items++);
-            doc_edge(o, &x->st, ob->id, k, refs[k]);
+            doc_edge(o, &x->st, ob->id, k, refs.ids[k],
+                     refs.labels != NULL ? &refs.labels[k] : NULL);
             item_end(x, o);
         }
     }
@@ -250,25 +275,30 @@ static void root_record(exporter *x, heapfmt_reader *r,
     uint64_t no = x->root_no++;
     if (!(x->records & (RECORDS_ROOTS | RECORDS_EDGES)))
         return;
-    const uint64_t *refs;
-    uint64_t n = get_refs(x, r, root->nrefs, &refs);
+    doc_refs refs;
+    refs.n = get_refs(x, r, root->nrefs, &refs.ids);
+    refs.labels = refs.n == root->nrefs && root->labeled
+                      ? get_labels(x, r, refs.n)
+                      : NULL;
     if (x->records & RECORDS_ROOTS) {
         jout *o = stream_for(x, &x->roots);
         item_begin(x, o, x->roots.items++);
-        if (n < root->nrefs) {
+        if (refs.n < root->nrefs) {
             doc_style lost = x->st;
             lost.max_refs = 0;
-            doc_root(o, &lost, root, no, NULL, root->nrefs);
+            doc_refs none = {NULL, NULL, root->nrefs};
+            doc_root(o, &lost, root, no, &none);
         } else {
-            doc_root(o, &x->st, root, no, refs, n);
+            doc_root(o, &x->st, root, no, &refs);
         }
         item_end(x, o);
     }
     if (x->records & RECORDS_EDGES) {
         jout *o = stream_for(x, &x->edges);
-        for (uint64_t k = 0; k < n; k++) {
+        for (uint64_t k = 0; k < refs.n; k++) {
             item_begin(x, o, x->edges.items++);
-            doc_root_edge(o, &x->st, root->kind, no, k, refs[k]);
+            doc_root_edge(o, &x->st, root->kind, no, k, refs.ids[k],
+                          refs.labels != NULL ? &refs.labels[k] : NULL);
             item_end(x, o);
         }
     }

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_codec.h"
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
@@ -26,8 +27,12 @@ static void usage(void)
         "\n"
         "  -o, --output FILE     write to FILE; - for standard output, which\n"
         "                        must not be a terminal (default -)\n"
-        "  -l, --level L         zlib level 0-9, 0 = store blocks\n"
-        "                        uncompressed (default 1)\n"
+        "      --codec=CODEC     compress blocks with zstd (default),\n"
+        "                        deflate, or store them uncompressed\n"
+        "  -l, --level L         the codec's level: zstd 1-%d, deflate\n"
+        "                        1-%d; 0 = store blocks (default 1)\n"
+        "      --threads         compress on a worker thread while the\n"
+        "                        next block is filled\n"
         "      --strict          stop at the first line that cannot be\n"
         "                        imported (exit 1, no output file left)\n"
         "      --preview N       bytes of each string value to keep\n"
@@ -48,14 +53,24 @@ static void usage(void)
         "Exit status: 0 success, 1 error (nothing is left behind in FILE),\n"
         "2 usage error, 3 lines were skipped or the input was truncated (the\n"
         "dump holds everything else).\n",
-        cli_progname(), JS_VALUE_MAX, IMPORT_PREVIEW);
+        cli_progname(), HEAPFMT_ZSTD_MAX_LEVEL, HEAPFMT_DEFLATE_MAX_LEVEL,
+        JS_VALUE_MAX, IMPORT_PREVIEW);
 }
 
-enum { OPT_STRICT = 256, OPT_PREVIEW, OPT_MAX_LINE, OPT_ONE_PASS };
+enum {
+    OPT_STRICT = 256,
+    OPT_PREVIEW,
+    OPT_MAX_LINE,
+    OPT_ONE_PASS,
+    OPT_CODEC,
+    OPT_THREADS
+};
 
 static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
+    {"codec", required_argument, NULL, OPT_CODEC},
     {"level", required_argument, NULL, 'l'},
+    {"threads", no_argument, NULL, OPT_THREADS},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"max-line", required_argument, NULL, OPT_MAX_LINE},
@@ -108,9 +123,14 @@ static double seconds(clockid_t clock)
 }
 
 static void print_stats(const char *in_name, const import_stats *st,
+                        const heapfmt_writer_options *wopt,
                         uint64_t out_bytes, double secs, double cpu)
 {
     double mb = (double)st->bytes_json / 1e6;
+    char codec[32] = "stored";
+    if (wopt->level > 0)
+        snprintf(codec, sizeof codec, "%s level %d",
+                 heapfmt_codec_name(wopt->codec), wopt->level);
     fprintf(stderr,
             "%s: %s: lines %s, objects %s, root lines %s, references %s, "
             "classes %s\n",
@@ -124,10 +144,10 @@ static void print_stats(const char *in_name, const import_stats *st,
                 cli_fmt_count(st->shapes).s, cli_fmt_count(st->malformed).s);
     fprintf(stderr,
             "%s: %s: %s of JSON%s in %.2f s (%.0f MB/s); CPU %.2f s "
-            "(%.0f MB/s per core); dump %s\n",
+            "(%.0f MB/s per core); dump %s (%s)\n",
             cli_progname(), in_name, cli_fmt_bytes(st->bytes_json).s,
             st->gzip ? " (gzip)" : "", secs, secs > 0 ? mb / secs : 0.0, cpu,
-            cpu > 0 ? mb / cpu : 0.0, cli_fmt_bytes(out_bytes).s);
+            cpu > 0 ? mb / cpu : 0.0, cli_fmt_bytes(out_bytes).s, codec);
 }
 
 typedef struct run_args {
@@ -190,7 +210,7 @@ static int run(run_args *a)
             }
         }
         if (a->verbose && code != CLI_EXIT_ERROR)
-            print_stats(in_name, &st, heapfmt_writer_offset(w),
+            print_stats(in_name, &st, &a->wopt, heapfmt_writer_offset(w),
                         seconds(CLOCK_MONOTONIC) - t0,
                         seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
     }
@@ -213,6 +233,7 @@ int main(int argc, char **argv)
     import_options iopt = IMPORT_OPTIONS_INIT;
     a.wopt = wopt;
     a.iopt = iopt;
+    cli_codec_choice codec = CLI_CODEC_CHOICE_INIT;
     uint64_t v;
     int c;
 
@@ -226,10 +247,16 @@ int main(int argc, char **argv)
             }
             a.output = optarg;
             break;
-        case 'l':
-            if (cli_option_u64("--level", optarg, 0, 9, &v) != 0)
+        case OPT_CODEC:
+            if (cli_option_codec(optarg, &codec) != 0)
                 return CLI_EXIT_USAGE;
-            a.wopt.level = (int)v;
+            break;
+        case 'l':
+            if (cli_option_level(optarg, &codec) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            a.wopt.threads = 1;
             break;
         case OPT_STRICT:
             a.iopt.strict = 1;
@@ -263,6 +290,8 @@ int main(int argc, char **argv)
         cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
         return CLI_EXIT_USAGE;
     }
+    if (cli_codec_apply(&codec, &a.wopt) != 0)
+        return CLI_EXIT_USAGE;
     a.input = optind < argc ? argv[optind] : "-";
     if (*a.input == '\0') {
         cli_usage_error("empty input file name");

@@ -10,6 +10,7 @@
  *     objects           200,000
  *     object-bytes      24,987,654 (23.8 MiB)
  *     ...
+ *     codecs            zstd
  *
  * Labels are single words, so `awk '$1 == "objects"'` finds a row; with
  * --plain the numbers carry no separators or units. */
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli_codec.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_num.h"
@@ -26,6 +28,7 @@
 
 typedef struct facts {
     heapfmt_totals t;
+    uint64_t codecs;         /* bit c: a data block uses codec c; 0 unknown */
     int complete;            /* END, footer and trailer valid */
     int truncated;           /* input ended early */
     int stopped;             /* a corrupt block header ended the reading */
@@ -103,6 +106,7 @@ static int scan(cli_dump *d, facts *f)
         return -1;
     heapfmt_progress p;
     heapfmt_reader_progress(r, &p);
+    f->codecs = p.codecs; /* of the blocks read: all of them, if complete */
     if (!f->complete) {
         f->t.objects = p.objects;
         f->t.bytes = p.bytes;
@@ -282,6 +286,8 @@ static void print_facts(const cli_dump *d, const facts *f, int plain,
     row(&tb, "roots", "%s", count(&tb, f->t.roots).s);
     row(&tb, "blocks", "%s", count(&tb, f->t.blocks).s);
     bytes_row(&tb, "raw-bytes", f->t.raw_bytes);
+    if (f->codecs != 0)
+        row(&tb, "codecs", "%s", cli_codec_list(f->codecs).s);
     if (f->have_size && f->file_size > 0)
         row(&tb, "compression", "%.2f%s",
             (double)f->t.raw_bytes / (double)f->file_size,
@@ -304,10 +310,17 @@ int info_show(cli_dump *d, const info_options *opt, FILE *out)
 
     const heapfmt_footer *foot;
     int rc = heapfmt_reader_footer(d->reader, &foot);
-    if (rc == HEAPFMT_OK) {
+    if (rc == HEAPFMT_OK && foot->totals.codecs != 0) {
         f.complete = 1;
         f.t = foot->totals;
+        f.codecs = foot->totals.codecs;
         if (read_meta(d, &f) != 0)
+            return CLI_EXIT_ERROR;
+    } else if (rc == HEAPFMT_OK) {
+        /* A format 1.0 footer does not record the codecs: read every
+         * block to learn them (the figures then come from the footer
+         * met at the end). */
+        if (scan(d, &f) != 0)
             return CLI_EXIT_ERROR;
     } else if (rc == HEAPFMT_E_NO_FOOTER || rc == HEAPFMT_E_CORRUPT) {
         /* No footer: an incomplete dump, or a pipe. A damaged footer is
