@@ -33,6 +33,8 @@ FUZZ_FORK    ?= 1
 FUZZ_FLAGS   ?=
 FUZZ_CFLAGS  ?= -O1 -g -fno-omit-frame-pointer
 FUZZ_DIR      = $(BUILD)/fuzz
+# the library's own (-lzstd -lz -pthread; -lz alone with HEAPFMT_ZSTD=0)
+FUZZ_LIBS     = $(or $(LIB_LIBS),-lzstd -lz -pthread)
 
 # The importer harness needs the importer's work function (tools/import).
 FUZZ_HAVE_IMPORT := $(wildcard tools/import/import.h)
@@ -61,8 +63,8 @@ FUZZ_IMPORT_OBJS = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o, \
 # slow the fuzzer down nor count as progress.
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_COMPILE) -fsanitize=fuzzer-no-link -Ilibheapfmt -Itools/import \
-	  -c $< -o $@
+	$(FUZZ_COMPILE) $(LIB_CPPFLAGS) -fsanitize=fuzzer-no-link -Ilibheapfmt \
+	  -Itools/import -c $< -o $@
 
 $(FUZZ_DIR)/obj/fuzz/%.o: fuzz/%.c
 	@mkdir -p $(@D)
@@ -70,11 +72,11 @@ $(FUZZ_DIR)/obj/fuzz/%.o: fuzz/%.c
 
 $(FUZZ_DIR)/fuzz_import: $(FUZZ_DIR)/obj/fuzz/fuzz_import.o \
     $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_IMPORT_OBJS) $(FUZZ_LIB_OBJS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -lz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz/fuzz_%.o \
     $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_LIB_OBJS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -lz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
 
 # keep the harness objects (make would delete them as intermediate)
 .SECONDARY: $(patsubst %,$(FUZZ_DIR)/obj/fuzz/%.o,$(FUZZ_ALL_HARNESSES))

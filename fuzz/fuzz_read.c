@@ -10,7 +10,9 @@
  *      those B made.
  * Checks, besides the reader contract checked by fz_rd (fuzz_util.c):
  *   - A and B deliver identical entries (records with their references,
- *     error results with their detail, the footer): reading the footer
+ *     labels and call stacks, error results with their detail -- a codec
+ *     this build lacks, HEAPFMT_E_UNSUPPORTED, is a clean end like the
+ *     others --, the footer): reading the footer
  *     in the middle changes nothing;
  *   - if B reads a complete dump (DONE), A's early footer call succeeded
  *     and gave the same footer;
@@ -59,7 +61,7 @@ static void check_open(int rc, const heapfmt_reader *r, const char *who)
     }
     FZ_CHECK(rc == HEAPFMT_E_NOT_HEAPFMT || rc == HEAPFMT_E_VERSION ||
                  rc == HEAPFMT_E_CORRUPT || rc == HEAPFMT_E_TRUNCATED ||
-                 rc == HEAPFMT_E_NOMEM,
+                 rc == HEAPFMT_E_NOMEM || rc == HEAPFMT_E_UNSUPPORTED,
              "%s: open gave %s", who, fz_status_name(rc));
     if (rc != HEAPFMT_E_NOMEM)
         FZ_CHECK(r != NULL, "%s: open gave %s without a reader to explain it",
@@ -92,6 +94,19 @@ static void ph_refs(proj *p, heapfmt_reader *r)
     ph64(p, (uint64_t)n);
     if (n > 0)
         ph(p, ids, (size_t)n * sizeof *ids);
+}
+
+static void ph_labels(proj *p, heapfmt_reader *r)
+{
+    const heapfmt_rlabel *lb = NULL;
+    long n = heapfmt_reader_labels(r, &lb);
+    ph64(p, (uint64_t)n);
+    for (long i = 0; i < n; i++) {
+        ph64(p, lb[i].kind);
+        ph64(p, lb[i].weak);
+        ph64(p, lb[i].index);
+        ph64(p, lb[i].name->id);
+    }
 }
 
 static void project(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
@@ -137,13 +152,35 @@ static void project(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
         ph64(p, o->file->id);
         ph64(p, o->line);
         ph64(p, o->generation);
+        ph64(p, o->stack ? o->stack->id : 0);
         ph_refs(p, r);
+        ph_labels(p, r);
         break;
     }
     case HEAPFMT_TAG_ROOT:
         ph64(p, rec->u.root->kind->id);
+        ph64(p, (uint64_t)rec->u.root->labeled);
         ph_refs(p, r);
+        ph_labels(p, r);
         break;
+    case HEAPFMT_TAG_FRAME: {
+        const heapfmt_rframe *f = rec->u.frame;
+        ph64(p, f->id);
+        ph64(p, f->function->id);
+        ph64(p, f->library->id);
+        ph64(p, f->offset);
+        ph64(p, f->file->id);
+        ph64(p, f->line);
+        break;
+    }
+    case HEAPFMT_TAG_STACK: {
+        const heapfmt_rstack *st = rec->u.stack;
+        ph64(p, st->id);
+        ph64(p, st->nframes);
+        for (size_t i = 0; i < st->nframes; i++)
+            ph64(p, st->frames[i]->id);
+        break;
+    }
     case HEAPFMT_TAG_END:
         ph64(p, rec->u.end->objects);
         ph64(p, rec->u.end->bytes);
@@ -301,7 +338,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FZ_CHECK(early_rc == HEAPFMT_OK ||
                              early_rc == HEAPFMT_E_NO_FOOTER ||
                              early_rc == HEAPFMT_E_CORRUPT ||
-                             early_rc == HEAPFMT_E_TRUNCATED,
+                             early_rc == HEAPFMT_E_TRUNCATED ||
+                             early_rc == HEAPFMT_E_UNSUPPORTED,
                          "footer gave %s", fz_status_name(early_rc));
                 FZ_CHECK(early_rc != HEAPFMT_OK || f != NULL,
                          "footer OK without a footer");

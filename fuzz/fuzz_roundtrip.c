@@ -2,18 +2,24 @@
  * fuzz_roundtrip.c -- a fuzzer-chosen sequence of writer calls, read back.
  *
  * Input layout:
- *   byte 0   level: byte % 10; 255: open with an invalid level (E_ARG)
+ *   byte 0   codec: zstd, deflate, stored by (byte / 10) % 3; level:
+ *            byte % 10 (zstd: 9 may become 19); 255: open with invalid
+ *            options (E_ARG: a level, codec or thread count)
  *   byte 1   block size: bits 0-1 choose default / 1 KiB / 1 KiB + 64 *
  *            next byte / 1 KiB + next u16; 255: an invalid size (E_ARG)
  *   byte 2   faults: bit 0 short writes (at most next byte + 1 per call),
  *            bit 1 every k-th write gives EINTR or EAGAIN (k from the next
  *            byte), bit 2 a write fails (call from the next u16; bit 5: it
  *            returns 0 instead of -ENOSPC; bit 6: only that call fails),
- *            bit 3 an allocation fails (which one from the next u16)
- *   the rest operations, one byte each (value % 10) and its arguments:
- *            META text / uint / int, STRING, CLASS, OBJECT (every field),
- *            ROOT, flush, a run of up to 64 small objects, a big object
- *            (value up to 128 KiB, thousands of references)
+ *            bit 3 an allocation fails (which one from the next u16),
+ *            bit 4 threads = 1 (compression on a worker thread)
+ *   the rest operations, one byte each (value % 13) and its arguments:
+ *            META text / uint / int, STRING, CLASS, OBJECT (every field:
+ *            labels of every kind, weak or not, and a call stack), ROOT,
+ *            flush, a run of up to 64 small objects, a big object (value
+ *            up to 128 KiB, thousands of references), FRAME, STACK (up to
+ *            16 frames from the input, or up to 4352 by pattern), a ROOT
+ *            with labels
  *
  * The operations are decoded first, whatever the writer will say, so that
  * the same calls can be made several times:
@@ -21,13 +27,17 @@
  *      spec) predicts each call's result (OK or HEAPFMT_E_ARG), the string
  *      ids handed out and every record the reader must deliver: META,
  *      STRING (new strings only), CLASS (named, redefined, and anonymous
- *      classes defined on the fly by an object), OBJECT with its class as
- *      known at that point, ROOT, END, then the footer (totals and per-class
+ *      classes defined on the fly by an object), FRAME and STACK (new ones
+ *      only, with the ids the writer hands out), OBJECT with its class as
+ *      known at that point, its call stack frame by frame and its labels
+ *      (kind, weak, index or name text), ROOT with its labels, END, then
+ *      the footer (totals and per-class
  *      summary with final names). The dump is read back from memory and
  *      must give exactly those entries; the footer's block index must match
  *      the blocks the records came from.
  *   2. with short writes or EINTR/EAGAIN only: the same calls must give
- *      the same results and byte-identical output.
+ *      the same results and byte-identical output; with threads = 1 and
+ *      no faults, the output must be that of threads = 0.
  *   3. with a failing write or allocation: the results must match the
  *      clean run until the failure, and be that failure (sticky) after it;
  *      finish must fail; the output must be a byte prefix of the clean
@@ -60,6 +70,9 @@ enum {
     OP_FLUSH,
     OP_MANY, /* decoded into OP_OBJECTs */
     OP_BIG,  /* decoded into one OP_OBJECT */
+    OP_FRAME,
+    OP_STACK,
+    OP_ROOT_LABELED,
     OP_KINDS
 };
 
@@ -74,7 +87,11 @@ typedef struct op {
     uint32_t root_kind;
     const uint64_t *ids;
     size_t n;
+    const heapfmt_label *labels; /* ROOT_LABELED (may be NULL) */
+    heapfmt_frame fr;             /* FRAME */
+    const uint32_t *frames;       /* STACK: n frame ids (may be NULL) */
     void *mem;        /* owned */
+    void *mem2;       /* owned */
 } op;
 
 typedef struct ops {
@@ -108,8 +125,10 @@ static op *ops_push(ops *l, int kind)
 
 static void ops_free(ops *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].mem);
+        free(l->v[i].mem2);
+    }
     free(l->v);
 }
 
@@ -120,6 +139,7 @@ typedef struct dec {
     uint64_t cls[64];
     size_t ncls;
     uint32_t strings; /* an upper bound on the strings interned so far */
+    uint32_t frames, stacks; /* the same for frames and stacks */
 } dec;
 
 static uint64_t pick_id(dec *d)
@@ -213,6 +233,64 @@ static uint64_t *dec_refs(dec *d, size_t *n)
     return v;
 }
 
+/* A label's value: mostly a string id (0 and one past the last: refused),
+ * an index near the reference's position, or any 64-bit value. */
+static uint64_t dec_label_value(dec *d, uint32_t kind, size_t i)
+{
+    if (kind != HEAPFMT_LABEL_INDEX)
+        return kind == HEAPFMT_LABEL_NONE ? fz_u8(&d->in) & 1 : pick_string(d);
+    uint8_t m = fz_u8(&d->in);
+    switch (m & 3) {
+    case 0: return i;
+    case 1: return i + (uint64_t)(int64_t)(int8_t)fz_u8(&d->in);
+    case 2: return fz_u32(&d->in);
+    default: /* far ones too: past 2^59 from the position, E_LIMIT */
+        return (m & 4) ? (uint64_t)((int64_t)fz_u64(&d->in) >> 5)
+                       : fz_u64(&d->in);
+    }
+}
+
+/* Labels for n references (format 1.1), or NULL: every kind, weak or
+ * not; whole arrays by pattern (their values cost no input), a few from
+ * the input, or an unknown kind or weak value (HEAPFMT_E_ARG). */
+static heapfmt_label *dec_labels(dec *d, size_t n)
+{
+    uint8_t lm = fz_u8(&d->in);
+    if (lm % 8 == 0)
+        return NULL; /* with references: HEAPFMT_E_ARG */
+    heapfmt_label *v = xmalloc(n * sizeof *v);
+    memset(v, 0, n * sizeof *v);
+    switch (lm % 8) {
+    case 1: /* all NONE, not weak: nothing is written */
+        break;
+    case 2: /* an array, in order, some weak */
+        for (size_t i = 0; i < n; i++)
+            v[i] = (heapfmt_label){HEAPFMT_LABEL_INDEX,
+                                   (lm >> 3) && i % (lm >> 3) == 0, i};
+        break;
+    case 3: { /* one name for all (a hash of the same key...) */
+        uint32_t kind = 1 + (uint32_t)(lm >> 3) % 6;
+        uint64_t val = dec_label_value(d, kind, 0);
+        for (size_t i = 0; i < n; i++)
+            v[i] = (heapfmt_label){kind, (uint32_t)(i & (lm >> 7)),
+                                   kind == HEAPFMT_LABEL_INDEX ? n - i : val};
+        break;
+    }
+    default: /* from the input, one by one (the first 32) */
+        for (size_t i = 0; i < n && i < 32; i++) {
+            uint8_t kb = fz_u8(&d->in);
+            uint32_t kind = kb % 7, weak = (kb >> 3) & 1;
+            if (kb == 0xff)
+                kind = 7; /* unknown: HEAPFMT_E_ARG */
+            else if (kb == 0xfe)
+                weak = 2; /* HEAPFMT_E_ARG */
+            v[i] = (heapfmt_label){kind, weak, dec_label_value(d, kind, i)};
+        }
+        break;
+    }
+    return v;
+}
+
 /* Fills len pattern bytes from a seed of the input. */
 static void fill(uint8_t *p, size_t len, uint32_t seed, int no_nul)
 {
@@ -236,9 +314,9 @@ static void dec_object(dec *d, op *o)
     }
     b->type = pick_string(d);
     uint8_t fb = fz_u8(&d->in);
-    b->fields = fb & 0x0f;
-    if ((fb & 0xf0) == 0xf0)
-        b->fields |= 0x10; /* unknown: HEAPFMT_E_ARG */
+    b->fields = fb & 0x3f;
+    if ((fb & 0xc0) == 0xc0)
+        b->fields |= 0x40; /* unknown: HEAPFMT_E_ARG */
     uint8_t sb = fz_u8(&d->in);
     b->size = (sb & 1) ? fz_u64(&d->in) : (uint64_t)sb * 8;
     if (b->fields & HEAPFMT_F_FLAGS)
@@ -253,8 +331,14 @@ static void dec_object(dec *d, op *o)
     }
     if (b->fields & HEAPFMT_F_GENERATION)
         b->generation = fz_u32(&d->in);
+    if (b->fields & HEAPFMT_F_STACK) /* 0, one past the last: refused */
+        b->stack = fz_u8(&d->in) % (d->stacks + 2);
     size_t n;
     uint64_t *refs = dec_refs(d, &n);
+    if (b->fields & HEAPFMT_F_LABELS) {
+        o->mem2 = dec_labels(d, n);
+        b->labels = o->mem2;
+    }
     /* one block of memory: refs, then the value */
     uint8_t *mem = xmalloc(n * sizeof *refs + vlen);
     memcpy(mem, refs, n * sizeof *refs);
@@ -360,6 +444,51 @@ static void decode(dec *d, ops *l)
         case OP_FLUSH:
             ops_push(l, kind);
             break;
+        case OP_ROOT_LABELED: {
+            op *o = ops_push(l, kind);
+            o->root_kind = pick_string(d);
+            uint64_t *ids = dec_refs(d, &o->n);
+            o->mem = ids;
+            o->ids = ids;
+            o->mem2 = dec_labels(d, o->n); /* NULL: an unlabeled ROOT */
+            o->labels = o->mem2;
+            break;
+        }
+        case OP_FRAME: {
+            op *o = ops_push(l, kind);
+            uint8_t fb = fz_u8(&d->in);
+            o->fr.function = (fb & 1) ? pick_string(d) : 0;
+            o->fr.library = (fb & 2) ? pick_string(d) : 0;
+            o->fr.offset = (fb & 4) ? fz_u64(&d->in) : fz_u8(&d->in);
+            o->fr.file = (fb & 8) ? pick_string(d) : 0;
+            o->fr.line = (fb & 16) ? fz_u64(&d->in) : fz_u8(&d->in);
+            d->frames++;
+            break;
+        }
+        case OP_STACK: {
+            op *o = ops_push(l, kind);
+            uint8_t nb = fz_u8(&d->in);
+            size_t n;
+            uint32_t *v;
+            if (nb < 0xf0) { /* up to 16 frames from the input; 0: refused */
+                n = nb % 17;
+                v = xmalloc(n * sizeof *v);
+                for (size_t i = 0; i < n; i++)
+                    v[i] = fz_u8(&d->in) % (d->frames + 2);
+            } else { /* deep: up to HEAPFMT_MAX_FRAMES + 16 by pattern */
+                n = (size_t)(nb - 0xf0) * 272 + fz_u8(&d->in) + 1;
+                uint32_t a = fz_u8(&d->in), k = fz_u8(&d->in);
+                uint32_t nf = d->frames ? d->frames : 1;
+                v = xmalloc(n * sizeof *v);
+                for (size_t i = 0; i < n; i++)
+                    v[i] = 1 + (uint32_t)((a + i * k) % nf);
+            }
+            o->mem = v;
+            o->frames = (nb == 0xef) ? NULL : v; /* NULL: refused */
+            o->n = n;
+            d->stacks++;
+            break;
+        }
         case OP_MANY: {
             size_t count = fz_u8(&d->in) % 64 + 1;
             uint64_t cid = (fz_u8(&d->in) & 3) ? pick_id(d) : 0;
@@ -426,7 +555,16 @@ typedef struct mcls {
     uint32_t name; /* string id, 0 = anonymous */
 } mcls;
 
+typedef struct mstack {
+    uint32_t *v;
+    size_t n;
+} mstack;
+
 typedef struct model {
+    heapfmt_frame *frm; /* by id - 1 */
+    size_t nfrm, cfrm;
+    mstack *stk; /* by id - 1 */
+    size_t nstk, cstk;
     mstr *str; /* by id - 1 */
     size_t nstr, cstr;
     uint32_t *shash; /* string id, 0 = empty */
@@ -448,6 +586,10 @@ static void m_free(model *m)
     for (size_t i = 0; i < m->nstr; i++)
         free(m->str[i].p);
     free(m->str);
+    for (size_t i = 0; i < m->nstk; i++)
+        free(m->stk[i].v);
+    free(m->stk);
+    free(m->frm);
     free(m->shash);
     free(m->cls);
     free(m->ckey);
@@ -631,6 +773,133 @@ static void m_refs(fz_buf *e, const uint64_t *ids, size_t n)
     fz_enc_refs(e, (long)n, ids);
 }
 
+/* ---- frames and stacks (1.1), interned as the writer does ---- */
+
+static void m_enc_frame(model *m, fz_buf *e, uint32_t id)
+{
+    const heapfmt_frame *f = &m->frm[id - 1];
+    fz_enc_frame_head(e, id, 0, 0, f->offset, f->line, 0);
+    m_enc_string(m, e, f->function);
+    m_enc_string(m, e, f->library);
+    m_enc_string(m, e, f->file);
+}
+
+static void m_enc_stack(model *m, fz_buf *e, uint32_t id)
+{
+    const mstack *s = &m->stk[id - 1];
+    fz_enc_stack_head(e, 1, id, 0, 0, s->n, 0);
+    for (size_t i = 0; i < s->n; i++)
+        m_enc_frame(m, e, s->v[i]);
+}
+
+static int m_frame(model *m, const heapfmt_frame *f, uint32_t *id)
+{
+    if (f->function > m->nstr || f->library > m->nstr || f->file > m->nstr)
+        return HEAPFMT_E_ARG;
+    for (size_t i = 0; i < m->nfrm; i++) {
+        const heapfmt_frame *g = &m->frm[i];
+        if (g->function == f->function && g->library == f->library &&
+            g->offset == f->offset && g->file == f->file &&
+            g->line == f->line) {
+            *id = (uint32_t)(i + 1);
+            return HEAPFMT_OK;
+        }
+    }
+    if (m->nfrm == m->cfrm) {
+        m->cfrm = m->cfrm ? m->cfrm * 2 : 64;
+        m->frm = realloc(m->frm, m->cfrm * sizeof *m->frm);
+        if (!m->frm)
+            fz_fail("harness out of memory");
+    }
+    m->frm[m->nfrm++] = *f;
+    *id = (uint32_t)m->nfrm;
+    fz_buf *e = m_record(m, FZ_E_FRAME);
+    m_enc_frame(m, e, *id);
+    m_commit(m);
+    m->records++;
+    return HEAPFMT_OK;
+}
+
+static int m_stack(model *m, const uint32_t *v, size_t n, uint32_t *id)
+{
+    if (!v || n == 0)
+        return HEAPFMT_E_ARG;
+    if (n > HEAPFMT_MAX_FRAMES)
+        return HEAPFMT_E_LIMIT;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == 0 || v[i] > m->nfrm)
+            return HEAPFMT_E_ARG;
+    for (size_t i = 0; i < m->nstk; i++) {
+        if (m->stk[i].n == n && memcmp(m->stk[i].v, v, n * sizeof *v) == 0) {
+            *id = (uint32_t)(i + 1);
+            return HEAPFMT_OK;
+        }
+    }
+    if (m->nstk == m->cstk) {
+        m->cstk = m->cstk ? m->cstk * 2 : 64;
+        m->stk = realloc(m->stk, m->cstk * sizeof *m->stk);
+        if (!m->stk)
+            fz_fail("harness out of memory");
+    }
+    mstack *s = &m->stk[m->nstk++];
+    s->v = xmalloc(n * sizeof *v);
+    memcpy(s->v, v, n * sizeof *v);
+    s->n = n;
+    *id = (uint32_t)m->nstk;
+    fz_buf *e = m_record(m, FZ_E_STACK);
+    m_enc_stack(m, e, *id);
+    m_commit(m);
+    m->records++;
+    return HEAPFMT_OK;
+}
+
+/* ---- labels (1.1) ---- */
+
+/* HEAPFMT_OK with the number of labels that will be written, or the
+ * error of the first bad label: HEAPFMT_E_ARG, or HEAPFMT_E_LIMIT for an
+ * index 2^59 or more away from its reference's position (the label varint
+ * keeps 60 bits of the zigzagged difference). */
+static int m_check_labels(const model *m, const heapfmt_label *lb, size_t n,
+                          size_t *count)
+{
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (lb[i].kind > HEAPFMT_LABEL_OTHER || lb[i].weak > 1)
+            return HEAPFMT_E_ARG;
+        if (lb[i].kind == HEAPFMT_LABEL_INDEX) {
+            uint64_t diff = lb[i].value - (uint64_t)i;
+            uint64_t zz = (diff << 1) ^ (uint64_t)((int64_t)diff >> 63);
+            if (zz >> 60)
+                return HEAPFMT_E_LIMIT;
+        }
+        if (lb[i].kind != HEAPFMT_LABEL_NONE &&
+            lb[i].kind != HEAPFMT_LABEL_INDEX &&
+            (lb[i].value == 0 || lb[i].value > m->nstr))
+            return HEAPFMT_E_ARG;
+        *count += lb[i].kind != HEAPFMT_LABEL_NONE || lb[i].weak;
+    }
+    return HEAPFMT_OK;
+}
+
+/* The labels as the reader gives them: none (0) unless some were
+ * written, then one per reference. */
+static void m_labels(model *m, fz_buf *e, const heapfmt_label *lb, size_t n,
+                     int labeled)
+{
+    fz_enc_labels_head(e, labeled ? (long)n : 0);
+    if (!labeled)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = lb[i].kind;
+        fz_enc_label(e, k, lb[i].weak,
+                     k == HEAPFMT_LABEL_INDEX ? lb[i].value : 0);
+        m_enc_string(m, e,
+                     k == HEAPFMT_LABEL_NONE || k == HEAPFMT_LABEL_INDEX
+                         ? 0
+                         : (uint32_t)lb[i].value);
+    }
+}
+
 static int key_ok(const char *k)
 {
     size_t n = strlen(k);
@@ -693,6 +962,19 @@ static int m_apply(model *m, const op *o, uint32_t *id)
         if ((f & ~(uint32_t)HEAPFMT_F_ALL) || b->type > m->nstr ||
             ((f & HEAPFMT_F_SITE) && b->file > m->nstr))
             return HEAPFMT_E_ARG;
+        size_t nlabels = 0;
+        if (f & HEAPFMT_F_LABELS) {
+            if (b->nrefs && !b->labels)
+                return HEAPFMT_E_ARG;
+            int lrc;
+            if (b->nrefs && (lrc = m_check_labels(m, b->labels, b->nrefs,
+                                                  &nlabels)) != HEAPFMT_OK)
+                return lrc;
+            if (nlabels == 0)
+                f &= ~(uint32_t)HEAPFMT_F_LABELS; /* not written */
+        }
+        if ((f & HEAPFMT_F_STACK) && (b->stack == 0 || b->stack > m->nstk))
+            return HEAPFMT_E_ARG;
         uint32_t index = 0;
         if (b->class_id) {
             int created;
@@ -713,7 +995,12 @@ static int m_apply(model *m, const op *o, uint32_t *id)
         m_enc_string(m, e, (f & HEAPFMT_F_SITE) ? b->file : 0);
         fz_put_u64(e, (f & HEAPFMT_F_SITE) ? b->line : 0);
         fz_put_u64(e, (f & HEAPFMT_F_GENERATION) ? b->generation : 0);
+        if (f & HEAPFMT_F_STACK)
+            m_enc_stack(m, e, b->stack);
+        else
+            fz_enc_stack_head(e, 0, 0, 0, 0, 0, 0);
         m_refs(e, b->refs, b->nrefs);
+        m_labels(m, e, b->labels, b->nrefs, nlabels != 0);
         m_commit(m);
         m->records++;
         m->objects++;
@@ -727,17 +1014,29 @@ static int m_apply(model *m, const op *o, uint32_t *id)
         }
         return HEAPFMT_OK;
     }
-    case OP_ROOT: {
+    case OP_ROOT:
+    case OP_ROOT_LABELED: {
         if (o->root_kind > m->nstr)
             return HEAPFMT_E_ARG;
+        size_t nlabels = 0;
+        int lrc;
+        if (o->labels &&
+            (lrc = m_check_labels(m, o->labels, o->n, &nlabels)) != 0)
+            return lrc;
         fz_buf *e = m_record(m, FZ_E_ROOT);
         m_enc_string(m, e, o->root_kind);
+        fz_put_u8(e, nlabels != 0);
         m_refs(e, o->ids, o->n);
+        m_labels(m, e, o->labels, o->n, nlabels != 0);
         m_commit(m);
         m->records++;
         m->roots++;
         return HEAPFMT_OK;
     }
+    case OP_FRAME:
+        return m_frame(m, &o->fr, id);
+    case OP_STACK:
+        return m_stack(m, o->frames, o->n, id);
     default: /* OP_FLUSH */
         return HEAPFMT_OK;
     }
@@ -788,6 +1087,7 @@ static void m_finish(model *m)
 /* ------------------------------------------------------------------ */
 
 typedef struct cfg {
+    int codec, threads;
     int level;
     uint32_t block_size;
     size_t max_call;
@@ -827,6 +1127,13 @@ static int call(heapfmt_writer *w, const op *o, uint32_t *id)
         return heapfmt_write_object(w, &o->o);
     case OP_ROOT:
         return heapfmt_write_root(w, o->root_kind, o->ids, o->n);
+    case OP_ROOT_LABELED:
+        return heapfmt_write_root_labeled(w, o->root_kind, o->ids, o->labels,
+                                          o->n);
+    case OP_FRAME:
+        return heapfmt_write_frame(w, &o->fr, id);
+    case OP_STACK:
+        return heapfmt_write_stack(w, o->frames, o->n, id);
     default:
         return heapfmt_writer_flush(w);
     }
@@ -872,6 +1179,8 @@ static void run_ops(const cfg *c, const ops *l, model *m, int faults, run *r)
     opt.level = c->level;
     opt.block_size = c->block_size;
     opt.allocator = &r->al.hooks;
+    opt.codec = c->codec;
+    opt.threads = c->threads;
     heapfmt_writer *w = (heapfmt_writer *)&opt;
     r->open_rc = heapfmt_writer_open(&w, &opt, fz_sink_write, &r->sink);
     r->finish_rc = r->open_rc;
@@ -893,8 +1202,10 @@ static void run_ops(const cfg *c, const ops *l, model *m, int faults, run *r)
         if (m) {
             FZ_CHECK(rc == want, "call %zu (op %d) gave %s, expected %s", i,
                      l->v[i].kind, fz_status_name(rc), fz_status_name(want));
-            if (l->v[i].kind == OP_STRING && rc == HEAPFMT_OK)
-                FZ_CHECK(id == mid, "string id %u, expected %u", id, mid);
+            if ((l->v[i].kind == OP_STRING || l->v[i].kind == OP_FRAME ||
+                 l->v[i].kind == OP_STACK) && rc == HEAPFMT_OK)
+                FZ_CHECK(id == mid, "op %d: id %u, expected %u",
+                         l->v[i].kind, id, mid);
         }
     }
     if (m)
@@ -1032,7 +1343,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg c;
     memset(&c, 0, sizeof c);
     uint8_t b0 = fz_u8(&d.in), b1 = fz_u8(&d.in), b2 = fz_u8(&d.in);
+    static const int codecs[3] = {HEAPFMT_CODEC_ZSTD, HEAPFMT_CODEC_DEFLATE,
+                                  HEAPFMT_CODEC_STORED};
+    c.codec = codecs[(b0 / 10) % 3];
     c.level = b0 % 10;
+    if (c.codec == HEAPFMT_CODEC_ZSTD && c.level == 9 && (b0 / 30) % 2)
+        c.level = HEAPFMT_ZSTD_MAX_LEVEL;
+    c.threads = (b2 >> 4) & 1;
     switch (b1 & 3) {
     case 0: c.block_size = 0; break;
     case 1: c.block_size = HEAPFMT_MIN_BLOCK_SIZE; break;
@@ -1040,8 +1357,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     default: c.block_size = HEAPFMT_MIN_BLOCK_SIZE + fz_u16(&d.in); break;
     }
     if (b0 == 255 || b1 == 255) { /* options the writer must refuse */
-        if (b0 == 255)
-            c.level = (fz_u8(&d.in) & 1) ? 10 : -1;
+        if (b0 == 255) {
+            static const int bad[7][3] = {
+                /* codec, level, threads */
+                {HEAPFMT_CODEC_DEFLATE, HEAPFMT_DEFLATE_MAX_LEVEL + 1, 0},
+                {HEAPFMT_CODEC_ZSTD, HEAPFMT_ZSTD_MAX_LEVEL + 1, 0},
+                {HEAPFMT_CODEC_ZSTD, -1, 0},
+                {HEAPFMT_CODEC_ZSTD + 1, 1, 0},
+                {-1, 1, 0},
+                {HEAPFMT_CODEC_ZSTD, 1, 2},
+                {HEAPFMT_CODEC_DEFLATE, 1, -1}};
+            const int *x = bad[fz_u8(&d.in) % 7];
+            c.codec = x[0];
+            c.level = x[1];
+            c.threads = x[2];
+        }
         if (b1 == 255) {
             static const uint32_t bad[4] = {HEAPFMT_MIN_BLOCK_SIZE - 1,
                                             HEAPFMT_MAX_BLOCK + 1, 1,
@@ -1051,13 +1381,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
         opt.level = c.level;
         opt.block_size = c.block_size;
+        opt.codec = c.codec;
+        opt.threads = c.threads;
         fz_sink s;
         fz_sink_init(&s);
         heapfmt_writer *w = (heapfmt_writer *)&s;
         int rc = heapfmt_writer_open(&w, &opt, fz_sink_write, &s);
         FZ_CHECK(rc == HEAPFMT_E_ARG && w == NULL,
-                 "level %d, block size %u: open gave %s", c.level,
-                 c.block_size, fz_status_name(rc));
+                 "codec %d, level %d, threads %d, block size %u: open gave %s",
+                 c.codec, c.level, c.threads, c.block_size,
+                 fz_status_name(rc));
         return 0;
     }
     if (b2 & 1)
@@ -1097,6 +1430,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         run_ops(&fc, &l, NULL, 2, &f);
         check_faulty(&clean, &f, &fc);
         run_free(&f);
+    } else if (c.threads && c.level > 0) {
+        /* a worker thread compresses the same blocks: the same bytes */
+        cfg tc = c;
+        tc.threads = 0;
+        run b;
+        run_ops(&tc, &l, NULL, 0, &b);
+        FZ_CHECK(b.finish_rc == HEAPFMT_OK &&
+                     b.sink.out.len == clean.sink.out.len &&
+                     memcmp(b.sink.out.p, clean.sink.out.p, b.sink.out.len) ==
+                         0,
+                 "output differs with and without a worker thread");
+        run_free(&b);
     } else if (c.max_call || c.eintr_every) {
         run b;
         run_ops(&c, &l, NULL, 1, &b);

@@ -19,8 +19,10 @@
  *
  * Reader A pulls the dump through that callback (not seekable); reader B
  * reads it with heapfmt_reader_open_memory. Both keep going after corrupt
- * blocks. Every entry (records, references, errors with offsets and
- * messages, progress, the footer after DONE) must be identical -- up to the
+ * blocks. Every entry (records, references and their labels, call stacks
+ * frame by frame, FRAME and STACK records, errors with offsets and
+ * messages -- HEAPFMT_E_UNSUPPORTED for a codec of a later version among
+ * them --, progress, the footer after DONE) must be identical -- up to the
  * injected read failure, after which A must stop with HEAPFMT_E_IO.
  */
 #include <errno.h>

@@ -135,15 +135,16 @@ void fz_buf_free(fz_buf *b)
 
 static void *fz_alloc_fn(void *opaque, size_t size)
 {
+    /* atomic: a writer with a worker thread allocates from both */
     fz_alloc *a = opaque;
-    a->calls++;
-    if (a->fail_at && a->calls == a->fail_at) {
-        a->failed++;
+    uint64_t call = __atomic_add_fetch(&a->calls, 1, __ATOMIC_SEQ_CST);
+    if (a->fail_at && call == a->fail_at) {
+        __atomic_add_fetch(&a->failed, 1, __ATOMIC_SEQ_CST);
         return NULL;
     }
     void *p = malloc(size);
     if (p)
-        a->live++;
+        __atomic_add_fetch(&a->live, 1, __ATOMIC_SEQ_CST);
     return p;
 }
 
@@ -151,7 +152,7 @@ static void fz_free_fn(void *opaque, void *p)
 {
     fz_alloc *a = opaque;
     if (p) {
-        a->live--;
+        __atomic_sub_fetch(&a->live, 1, __ATOMIC_SEQ_CST);
         free(p);
     }
 }
@@ -239,6 +240,43 @@ void fz_enc_refs(fz_buf *e, long rc, const uint64_t *ids)
         fz_put_u64(e, ids[i]);
 }
 
+void fz_enc_labels_head(fz_buf *e, long rc)
+{
+    fz_put_u8(e, 'L');
+    fz_put_u64(e, (uint64_t)(int64_t)rc);
+}
+
+void fz_enc_label(fz_buf *e, uint32_t kind, uint32_t weak, uint64_t index)
+{
+    fz_put_u8(e, kind);
+    fz_put_u8(e, weak);
+    fz_put_u64(e, index);
+}
+
+void fz_enc_frame_head(fz_buf *e, uint32_t id, uint32_t slot, int undefined,
+                       uint64_t offset, uint64_t line, unsigned flags)
+{
+    fz_put_u64(e, id);
+    if (flags & FZ_DETAIL)
+        fz_put_u64(e, slot);
+    fz_put_u8(e, undefined ? 1 : 0);
+    fz_put_u64(e, offset);
+    fz_put_u64(e, line);
+}
+
+void fz_enc_stack_head(fz_buf *e, int present, uint32_t id, uint32_t slot,
+                       int undefined, uint64_t nframes, unsigned flags)
+{
+    fz_put_u8(e, present ? 1 : 0);
+    if (!present)
+        return;
+    fz_put_u64(e, id);
+    if (flags & FZ_DETAIL)
+        fz_put_u64(e, slot);
+    fz_put_u8(e, undefined ? 1 : 0);
+    fz_put_u64(e, nframes);
+}
+
 /* ---- reader structures as entries, with contract checks ---- */
 
 static void check_rstring(const heapfmt_rstring *s, const char *what)
@@ -273,6 +311,50 @@ static void enc_rclass(fz_buf *e, const heapfmt_rclass *c, unsigned flags)
                  c->undefined, n != NULL, n ? n->id : 0, n ? n->slot : 0,
                  n ? n->undefined : 0, n ? n->ptr : NULL, n ? n->len : 0,
                  flags);
+}
+
+/* A frame (of a STACK, or a FRAME record): every field is read, so that
+ * a bad pointer shows under ASan. */
+static void enc_rframe(fz_buf *e, const heapfmt_rframe *f, unsigned flags)
+{
+    FZ_CHECK(f != NULL, "stack frame is NULL");
+    check_rstring(f->function, "frame function");
+    check_rstring(f->library, "frame library");
+    check_rstring(f->file, "frame file");
+    FZ_CHECK(f->id >= 1, "frame with id 0");
+    if (f->undefined)
+        FZ_CHECK(f->offset == 0 && f->line == 0 && f->function->len == 0 &&
+                     f->library->len == 0 && f->file->len == 0,
+                 "undefined frame %u has values", f->id);
+    fz_enc_frame_head(e, f->id, f->slot, f->undefined, f->offset, f->line,
+                      flags);
+    enc_rstring(e, f->function, flags, "frame function");
+    enc_rstring(e, f->library, flags, "frame library");
+    enc_rstring(e, f->file, flags, "frame file");
+}
+
+static void enc_rstack(fz_buf *e, const heapfmt_rstack *s, unsigned flags)
+{
+    if (!s) {
+        fz_enc_stack_head(e, 0, 0, 0, 0, 0, flags);
+        return;
+    }
+    FZ_CHECK(s->id >= 1, "stack with id 0");
+    FZ_CHECK(s->nframes <= HEAPFMT_MAX_FRAMES, "stack %u of %zu frames",
+             s->id, s->nframes);
+    if (s->undefined)
+        FZ_CHECK(s->nframes == 0, "undefined stack %u has %zu frames", s->id,
+                 s->nframes);
+    else
+        FZ_CHECK(s->nframes >= 1, "stack %u without frames", s->id);
+    FZ_CHECK(s->nframes == 0 || s->frames != NULL,
+             "stack %u: %zu frames at NULL", s->id, s->nframes);
+    fz_enc_stack_head(e, 1, s->id, s->slot, s->undefined, s->nframes, flags);
+    for (size_t i = 0; i < s->nframes; i++) {
+        FZ_CHECK(s->frames[i] != NULL, "stack %u: frame %zu is NULL", s->id,
+                 i);
+        enc_rframe(e, s->frames[i], flags);
+    }
 }
 
 void fz_entry_open(fz_buf *e, int rc, const heapfmt_reader *r, unsigned flags)
@@ -331,6 +413,7 @@ void fz_entry_footer(fz_buf *e, int rc, const heapfmt_footer *f,
     if (flags & FZ_DETAIL) {
         fz_put_u64(e, t->blocks);
         fz_put_u64(e, t->raw_bytes);
+        fz_put_u64(e, t->codecs);
         fz_put_u64(e, f->nblocks);
         FZ_CHECK(f->nblocks == 0 || f->blocks != NULL, "footer blocks NULL");
         for (size_t i = 0; i < f->nblocks; i++) {
@@ -378,9 +461,73 @@ static void note_block(fz_rd *d, uint64_t offset, int is_object)
         d->blk[d->nblk - 1].objects++;
 }
 
+/* Labels of the record just delivered (after its references decoded),
+ * twice: the second decode must give the same labels. labeled: the
+ * record says it has labels (else there must be none, at no cost). */
+static long enc_labels_once(fz_rd *d, fz_buf *e, uint64_t nrefs, int labeled)
+{
+    const heapfmt_rlabel *lb = NULL;
+    long n = heapfmt_reader_labels(d->r, &lb);
+    if (n >= 0) {
+        FZ_CHECK(labeled ? (uint64_t)n == nrefs : n == 0,
+                 "labels gave %ld for %llu references (labeled: %d)", n,
+                 (unsigned long long)nrefs, labeled);
+        FZ_CHECK(n == 0 || lb != NULL, "labels gave NULL labels");
+        fz_enc_labels_head(e, n);
+        for (long i = 0; i < n; i++) {
+            const heapfmt_rlabel *l = &lb[i];
+            FZ_CHECK(l->kind <= HEAPFMT_LABEL_OTHER && l->weak <= 1,
+                     "label %ld: kind %u, weak %u", i, l->kind, l->weak);
+            check_rstring(l->name, "label name");
+            if (l->kind == HEAPFMT_LABEL_NONE ||
+                l->kind == HEAPFMT_LABEL_INDEX)
+                FZ_CHECK(l->name->len == 0 && l->name->id == 0,
+                         "label %ld of kind %u has a name", i, l->kind);
+            if (l->kind != HEAPFMT_LABEL_INDEX)
+                FZ_CHECK(l->index == 0, "label %ld of kind %u has index %llu",
+                         i, l->kind, (unsigned long long)l->index);
+            fz_enc_label(e, l->kind, l->weak, l->index);
+            enc_rstring(e, l->name, d->flags, "label name");
+        }
+        return n;
+    }
+    FZ_CHECK(labeled, "labels of a record without labels gave %s",
+             fz_status_name((int)n));
+    FZ_CHECK(n == HEAPFMT_E_CORRUPT || n == HEAPFMT_E_NOMEM ||
+                 n == HEAPFMT_E_LIMIT,
+             "labels gave %s", fz_status_name((int)n));
+    const heapfmt_error *er = heapfmt_reader_error(d->r);
+    FZ_CHECK(er->code == n, "labels gave %s, error detail says %s",
+             fz_status_name((int)n), fz_status_name(er->code));
+    FZ_CHECK(heapfmt_reader_can_continue(d->r) == (n == HEAPFMT_E_CORRUPT),
+             "labels gave %s, can_continue says %d", fz_status_name((int)n),
+             heapfmt_reader_can_continue(d->r));
+    if (n == HEAPFMT_E_NOMEM)
+        d->refs_nomem = 1;
+    fz_enc_labels_head(e, n);
+    return n;
+}
+
+static void enc_record_labels(fz_rd *d, fz_buf *e, uint64_t nrefs,
+                              int labeled)
+{
+    size_t at = e->len;
+    long n = enc_labels_once(d, e, nrefs, labeled);
+    if (n < 0)
+        return;
+    size_t len = e->len - at;
+    uint64_t h = fz_hash(e->p + at, len);
+    long m = enc_labels_once(d, e, nrefs, labeled);
+    FZ_CHECK(m == n && e->len - at - len == len &&
+                 fz_hash(e->p + at + len, len) == h,
+             "a second labels call gave %ld (first: %ld) or other labels", m,
+             n);
+    e->len = at + len;
+}
+
 /* References of the record just delivered, twice: the second decode must
- * give the same ids. */
-static void enc_record_refs(fz_rd *d, fz_buf *e, uint64_t nrefs)
+ * give the same ids. Returns 1 when they decoded. */
+static int enc_record_refs(fz_rd *d, fz_buf *e, uint64_t nrefs)
 {
     const uint64_t *ids = NULL;
     long n = heapfmt_reader_refs(d->r, &ids);
@@ -395,7 +542,7 @@ static void enc_record_refs(fz_rd *d, fz_buf *e, uint64_t nrefs)
         FZ_CHECK(m == n && fz_hash(again, (size_t)m * sizeof *again) == h,
                  "a second refs call gave %ld (first: %ld) or other ids", m,
                  n);
-        return;
+        return 1;
     }
     FZ_CHECK(n == HEAPFMT_E_CORRUPT || n == HEAPFMT_E_NOMEM,
              "refs gave %s", fz_status_name((int)n));
@@ -408,6 +555,13 @@ static void enc_record_refs(fz_rd *d, fz_buf *e, uint64_t nrefs)
     else
         d->refs_nomem = 1;
     fz_enc_refs(e, n, NULL);
+    /* without a record to work on, labels are refused */
+    if (n == HEAPFMT_E_CORRUPT) {
+        const heapfmt_rlabel *lb;
+        FZ_CHECK(heapfmt_reader_labels(d->r, &lb) == HEAPFMT_E_STATE,
+                 "labels after refs failed is not E_STATE");
+    }
+    return 0;
 }
 
 static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
@@ -427,6 +581,7 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
     if (fl & (FZ_CHECK_INDEX | FZ_TRACK_BLOCKS))
         note_block(d, rec->offset, rec->tag == HEAPFMT_TAG_OBJECT);
     const uint64_t *no_ids;
+    const heapfmt_rlabel *no_labels;
     switch (rec->tag) {
     case HEAPFMT_TAG_META: {
         const heapfmt_rmeta *m = rec->u.meta;
@@ -452,6 +607,8 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
         }
         FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
                  "refs after META is not E_STATE");
+        FZ_CHECK(heapfmt_reader_labels(r, &no_labels) == HEAPFMT_E_STATE,
+                 "labels after META is not E_STATE");
         break;
     }
     case HEAPFMT_TAG_STRING: {
@@ -487,6 +644,9 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
                  (const void *)o->value);
         FZ_CHECK(o->nrefs <= HEAPFMT_MAX_REFS, "OBJECT with %llu refs",
                  (unsigned long long)o->nrefs);
+        FZ_CHECK((o->stack != NULL) == ((o->fields & HEAPFMT_F_STACK) != 0),
+                 "OBJECT fields 0x%x with stack %p", o->fields,
+                 (const void *)o->stack);
         d->objects++;
         d->bytes += o->size;
         fz_enc_record_head(e, FZ_E_OBJECT, rec->index, rec->offset, fl);
@@ -502,8 +662,11 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
         enc_rstring(e, o->file, fl, "OBJECT file");
         fz_put_u64(e, o->line);
         fz_put_u64(e, o->generation);
+        enc_rstack(e, o->stack, fl);
         fz_put_u64(e, o->nrefs);
-        enc_record_refs(d, e, o->nrefs);
+        if (enc_record_refs(d, e, o->nrefs))
+            enc_record_labels(d, e, o->nrefs,
+                              (o->fields & HEAPFMT_F_LABELS) != 0);
         break;
     }
     case HEAPFMT_TAG_ROOT: {
@@ -513,8 +676,32 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
                  (unsigned long long)t->nrefs);
         fz_enc_record_head(e, FZ_E_ROOT, rec->index, rec->offset, fl);
         enc_rstring(e, t->kind, fl, "ROOT kind");
+        FZ_CHECK(t->labeled == 0 || t->labeled == 1, "ROOT labeled %d",
+                 t->labeled);
+        fz_put_u8(e, (unsigned)t->labeled);
         fz_put_u64(e, t->nrefs);
-        enc_record_refs(d, e, t->nrefs);
+        if (enc_record_refs(d, e, t->nrefs))
+            enc_record_labels(d, e, t->nrefs, t->labeled);
+        break;
+    }
+    case HEAPFMT_TAG_FRAME: {
+        const heapfmt_rframe *f = rec->u.frame;
+        FZ_CHECK(f && !f->undefined, "FRAME record without a defined frame");
+        fz_enc_record_head(e, FZ_E_FRAME, rec->index, rec->offset, fl);
+        enc_rframe(e, f, fl);
+        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
+                 "refs after FRAME is not E_STATE");
+        FZ_CHECK(heapfmt_reader_labels(r, &no_labels) == HEAPFMT_E_STATE,
+                 "labels after FRAME is not E_STATE");
+        break;
+    }
+    case HEAPFMT_TAG_STACK: {
+        const heapfmt_rstack *s = rec->u.stack;
+        FZ_CHECK(s && !s->undefined, "STACK record without a defined stack");
+        fz_enc_record_head(e, FZ_E_STACK, rec->index, rec->offset, fl);
+        enc_rstack(e, s, fl);
+        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
+                 "refs after STACK is not E_STATE");
         break;
     }
     case HEAPFMT_TAG_END: {
@@ -542,7 +729,7 @@ static int next_status_ok(int rc)
 {
     return rc == HEAPFMT_E_IO || rc == HEAPFMT_E_NOMEM ||
            rc == HEAPFMT_E_CORRUPT || rc == HEAPFMT_E_TRUNCATED ||
-           rc == HEAPFMT_E_LIMIT;
+           rc == HEAPFMT_E_LIMIT || rc == HEAPFMT_E_UNSUPPORTED;
 }
 
 static void at_done(fz_rd *d, fz_buf *e)
@@ -571,6 +758,12 @@ static void at_done(fz_rd *d, fz_buf *e)
              "skipped", (unsigned long long)d->end_records,
              (unsigned long long)(d->delivered - 1),
              (unsigned long long)pg.skipped);
+    FZ_CHECK(pg.codecs != 0 && (pg.codecs >> (HEAPFMT_CODEC_ZSTD + 1)) == 0,
+             "progress: codecs 0x%llx", (unsigned long long)pg.codecs);
+    FZ_CHECK(f->totals.codecs == 0 || f->totals.codecs == pg.codecs,
+             "footer: codecs 0x%llx, blocks read used 0x%llx",
+             (unsigned long long)f->totals.codecs,
+             (unsigned long long)pg.codecs);
     FZ_CHECK(f->totals.raw_bytes == pg.raw_bytes,
              "footer: %llu raw bytes, %llu read",
              (unsigned long long)f->totals.raw_bytes,

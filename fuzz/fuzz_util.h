@@ -14,7 +14,10 @@
  *             model of fuzz_roundtrip) can be compared entry by entry in
  *             lock step without keeping whole transcripts. While walking
  *             it checks the reader's documented contract and aborts on a
- *             violation.
+ *             violation. OBJECT and ROOT entries hold the references and
+ *             their labels (heapfmt_reader_labels), OBJECT entries the
+ *             call stack with every frame; FRAME and STACK records (1.1)
+ *             have entries of their own.
  *
  * A harness reports a finding by printing one line starting with
  * "fuzz: " and calling abort() (fz_fail), which libFuzzer records as a
@@ -134,7 +137,8 @@ typedef struct fz_rd {
     uint64_t errors;   /* error results seen */
     uint64_t last_err_pos; /* input offset at the last CORRUPT */
     int have_err_pos;
-    int refs_nomem;    /* the last entry's references ran out of memory */
+    int refs_nomem;    /* the last entry's references or labels ran out
+                          of memory */
     int have_end;      /* END was delivered; its record count: */
     uint64_t end_records;
     fz_blk *blk;       /* FZ_CHECK_INDEX, FZ_TRACK_BLOCKS: blocks seen */
@@ -172,6 +176,20 @@ void fz_enc_class(fz_buf *e, uint32_t index, uint32_t slot, uint64_t id,
                   unsigned flags);
 /* References: rc is the count (>= 0) or the error of heapfmt_reader_refs. */
 void fz_enc_refs(fz_buf *e, long rc, const uint64_t *ids);
+/* Labels (format 1.1): fz_enc_labels_head with the result of
+ * heapfmt_reader_labels (count >= 0, or an error: nothing follows), then
+ * per label fz_enc_label and its name (fz_enc_string: the empty string,
+ * id 0, for NONE and INDEX). */
+void fz_enc_labels_head(fz_buf *e, long rc);
+void fz_enc_label(fz_buf *e, uint32_t kind, uint32_t weak, uint64_t index);
+/* A call-stack frame: this head, then its function, library and file
+ * strings (fz_enc_string). */
+void fz_enc_frame_head(fz_buf *e, uint32_t id, uint32_t slot, int undefined,
+                       uint64_t offset, uint64_t line, unsigned flags);
+/* A call stack: present = 0 encodes "no stack" (NULL); else this head,
+ * then its nframes frames. */
+void fz_enc_stack_head(fz_buf *e, int present, uint32_t id, uint32_t slot,
+                       int undefined, uint64_t nframes, unsigned flags);
 
 /* Entry kinds (first byte of an entry). */
 #define FZ_E_META 'M'
@@ -179,6 +197,8 @@ void fz_enc_refs(fz_buf *e, long rc, const uint64_t *ids);
 #define FZ_E_CLASS 'C'
 #define FZ_E_OBJECT 'O'
 #define FZ_E_ROOT 'R'
+#define FZ_E_FRAME 'f'
+#define FZ_E_STACK 'K'
 #define FZ_E_END 'E'
 #define FZ_E_ERROR 'X'
 #define FZ_E_FOOTER 'F'

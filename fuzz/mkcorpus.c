@@ -6,9 +6,12 @@
  * Creates OUTDIR/fuzz_read, fuzz_stream, fuzz_roundtrip and (when the
  * import fixtures directory is given) fuzz_import, and fills them with
  * small inputs: dumps written by libheapfmt (every record kind and field,
- * several levels and block sizes, flushed blocks, an empty dump, a record
- * larger than a block), hand-built dumps the writer never makes (unknown
- * record tags and block kinds, trailing payload bytes, a newer minor),
+ * several codecs, levels and block sizes, flushed blocks, an empty dump, a
+ * record larger than a block; format 1.1 labels, frames and stacks),
+ * hand-built dumps the writer never makes (unknown record tags and block
+ * kinds, trailing payload bytes, a newer minor, a 1.0 file where 0x07 is
+ * still reserved, FRAME and STACK records after their first use, a codec
+ * of a later version),
  * damaged copies (cut, a flipped byte), operation sequences for the
  * round trip (one per fault kind), and ObjectSpace.dump_all files.
  * `make fuzz-corpus` runs it; the output is deterministic.
@@ -142,7 +145,7 @@ static void write_heap(heapfmt_writer *w, int objects, int flushes)
         o.class_id = i % 5 == 4 ? 0 : (i % 3 == 2 ? 0x3000 : 0x1000);
         o.type = s_type;
         o.size = 40 + (unsigned)i;
-        o.fields = (uint32_t)i & HEAPFMT_F_ALL;
+        o.fields = (uint32_t)i & HEAPFMT_F_BASIC;
         o.flags = HEAPFMT_OF_FROZEN | ((uint64_t)1 << 40);
         o.value = "hello, world";
         o.value_len = (size_t)(i % 13);
@@ -163,10 +166,73 @@ static void write_heap(heapfmt_writer *w, int objects, int flushes)
     ok(heapfmt_write_root(w, s_name, NULL, 0));
 }
 
-static void make_dump(buf *out, int level, uint32_t block_size, int objects,
-                      int flushes)
+/* Format 1.1: frames and stacks (one deep, one defined again: interned),
+ * objects with labels of every kind and with stacks, labeled roots. */
+static void write_heap_11(heapfmt_writer *w, int objects)
+{
+    uint32_t s_fn, s_lib, s_file, s_field, s_key, s_const, s_glob, s_kind;
+    ok(heapfmt_write_string(w, "Foo#bar", 7, &s_fn));
+    ok(heapfmt_write_string(w, "libruby.so", 10, &s_lib));
+    ok(heapfmt_write_string(w, "foo.rb", 6, &s_file));
+    ok(heapfmt_write_string(w, "@name", 5, &s_field));
+    ok(heapfmt_write_string(w, "\"key\"", 5, &s_key));
+    ok(heapfmt_write_string(w, "Foo::BAR", 8, &s_const));
+    ok(heapfmt_write_string(w, "$stdout", 7, &s_glob));
+    ok(heapfmt_write_string(w, "global_tbl", 10, &s_kind));
+    heapfmt_frame fr[3] = {{s_fn, s_lib, 0x1234, s_file, 12},
+                           {0, s_lib, 0x7f00deadbeefull, 0, 0},
+                           {s_fn, 0, 0, s_file, 99}};
+    uint32_t fid[3], again, stk[2];
+    for (int i = 0; i < 3; i++)
+        ok(heapfmt_write_frame(w, &fr[i], &fid[i]));
+    ok(heapfmt_write_frame(w, &fr[0], &again)); /* interned: no record */
+    uint32_t deep[300];
+    for (int i = 0; i < 300; i++)
+        deep[i] = fid[i % 3];
+    ok(heapfmt_write_stack(w, fid, 3, &stk[0]));
+    ok(heapfmt_write_stack(w, deep, 300, &stk[1]));
+    ok(heapfmt_write_stack(w, fid, 3, &again));
+    for (int i = 0; i < objects; i++) {
+        uint64_t refs[7];
+        heapfmt_label lb[7] = {
+            {HEAPFMT_LABEL_FIELD, 0, s_field},
+            {HEAPFMT_LABEL_INDEX, 0, 1},
+            {HEAPFMT_LABEL_KEY, 1, s_key},
+            {HEAPFMT_LABEL_NONE, 1, 0},
+            {HEAPFMT_LABEL_CONSTANT, 0, s_const},
+            {HEAPFMT_LABEL_GLOBAL, 1, s_glob},
+            {HEAPFMT_LABEL_OTHER, 0, s_fn}};
+        for (int k = 0; k < 7; k++)
+            refs[k] = 0x7f0000000028ull + 40u * (unsigned)(i + k);
+        heapfmt_object o;
+        memset(&o, 0, sizeof o);
+        o.id = 0x7f0000100028ull + 40u * (unsigned)i;
+        o.class_id = 0x1000;
+        o.size = 40;
+        o.fields = HEAPFMT_F_SITE | (i % 3 ? HEAPFMT_F_STACK : 0) |
+                   (i % 2 ? 0 : HEAPFMT_F_LABELS);
+        o.file = s_file;
+        o.line = (uint64_t)i;
+        o.refs = refs;
+        o.nrefs = (size_t)(i % 8);
+        o.labels = lb;
+        o.stack = stk[i % 2];
+        ok(heapfmt_write_object(w, &o));
+    }
+    uint64_t roots[3] = {0x7f0000000028ull, 0x1000, 0x2000};
+    heapfmt_label rl[3] = {{HEAPFMT_LABEL_GLOBAL, 0, s_glob},
+                           {HEAPFMT_LABEL_NONE, 0, 0},
+                           {HEAPFMT_LABEL_CONSTANT, 1, s_const}};
+    ok(heapfmt_write_root_labeled(w, s_kind, roots, rl, 3));
+    ok(heapfmt_write_root_labeled(w, s_kind, roots, NULL, 2));
+}
+
+static void make_dump_codec(buf *out, int codec, int level,
+                            uint32_t block_size, int objects, int flushes,
+                            int v11)
 {
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.codec = codec;
     opt.level = level;
     opt.block_size = block_size;
     heapfmt_writer *w;
@@ -174,14 +240,25 @@ static void make_dump(buf *out, int level, uint32_t block_size, int objects,
     ok(heapfmt_writer_open(&w, &opt, sink, out));
     if (objects >= 0)
         write_heap(w, objects, flushes);
+    if (v11)
+        write_heap_11(w, v11);
     ok(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
+}
+
+/* DEFLATE, or stored at level 0 (the 1.0 dumps of the corpus) */
+static void make_dump(buf *out, int level, uint32_t block_size, int objects,
+                      int flushes)
+{
+    make_dump_codec(out, HEAPFMT_CODEC_DEFLATE, level, block_size, objects,
+                    flushes, 0);
 }
 
 /* One object whose value is larger than the block size. */
 static void make_big(buf *out)
 {
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.codec = HEAPFMT_CODEC_DEFLATE;
     opt.level = 6;
     opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
     heapfmt_writer *w;
@@ -236,8 +313,10 @@ static void raw_record(buf *b, unsigned tag, const buf *body)
 }
 
 /* A complete dump with records and a block the writer never makes:
- * unknown tags 0x07 and 0x9a, an unknown block kind, trailing bytes in an
- * OBJECT, a META of an unknown value type; minor version `minor`. */
+ * unknown tags (0x07 in a 1.0 file, where it is reserved; 0x09, the first
+ * tag reserved in 1.1, otherwise) and 0x9a, an unknown block kind,
+ * trailing bytes in an OBJECT, a META of an unknown value type; minor
+ * version `minor`. */
 static void make_odd(buf *out, unsigned minor)
 {
     buf p = {0}, r = {0}, f = {0};
@@ -254,7 +333,7 @@ static void make_odd(buf *out, unsigned minor)
     putv(&r, 0);
     raw_record(&p, 0x03, &r);                           /* CLASS 1 */
     r.len = 0; put(&r, "\x01\x02\x03", 3);
-    raw_record(&p, 0x07, &r);                           /* reserved tag */
+    raw_record(&p, minor == 0 ? 0x07 : 0x09, &r);       /* reserved tag */
     r.len = 0; put(&r, "vendor", 6);
     raw_record(&p, 0x9a, &r);                           /* extension */
     r.len = 0; putv(&r, 32000); putv(&r, 1); putv(&r, 0); putv(&r, 40);
@@ -294,6 +373,62 @@ static void make_odd(buf *out, unsigned minor)
     free(x.p);
 }
 
+/* A 1.1 dump as a one-pass producer may write it: an OBJECT uses its
+ * STACK before the STACK record, the STACK its FRAMEs before theirs; the
+ * OBJECT's references and a ROOT's carry labels. */
+static void make_after_use(buf *out)
+{
+    buf p = {0}, r = {0}, f = {0};
+    out->len = 0;
+    raw_header(out, 1, 1);
+    r.len = 0; putv(&r, 1); put(&r, "f", 1);
+    raw_record(&p, 0x02, &r);                           /* STRING 1 */
+    r.len = 0; putv(&r, 2); put(&r, "lib.so", 6);
+    raw_record(&p, 0x02, &r);                           /* STRING 2 */
+    /* OBJECT 100, no class, size 40, fields LABELS|STACK, refs 10, 20 */
+    r.len = 0; putv(&r, 200); putv(&r, 0); putv(&r, 0); putv(&r, 40);
+    put8(&r, 0x30); putv(&r, 2); putv(&r, 179); putv(&r, 20);
+    putv(&r, 1);                                        /* stack 1 */
+    putv(&r, 2);                                        /* 2 labels: */
+    putv(&r, 0); putv(&r, (1u << 4) | 1);               /* FIELD "f" */
+    putv(&r, 0); putv(&r, (8u << 4) | 8 | 2);           /* INDEX 5, weak */
+    raw_record(&p, 0x04, &r);
+    r.len = 0; putv(&r, 1); putv(&r, 2); putv(&r, 1); putv(&r, 2);
+    raw_record(&p, 0x08, &r);                           /* STACK 1: 1, 2 */
+    r.len = 0; putv(&r, 1); putv(&r, 1); putv(&r, 2); putv(&r, 0x1234);
+    putv(&r, 0); putv(&r, 7);
+    raw_record(&p, 0x07, &r);                           /* FRAME 1 */
+    r.len = 0; putv(&r, 2); putv(&r, 0); putv(&r, 2); putv(&r, 0x40);
+    putv(&r, 1); putv(&r, 0);
+    raw_record(&p, 0x07, &r);                           /* FRAME 2 */
+    /* ROOT kind 1, refs 100, 10; fields LABELS; ref 1: GLOBAL "lib.so" */
+    r.len = 0; putv(&r, 1); putv(&r, 2); putv(&r, 200); putv(&r, 179);
+    put8(&r, 0x01); putv(&r, 1); putv(&r, 1); putv(&r, (2u << 4) | 5);
+    raw_record(&p, 0x05, &r);
+    r.len = 0; putv(&r, 1); putv(&r, 40); putv(&r, 7);
+    raw_record(&p, 0x06, &r);                           /* END */
+    size_t block0 = out->len;
+    raw_block(out, 'D', &p);
+    size_t footer = out->len;
+    r.len = 0; putv(&r, 1); putv(&r, 40); putv(&r, 7); putv(&r, 0);
+    putv(&r, 2); putv(&r, 1); putv(&r, 1); putv(&r, p.len); putv(&r, 1);
+    raw_record(&f, 0x40, &r);                           /* TOTALS */
+    r.len = 0; putv(&r, 1); putv(&r, block0); putv(&r, 8); putv(&r, 1);
+    raw_record(&f, 0x41, &r);                           /* BLOCKS */
+    r.len = 0; putv(&r, 0); putv(&r, 0); putv(&r, 0); putv(&r, 1);
+    putv(&r, 40); putv(&r, 0);
+    raw_record(&f, 0x42, &r);                           /* SUMMARY 0 */
+    raw_block(out, 'F', &f);
+    size_t at = out->len;
+    put64(out, footer);
+    put32(out, 0);
+    put32(out, crc(out->p + at, 12));
+    put(out, "\x89HFMTEND", 8);
+    free(p.p);
+    free(r.p);
+    free(f.p);
+}
+
 /* ---- round-trip operation sequences (see fuzz_roundtrip.c) ---- */
 
 static void id64(buf *b, uint64_t id)
@@ -327,12 +462,53 @@ static void ops_heap(buf *b)
     put8(b, 0); put8(b, 1);                                  /* name it */
 }
 
+/* Format 1.1 operations, after ops_heap (strings 1-4 defined): frames,
+ * stacks (a deep one), objects with labels and stacks, labeled roots. */
+static void ops_11(buf *b)
+{
+    put8(b, 3); put8(b, 5); put(b, "@name", 5);            /* STRING 5 */
+    put8(b, 10); put8(b, 0x1f); put8(b, 1); put8(b, 2);     /* FRAME 1 */
+    put64(b, 0x7f0000001234ull); put8(b, 2); put64(b, 42);
+    put8(b, 10); put8(b, 0); put8(b, 0x40); put8(b, 0);     /* FRAME 2 */
+    put8(b, 11); put8(b, 2); put8(b, 1); put8(b, 2);        /* STACK 1 */
+    put8(b, 11); put8(b, 0xf0); put8(b, 199); put8(b, 0);
+    put8(b, 1);                                             /* STACK 2: 200 */
+    put8(b, 10); put8(b, 0x1f); put8(b, 1); put8(b, 2);     /* FRAME 1 */
+    put64(b, 0x7f0000001234ull); put8(b, 2); put64(b, 42);  /* (again) */
+    /* OBJECT: FLAGS|LABELS|STACK, 3 refs: FIELD, KEY weak, INDEX */
+    put8(b, 5); id64(b, 0x7f0000000100ull); put8(b, 1); id64(b, 0x1000);
+    put8(b, 1); put8(b, 0x31); put8(b, 10); put64(b, 1); put8(b, 1);
+    put8(b, 3); put8(b, 5 << 2); put8(b, 6 << 2); put8(b, 7 << 2);
+    put8(b, 4); put8(b, 1); put8(b, 5); put8(b, 0x0b); put8(b, 3);
+    put8(b, 2); put8(b, 0);
+    /* OBJECT: LABELS|STACK, 5 refs, all INDEX some weak; stack 2 */
+    put8(b, 5); id64(b, 0x7f0000000200ull); put8(b, 0); put8(b, 1);
+    put8(b, 0x30); put8(b, 10); put8(b, 2);
+    put8(b, 5); for (int i = 0; i < 5; i++) put8(b, (unsigned)(8 + i) << 2);
+    put8(b, 2 | (2 << 3));
+    /* OBJECT: LABELS, 4 refs, all NONE (nothing written) */
+    put8(b, 5); id64(b, 0x7f0000000300ull); put8(b, 0); put8(b, 1);
+    put8(b, 0x10); put8(b, 10); put8(b, 4);
+    for (int i = 0; i < 4; i++) put8(b, (unsigned)i << 2);
+    put8(b, 1);
+    /* ROOT with labels: CONSTANT, GLOBAL weak, NONE weak */
+    put8(b, 12); put8(b, 3); put8(b, 3); put8(b, 1 << 2); put8(b, 2 << 2);
+    put8(b, 3 << 2); put8(b, 4); put8(b, 4); put8(b, 5); put8(b, 0x0d);
+    put8(b, 4); put8(b, 0x08); put8(b, 1);
+    /* ROOT with labels NULL: unlabeled */
+    put8(b, 12); put8(b, 3); put8(b, 1); put8(b, 1 << 2); put8(b, 0);
+}
+
 static void make_ops(const char *name, const uint8_t *cfg, size_t ncfg,
                      int big)
 {
     buf b = {0};
     put(&b, cfg, ncfg);
     ops_heap(&b);
+    if (big < 0) {
+        ops_11(&b);
+        big = 0;
+    }
     if (big) { /* OP_BIG: 6 KiB value, 300 refs */
         put8(&b, 9); put8(&b, 1); id64(&b, 0x1000); put16(&b, 192);
         put16(&b, 300); id64(&b, 0x7f00000000ull); put16(&b, 40);
@@ -447,6 +623,45 @@ int main(int argc, char **argv)
     put(&odd, d.p, d.len);
     make_odd(&d, 7);
     read_and_stream("newer-minor.hfd", &d);
+    make_odd(&d, 1);
+    read_and_stream("unknown-tags-1.1.hfd", &d);
+
+    /* format 1.1: Zstandard, labels and stacks */
+    make_dump_codec(&d, HEAPFMT_CODEC_ZSTD, 1, HEAPFMT_MIN_BLOCK_SIZE, 60, 3,
+                    0);
+    read_and_stream("blocks-zstd.hfd", &d);
+    buf zstd = {0};
+    put(&zstd, d.p, d.len);
+    make_dump_codec(&d, HEAPFMT_CODEC_ZSTD, HEAPFMT_ZSTD_MAX_LEVEL, 0, 5, 0,
+                    0);
+    read_and_stream("zstd-level19.hfd", &d);
+    make_dump_codec(&d, HEAPFMT_CODEC_STORED, 0, HEAPFMT_MIN_BLOCK_SIZE, 3, 0,
+                    12);
+    read_and_stream("labels-stacks-stored.hfd", &d);
+    buf lstored = {0};
+    put(&lstored, d.p, d.len);
+    make_dump_codec(&d, HEAPFMT_CODEC_ZSTD, 3, HEAPFMT_MIN_BLOCK_SIZE, 3, 1,
+                    12);
+    read_and_stream("labels-stacks-zstd.hfd", &d);
+    buf lzstd = {0};
+    put(&lzstd, d.p, d.len);
+    make_dump_codec(&d, HEAPFMT_CODEC_DEFLATE, 1, 0, 0, 0, 6);
+    read_and_stream("labels-stacks-deflate.hfd", &d);
+    make_after_use(&d);
+    read_and_stream("stack-frame-after-use.hfd", &d);
+    buf after = {0};
+    put(&after, d.p, d.len);
+    /* a codec of a later version (3): HEAPFMT_E_UNSUPPORTED */
+    d.len = 0;
+    put(&d, lstored.p, lstored.len);
+    d.p[16 + 1] = 3;
+    {
+        uint32_t hc = crc(d.p + 16, 16);
+        memcpy(d.p + 16 + 16, &hc, 4); /* little-endian hosts */
+    }
+    save("fuzz_read", "codec-from-the-future.hfd", d.p, d.len);
+    save("fuzz_read", "labels-stacks-zstd-cut.hfd", lzstd.p,
+         lzstd.len * 2 / 3);
 
     /* damaged copies */
     save("fuzz_read", "cut-in-block.hfd", blocks.p, blocks.len / 2);
@@ -469,6 +684,10 @@ int main(int argc, char **argv)
         {"eintr.bin", {0x02, 0x80, 0xc3}, 3, &odd},
         {"read-fails.bin", {0x11, 0x06, 0x0b}, 3, &blocks},
         {"table-limit.bin", {0x20, 0x00}, 2, &stored},
+        {"zstd-pattern.bin", {0x03, 0x05, 0x91, 0x7f}, 4, &zstd},
+        {"labels-stacks-one-byte.bin", {0x01, 0x00}, 2, &lzstd},
+        {"after-use-eintr.bin", {0x02, 0x80, 0x03}, 3, &after},
+        {"labels-stacks-table-limit.bin", {0x20, 0x00}, 2, &lstored},
     };
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
         s.len = 0;
@@ -481,11 +700,22 @@ int main(int argc, char **argv)
     put(&s, blocks.p, blocks.len * 2 / 3);
     save("fuzz_stream", "one-byte-cut.bin", s.p, s.len);
 
-    /* round trip: level, block size, faults [, their bytes] */
-    make_ops("clean-stored.ops", (const uint8_t *)"\x00\x01\x00", 3, 0);
-    make_ops("clean-deflate.ops", (const uint8_t *)"\x01\x01\x00", 3, 1);
-    make_ops("level9-default-blocks.ops", (const uint8_t *)"\x09\x00\x00", 3,
+    /* round trip: codec and level, block size, faults [, their bytes]
+     * (byte 0: (byte / 10) % 3 picks zstd, deflate, stored) */
+    make_ops("clean-stored.ops", (const uint8_t *)"\x14\x01\x00", 3, 0);
+    make_ops("clean-deflate.ops", (const uint8_t *)"\x0b\x01\x00", 3, 1);
+    make_ops("clean-zstd.ops", (const uint8_t *)"\x01\x01\x00", 3, 1);
+    make_ops("level9-default-blocks.ops", (const uint8_t *)"\x13\x00\x00", 3,
              1);
+    make_ops("zstd-level19.ops", (const uint8_t *)"\x27\x01\x00", 3, 1);
+    make_ops("labels-stacks-zstd.ops", (const uint8_t *)"\x01\x01\x00", 3,
+             -1);
+    make_ops("labels-stacks-stored.ops", (const uint8_t *)"\x14\x01\x00", 3,
+             -1);
+    make_ops("labels-stacks-deflate-thread.ops",
+             (const uint8_t *)"\x0b\x01\x10", 3, -1);
+    make_ops("zstd-thread-alloc-fails.ops",
+             (const uint8_t *)"\x02\x01\x18\x09\x00", 5, -1);
     make_ops("short-writes-eintr.ops",
              (const uint8_t *)"\x01\x01\x03\x06\x02", 5, 0);
     make_ops("write-fails.ops", (const uint8_t *)"\x01\x01\x04\x07\x00", 5,
@@ -503,5 +733,9 @@ int main(int argc, char **argv)
     free(blocks.p);
     free(stored.p);
     free(odd.p);
+    free(zstd.p);
+    free(lstored.p);
+    free(lzstd.p);
+    free(after.p);
     return 0;
 }

@@ -715,7 +715,8 @@ typedef struct heapfmt_footer {
  * successful call, heapfmt_reader_next continues where it was. Returns
  * HEAPFMT_E_NO_FOOTER (not sticky) if the source is not seekable or has no
  * valid trailer (an incomplete dump), HEAPFMT_E_CORRUPT if the trailer is
- * valid but the footer is not. If heapfmt_reader_next has already returned
+ * valid but the footer is not, HEAPFMT_E_UNSUPPORTED if the footer block
+ * uses a codec this build cannot decode. If heapfmt_reader_next has already returned
  * HEAPFMT_DONE, returns the footer read then, without seeking. */
 HEAPFMT_API int heapfmt_reader_footer(heapfmt_reader *r,
                                       const heapfmt_footer **out);
