@@ -123,6 +123,11 @@ int main(int argc, char **argv)
         o.flags = ~0ull; o.generation = ~0ull; o.size = ~0ull;
         o.value = h; o.value_len = huge;
         CHECK(heapfmt_write_object(w, &o));
+        free(h);
+        free(ids);
+        free(name);
+        free(bl);
+        free(br);
     }
     CHECK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
