@@ -86,11 +86,17 @@ TOOL_NAME_histo  := histo
 TOOL_NAME_diff   := heapfmt-diff
 TOOL_NAME_export := heapfmt-export
 TOOL_NAME_import := heapfmt-import
+TOOL_NAME_graph  := heapfmt-graph
 
 # Extra libraries of a tool, by directory.
 TOOL_LIBS_export := -ljansson
 TOOL_LIBS_import := -ljansson
 TOOL_LIBS_histo  := -pthread
+
+# Tools built on another tool's code: heapfmt-graph owners runs
+# heapfmt-diff's three-dump comparison. They get -Itools/<dir> and link
+# that tool's objects except its main.o.
+TOOL_USES_graph := diff
 
 tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
 
@@ -113,12 +119,17 @@ $(BUILD)/obj/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(COMPILE) $(TOOL_CPPFLAGS) -c $< -o $@
 
+# The objects of a tool that another tool or a test links: all but main.o.
+tool_lib_objs = $(filter-out %/main.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/$(1)/*.c)))
+
 define TOOL_RULES
 TOOL_OBJS_$(1) := $$(patsubst %.c,$$(BUILD)/obj/%.o,$$(wildcard tools/$(1)/*.c))
+TOOL_DEP_OBJS_$(1) := $$(foreach u,$$(TOOL_USES_$(1)),$$(call tool_lib_objs,$$(u)))
 TOOL_BINS += $$(BUILD)/bin/$(call tool_name,$(1))
-$$(BUILD)/bin/$(call tool_name,$(1)): $$(TOOL_OBJS_$(1)) $$(COMMON_A) $$(LIB_A)
+$$(TOOL_OBJS_$(1)): TOOL_CPPFLAGS += $$(foreach u,$$(TOOL_USES_$(1)),-Itools/$$(u))
+$$(BUILD)/bin/$(call tool_name,$(1)): $$(TOOL_OBJS_$(1)) $$(TOOL_DEP_OBJS_$(1)) $$(COMMON_A) $$(LIB_A)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(TOOL_OBJS_$(1)) $$(COMMON_A) $$(LIB_A) $$(TOOL_LIBS_$(1)) $$(LIB_LIBS)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(TOOL_OBJS_$(1)) $$(TOOL_DEP_OBJS_$(1)) $$(COMMON_A) $$(LIB_A) $$(TOOL_LIBS_$(1)) $$(LIB_LIBS)
 endef
 
 TOOL_BINS :=

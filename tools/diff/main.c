@@ -63,19 +63,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int parse_by(const char *s, unsigned *by)
-{
-    if (strcmp(s, "class") == 0)
-        *by = DIFF_BY_CLASS;
-    else if (strcmp(s, "site") == 0)
-        *by = DIFF_BY_SITE;
-    else if (strcmp(s, "class,site") == 0 || strcmp(s, "site,class") == 0)
-        *by = DIFF_BY_CLASS | DIFF_BY_SITE;
-    else
-        return -1;
-    return 0;
-}
-
 static int parse_format(const char *s, int *format)
 {
     if (strcmp(s, "table") == 0)
@@ -101,7 +88,7 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                             NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (parse_by(optarg, &opt->by) != 0) {
+            if (summary_parse_by(optarg, &opt->by) != 0) {
                 cli_usage_error("invalid --by value '%s': expected class, "
                                 "site or class,site",
                                 optarg);

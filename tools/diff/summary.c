@@ -103,3 +103,16 @@ fail_sorted:
     mem_free(mem, v);
     return -1;
 }
+
+int summary_parse_by(const char *s, unsigned *by)
+{
+    if (strcmp(s, "class") == 0)
+        *by = DIFF_BY_CLASS;
+    else if (strcmp(s, "site") == 0)
+        *by = DIFF_BY_SITE;
+    else if (strcmp(s, "class,site") == 0 || strcmp(s, "site,class") == 0)
+        *by = DIFF_BY_CLASS | DIFF_BY_SITE;
+    else
+        return -1;
+    return 0;
+}

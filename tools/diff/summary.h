@@ -18,6 +18,10 @@
 #define DIFF_BY_CLASS 1u
 #define DIFF_BY_SITE 2u
 
+/* Parses a --by value: class, site, or class,site (either order) into
+ * DIFF_BY_* bits. Returns 0, or -1 for anything else. */
+int summary_parse_by(const char *s, unsigned *by);
+
 /* [DIFF_NEW] new (two dumps) or retained (three); [DIFF_FREED] freed. */
 typedef struct diff_stat {
     uint64_t count[2];

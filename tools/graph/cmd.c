@@ -1,0 +1,78 @@
+/* cmd.c -- what the subcommands of heapfmt-graph share. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "cmd.h"
+
+int cmd_load(graph *g, const char *path, const cmd_options *opt,
+             int keep_weak, int keep_labels, int keep_index)
+{
+    graph_options go = {keep_weak, keep_labels, keep_index, 1, opt->mem};
+    int rc = graph_load(g, path, &go);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE)
+        cmd_warn_graph(g);
+    return rc;
+}
+
+int cmd_load_for_ids(graph *g, char *const *args, int nargs,
+                     const cmd_options *opt)
+{
+    for (int i = 1; i < nargs; i++) { /* usage errors before the work */
+        uint64_t id;
+        if (cmd_parse_id(args[i], &id) != 0)
+            return CLI_EXIT_USAGE;
+    }
+    int rc = cmd_load(g, args[0], opt, !opt->no_weak, 1, 1);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        graph_free(g);
+    return rc;
+}
+
+int cmd_parse_id(const char *s, uint64_t *id)
+{
+    char *end;
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    if (*digits == '\0' || *digits == '-' || *digits == '+' ||
+        *digits == ' ') {
+        cli_usage_error("invalid object id '%s': expected a number such as "
+                        "0x00007f3a8c0d1e28 or 140000000",
+                        s);
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(digits, &end, hex ? 16 : 10);
+    if (*end != '\0' || errno != 0) {
+        cli_usage_error("invalid object id '%s': expected a number such as "
+                        "0x00007f3a8c0d1e28 or 140000000",
+                        s);
+        return -1;
+    }
+    *id = (uint64_t)v;
+    return 0;
+}
+
+void cmd_warn_graph(const graph *g)
+{
+    if (g->dangling > 0)
+        cli_warn(g->d.name,
+                 "%s references to objects not in the dump were left out",
+                 cli_fmt_count(g->dangling).s);
+    if (g->duplicates > 0)
+        cli_warn(g->d.name,
+                 "%s objects repeat the id of an earlier one; references "
+                 "go to the first",
+                 cli_fmt_count(g->duplicates).s);
+}
+
+int cmd_worse(int a, int b)
+{
+    if (a == CLI_EXIT_ERROR || b == CLI_EXIT_ERROR)
+        return CLI_EXIT_ERROR;
+    if (a == CLI_EXIT_INCOMPLETE || b == CLI_EXIT_INCOMPLETE)
+        return CLI_EXIT_INCOMPLETE;
+    return a != CLI_EXIT_OK ? a : b;
+}

@@ -1,0 +1,56 @@
+/* cmd.h -- the subcommands of heapfmt-graph and the options they share. */
+#ifndef GRAPH_CMD_H
+#define GRAPH_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+#include "summary.h"
+
+/* dominators --by: heapfmt-diff's --by values. */
+enum { GROUP_CLASS = DIFF_BY_CLASS, GROUP_SITE = DIFF_BY_SITE };
+
+typedef struct cmd_options {
+    int format;             /* enum out_format */
+    uint64_t top;           /* most rows (objects, groups, owners); 0 all */
+    int top_given;          /* -n was given */
+    uint64_t npaths;        /* path: distinct paths per object */
+    int no_weak;            /* path, referrers: leave weak references out */
+    unsigned by;            /* dominators: 0 objects, else GROUP_* bits */
+    const char *const *classes; /* referrers --class names */
+    size_t nclasses;
+    const diff_mem *mem;    /* NULL: malloc */
+} cmd_options;
+
+/* Each returns the exit code (CLI_EXIT_*) after printing its answer or
+ * its error. args are the operands after the subcommand's name. */
+int cmd_referrers(const cmd_options *opt, char *const *args, int nargs);
+int cmd_path(const cmd_options *opt, char *const *args, int nargs);
+int cmd_dominators(const cmd_options *opt, char *const *args, int nargs);
+int cmd_owners(const cmd_options *opt, char *const *args, int nargs);
+
+/* Loads a dump for a subcommand, with a progress line on a terminal.
+ * Returns the load's exit code (graph_load). */
+int cmd_load(graph *g, const char *path, const cmd_options *opt,
+             int keep_weak, int keep_labels, int keep_index);
+
+/* For the subcommands on one dump and object ids (args[1..]): checks the
+ * ids, then loads args[0] keeping labels and the id index. Returns the
+ * exit code: CLI_EXIT_OK or CLI_EXIT_INCOMPLETE with g loaded, else g is
+ * freed. */
+int cmd_load_for_ids(graph *g, char *const *args, int nargs,
+                     const cmd_options *opt);
+
+/* Parses an object id as given on the command line: 0x-prefixed
+ * hexadecimal or decimal. Returns 0, or -1 after a usage message. */
+int cmd_parse_id(const char *s, uint64_t *id);
+
+/* Warnings about what the graph left out (dangling references,
+ * duplicate ids), on stderr. */
+void cmd_warn_graph(const graph *g);
+
+/* The worse of two exit codes: error over incomplete over success. */
+int cmd_worse(int a, int b);
+
+#endif /* GRAPH_CMD_H */

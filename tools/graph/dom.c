@@ -1,0 +1,290 @@
+/* dom.c -- dominator tree by Semi-NCA, and retained sizes. */
+#include <string.h>
+
+#include "dom.h"
+
+/* Arrays of the computation, by preorder number unless said otherwise. */
+typedef struct work {
+    graph *g;
+    const diff_mem *mem;
+    uint32_t n;
+    uint32_t *pre;      /* [nnodes + 1] graph node -> preorder number */
+    uint32_t *vertex;   /* preorder -> graph node */
+    uint32_t *parent;   /* DFS tree parent; then the compressed ancestor */
+    uint32_t *aux;      /* DFS edge cursor; then the predecessor offsets */
+    uint32_t *pred;     /* predecessors, by aux */
+    uint32_t *idom;
+    uint32_t *semi;
+    uint32_t *label;
+    uint32_t *stack;    /* eval's path */
+    size_t nstack;
+} work;
+
+static void *alloc_u32(const diff_mem *m, size_t n)
+{
+    return mem_alloc(m, (n == 0 ? 1 : n) * sizeof(uint32_t));
+}
+
+/* Depth-first numbering from the virtual root. The DFS stack is the tree
+ * path itself: going back up follows parent[]; aux[] holds where each
+ * node's edges resume. */
+static void number(work *w)
+{
+    graph *g = w->g;
+    uint32_t vroot = graph_vroot(g), n = 0;
+    for (size_t v = 0; v <= vroot; v++)
+        w->pre[v] = GRAPH_NONE;
+    w->pre[vroot] = 0;
+    w->vertex[0] = vroot;
+    w->parent[0] = 0;
+    w->aux[0] = 0;
+    n = 1;
+    uint32_t cur = 0;
+    for (;;) {
+        uint32_t v = w->vertex[cur], next = GRAPH_NONE;
+        if (v == vroot) {
+            if (w->aux[cur] < g->nroots)
+                next = g->nobjects + w->aux[cur]++;
+        } else if (w->aux[cur] < g->off[v + 1]) {
+            next = g->dst[w->aux[cur]++];
+        }
+        if (next == GRAPH_NONE) {
+            if (cur == 0)
+                break;
+            cur = w->parent[cur];
+            continue;
+        }
+        if (w->pre[next] != GRAPH_NONE)
+            continue;
+        w->pre[next] = n;
+        w->vertex[n] = next;
+        w->parent[n] = cur;
+        w->aux[n] = next == vroot ? 0 : g->off[next];
+        cur = n++;
+    }
+    w->n = n;
+}
+
+/* The successors of a graph node, for the virtual root too. */
+static inline void successors(const graph *g, uint32_t v, uint32_t *begin,
+                              uint32_t *end)
+{
+    if (v == graph_vroot(g)) {
+        *begin = 0;
+        *end = g->nroots;
+    } else {
+        *begin = g->off[v];
+        *end = g->off[v + 1];
+    }
+}
+
+static inline uint32_t successor(const graph *g, uint32_t v, uint32_t i)
+{
+    return v == graph_vroot(g) ? g->nobjects + i : g->dst[i];
+}
+
+/* Predecessor lists by preorder number, built by counting: aux[p] ..
+ * aux[p + 1] index pred. Returns 0 or -1. */
+static int predecessors(work *w)
+{
+    graph *g = w->g;
+    uint32_t n = w->n;
+    memset(w->aux, 0, ((size_t)n + 1) * sizeof *w->aux);
+    size_t m = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        uint32_t b, e, v = w->vertex[p];
+        successors(g, v, &b, &e);
+        for (uint32_t i = b; i < e; i++)
+            w->aux[w->pre[successor(g, v, i)] + 1]++;
+        m += e - b;
+    }
+    for (uint32_t p = 0; p < n; p++)
+        w->aux[p + 1] += w->aux[p];
+    w->pred = alloc_u32(w->mem, m);
+    if (w->pred == NULL)
+        return -1;
+    /* Fill from the back so that aux[p] ends at the start of p's list. */
+    for (uint32_t p = n; p-- > 0;) {
+        uint32_t b, e, v = w->vertex[p];
+        successors(g, v, &b, &e);
+        for (uint32_t i = e; i-- > b;) {
+            uint32_t q = w->pre[successor(g, v, i)];
+            w->pred[--w->aux[q + 1]] = p;
+        }
+    }
+    /* aux[q + 1] now holds the start of q's list; shift down by one. */
+    memmove(w->aux, w->aux + 1, (size_t)n * sizeof *w->aux);
+    w->aux[n] = (uint32_t)m;
+    return 0;
+}
+
+static int push(work *w, size_t *cap, uint32_t v)
+{
+    if (mem_reserve(w->mem, (void **)&w->stack, cap, w->nstack + 1,
+                    sizeof *w->stack) != 0)
+        return -1;
+    w->stack[w->nstack++] = v;
+    return 0;
+}
+
+/* The node of least semidominator on the path from v up to (not
+ * including) the first ancestor numbered below last, compressing that
+ * path. Returns GRAPH_NONE when memory runs out. */
+static uint32_t eval(work *w, size_t *cap, uint32_t v, uint32_t last)
+{
+    if (w->parent[v] < last)
+        return w->label[v];
+    uint32_t x = v;
+    w->nstack = 0;
+    do {
+        if (push(w, cap, x) != 0)
+            return GRAPH_NONE;
+        x = w->parent[x];
+    } while (w->parent[x] >= last);
+    uint32_t p = x, plabel = w->label[p];
+    do {
+        x = w->stack[--w->nstack];
+        w->parent[x] = w->parent[p];
+        if (w->semi[plabel] < w->semi[w->label[x]])
+            w->label[x] = plabel;
+        else
+            plabel = w->label[x];
+        p = x;
+    } while (w->nstack > 0);
+    return w->label[x];
+}
+
+static int semi_nca(work *w)
+{
+    uint32_t n = w->n;
+    size_t cap = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        w->idom[p] = w->parent[p];
+        w->semi[p] = p;
+        w->label[p] = p;
+    }
+    for (uint32_t i = n; i-- > 1;) {
+        uint32_t s = w->parent[i];
+        for (uint32_t k = w->aux[i]; k < w->aux[i + 1]; k++) {
+            uint32_t u = eval(w, &cap, w->pred[k], i + 1);
+            if (u == GRAPH_NONE)
+                return -1;
+            if (w->semi[u] < s)
+                s = w->semi[u];
+        }
+        w->semi[i] = s;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t c = w->idom[i];
+        while (c > w->semi[i])
+            c = w->idom[c];
+        w->idom[i] = c;
+    }
+    return 0;
+}
+
+static void work_free(work *w)
+{
+    const diff_mem *m = w->mem;
+    mem_free(m, w->pre);
+    mem_free(m, w->vertex);
+    mem_free(m, w->parent);
+    mem_free(m, w->aux);
+    mem_free(m, w->pred);
+    mem_free(m, w->idom);
+    mem_free(m, w->semi);
+    mem_free(m, w->label);
+    mem_free(m, w->stack);
+    memset(w, 0, sizeof *w);
+}
+
+#define FREE(w, field)                                                        \
+    do {                                                                      \
+        mem_free((w)->mem, (w)->field);                                       \
+        (w)->field = NULL;                                                    \
+    } while (0)
+
+int dom_build(graph *g, dom_tree *t, int drop_edges)
+{
+    memset(t, 0, sizeof *t);
+    t->mem = g->mem;
+    work w;
+    memset(&w, 0, sizeof w);
+    w.g = g;
+    w.mem = g->mem;
+    size_t nodes = (size_t)g->nnodes + 1;
+    w.pre = alloc_u32(w.mem, nodes);
+    w.vertex = alloc_u32(w.mem, nodes);
+    w.parent = alloc_u32(w.mem, nodes);
+    w.aux = alloc_u32(w.mem, nodes + 1);
+    if (w.pre == NULL || w.vertex == NULL || w.parent == NULL ||
+        w.aux == NULL)
+        goto fail;
+    number(&w);
+    if (predecessors(&w) != 0)
+        goto fail;
+    for (uint32_t v = 0; v < g->nobjects; v++) {
+        if (w.pre[v] == GRAPH_NONE) {
+            t->unreachable++;
+            t->unreachable_bytes += g->size[v];
+        }
+    }
+    FREE(&w, pre);
+    if (drop_edges)
+        graph_drop_edges(g);
+    w.idom = alloc_u32(w.mem, w.n);
+    w.semi = alloc_u32(w.mem, w.n);
+    w.label = alloc_u32(w.mem, w.n);
+    if (w.idom == NULL || w.semi == NULL || w.label == NULL ||
+        semi_nca(&w) != 0)
+        goto fail;
+    FREE(&w, label);
+    FREE(&w, semi);
+    FREE(&w, parent);
+    FREE(&w, pred);
+    FREE(&w, aux);
+    FREE(&w, stack);
+    t->retained = mem_alloc(w.mem, (size_t)w.n * sizeof *t->retained);
+    if (t->retained == NULL)
+        goto fail;
+    t->n = w.n;
+    t->vertex = w.vertex;
+    t->idom = w.idom;
+    w.vertex = w.idom = NULL;
+    for (uint32_t p = 0; p < t->n; p++) {
+        uint32_t v = t->vertex[p];
+        t->retained[p] = v < g->nobjects ? g->size[v] : 0;
+    }
+    /* A dominator precedes what it dominates: one backward pass sums. */
+    for (uint32_t p = t->n; p-- > 1;)
+        t->retained[t->idom[p]] += t->retained[p];
+    work_free(&w);
+    return 0;
+fail:
+    work_free(&w);
+    dom_free(t);
+    return -1;
+}
+
+uint32_t *dom_numbers(const graph *g, const dom_tree *t)
+{
+    size_t nodes = (size_t)g->nnodes + 1;
+    uint32_t *pre = alloc_u32(t->mem, nodes);
+    if (pre == NULL)
+        return NULL;
+    for (size_t v = 0; v < nodes; v++)
+        pre[v] = GRAPH_NONE;
+    for (uint32_t p = 0; p < t->n; p++)
+        pre[t->vertex[p]] = p;
+    return pre;
+}
+
+void dom_free(dom_tree *t)
+{
+    mem_free(t->mem, t->vertex);
+    mem_free(t->mem, t->idom);
+    mem_free(t->mem, t->retained);
+    const diff_mem *m = t->mem;
+    memset(t, 0, sizeof *t);
+    t->mem = m;
+}

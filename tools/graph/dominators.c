@@ -1,0 +1,118 @@
+/* dominators.c -- heapfmt-graph dominators: the objects with the largest
+ * retained size (what freeing them would free), or retained sizes by
+ * class and by allocation site. */
+#include <stdio.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "cmd.h"
+#include "dom.h"
+#include "node.h"
+#include "rank.h"
+#include "rollup.h"
+
+#define DEFAULT_TOP 20
+
+static const char *const object_columns[] = {NODE_COLUMNS, "retained_size"};
+
+static int top_objects(const graph *g, const dom_tree *t, uint64_t top,
+                       int format)
+{
+    rank r;
+    if (rank_init(&r, g->mem, top < t->n ? (size_t)top : t->n) != 0)
+        return -1;
+    for (uint32_t p = 1; p < t->n; p++)
+        if (t->vertex[p] < g->nobjects)
+            rank_add(&r, t->retained[p], p);
+    size_t n = rank_sort(&r);
+    out o;
+    out_begin(&o, stdout, format, g->mem, NODE_NCOLUMNS + 1, object_columns);
+    for (size_t i = 0; i < n; i++) {
+        node_cells(&o, g, t->vertex[r.v[i].value]);
+        out_u64(&o, r.v[i].key);
+    }
+    rank_free(&r);
+    return out_finish(&o);
+}
+
+static int top_groups(const graph *g, const dom_tree *t, unsigned by,
+                      uint64_t top, int format)
+{
+    static const char *const cols_class[] = {"class", "objects", "bytes",
+                                             "retained_size"};
+    static const char *const cols_site[] = {"site", "objects", "bytes",
+                                            "retained_size"};
+    static const char *const cols_both[] = {"class", "site", "objects",
+                                            "bytes", "retained_size"};
+    rollup r;
+    if (rollup_build(g, t, by, &r) != 0) {
+        rollup_free(&r);
+        return -1;
+    }
+    const char *const *cols = by == GROUP_CLASS  ? cols_class
+                              : by == GROUP_SITE ? cols_site
+                                                 : cols_both;
+    out o;
+    out_begin(&o, stdout, format, g->mem, by == (GROUP_CLASS | GROUP_SITE) ? 5 : 4,
+              cols);
+    heapfmt_reader *rd = g->d.reader;
+    for (size_t i = 0; i < r.nrows && i < top; i++) {
+        const rollup_row *row = &r.rows[i];
+        const tuple *k = tuples_get(&r.groups, row->group);
+        if (by & GROUP_CLASS) {
+            cli_name buf;
+            size_t len;
+            const char *name =
+                cli_class_name(heapfmt_reader_class(rd, k->a), &buf, &len);
+            out_text(&o, name, len);
+        }
+        if (by & GROUP_SITE) {
+            if (k->c == 0) {
+                out_null(&o);
+            } else {
+                const heapfmt_rstring *f = heapfmt_reader_string(rd, k->c - 1);
+                out_site(&o, f->ptr, f->len, k->d);
+            }
+        }
+        out_u64(&o, row->objects);
+        out_u64(&o, row->bytes);
+        out_u64(&o, row->retained);
+    }
+    rollup_free(&r);
+    return out_finish(&o);
+}
+
+int cmd_dominators(const cmd_options *opt, char *const *args, int nargs)
+{
+    if (nargs != 1) {
+        cli_usage_error("dominators: expected one dump");
+        return CLI_EXIT_USAGE;
+    }
+    graph g;
+    int rc = cmd_load(&g, args[0], opt, 0, 0, 0);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
+        graph_free(&g);
+        return rc;
+    }
+    dom_tree t;
+    int failed = dom_build(&g, &t, 1) != 0;
+    if (!failed && t.unreachable > 0)
+        cli_warn(g.d.name,
+                 "%s objects (%s) are not reachable from any root and are "
+                 "left out",
+                 cli_fmt_count(t.unreachable).s,
+                 cli_fmt_bytes(t.unreachable_bytes).s);
+    uint64_t top = opt->top_given ? opt->top : DEFAULT_TOP;
+    if (!failed)
+        failed = (opt->by == 0 ? top_objects(&g, &t, top, opt->format)
+                               : top_groups(&g, &t, opt->by, top,
+                                            opt->format)) != 0;
+    if (failed) {
+        cli_error(g.d.name, "out of memory");
+        rc = CLI_EXIT_ERROR;
+    }
+    dom_free(&t);
+    graph_free(&g);
+    return rc;
+}

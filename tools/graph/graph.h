@@ -1,0 +1,139 @@
+/* graph.h -- a dump's reference graph in memory, for heapfmt-graph.
+ *
+ * Nodes are dense numbers: the objects 0 .. nobjects-1 in file order, then
+ * one node per ROOT record (nobjects .. nnodes-1), then the virtual root
+ * (graph_vroot) whose successors are the root nodes. Edges are a CSR:
+ * the successors of node v are dst[off[v] .. off[v+1]). A reference to an
+ * id that is not in the dump (a lost block, an object the producer did
+ * not write) is counted in `dangling` and left out: never guessed.
+ *
+ * Per object: 8 bytes of id, 8 of size, 4 of kind (class, type, site),
+ * 4 of edge offset, plus 4 per reference (and 4 more per reference when
+ * labels are kept). Loading holds the references as 8-byte ids until
+ * they are resolved to node numbers in place. */
+#ifndef GRAPH_GRAPH_H
+#define GRAPH_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli_dump.h"
+#include "cli_names.h"
+#include "mem.h"
+#include "tuples.h"
+
+/* The most objects plus roots a graph holds: node numbers are 32-bit and
+ * the virtual root and "none" need two of them. */
+#define GRAPH_MAX_NODES (UINT32_MAX - 2u)
+/* The most references: edge offsets are 32-bit. */
+#define GRAPH_MAX_EDGES (UINT32_MAX - 1u)
+#define GRAPH_NONE UINT32_MAX
+
+/* A stored label: kind (enum heapfmt_label_kind) in the top 3 bits, the
+ * weak flag, and 28 bits of value: a string slot of the reader, or an
+ * index. An index that does not fit is kept in a side table. 0 is "no
+ * label". */
+#define GRAPH_LABEL_KIND_SHIFT 29
+#define GRAPH_LABEL_WEAK (1u << 28)
+#define GRAPH_LABEL_VALUE_MAX ((1u << 28) - 1u)
+
+typedef struct graph_options {
+    int keep_weak;    /* keep weak references as edges (else drop them) */
+    int keep_labels;  /* keep each edge's label (for printing) */
+    int keep_index;   /* keep the id index after loading (graph_find) */
+    int progress;     /* show a progress line on a terminal */
+    const diff_mem *mem;
+} graph_options;
+
+typedef struct graph_big_index {
+    uint32_t edge;
+    uint64_t index;
+} graph_big_index;
+
+typedef struct graph {
+    const diff_mem *mem;
+    cli_dump d;            /* kept open: its tables name classes, strings */
+    heapfmt_allocator alloc; /* the reader's view of mem */
+    uint32_t nobjects;
+    uint32_t nroots;
+    uint32_t nnodes;       /* nobjects + nroots; the virtual root's number */
+    uint64_t *id;          /* [nobjects] */
+    uint64_t *size;        /* [nobjects] */
+    uint32_t *kind;        /* [nobjects] a number of kinds */
+    tuples kinds;          /* (class slot, type slot, file slot + 1, line) */
+    uint32_t *root_kind;   /* [nroots] string slot of the ROOT's kind */
+    uint32_t *off;         /* [nnodes + 1] */
+    uint32_t *dst;         /* [nedges] */
+    uint32_t *label;       /* [nedges], or NULL: no labels kept */
+    graph_big_index *big;  /* index labels above GRAPH_LABEL_VALUE_MAX */
+    size_t nbig, capbig;
+    size_t nedges;
+    uint32_t *index;       /* id hash: node + 1 per slot, 0 empty */
+    size_t nindex;         /* slots, a power of two; 0 when dropped */
+    uint64_t bytes;        /* sum of object sizes */
+    uint64_t dangling;     /* references to ids not in the dump */
+    uint64_t weak_dropped; /* weak references left out (keep_weak = 0) */
+    uint64_t duplicates;   /* objects whose id an earlier one has */
+    int labeled;           /* the dump has labeled references */
+    int status;            /* CLI_EXIT_OK or CLI_EXIT_INCOMPLETE */
+} graph;
+
+/* Reads the dump at path ("-" is standard input) into g. Prints errors
+ * and reading warnings itself. Returns CLI_EXIT_OK, CLI_EXIT_INCOMPLETE
+ * (g holds what could be read), or CLI_EXIT_ERROR (g empty). g must be
+ * freed with graph_free in every case. */
+int graph_load(graph *g, const char *path, const graph_options *opt);
+
+void graph_free(graph *g);
+
+/* The virtual root, whose successors are the root nodes. */
+static inline uint32_t graph_vroot(const graph *g)
+{
+    return g->nnodes;
+}
+
+static inline int graph_is_root(const graph *g, uint32_t v)
+{
+    return v >= g->nobjects && v < g->nnodes;
+}
+
+/* Finds the object with this id; returns 1 and stores it, or 0. Uses the
+ * id index when kept, else looks through every object. */
+int graph_find(const graph *g, uint64_t id, uint32_t *node);
+
+/* Builds the id index again (after keep_index = 0). Returns 0 or -1. */
+int graph_index_build(graph *g);
+void graph_index_drop(graph *g);
+
+/* Frees the edges (successors and labels), keeping the nodes. */
+void graph_drop_edges(graph *g);
+
+/* The label of edge e, decoded; kind HEAPFMT_LABEL_NONE when none. */
+typedef struct graph_label {
+    uint32_t kind;
+    int weak;
+    uint64_t index;
+    const char *name; /* never NULL */
+    size_t name_len;
+} graph_label;
+
+void graph_edge_label(const graph *g, size_t e, graph_label *out);
+
+/* Class, type and site of object v (v < nobjects). */
+typedef struct graph_kind_text {
+    const char *klass;
+    size_t klass_len;
+    const char *type; /* "" when none */
+    size_t type_len;
+    const char *file; /* NULL when no site */
+    size_t file_len;
+    uint64_t line;
+    cli_name buf;
+} graph_kind_text;
+
+void graph_kind_text_of(const graph *g, uint32_t kind, graph_kind_text *out);
+
+/* The kind text of a ROOT node's record. */
+const char *graph_root_kind(const graph *g, uint32_t v, size_t *len);
+
+#endif /* GRAPH_GRAPH_H */

@@ -1,0 +1,510 @@
+/* load.c -- read a dump into a graph: nodes, then references resolved to
+ * node numbers in place.
+ *
+ * While reading, a reference is its target's 8-byte id. Once every object
+ * is known, an id hash maps each to a node number, written as 4 bytes over
+ * the array of ids (position w of the output never passes position j of
+ * the input, so one array serves both), which then shrinks to half. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_progress.h"
+#include "cli_scan.h"
+#include "graph.h"
+
+#define PROGRESS_EVERY 65536u
+
+typedef struct loader {
+    graph *g;
+    const graph_options *opt;
+    size_t cap_obj;    /* capacity of id, size, kind (objects) */
+    size_t cap_off;    /* of off (entries) */
+    unsigned char *raw; /* references: 8-byte ids, later 4-byte nodes */
+    size_t nraw, cap_raw;
+    size_t cap_label;
+    /* ROOT records come anywhere: kept apart until the objects end. */
+    uint32_t *root_off;
+    size_t cap_root_off, cap_root_kind;
+    unsigned char *root_raw;
+    uint32_t *root_label;
+    size_t nroot_raw, cap_root_raw, cap_root_label;
+    graph_big_index *root_big;
+    size_t nroot_big, cap_root_big;
+    uint32_t tick;
+    cli_progress progress;
+} loader;
+
+static int no_memory(const loader *l)
+{
+    cli_error(l->g->d.name, "out of memory");
+    return CLI_EXIT_ERROR;
+}
+
+static int too_many(const loader *l, const char *what, uint64_t max)
+{
+    cli_error(l->g->d.name, "too many %s for heapfmt-graph (at most %llu)",
+              what, (unsigned long long)max);
+    return CLI_EXIT_ERROR;
+}
+
+static inline void put_u64(unsigned char *p, size_t i, uint64_t v)
+{
+    memcpy(p + 8 * i, &v, 8);
+}
+
+static inline uint64_t get_u64(const unsigned char *p, size_t i)
+{
+    uint64_t v;
+    memcpy(&v, p + 8 * i, 8);
+    return v;
+}
+
+/* The stored code of a label; an index too large for the code goes to
+ * *big (at edge number edge). Returns -1 when that table cannot grow. */
+static int label_code(loader *l, const heapfmt_rlabel *lb, uint32_t edge,
+                      graph_big_index **big, size_t *nbig, size_t *capbig,
+                      uint32_t *code)
+{
+    uint32_t value = 0;
+    if (lb->kind == HEAPFMT_LABEL_INDEX) {
+        if (lb->index > GRAPH_LABEL_VALUE_MAX) {
+            if (mem_reserve(l->g->mem, (void **)big, capbig, *nbig + 1,
+                            sizeof **big) != 0)
+                return -1;
+            (*big)[(*nbig)++] = (graph_big_index){edge, lb->index};
+            value = GRAPH_LABEL_VALUE_MAX;
+        } else {
+            value = (uint32_t)lb->index;
+        }
+    } else if (lb->kind != HEAPFMT_LABEL_NONE) {
+        value = lb->name->slot; /* a reader holds far fewer strings */
+    }
+    *code = (uint32_t)lb->kind << GRAPH_LABEL_KIND_SHIFT |
+            (lb->weak ? GRAPH_LABEL_WEAK : 0) | value;
+    return 0;
+}
+
+/* Appends the references of the record just read to raw (and their labels
+ * to lab), leaving weak ones out unless kept. */
+static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
+                    unsigned char **raw, size_t *nraw, size_t *cap_raw,
+                    uint32_t **lab, size_t *cap_lab, graph_big_index **big,
+                    size_t *nbig, size_t *capbig)
+{
+    graph *g = l->g;
+    const uint64_t *ids;
+    long n = heapfmt_reader_refs(r, &ids);
+    if (n < 0)
+        return (int)n;
+    if (n == 0)
+        return 0;
+    const heapfmt_rlabel *labels = NULL;
+    if (has_labels && (l->opt->keep_labels || !l->opt->keep_weak)) {
+        long nl = heapfmt_reader_labels(r, &labels);
+        if (nl < 0)
+            return (int)nl;
+        if (nl > 0)
+            g->labeled = 1;
+        else
+            labels = NULL;
+    }
+    /* The virtual root's edges to the root nodes count too. */
+    if ((uint64_t)l->nraw + l->nroot_raw + g->nroots + (uint64_t)n + 1 >
+        GRAPH_MAX_EDGES)
+        return too_many(l, "references", GRAPH_MAX_EDGES), -100;
+    size_t cap_bytes = *cap_raw;
+    if (mem_reserve(g->mem, (void **)raw, &cap_bytes, *nraw + (size_t)n, 8) !=
+        0)
+        return HEAPFMT_E_NOMEM;
+    *cap_raw = cap_bytes;
+    if (l->opt->keep_labels &&
+        mem_reserve(g->mem, (void **)lab, cap_lab, *nraw + (size_t)n,
+                    sizeof **lab) != 0)
+        return HEAPFMT_E_NOMEM;
+    for (long i = 0; i < n; i++) {
+        if (labels != NULL && labels[i].weak && !l->opt->keep_weak) {
+            g->weak_dropped++;
+            continue;
+        }
+        if (l->opt->keep_labels) {
+            uint32_t code = 0;
+            if (labels != NULL &&
+                label_code(l, &labels[i], (uint32_t)*nraw, big, nbig, capbig,
+                           &code) != 0)
+                return HEAPFMT_E_NOMEM;
+            (*lab)[*nraw] = code;
+        }
+        put_u64(*raw, (*nraw)++, ids[i]);
+    }
+    return 0;
+}
+
+/* A reader error from refs/labels: corrupt ends the block (the scan goes
+ * on and reports it), anything else stops. */
+static int refs_failed(loader *l, int rc)
+{
+    if (rc == -100)
+        return CLI_EXIT_ERROR;
+    if (rc == HEAPFMT_E_CORRUPT)
+        return 0;
+    if (rc == HEAPFMT_E_NOMEM)
+        return no_memory(l);
+    cli_dump_error(&l->g->d, rc);
+    return CLI_EXIT_ERROR;
+}
+
+static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
+{
+    graph *g = l->g;
+    if ((uint64_t)g->nobjects + g->nroots >= GRAPH_MAX_NODES)
+        return too_many(l, "objects", GRAPH_MAX_NODES);
+    size_t n = g->nobjects;
+    size_t c = l->cap_obj;
+    if (mem_reserve(g->mem, (void **)&g->id, &c, n + 1, sizeof *g->id) != 0)
+        return no_memory(l);
+    c = l->cap_obj;
+    if (mem_reserve(g->mem, (void **)&g->size, &c, n + 1, sizeof *g->size) !=
+        0)
+        return no_memory(l);
+    c = l->cap_obj;
+    if (mem_reserve(g->mem, (void **)&g->kind, &c, n + 1, sizeof *g->kind) !=
+        0)
+        return no_memory(l);
+    l->cap_obj = c;
+    if (mem_reserve(g->mem, (void **)&g->off, &l->cap_off, n + 2,
+                    sizeof *g->off) != 0)
+        return no_memory(l);
+    tuple k = {o->klass->slot, o->type->slot, 0, 0};
+    if (o->fields & HEAPFMT_F_SITE) {
+        k.c = o->file->slot + 1;
+        k.d = o->line;
+    }
+    int rc = tuples_intern(&g->kinds, &k, &g->kind[n]);
+    if (rc != 0)
+        return rc == -2 ? too_many(l, "classes, types and sites",
+                                   UINT32_MAX - 1)
+                        : no_memory(l);
+    g->id[n] = o->id;
+    g->size[n] = o->size;
+    g->bytes += o->size;
+    g->off[n] = (uint32_t)l->nraw;
+    g->nobjects++;
+    if (o->nrefs > 0) {
+        rc = add_refs(l, r, (o->fields & HEAPFMT_F_LABELS) != 0, &l->raw,
+                      &l->nraw, &l->cap_raw, &g->label, &l->cap_label,
+                      &g->big, &g->nbig, &g->capbig);
+        if (rc != 0)
+            return refs_failed(l, rc);
+    }
+    if (--l->tick == 0) {
+        l->tick = PROGRESS_EVERY;
+        heapfmt_progress p;
+        heapfmt_reader_progress(r, &p);
+        cli_progress_tick(&l->progress, p.offset, g->nobjects);
+    }
+    return 0;
+}
+
+static int on_root(loader *l, heapfmt_reader *r, const heapfmt_rroot *root)
+{
+    graph *g = l->g;
+    if ((uint64_t)g->nobjects + g->nroots >= GRAPH_MAX_NODES)
+        return too_many(l, "objects", GRAPH_MAX_NODES);
+    size_t n = g->nroots;
+    if (mem_reserve(g->mem, (void **)&g->root_kind, &l->cap_root_kind, n + 1,
+                    sizeof *g->root_kind) != 0 ||
+        mem_reserve(g->mem, (void **)&l->root_off, &l->cap_root_off, n + 1,
+                    sizeof *l->root_off) != 0)
+        return no_memory(l);
+    g->root_kind[n] = root->kind->slot;
+    l->root_off[n] = (uint32_t)l->nroot_raw;
+    g->nroots++;
+    if (root->nrefs > 0) {
+        int rc = add_refs(l, r, root->labeled, &l->root_raw, &l->nroot_raw,
+                          &l->cap_root_raw, &l->root_label,
+                          &l->cap_root_label, &l->root_big, &l->nroot_big,
+                          &l->cap_root_big);
+        if (rc != 0)
+            return refs_failed(l, rc);
+    }
+    return 0;
+}
+
+static int on_record(void *opaque, heapfmt_reader *r,
+                     const heapfmt_record *rec)
+{
+    loader *l = opaque;
+    if (rec->tag == HEAPFMT_TAG_OBJECT)
+        return on_object(l, r, rec->u.object);
+    if (rec->tag == HEAPFMT_TAG_ROOT)
+        return on_root(l, r, rec->u.root);
+    return 0;
+}
+
+/* Puts the root nodes after the objects: their offsets, references,
+ * labels and big indexes, shifted by the objects' references. */
+static int append_roots(loader *l)
+{
+    graph *g = l->g;
+    size_t base = l->nraw, nodes = (size_t)g->nobjects + g->nroots;
+    g->nnodes = (uint32_t)nodes;
+    if (mem_reserve(g->mem, (void **)&g->off, &l->cap_off, nodes + 2,
+                    sizeof *g->off) != 0)
+        return -1;
+    for (uint32_t i = 0; i < g->nroots; i++)
+        g->off[g->nobjects + i] = (uint32_t)(base + l->root_off[i]);
+    g->off[nodes] = (uint32_t)(base + l->nroot_raw);
+    if (l->nroot_raw == 0)
+        return 0;
+    size_t cap_bytes = l->cap_raw;
+    if (mem_reserve(g->mem, (void **)&l->raw, &cap_bytes,
+                    base + l->nroot_raw, 8) != 0)
+        return -1;
+    l->cap_raw = cap_bytes;
+    memcpy(l->raw + 8 * base, l->root_raw, 8 * l->nroot_raw);
+    if (l->opt->keep_labels) {
+        if (mem_reserve(g->mem, (void **)&g->label, &l->cap_label,
+                        base + l->nroot_raw, sizeof *g->label) != 0)
+            return -1;
+        memcpy(g->label + base, l->root_label,
+               sizeof *g->label * l->nroot_raw);
+    }
+    for (size_t i = 0; i < l->nroot_big; i++) {
+        if (mem_reserve(g->mem, (void **)&g->big, &g->capbig, g->nbig + 1,
+                        sizeof *g->big) != 0)
+            return -1;
+        graph_big_index b = l->root_big[i];
+        b.edge += (uint32_t)base;
+        g->big[g->nbig++] = b;
+    }
+    return 0;
+}
+
+static inline size_t id_slot(uint64_t id, size_t mask)
+{
+    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+int graph_index_build(graph *g)
+{
+    size_t n = 16;
+    while (n < 2 * (size_t)g->nobjects)
+        n *= 2;
+    graph_index_drop(g);
+    g->index = mem_alloc(g->mem, n * sizeof *g->index);
+    if (g->index == NULL)
+        return -1;
+    memset(g->index, 0, n * sizeof *g->index);
+    g->nindex = n;
+    g->duplicates = 0;
+    size_t mask = n - 1;
+    for (uint32_t v = 0; v < g->nobjects; v++) {
+        uint64_t id = g->id[v];
+        size_t s = id_slot(id, mask);
+        for (;;) {
+            uint32_t e = g->index[s];
+            if (e == 0) {
+                g->index[s] = v + 1;
+                break;
+            }
+            if (g->id[e - 1] == id) { /* the first one keeps the id */
+                g->duplicates++;
+                break;
+            }
+            s = (s + 1) & mask;
+        }
+    }
+    return 0;
+}
+
+void graph_index_drop(graph *g)
+{
+    mem_free(g->mem, g->index);
+    g->index = NULL;
+    g->nindex = 0;
+}
+
+static inline uint32_t index_lookup(const graph *g, uint64_t id)
+{
+    size_t mask = g->nindex - 1, s = id_slot(id, mask);
+    for (;;) {
+        uint32_t e = g->index[s];
+        if (e == 0)
+            return GRAPH_NONE;
+        if (g->id[e - 1] == id)
+            return e - 1;
+        s = (s + 1) & mask;
+    }
+}
+
+int graph_find(const graph *g, uint64_t id, uint32_t *node)
+{
+    uint32_t v = GRAPH_NONE;
+    if (g->nindex > 0) {
+        v = index_lookup(g, id);
+    } else {
+        for (uint32_t i = 0; i < g->nobjects && v == GRAPH_NONE; i++)
+            if (g->id[i] == id)
+                v = i;
+    }
+    if (v == GRAPH_NONE)
+        return 0;
+    *node = v;
+    return 1;
+}
+
+/* Turns the ids in raw into node numbers, dropping (and counting) the
+ * ones not in the dump; rewrites off, label and big to match. */
+static int resolve(loader *l)
+{
+    graph *g = l->g;
+    if (graph_index_build(g) != 0)
+        return -1;
+    size_t w = 0, j = g->off[0], bi = 0, bw = 0;
+    for (uint32_t v = 0; v < g->nnodes; v++) {
+        size_t end = g->off[v + 1];
+        g->off[v] = (uint32_t)w;
+        for (; j < end; j++) {
+            uint32_t t = index_lookup(g, get_u64(l->raw, j));
+            int big = bi < g->nbig && g->big[bi].edge == j;
+            if (t == GRAPH_NONE) {
+                g->dangling++;
+                bi += big;
+                continue;
+            }
+            if (g->label != NULL)
+                g->label[w] = g->label[j];
+            if (big) {
+                g->big[bw].edge = (uint32_t)w;
+                g->big[bw++].index = g->big[bi++].index;
+            }
+            memcpy(l->raw + 4 * w, &t, 4);
+            w++;
+        }
+    }
+    g->off[g->nnodes] = (uint32_t)w;
+    g->nbig = bw;
+    g->nedges = w;
+    /* Shrink: the ids took twice the room the nodes need. */
+    void *p = w > 0 ? mem_realloc(g->mem, l->raw, w * 4) : NULL;
+    if (w > 0 && p == NULL)
+        p = l->raw; /* keeping the larger block is harmless */
+    else if (w == 0)
+        mem_free(g->mem, l->raw);
+    g->dst = p;
+    l->raw = NULL;
+    if (g->label != NULL && w > 0) {
+        void *q = mem_realloc(g->mem, g->label, w * sizeof *g->label);
+        if (q != NULL)
+            g->label = q;
+    }
+    if (!l->opt->keep_index)
+        graph_index_drop(g);
+    return 0;
+}
+
+static uint64_t file_size(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        return (uint64_t)st.st_size;
+    return 0;
+}
+
+/* Reserves the per-object arrays for a known count (from the footer), so
+ * that they are allocated once at their size. */
+static int reserve_objects(loader *l, uint64_t objects)
+{
+    graph *g = l->g;
+    if (objects == 0 || objects >= GRAPH_MAX_NODES)
+        return 0;
+    size_t n = (size_t)objects, c;
+    c = 0;
+    if (mem_reserve(g->mem, (void **)&g->id, &c, n, sizeof *g->id) != 0)
+        return -1;
+    c = 0;
+    if (mem_reserve(g->mem, (void **)&g->size, &c, n, sizeof *g->size) != 0)
+        return -1;
+    c = 0;
+    if (mem_reserve(g->mem, (void **)&g->kind, &c, n, sizeof *g->kind) != 0)
+        return -1;
+    l->cap_obj = c;
+    return mem_reserve(g->mem, (void **)&g->off, &l->cap_off, n + 2,
+                       sizeof *g->off);
+}
+
+static void loader_free(loader *l)
+{
+    const diff_mem *m = l->g->mem;
+    mem_free(m, l->raw);
+    mem_free(m, l->root_off);
+    mem_free(m, l->root_raw);
+    mem_free(m, l->root_label);
+    mem_free(m, l->root_big);
+}
+
+int graph_load(graph *g, const char *path, const graph_options *opt)
+{
+    memset(g, 0, sizeof *g);
+    g->mem = opt->mem;
+    g->d.fd = -1;
+    tuples_init(&g->kinds, g->mem, UINT32_MAX - 1);
+    g->alloc = mem_heapfmt(g->mem);
+    heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
+    ro.allocator = &g->alloc;
+    int rc = cli_dump_open(&g->d, path, &ro);
+    if (rc != CLI_EXIT_OK) {
+        g->status = rc;
+        return rc == CLI_EXIT_INCOMPLETE ? CLI_EXIT_INCOMPLETE : rc;
+    }
+    loader l;
+    memset(&l, 0, sizeof l);
+    l.g = g;
+    l.opt = opt;
+    l.tick = PROGRESS_EVERY;
+    const heapfmt_footer *f;
+    if (heapfmt_reader_footer(g->d.reader, &f) == HEAPFMT_OK &&
+        reserve_objects(&l, f->totals.objects) != 0) {
+        loader_free(&l);
+        return g->status = no_memory(&l);
+    }
+    if (opt->progress)
+        cli_progress_begin(&l.progress, g->d.name, file_size(g->d.fd));
+    rc = cli_scan(&g->d, on_record, &l);
+    cli_progress_end(&l.progress);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+        if (append_roots(&l) != 0 || resolve(&l) != 0)
+            rc = no_memory(&l);
+    }
+    loader_free(&l);
+    g->status = rc;
+    return rc;
+}
+
+void graph_drop_edges(graph *g)
+{
+    mem_free(g->mem, g->dst);
+    mem_free(g->mem, g->label);
+    mem_free(g->mem, g->big);
+    g->dst = NULL;
+    g->label = NULL;
+    g->big = NULL;
+    g->nbig = g->capbig = 0;
+}
+
+void graph_free(graph *g)
+{
+    graph_drop_edges(g);
+    graph_index_drop(g);
+    mem_free(g->mem, g->id);
+    mem_free(g->mem, g->size);
+    mem_free(g->mem, g->kind);
+    mem_free(g->mem, g->root_kind);
+    mem_free(g->mem, g->off);
+    tuples_free(&g->kinds);
+    cli_dump_close(&g->d);
+    memset(g, 0, sizeof *g);
+    g->d.fd = -1;
+}

@@ -1,0 +1,198 @@
+/* main.c -- heapfmt-graph: why is it alive. The command line; the
+ * subcommands are in referrers.c, path.c, dominators.c and owners.c. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "cmd.h"
+#include "out.h"
+#include "summary.h"
+
+#define MAX_CLASSES 64
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s COMMAND [OPTION]... DUMP...\n"
+        "Answer why objects are alive, from the references in a heapfmt "
+        "dump.\n"
+        "\n"
+        "Commands:\n"
+        "  referrers DUMP ID...     what references these objects\n"
+        "  referrers --class=NAME DUMP\n"
+        "                           what references the objects of class "
+        "NAME\n"
+        "  path DUMP ID...          the shortest path from a root to each "
+        "object\n"
+        "  dominators DUMP          the objects that retain the most memory\n"
+        "                           (retained size: what freeing them frees)\n"
+        "  owners D1 D2 D3          who holds the objects new in D2 and still\n"
+        "                           alive in D3, with the path to each owner\n"
+        "\n"
+        "Options:\n"
+        "  -f, --format=FMT     table (default), tsv, csv or json\n"
+        "  -n, --top=N          at most N rows (dominators: 20, owners: 10;\n"
+        "                       others: all)\n"
+        "  -k, --paths=N        path: up to N distinct paths per object, each\n"
+        "                       through a different reference to it\n"
+        "      --no-weak        path, referrers: ignore weak references\n"
+        "  -b, --by=KEY         dominators: retained size by class, site or\n"
+        "                       class,site instead of by object\n"
+        "      --class=NAME     referrers: the objects of class NAME\n"
+        "  -h, --help           show this help and exit\n"
+        "  -V, --version        show the version and exit\n"
+        "\n"
+        "IDs are 0x-prefixed hexadecimal or decimal. DUMP may be - for\n"
+        "standard input (owners: D1 or D2 only). Weak references never\n"
+        "retain anything: dominators and owners leave them out.\n"
+        "Exit status: 0 success, 1 error, 2 usage error, 3 a dump is\n"
+        "incomplete (results cover its readable part).\n"
+        "The manual: man heapfmt-graph.\n",
+        cli_progname());
+}
+
+enum { OPT_NO_WEAK = 256, OPT_CLASS };
+
+static const struct option long_options[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"top", required_argument, NULL, 'n'},
+    {"paths", required_argument, NULL, 'k'},
+    {"no-weak", no_argument, NULL, OPT_NO_WEAK},
+    {"by", required_argument, NULL, 'b'},
+    {"class", required_argument, NULL, OPT_CLASS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef int (*command_fn)(const cmd_options *, char *const *, int);
+
+static const struct command {
+    const char *name;
+    command_fn run;
+} commands[] = {
+    {"referrers", cmd_referrers},
+    {"path", cmd_path},
+    {"dominators", cmd_dominators},
+    {"owners", cmd_owners},
+};
+
+/* Parses the options; returns -1 after a usage message, 1 after --help
+ * or --version, 0 to go on. */
+static int parse(int argc, char **argv, cmd_options *opt,
+                 const char **classes)
+{
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:n:k:b:hV", long_options,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (out_parse_format(optarg, &opt->format) != 0) {
+                cli_usage_error("invalid --format value '%s': expected "
+                                "table, tsv, csv or json",
+                                optarg);
+                return -1;
+            }
+            break;
+        case 'n':
+            if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
+                0)
+                return -1;
+            opt->top_given = 1;
+            break;
+        case 'k':
+            if (cli_option_u64("--paths", optarg, 1, 1000000,
+                               &opt->npaths) != 0)
+                return -1;
+            break;
+        case OPT_NO_WEAK:
+            opt->no_weak = 1;
+            break;
+        case 'b':
+            if (summary_parse_by(optarg, &opt->by) != 0) {
+                cli_usage_error("invalid --by value '%s': expected class, "
+                                "site or class,site",
+                                optarg);
+                return -1;
+            }
+            break;
+        case OPT_CLASS:
+            if (opt->nclasses == MAX_CLASSES) {
+                cli_usage_error("too many --class options (at most %d)",
+                                MAX_CLASSES);
+                return -1;
+            }
+            classes[opt->nclasses++] = optarg;
+            break;
+        case 'h':
+            usage();
+            return 1;
+        case 'V':
+            cli_print_version();
+            return 1;
+        default:
+            cli_getopt_error(c, argv);
+            return -1;
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (argv[i][0] == '\0') {
+            cli_usage_error("empty argument");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli_set_progname("heapfmt-graph");
+    if (argc < 2) {
+        cli_usage_error("expected a command: referrers, path, dominators "
+                        "or owners");
+        return CLI_EXIT_USAGE;
+    }
+    const struct command *cmd = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            cmd = &commands[i];
+    if (cmd == NULL && argv[1][0] != '-') {
+        cli_usage_error("unknown command '%s': expected referrers, path, "
+                        "dominators or owners",
+                        argv[1]);
+        return CLI_EXIT_USAGE;
+    }
+    /* Without a command, only --help and --version make sense. */
+    int shift = cmd != NULL;
+    cmd_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.format = OUT_TABLE;
+    opt.npaths = 1;
+    const char *classes[MAX_CLASSES];
+    opt.classes = classes;
+    int rc = parse(argc - shift, argv + shift, &opt, classes);
+    if (rc != 0)
+        return rc > 0 ? cli_finish_stdout(CLI_EXIT_OK) : CLI_EXIT_USAGE;
+    if (cmd == NULL) {
+        cli_usage_error("expected a command: referrers, path, dominators "
+                        "or owners");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.nclasses > 0 && cmd->run != cmd_referrers) {
+        cli_usage_error("--class applies to referrers only");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.by != 0 && cmd->run != cmd_dominators) {
+        cli_usage_error("--by applies to dominators only");
+        return CLI_EXIT_USAGE;
+    }
+    argv += shift;
+    argc -= shift;
+    rc = cmd->run(&opt, argv + optind, argc - optind);
+    return cli_finish_stdout(rc);
+}

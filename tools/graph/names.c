@@ -1,0 +1,67 @@
+/* names.c -- the text of a graph's kinds, root kinds and edge labels, from
+ * the reader's tables (final names: read after the whole dump). */
+#include <string.h>
+
+#include "graph.h"
+
+void graph_kind_text_of(const graph *g, uint32_t kind, graph_kind_text *out)
+{
+    const tuple *k = tuples_get(&g->kinds, kind);
+    heapfmt_reader *r = g->d.reader;
+    out->klass = cli_class_name(heapfmt_reader_class(r, k->a), &out->buf,
+                                &out->klass_len);
+    const heapfmt_rstring *t = heapfmt_reader_string(r, k->b);
+    out->type = t->ptr;
+    out->type_len = t->len;
+    out->file = NULL;
+    out->file_len = 0;
+    out->line = 0;
+    if (k->c != 0) {
+        const heapfmt_rstring *f = heapfmt_reader_string(r, k->c - 1);
+        out->file = f->ptr;
+        out->file_len = f->len;
+        out->line = k->d;
+    }
+}
+
+const char *graph_root_kind(const graph *g, uint32_t v, size_t *len)
+{
+    const heapfmt_rstring *s =
+        heapfmt_reader_string(g->d.reader, g->root_kind[v - g->nobjects]);
+    *len = s->len;
+    return s->ptr;
+}
+
+/* The index of a big index label (edge numbers are sorted). */
+static uint64_t big_index(const graph *g, size_t e)
+{
+    size_t lo = 0, hi = g->nbig;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->big[mid].edge < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->nbig && g->big[lo].edge == e ? g->big[lo].index
+                                                : GRAPH_LABEL_VALUE_MAX;
+}
+
+void graph_edge_label(const graph *g, size_t e, graph_label *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = "";
+    if (g->label == NULL)
+        return;
+    uint32_t code = g->label[e];
+    uint32_t value = code & GRAPH_LABEL_VALUE_MAX;
+    out->kind = code >> GRAPH_LABEL_KIND_SHIFT;
+    out->weak = (code & GRAPH_LABEL_WEAK) != 0;
+    if (out->kind == HEAPFMT_LABEL_INDEX) {
+        out->index = value == GRAPH_LABEL_VALUE_MAX ? big_index(g, e) : value;
+    } else if (out->kind != HEAPFMT_LABEL_NONE) {
+        const heapfmt_rstring *s = heapfmt_reader_string(g->d.reader, value);
+        out->name = s->ptr;
+        out->name_len = s->len;
+    }
+}

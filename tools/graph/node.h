@@ -1,0 +1,30 @@
+/* node.h -- the cells that describe a node and an edge in every answer.
+ *
+ * A node is five cells: id, class, type, bytes, site. An object gives its
+ * own; a ROOT record gives no id, the class "(root)" and its kind as type;
+ * the virtual root (all roots together) the class "(roots)". An edge is
+ * one cell, "via": its label as text (see node_label_text). */
+#ifndef GRAPH_NODE_H
+#define GRAPH_NODE_H
+
+#include "graph.h"
+#include "out.h"
+
+#define NODE_COLUMNS "id", "class", "type", "bytes", "site"
+#define NODE_NCOLUMNS 5
+
+void node_cells(out *o, const graph *g, uint32_t v);
+
+/* The text of a label: a field, global or constant name as recorded,
+ * "[12]" for an index, "[key]" for a hash key, any other description as
+ * recorded; " (weak)" after a weak one. Written into buf (NUL-terminated,
+ * cut to fit); returns its length, 0 for an edge without label. */
+size_t node_label_text(const graph *g, size_t edge, char *buf, size_t cap);
+
+/* The "via" cell of an edge: its label, or null. GRAPH_NONE: null. */
+void node_via_cell(out *o, const graph *g, size_t edge);
+
+/* The source node of edge e (binary search of the offsets). */
+uint32_t node_edge_source(const graph *g, size_t e);
+
+#endif /* GRAPH_NODE_H */

@@ -1,0 +1,277 @@
+/* out.c -- rows of heapfmt-graph's answers in table, TSV, CSV and JSON. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli_escape.h"
+#include "out.h"
+
+int out_parse_format(const char *s, int *format)
+{
+    static const char *const names[] = {"table", "tsv", "csv", "json"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *format = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void out_begin(out *o, FILE *f, int format, const diff_mem *mem,
+               size_t ncols, const char *const *names)
+{
+    memset(o, 0, sizeof *o);
+    o->f = f;
+    o->format = format;
+    o->mem = mem;
+    o->ncols = ncols;
+    o->names = names;
+    if (format == OUT_TSV || format == OUT_CSV) {
+        for (size_t i = 0; i < ncols; i++)
+            fprintf(f, "%s%s", i ? (format == OUT_TSV ? "\t" : ",") : "",
+                    names[i]);
+        fputc('\n', f);
+    } else if (format == OUT_JSON) {
+        fputc('[', f);
+    }
+}
+
+/* Keeps a table cell: its escaped text. */
+static void keep(out *o, const char *s, size_t len, int number)
+{
+    if (o->failed)
+        return;
+    char *t = mem_alloc(o->mem, len + 1);
+    if (t == NULL ||
+        mem_reserve(o->mem, (void **)&o->cells, &o->capcells, o->ncells + 1,
+                    sizeof *o->cells) != 0) {
+        mem_free(o->mem, t);
+        o->failed = 1;
+        return;
+    }
+    memcpy(t, s, len);
+    t[len] = '\0';
+    o->cells[o->ncells++] = (out_cell){t, number};
+}
+
+/* Escaped text of len bytes at s, for a table cell. */
+static void keep_text(out *o, const char *s, size_t len)
+{
+    char buf[1024];
+    cli_text_format(buf, sizeof buf, s, len);
+    keep(o, buf, strlen(buf), 0);
+}
+
+/* Before a cell: separators and, in JSON, the key. */
+static void open_cell(out *o)
+{
+    FILE *f = o->f;
+    if (o->format == OUT_JSON) {
+        if (o->col == 0)
+            fputs(o->rows ? ",\n {" : "\n {", f);
+        else
+            fputs(", ", f);
+        fprintf(f, "\"%s\": ", o->names[o->col]);
+    } else if (o->col > 0 && o->format != OUT_TABLE) {
+        fputc(o->format == OUT_TSV ? '\t' : ',', f);
+    }
+}
+
+static void close_cell(out *o)
+{
+    if (++o->col < o->ncols)
+        return;
+    o->col = 0;
+    o->rows++;
+    if (o->format == OUT_JSON)
+        fputc('}', o->f);
+    else if (o->format != OUT_TABLE)
+        fputc('\n', o->f);
+}
+
+/* A CSV field: quoted when it holds a comma, quote or line break. */
+static void put_csv(FILE *f, const char *s, size_t len)
+{
+    char buf[1024];
+    cli_text_format(buf, sizeof buf, s, len);
+    if (strpbrk(buf, ",\"\r\n") == NULL) {
+        fputs(buf, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *p = buf; *p; p++) {
+        if (*p == '"')
+            fputc('"', f);
+        fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+void out_text(out *o, const char *s, size_t len)
+{
+    open_cell(o);
+    switch (o->format) {
+    case OUT_TABLE:
+        keep_text(o, s, len);
+        break;
+    case OUT_TSV:
+        cli_put_text(o->f, s, len);
+        break;
+    case OUT_CSV:
+        put_csv(o->f, s, len);
+        break;
+    default:
+        cli_put_json(o->f, s, len);
+    }
+    close_cell(o);
+}
+
+void out_u64(out *o, uint64_t v)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%" PRIu64, v);
+    open_cell(o);
+    if (o->format == OUT_TABLE)
+        keep(o, buf, (size_t)n, 1);
+    else
+        fputs(buf, o->f);
+    close_cell(o);
+}
+
+void out_id(out *o, uint64_t id)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
+    open_cell(o);
+    if (o->format == OUT_TABLE)
+        keep(o, buf, (size_t)n, 0);
+    else if (o->format == OUT_JSON)
+        fprintf(o->f, "\"%s\"", buf);
+    else
+        fputs(buf, o->f);
+    close_cell(o);
+}
+
+void out_site(out *o, const char *file, size_t len, uint64_t line)
+{
+    if (file == NULL) {
+        out_null(o);
+        return;
+    }
+    char buf[1024];
+    cli_text_format(buf, sizeof buf - 24, file, len);
+    size_t n = strlen(buf);
+    snprintf(buf + n, sizeof buf - n, ":%" PRIu64, line);
+    open_cell(o);
+    switch (o->format) {
+    case OUT_TABLE:
+        keep(o, buf, strlen(buf), 0);
+        break;
+    case OUT_TSV:
+        fputs(buf, o->f);
+        break;
+    case OUT_CSV:
+        put_csv(o->f, buf, strlen(buf));
+        break;
+    default:
+        fputc('"', o->f);
+        cli_put_json_chars(o->f, file, len);
+        fprintf(o->f, ":%" PRIu64 "\"", line);
+    }
+    close_cell(o);
+}
+
+void out_null(out *o)
+{
+    open_cell(o);
+    if (o->format == OUT_TABLE)
+        keep(o, "", 0, 0);
+    else if (o->format == OUT_JSON)
+        fputs("null", o->f);
+    close_cell(o);
+}
+
+/* Writes n spaces later, only if text follows on the line: no line ends
+ * in blanks. */
+typedef struct line {
+    FILE *f;
+    size_t pending;
+} line;
+
+static void put(line *l, const char *s)
+{
+    if (*s == '\0')
+        return;
+    fprintf(l->f, "%*s%s", (int)l->pending, "", s);
+    l->pending = 0;
+}
+
+static void put_cell(line *l, const char *s, int number, size_t width,
+                     int last)
+{
+    size_t tw = cli_text_width(s, strlen(s));
+    size_t pad = width > tw ? width - tw : 0;
+    if (number)
+        l->pending += pad;
+    put(l, s);
+    if (!number)
+        l->pending += pad;
+    l->pending += 2;
+    if (last) {
+        fputc('\n', l->f);
+        l->pending = 0;
+    }
+}
+
+static void print_table(out *o)
+{
+    size_t w[64] = {0};
+    size_t nc = o->ncols < 64 ? o->ncols : 64;
+    for (size_t c = 0; c < nc; c++)
+        w[c] = strlen(o->names[c]);
+    for (size_t i = 0; i < o->ncells; i++) {
+        size_t c = i % o->ncols;
+        size_t len = cli_text_width(o->cells[i].text, strlen(o->cells[i].text));
+        if (c < nc && len > w[c])
+            w[c] = len;
+    }
+    line l = {o->f, 0};
+    /* The header: upper case, aligned as the column's cells. */
+    for (size_t c = 0; c < nc; c++) {
+        char h[64];
+        size_t len = strlen(o->names[c]);
+        if (len >= sizeof h)
+            len = sizeof h - 1;
+        for (size_t k = 0; k < len; k++) {
+            char ch = o->names[c][k];
+            h[k] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+        }
+        h[len] = '\0';
+        put_cell(&l, h, o->cells[c].number, w[c], c + 1 == nc);
+    }
+    for (size_t i = 0; i < o->ncells; i++) {
+        size_t c = i % o->ncols;
+        if (c < nc)
+            put_cell(&l, o->cells[i].text, o->cells[i].number, w[c],
+                     c + 1 == nc);
+    }
+}
+
+int out_finish(out *o)
+{
+    int rc = 0;
+    if (o->format == OUT_TABLE) {
+        if (o->failed)
+            rc = -1;
+        else if (o->rows > 0)
+            print_table(o);
+    } else if (o->format == OUT_JSON) {
+        fputs(o->rows ? "\n]\n" : "]\n", o->f);
+    }
+    for (size_t i = 0; i < o->ncells; i++)
+        mem_free(o->mem, o->cells[i].text);
+    mem_free(o->mem, o->cells);
+    o->cells = NULL;
+    o->ncells = o->capcells = 0;
+    return rc;
+}

@@ -1,0 +1,75 @@
+/* paths.c -- shortest paths from the roots, by breadth-first search. */
+#include <string.h>
+
+#include "node.h"
+#include "paths.h"
+
+int paths_build(const graph *g, paths *p)
+{
+    size_t nodes = (size_t)g->nnodes + 1;
+    memset(p, 0, sizeof *p);
+    p->mem = g->mem;
+    p->dist = mem_alloc(g->mem, nodes * sizeof *p->dist);
+    p->pedge = mem_alloc(g->mem, nodes * sizeof *p->pedge);
+    uint32_t *queue = mem_alloc(g->mem, nodes * sizeof *queue);
+    if (p->dist == NULL || p->pedge == NULL || queue == NULL) {
+        mem_free(g->mem, queue);
+        paths_free(p);
+        return -1;
+    }
+    for (size_t v = 0; v < nodes; v++) {
+        p->dist[v] = GRAPH_NONE;
+        p->pedge[v] = GRAPH_NONE;
+    }
+    size_t head = 0, tail = 0;
+    p->dist[graph_vroot(g)] = 0;
+    for (uint32_t r = g->nobjects; r < g->nnodes; r++) {
+        p->dist[r] = 1;
+        queue[tail++] = r;
+    }
+    while (head < tail) {
+        uint32_t u = queue[head++];
+        for (uint32_t e = g->off[u]; e < g->off[u + 1]; e++) {
+            uint32_t w = g->dst[e];
+            if (p->dist[w] != GRAPH_NONE)
+                continue;
+            p->dist[w] = p->dist[u] + 1;
+            p->pedge[w] = e;
+            queue[tail++] = w;
+        }
+    }
+    mem_free(g->mem, queue);
+    return 0;
+}
+
+long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
+              uint32_t **edges)
+{
+    *nodes = *edges = NULL;
+    uint32_t n = p->dist[v];
+    if (n == GRAPH_NONE || n == 0)
+        return 0;
+    *nodes = mem_alloc(g->mem, (size_t)n * sizeof **nodes);
+    *edges = mem_alloc(g->mem, (size_t)n * sizeof **edges);
+    if (*nodes == NULL || *edges == NULL) {
+        mem_free(g->mem, *nodes);
+        mem_free(g->mem, *edges);
+        *nodes = *edges = NULL;
+        return -1;
+    }
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t e = p->pedge[v];
+        (*nodes)[i] = v;
+        (*edges)[i] = e;
+        if (e != GRAPH_NONE)
+            v = node_edge_source(g, e);
+    }
+    return (long)n;
+}
+
+void paths_free(paths *p)
+{
+    mem_free(p->mem, p->dist);
+    mem_free(p->mem, p->pedge);
+    p->dist = p->pedge = NULL;
+}

@@ -1,0 +1,32 @@
+/* paths.h -- shortest paths from the roots, by breadth-first search.
+ *
+ * One search from the virtual root gives every reachable node its
+ * distance (in references, the ROOT record being 1) and the edge it was
+ * first reached by; following those edges back gives a shortest path
+ * from a root. Weak references are in the search only when the graph
+ * kept them. */
+#ifndef GRAPH_PATHS_H
+#define GRAPH_PATHS_H
+
+#include "graph.h"
+
+typedef struct paths {
+    const diff_mem *mem;
+    uint32_t *dist;  /* [nnodes + 1] GRAPH_NONE when unreachable */
+    uint32_t *pedge; /* [nnodes + 1] edge first reached by; GRAPH_NONE for
+                        root nodes and the virtual root */
+} paths;
+
+/* Returns 0 or -1 (no memory). */
+int paths_build(const graph *g, paths *p);
+
+/* The shortest path to v as n = dist[v] hops: nodes[0] is a root node,
+ * nodes[n-1] is v, edges[i] the edge into nodes[i] (GRAPH_NONE for the
+ * root). Arrays of n entries, allocated; the caller frees them with
+ * mem_free. Returns n, 0 when v is unreachable, or -1 (no memory). */
+long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
+              uint32_t **edges);
+
+void paths_free(paths *p);
+
+#endif /* GRAPH_PATHS_H */
