@@ -152,7 +152,8 @@ TEST_LIBS     := -lcriterion -ljansson $(LIB_LIBS)
 
 # The tool a test is about: test_<dir>_*.c, where tools/<dir> is a tool,
 # tests that tool's code. It gets -Itools/<dir> and links the tool's
-# objects except main.o (and the tool's extra libraries).
+# objects except main.o (and the tool's extra libraries, and the code of
+# the tools it uses).
 test_tool = $(filter $(TOOL_DIRS),$(word 2,$(subst _, ,$(1))))
 
 $(BUILD)/obj/tests/support/%.o: tests/support/%.c
@@ -162,10 +163,10 @@ $(BUILD)/obj/tests/support/%.o: tests/support/%.c
 define TEST_RULES
 $$(BUILD)/obj/tests/$(1).o: tests/$(1).c
 	@mkdir -p $$(@D)
-	$$(COMPILE) $$(TEST_CPPFLAGS) $(2:%=-Itools/%) -c $$< -o $$@
+	$$(COMPILE) $$(TEST_CPPFLAGS) $(2:%=-Itools/%) $(foreach u,$(TOOL_USES_$(2)),-Itools/$(u)) -c $$< -o $$@
 
 $$(BUILD)/tests/$(1): $$(BUILD)/obj/tests/$(1).o $$(SUPPORT_OBJS) \
-    $(if $(2),$$(filter-out %/main.o,$$(TOOL_OBJS_$(2)))) $$(COMMON_A) $$(LIB_A)
+    $(if $(2),$$(filter-out %/main.o,$$(TOOL_OBJS_$(2))) $$(TOOL_DEP_OBJS_$(2))) $$(COMMON_A) $$(LIB_A)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(COMMON_A) \
 	  $$(LIB_A) $(if $(2),$$(TOOL_LIBS_$(2))) $$(TEST_LIBS)

@@ -1,0 +1,300 @@
+/*
+ * test_graph_load.c -- heapfmt-graph reading dumps written by libheapfmt:
+ * roots and labels, weak references (kept or left out), references to
+ * ids that are not in the dump, repeated ids, a cut dump; and the known
+ * answers of two leak shapes: a cache Hash reached from a global, and a
+ * closure (Proc -> environment -> Array) holding a big Array.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_exit.h"
+#include "dom.h"
+#include "node.h"
+#include "paths.h"
+#include "tio.h"
+
+/* ---- writing the dumps ---- */
+
+typedef struct tdump {
+    heapfmt_writer *w;
+    char path[256];
+} tdump;
+
+static void tdump_open(tdump *d)
+{
+    close(ttemp_path(d->path, sizeof d->path)); /* returns an open fd */
+    heapfmt_writer_options o = HEAPFMT_WRITER_OPTIONS_INIT;
+    cr_assert_eq(heapfmt_writer_open_path(&d->w, &o, d->path), HEAPFMT_OK);
+}
+
+static uint32_t str(tdump *d, const char *s)
+{
+    uint32_t id;
+    cr_assert_eq(heapfmt_write_string(d->w, s, strlen(s), &id), HEAPFMT_OK);
+    return id;
+}
+
+static void klass(tdump *d, uint64_t id, const char *name)
+{
+    heapfmt_class c = {id, name, strlen(name), 0, 0};
+    cr_assert_eq(heapfmt_write_class(d->w, &c), HEAPFMT_OK);
+}
+
+/* An object of class cls, size bytes, with refs (and labels, or NULL). */
+static void obj(tdump *d, uint64_t id, uint64_t cls, uint64_t size,
+                const uint64_t *refs, size_t n, const heapfmt_label *labels)
+{
+    heapfmt_object o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.class_id = cls;
+    o.size = size;
+    o.refs = refs;
+    o.nrefs = n;
+    if (labels != NULL) {
+        o.fields |= HEAPFMT_F_LABELS;
+        o.labels = labels;
+    }
+    cr_assert_eq(heapfmt_write_object(d->w, &o), HEAPFMT_OK);
+}
+
+static void tdump_finish(tdump *d)
+{
+    cr_assert_eq(heapfmt_writer_finish(d->w), HEAPFMT_OK);
+    heapfmt_writer_free(d->w);
+}
+
+static int load(graph *g, const char *path, int keep_weak)
+{
+    graph_options o = {keep_weak, 1, 1, 0, NULL};
+    return graph_load(g, path, &o);
+}
+
+static uint32_t node_of(const graph *g, uint64_t id)
+{
+    uint32_t v;
+    cr_assert(graph_find(g, id, &v), "object 0x%llx", (unsigned long long)id);
+    return v;
+}
+
+/* The label text of the edge src -> dst. */
+static const char *label_of(const graph *g, uint32_t src, uint32_t dst,
+                            char *buf, size_t cap)
+{
+    for (uint32_t e = g->off[src]; e < g->off[src + 1]; e++)
+        if (g->dst[e] == dst) {
+            node_label_text(g, e, buf, cap);
+            return buf;
+        }
+    cr_assert_fail("no edge %u -> %u", src, dst);
+    return NULL;
+}
+
+enum { C_HASH = 0x100, C_REQ = 0x200, C_ARRAY = 0x300, C_PROC = 0x400,
+       C_ENV = 0x500, C_WEAK = 0x600 };
+
+/* The cache: $cache -> Hash -> 100 requests by key; request 0 also in an
+ * Array; a WeakMap-like object refers weakly to 0x9000, which nothing
+ * else holds; one reference to 0xdead, which is not in the dump; id 0x8000
+ * written twice. */
+static void write_cache(tdump *d)
+{
+    tdump_open(d);
+    klass(d, C_HASH, "Hash");
+    klass(d, C_REQ, "Request");
+    klass(d, C_ARRAY, "Array");
+    klass(d, C_WEAK, "ObjectSpace::WeakMap");
+    uint64_t reqs[100];
+    heapfmt_label keys[100];
+    for (int i = 0; i < 100; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "req-%d", i);
+        reqs[i] = 0x10000 + 40u * (uint64_t)i;
+        keys[i] = (heapfmt_label){HEAPFMT_LABEL_KEY, 0, str(d, k)};
+    }
+    obj(d, 0x5000, C_HASH, 168, reqs, 100, keys);
+    for (int i = 0; i < 100; i++)
+        obj(d, reqs[i], C_REQ, 40, NULL, 0, NULL);
+    uint64_t arr[] = {reqs[0], 0xdead};
+    heapfmt_label idx[] = {{HEAPFMT_LABEL_INDEX, 0, 0},
+                           {HEAPFMT_LABEL_INDEX, 0, 1}};
+    obj(d, 0x6000, C_ARRAY, 56, arr, 2, idx);
+    uint64_t weak[] = {0x9000};
+    heapfmt_label wl[] = {{HEAPFMT_LABEL_NONE, 1, 0}};
+    obj(d, 0x7000, C_WEAK, 40, weak, 1, wl);
+    obj(d, 0x9000, C_REQ, 40, NULL, 0, NULL);
+    obj(d, 0x8000, C_REQ, 40, NULL, 0, NULL);
+    obj(d, 0x8000, C_REQ, 40, NULL, 0, NULL);
+    uint64_t globals[] = {0x5000, 0x6000, 0x7000};
+    heapfmt_label gl[] = {{HEAPFMT_LABEL_GLOBAL, 0, str(d, "$cache")},
+                          {HEAPFMT_LABEL_GLOBAL, 0, str(d, "$list")},
+                          {HEAPFMT_LABEL_GLOBAL, 0, str(d, "$weak")}};
+    cr_assert_eq(heapfmt_write_root_labeled(d->w, str(d, "global_tbl"),
+                                            globals, gl, 3),
+                 HEAPFMT_OK);
+    tdump_finish(d);
+}
+
+Test(graph_load, roots_labels_dangling_and_duplicates)
+{
+    tdump d;
+    write_cache(&d);
+    graph g;
+    cr_assert_eq(load(&g, d.path, 1), CLI_EXIT_OK);
+    cr_assert_eq(g.nobjects, 106u);
+    cr_assert_eq(g.nroots, 1u);
+    cr_assert_eq(g.dangling, 1u, "0xdead is not in the dump");
+    cr_assert_eq(g.duplicates, 1u, "0x8000 twice");
+    cr_assert_eq(g.weak_dropped, 0u);
+    cr_assert(g.labeled);
+    char buf[64];
+    uint32_t root = g.nobjects, hash = node_of(&g, 0x5000);
+    cr_assert_str_eq(label_of(&g, root, hash, buf, sizeof buf), "$cache");
+    cr_assert_str_eq(label_of(&g, hash, node_of(&g, 0x10000 + 40 * 7), buf,
+                              sizeof buf),
+                     "[req-7]");
+    cr_assert_str_eq(label_of(&g, node_of(&g, 0x6000), node_of(&g, 0x10000),
+                              buf, sizeof buf),
+                     "[0]");
+    cr_assert_str_eq(label_of(&g, node_of(&g, 0x7000), node_of(&g, 0x9000),
+                              buf, sizeof buf),
+                     "(weak)");
+    size_t len;
+    const char *k = graph_root_kind(&g, root, &len);
+    cr_assert_eq(len, 10u);
+    cr_assert(memcmp(k, "global_tbl", 10) == 0);
+    graph_free(&g);
+    unlink(d.path);
+}
+
+Test(graph_load, weak_references_hold_nothing)
+{
+    tdump d;
+    write_cache(&d);
+    graph g;
+    cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+    cr_assert_eq(g.weak_dropped, 1u);
+    dom_tree t;
+    cr_assert_eq(dom_build(&g, &t, 0), 0);
+    uint32_t *pre = dom_numbers(&g, &t);
+    cr_assert_eq(pre[node_of(&g, 0x9000)], GRAPH_NONE,
+                 "only a weak reference: unreachable");
+    /* 0x8000 (both copies) and 0x9000 are held by nothing. */
+    cr_assert_eq(t.unreachable, 3u);
+    /* The Hash retains itself and the 99 requests only it holds. */
+    cr_assert_eq(t.retained[pre[node_of(&g, 0x5000)]], 168u + 99u * 40u);
+    /* Request 0 is held by the Hash and the Array: the root node owns it. */
+    uint32_t r0 = pre[node_of(&g, 0x10000)];
+    cr_assert(graph_is_root(&g, t.vertex[t.idom[r0]]));
+    free(pre);
+    dom_free(&t);
+    graph_free(&g);
+    unlink(d.path);
+}
+
+Test(graph_load, closure_path_goes_through_proc_and_environment)
+{
+    tdump d;
+    tdump_open(&d);
+    klass(&d, C_PROC, "Proc");
+    klass(&d, C_ENV, "imemo_env");
+    klass(&d, C_ARRAY, "Array");
+    uint64_t elems[1000];
+    for (int i = 0; i < 1000; i++)
+        elems[i] = 0x20000 + 40u * (uint64_t)i;
+    uint64_t to_env[] = {0x3000}, to_arr[] = {0x4000};
+    heapfmt_label lenv[] = {{HEAPFMT_LABEL_OTHER, 0, str(&d, "env")}};
+    heapfmt_label larr[] = {{HEAPFMT_LABEL_OTHER, 0, str(&d, "big")}};
+    obj(&d, 0x2000, C_PROC, 80, to_env, 1, lenv);
+    obj(&d, 0x3000, C_ENV, 72, to_arr, 1, larr);
+    obj(&d, 0x4000, C_ARRAY, 8040, elems, 1000, NULL);
+    for (int i = 0; i < 1000; i++)
+        obj(&d, elems[i], C_ARRAY, 40, NULL, 0, NULL);
+    uint64_t r[] = {0x2000};
+    heapfmt_label rl[] = {{HEAPFMT_LABEL_CONSTANT, 0, str(&d, "HANDLER")}};
+    cr_assert_eq(heapfmt_write_root_labeled(d.w, str(&d, "vm"), r, rl, 1),
+                 HEAPFMT_OK);
+    tdump_finish(&d);
+
+    graph g;
+    cr_assert_eq(load(&g, d.path, 1), CLI_EXIT_OK);
+    paths p;
+    cr_assert_eq(paths_build(&g, &p), 0);
+    uint32_t *nodes, *edges;
+    long n = paths_to(&g, &p, node_of(&g, 0x20000 + 40 * 500), &nodes, &edges);
+    cr_assert_eq(n, 5);
+    char buf[64];
+    cr_assert(graph_is_root(&g, nodes[0]));
+    cr_assert_eq(g.id[nodes[1]], 0x2000u);
+    node_label_text(&g, edges[1], buf, sizeof buf);
+    cr_assert_str_eq(buf, "HANDLER");
+    cr_assert_eq(g.id[nodes[2]], 0x3000u);
+    node_label_text(&g, edges[2], buf, sizeof buf);
+    cr_assert_str_eq(buf, "env");
+    cr_assert_eq(g.id[nodes[3]], 0x4000u);
+    node_label_text(&g, edges[3], buf, sizeof buf);
+    cr_assert_str_eq(buf, "big");
+    free(nodes);
+    free(edges);
+    paths_free(&p);
+    /* The Proc retains everything: itself, the env, the Array and its
+     * 1,000 elements. */
+    dom_tree t;
+    cr_assert_eq(dom_build(&g, &t, 1), 0);
+    uint32_t *pre = dom_numbers(&g, &t);
+    cr_assert_eq(t.retained[pre[node_of(&g, 0x2000)]],
+                 80u + 72u + 8040u + 1000u * 40u);
+    free(pre);
+    dom_free(&t);
+    graph_free(&g);
+    unlink(d.path);
+}
+
+Test(graph_load, a_cut_dump_keeps_what_came_before)
+{
+    tdump d;
+    write_cache(&d);
+    unsigned char *data;
+    size_t len;
+    cr_assert_eq(tread_file(d.path, &data, &len), 0);
+    /* Cut in the middle of the footer: every data block is whole. */
+    FILE *f = fopen(d.path, "wb");
+    cr_assert(f != NULL);
+    cr_assert_eq(fwrite(data, 1, len - 40, f), len - 40);
+    fclose(f);
+    free(data);
+    graph g;
+    int rc = load(&g, d.path, 1);
+    cr_assert_eq(rc, CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(g.nobjects, 106u, "every object of the whole blocks");
+    graph_free(&g);
+    unlink(d.path);
+}
+
+Test(graph_load, labels_of_big_indexes_are_exact)
+{
+    tdump d;
+    tdump_open(&d);
+    klass(&d, C_ARRAY, "Array");
+    /* Index labels that do not fit the 28 bits of a stored label. */
+    uint64_t refs[] = {0x2000, 0x2028};
+    heapfmt_label l[] = {{HEAPFMT_LABEL_INDEX, 0, 1ull << 40},
+                         {HEAPFMT_LABEL_INDEX, 1, (1u << 28) - 1}};
+    obj(&d, 0x1000, C_ARRAY, 40, refs, 2, l);
+    obj(&d, 0x2000, C_ARRAY, 40, NULL, 0, NULL);
+    obj(&d, 0x2028, C_ARRAY, 40, NULL, 0, NULL);
+    tdump_finish(&d);
+    graph g;
+    cr_assert_eq(load(&g, d.path, 1), CLI_EXIT_OK);
+    char buf[64];
+    cr_assert_str_eq(label_of(&g, 0, 1, buf, sizeof buf), "[1099511627776]");
+    cr_assert_str_eq(label_of(&g, 0, 2, buf, sizeof buf),
+                     "[268435455] (weak)");
+    graph_free(&g);
+    unlink(d.path);
+}
