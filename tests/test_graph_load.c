@@ -71,7 +71,8 @@ static void tdump_finish(tdump *d)
 
 static int load(graph *g, const char *path, int keep_weak)
 {
-    graph_options o = {keep_weak, 1, 1, 0, NULL};
+    graph_options o = {.keep_weak = keep_weak, .keep_labels = 1,
+                       .keep_index = 1, .keep_objects = 1};
     return graph_load(g, path, &o);
 }
 
@@ -181,6 +182,7 @@ Test(graph_load, weak_references_hold_nothing)
     cr_assert_eq(g.weak_dropped, 1u);
     dom_tree t;
     cr_assert_eq(dom_build(&g, &t, 0), 0);
+    cr_assert_eq(dom_retained(&g, &t), 0);
     uint32_t *pre = dom_numbers(&g, &t);
     cr_assert_eq(pre[node_of(&g, 0x9000)], GRAPH_NONE,
                  "only a weak reference: unreachable");
@@ -246,6 +248,7 @@ Test(graph_load, closure_path_goes_through_proc_and_environment)
      * 1,000 elements. */
     dom_tree t;
     cr_assert_eq(dom_build(&g, &t, 1), 0);
+    cr_assert_eq(dom_retained(&g, &t), 0);
     uint32_t *pre = dom_numbers(&g, &t);
     cr_assert_eq(t.retained[pre[node_of(&g, 0x2000)]],
                  80u + 72u + 8040u + 1000u * 40u);

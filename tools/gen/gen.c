@@ -406,6 +406,7 @@ typedef struct gclass {
 #define MAX_GEN_REFS 16384u
 #define NO_CLASS UINT32_MAX
 #define HOT 512u     /* the literal pool of --profile=app */
+#define HOLDER_REFS 1024u /* ids an orphan holder Array references */
 
 typedef struct gen {
     heapfmt_writer *w;
@@ -425,6 +426,13 @@ typedef struct gen {
 
     uint64_t recent[RECENT];
     uint64_t nrecent;
+    /* Reachability: every object must be held, as in a heap dumped after
+     * a GC. An id leaving the ring that no later object references waits
+     * in orphans until an Array holder takes it (and the holder, in turn,
+     * enters the ring); what is left at the end goes to a root. */
+    unsigned char recent_held[RECENT];
+    uint64_t orphans[2 * HOLDER_REFS];
+    uint32_t norphans;
     uint64_t older[OLDER];
     uint64_t nolder;
     uint64_t sampled; /* ids offered to the older sample */
@@ -690,8 +698,20 @@ static int write_classes(gen *g)
 /* References                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Notes that the ring entry back entries before the newest is
+ * referenced by an object written after it. */
+static void hold_recent(gen *g, uint64_t back)
+{
+    g->recent_held[(g->nrecent - 1 - back) & (RECENT - 1)] = 1;
+}
+
 static void remember(gen *g, uint64_t id)
 {
+    size_t slot = g->nrecent & (RECENT - 1);
+    if (g->nrecent >= RECENT && !g->recent_held[slot] &&
+        g->norphans < COUNT_OF(g->orphans))
+        g->orphans[g->norphans++] = g->recent[slot];
+    g->recent_held[slot] = 0;
     g->recent[g->nrecent++ & (RECENT - 1)] = id;
     if ((g->nrecent & 7) != 0)
         return;
@@ -714,6 +734,7 @@ static uint64_t pick_ref(gen *g)
         uint64_t span = g->nrecent < RECENT ? g->nrecent : RECENT;
         uint64_t back = (u & 1) ? rng_below(&g->r, span < 32 ? span : 32)
                                 : rng_below(&g->r, span);
+        hold_recent(g, back);
         return g->recent[(g->nrecent - 1 - back) & (RECENT - 1)];
     }
     if (u < 92 && g->nolder > 0)
@@ -1207,8 +1228,10 @@ static int write_group(gen *g)
         o.type = g->type_str[q->kind];
         o.size = q->size;
         size_t n = 0;
-        for (unsigned k = i - q->inner; k < i; k++)
+        for (unsigned k = i - q->inner; k < i; k++) {
             g->refs[n++] = ids[k];
+            hold_recent(g, i - 1 - k); /* the parts are the newest ids */
+        }
         for (unsigned k = 0; k < q->hot; k++)
             g->refs[n++] = g->nhot > 0
                                ? g->hot[(q->hot_first + k) % g->nhot]
@@ -1216,8 +1239,10 @@ static int write_group(gen *g)
         uint64_t span = g->nrecent < RECENT ? g->nrecent : RECENT;
         for (uint64_t k = 0, back = i; k < q->recent && n < MAX_GEN_REFS;
              k++, back += q->stride)
-            if (back < span)
+            if (back < span) {
                 g->refs[n++] = g->recent[(g->nrecent - 1 - back) & (RECENT - 1)];
+                hold_recent(g, back);
+            }
         if (i + 1 == tpl.nparts && g->nolder > 0 && rng_below(r, 8) == 0)
             g->refs[n++] = g->older[rng_below(r, g->nolder)];
         o.refs = g->refs;
@@ -1405,6 +1430,47 @@ static int write_roots(gen *g)
 /* Entry point                                                         */
 /* ------------------------------------------------------------------ */
 
+/* Writes an Array holding the orphans once there are enough of them
+ * (or, with force, any), while objects remain to be written. */
+static int hold_orphans(gen *g, int force)
+{
+    if (g->norphans == 0 || g->written >= g->opt->objects ||
+        (!force && g->norphans < HOLDER_REFS))
+        return HEAPFMT_OK;
+    size_t n = g->norphans;
+    memcpy(g->refs, g->orphans, n * sizeof *g->refs);
+    g->norphans = 0;
+    heapfmt_object o = {0};
+    o.id = g->opt->profile == GEN_PROFILE_APP
+               ? app_alloc(g)
+               : heap_alloc(&g->h, &g->r, HOLES_RANDOM);
+    o.class_id = core_id(g, "Array");
+    o.type = g->type_str[K_ARRAY];
+    o.size = SLOT + 8 * (uint64_t)n;
+    o.refs = g->refs;
+    o.nrefs = n;
+    age_and_site(g, &o, 1);
+    return emit(g, &o);
+}
+
+/* The last root: what no object holds (the newest ids and the orphans
+ * not yet in a holder), as a VM's stack and registers would. */
+static int write_last_root(gen *g)
+{
+    size_t n = 0;
+    uint64_t first = g->nrecent > RECENT ? g->nrecent - RECENT : 0;
+    for (uint64_t k = first; k < g->nrecent; k++)
+        if (!g->recent_held[k & (RECENT - 1)])
+            g->refs[n++] = g->recent[k & (RECENT - 1)];
+    for (uint32_t k = 0; k < g->norphans && n < MAX_GEN_REFS; k++)
+        g->refs[n++] = g->orphans[k];
+    uint32_t kind;
+    int rc = intern(g, "machine_context", &kind);
+    if (rc == HEAPFMT_OK && n > 0)
+        rc = heapfmt_write_root(g->w, kind, g->refs, n);
+    return rc;
+}
+
 static int run(gen *g)
 {
     int rc;
@@ -1419,9 +1485,12 @@ static int run(gen *g)
         return rc;
     if (g->opt->profile == GEN_PROFILE_RANDOM) {
         while (g->written < n)
-            if ((rc = write_instance(g, pick_class(g))) != HEAPFMT_OK)
+            if ((rc = write_instance(g, pick_class(g))) != HEAPFMT_OK ||
+                (rc = hold_orphans(g, 0)) != HEAPFMT_OK)
                 return rc;
-        return write_roots(g);
+        if ((rc = write_roots(g)) != HEAPFMT_OK)
+            return rc;
+        return write_last_root(g);
     }
     static const struct {
         unsigned kind;
@@ -1435,9 +1504,12 @@ static int run(gen *g)
     if ((rc = write_literals(g)) != HEAPFMT_OK)
         return rc;
     while (g->written < n)
-        if ((rc = write_group(g)) != HEAPFMT_OK)
+        if ((rc = write_group(g)) != HEAPFMT_OK ||
+            (rc = hold_orphans(g, 0)) != HEAPFMT_OK)
             return rc;
-    return write_roots(g);
+    if ((rc = write_roots(g)) != HEAPFMT_OK)
+        return rc;
+    return write_last_root(g);
 }
 
 const char *gen_profile_name(int profile)

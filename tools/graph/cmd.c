@@ -8,9 +8,14 @@
 #include "cmd.h"
 
 int cmd_load(graph *g, const char *path, const cmd_options *opt,
-             int keep_weak, int keep_labels, int keep_index)
+             unsigned keep)
 {
-    graph_options go = {keep_weak, keep_labels, keep_index, 1, opt->mem};
+    graph_options go = {.keep_weak = (keep & LOAD_WEAK) != 0,
+                        .keep_labels = (keep & LOAD_LABELS) != 0,
+                        .keep_index = (keep & LOAD_INDEX) != 0,
+                        .keep_objects = (keep & LOAD_OBJECTS) != 0,
+                        .progress = 1,
+                        .mem = opt->mem};
     int rc = graph_load(g, path, &go);
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE)
         cmd_warn_graph(g);
@@ -25,7 +30,9 @@ int cmd_load_for_ids(graph *g, char *const *args, int nargs,
         if (cmd_parse_id(args[i], &id) != 0)
             return CLI_EXIT_USAGE;
     }
-    int rc = cmd_load(g, args[0], opt, !opt->no_weak, 1, 1);
+    int rc = cmd_load(g, args[0], opt,
+                      (opt->no_weak ? 0 : LOAD_WEAK) | LOAD_LABELS |
+                          LOAD_INDEX | LOAD_OBJECTS);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         graph_free(g);
     return rc;

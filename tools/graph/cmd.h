@@ -30,10 +30,18 @@ int cmd_path(const cmd_options *opt, char *const *args, int nargs);
 int cmd_dominators(const cmd_options *opt, char *const *args, int nargs);
 int cmd_owners(const cmd_options *opt, char *const *args, int nargs);
 
+/* What cmd_load keeps (graph_options). */
+enum {
+    LOAD_WEAK = 1u,    /* weak references */
+    LOAD_LABELS = 2u,  /* labels of the references */
+    LOAD_INDEX = 4u,   /* the id index */
+    LOAD_OBJECTS = 8u  /* ids, sizes and kinds */
+};
+
 /* Loads a dump for a subcommand, with a progress line on a terminal.
  * Returns the load's exit code (graph_load). */
 int cmd_load(graph *g, const char *path, const cmd_options *opt,
-             int keep_weak, int keep_labels, int keep_index);
+             unsigned keep);
 
 /* For the subcommands on one dump and object ids (args[1..]): checks the
  * ids, then loads args[0] keeping labels and the id index. Returns the

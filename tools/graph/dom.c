@@ -8,7 +8,9 @@ typedef struct work {
     graph *g;
     const diff_mem *mem;
     uint32_t n;
-    uint32_t *pre;      /* [nnodes + 1] graph node -> preorder number */
+    uint32_t *pre;      /* [nnodes + 1] graph node -> preorder number;
+                           NULL once the edges are renumbered */
+    uint32_t *root_pre; /* then: preorder number of each root node */
     uint32_t *vertex;   /* preorder -> graph node */
     uint32_t *parent;   /* DFS tree parent; then the compressed ancestor */
     uint32_t *aux;      /* DFS edge cursor; then the predecessor offsets */
@@ -83,6 +85,14 @@ static inline uint32_t successor(const graph *g, uint32_t v, uint32_t i)
     return v == graph_vroot(g) ? g->nobjects + i : g->dst[i];
 }
 
+/* The preorder number of successor i of v. */
+static inline uint32_t successor_number(const work *w, uint32_t v, uint32_t i)
+{
+    if (w->pre != NULL)
+        return w->pre[successor(w->g, v, i)];
+    return v == graph_vroot(w->g) ? w->root_pre[i] : w->g->dst[i];
+}
+
 /* Predecessor lists by preorder number, built by counting: aux[p] ..
  * aux[p + 1] index pred. Returns 0 or -1. */
 static int predecessors(work *w)
@@ -95,7 +105,7 @@ static int predecessors(work *w)
         uint32_t b, e, v = w->vertex[p];
         successors(g, v, &b, &e);
         for (uint32_t i = b; i < e; i++)
-            w->aux[w->pre[successor(g, v, i)] + 1]++;
+            w->aux[successor_number(w, v, i) + 1]++;
         m += e - b;
     }
     for (uint32_t p = 0; p < n; p++)
@@ -108,7 +118,7 @@ static int predecessors(work *w)
         uint32_t b, e, v = w->vertex[p];
         successors(g, v, &b, &e);
         for (uint32_t i = e; i-- > b;) {
-            uint32_t q = w->pre[successor(g, v, i)];
+            uint32_t q = successor_number(w, v, i);
             w->pred[--w->aux[q + 1]] = p;
         }
     }
@@ -187,6 +197,7 @@ static void work_free(work *w)
 {
     const diff_mem *m = w->mem;
     mem_free(m, w->pre);
+    mem_free(m, w->root_pre);
     mem_free(m, w->vertex);
     mem_free(m, w->parent);
     mem_free(m, w->aux);
@@ -203,6 +214,24 @@ static void work_free(work *w)
         mem_free((w)->mem, (w)->field);                                       \
         (w)->field = NULL;                                                    \
     } while (0)
+
+/* For the dominators alone: the targets of the edges become preorder
+ * numbers in place, so that pre[] can go before the predecessors are
+ * built (the edges are dropped afterwards anyway). The root nodes keep
+ * theirs in root_pre. */
+static int renumber(work *w)
+{
+    graph *g = w->g;
+    for (size_t e = 0; e < g->nedges; e++)
+        g->dst[e] = w->pre[g->dst[e]];
+    w->root_pre = alloc_u32(w->mem, g->nroots);
+    if (w->root_pre == NULL)
+        return -1;
+    for (uint32_t i = 0; i < g->nroots; i++)
+        w->root_pre[i] = w->pre[g->nobjects + i];
+    FREE(w, pre);
+    return 0;
+}
 
 int dom_build(graph *g, dom_tree *t, int drop_edges)
 {
@@ -221,15 +250,10 @@ int dom_build(graph *g, dom_tree *t, int drop_edges)
         w.aux == NULL)
         goto fail;
     number(&w);
-    if (predecessors(&w) != 0)
+    if ((drop_edges && renumber(&w) != 0) || predecessors(&w) != 0)
         goto fail;
-    for (uint32_t v = 0; v < g->nobjects; v++) {
-        if (w.pre[v] == GRAPH_NONE) {
-            t->unreachable++;
-            t->unreachable_bytes += g->size[v];
-        }
-    }
     FREE(&w, pre);
+    FREE(&w, root_pre);
     if (drop_edges)
         graph_drop_edges(g);
     w.idom = alloc_u32(w.mem, w.n);
@@ -238,32 +262,36 @@ int dom_build(graph *g, dom_tree *t, int drop_edges)
     if (w.idom == NULL || w.semi == NULL || w.label == NULL ||
         semi_nca(&w) != 0)
         goto fail;
-    FREE(&w, label);
-    FREE(&w, semi);
-    FREE(&w, parent);
-    FREE(&w, pred);
-    FREE(&w, aux);
-    FREE(&w, stack);
-    t->retained = mem_alloc(w.mem, (size_t)w.n * sizeof *t->retained);
-    if (t->retained == NULL)
-        goto fail;
     t->n = w.n;
     t->vertex = w.vertex;
     t->idom = w.idom;
     w.vertex = w.idom = NULL;
-    for (uint32_t p = 0; p < t->n; p++) {
-        uint32_t v = t->vertex[p];
-        t->retained[p] = v < g->nobjects ? g->size[v] : 0;
-    }
-    /* A dominator precedes what it dominates: one backward pass sums. */
-    for (uint32_t p = t->n; p-- > 1;)
-        t->retained[t->idom[p]] += t->retained[p];
     work_free(&w);
     return 0;
 fail:
     work_free(&w);
     dom_free(t);
     return -1;
+}
+
+int dom_retained(const graph *g, dom_tree *t)
+{
+    t->retained = mem_alloc(t->mem, (size_t)t->n * sizeof *t->retained);
+    if (t->retained == NULL)
+        return -1;
+    uint64_t reached = 0, reached_bytes = 0;
+    for (uint32_t p = 0; p < t->n; p++) {
+        uint32_t v = t->vertex[p];
+        t->retained[p] = v < g->nobjects ? g->size[v] : 0;
+        reached += v < g->nobjects;
+        reached_bytes += t->retained[p];
+    }
+    t->unreachable = g->nobjects - reached;
+    t->unreachable_bytes = g->bytes - reached_bytes;
+    /* A dominator precedes what it dominates: one backward pass sums. */
+    for (uint32_t p = t->n; p-- > 1;)
+        t->retained[t->idom[p]] += t->retained[p];
+    return 0;
 }
 
 uint32_t *dom_numbers(const graph *g, const dom_tree *t)

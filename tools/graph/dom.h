@@ -33,10 +33,15 @@ typedef struct dom_tree {
     uint64_t unreachable_bytes; /* and their size */
 } dom_tree;
 
-/* Computes the tree of g. With drop_edges, frees g's edges as soon as
- * they are no longer needed (less peak memory; g then has no edges).
+/* Computes the tree of g (vertex and idom; retained is NULL). With
+ * drop_edges, frees g's edges as soon as they are no longer needed (less
+ * peak memory; g then has no edges). g needs no ids, sizes or kinds.
  * Returns 0, or -1 when memory runs out (t is then empty). */
 int dom_build(graph *g, dom_tree *t, int drop_edges);
+
+/* Computes the retained sizes and the unreachable counts from g's sizes.
+ * Returns 0 or -1 (no memory). */
+int dom_retained(const graph *g, dom_tree *t);
 
 /* The preorder number of each graph node (GRAPH_NONE when unreachable),
  * an array of g->nnodes + 1 to free with mem_free(t->mem, ...), or NULL

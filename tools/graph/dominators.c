@@ -2,6 +2,8 @@
  * retained size (what freeing them would free), or retained sizes by
  * class and by allocation site. */
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli_exit.h"
 #include "cli_msg.h"
@@ -83,20 +85,39 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
     return out_finish(&o);
 }
 
+/* A regular file can be read twice: the objects' ids, sizes and kinds
+ * then need no memory while the tree is computed. */
+static int rereadable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
 int cmd_dominators(const cmd_options *opt, char *const *args, int nargs)
 {
     if (nargs != 1) {
         cli_usage_error("dominators: expected one dump");
         return CLI_EXIT_USAGE;
     }
+    int twice = rereadable(args[0]);
     graph g;
-    int rc = cmd_load(&g, args[0], opt, 0, 0, 0);
+    int rc = cmd_load(&g, args[0], opt, twice ? 0 : LOAD_OBJECTS);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         graph_free(&g);
         return rc;
     }
     dom_tree t;
     int failed = dom_build(&g, &t, 1) != 0;
+    if (!failed && twice) {
+        int rrc = graph_reread(&g, args[0]);
+        if (rrc != CLI_EXIT_OK && rrc != CLI_EXIT_INCOMPLETE) {
+            dom_free(&t);
+            graph_free(&g);
+            return rrc;
+        }
+    }
+    failed = failed || dom_retained(&g, &t) != 0;
     if (!failed && t.unreachable > 0)
         cli_warn(g.d.name,
                  "%s objects (%s) are not reachable from any root and are "

@@ -10,7 +10,10 @@
  * Per object: 8 bytes of id, 8 of size, 4 of kind (class, type, site),
  * 4 of edge offset, plus 4 per reference (and 4 more per reference when
  * labels are kept). Loading holds the references as 8-byte ids until
- * they are resolved to node numbers in place. */
+ * they are resolved to node numbers in place, with an id hash of about 6
+ * bytes per object. Without keep_objects, only the offsets and edges stay
+ * (ids are dropped once resolved): what the dominator tree needs, for
+ * the least peak memory; graph_reread then brings the rest. */
 #ifndef GRAPH_GRAPH_H
 #define GRAPH_GRAPH_H
 
@@ -41,6 +44,9 @@ typedef struct graph_options {
     int keep_weak;    /* keep weak references as edges (else drop them) */
     int keep_labels;  /* keep each edge's label (for printing) */
     int keep_index;   /* keep the id index after loading (graph_find) */
+    int keep_objects; /* keep id, size and kind of each object; without,
+                         only the references are kept (graph_reread
+                         fills them in later, for less peak memory) */
     int progress;     /* show a progress line on a terminal */
     const diff_mem *mem;
 } graph_options;
@@ -96,6 +102,13 @@ static inline int graph_is_root(const graph *g, uint32_t v)
 {
     return v >= g->nobjects && v < g->nnodes;
 }
+
+/* Reads the dump at path again, the one loaded without keep_objects,
+ * and fills in id, size and kind of every object, names from this read.
+ * For a file only. Returns the exit code as graph_load does, and
+ * CLI_EXIT_ERROR (message printed) when the file no longer holds the
+ * same objects. */
+int graph_reread(graph *g, const char *path);
 
 /* Finds the object with this id; returns 1 and stores it, or 0. Uses the
  * id index when kept, else looks through every object. */

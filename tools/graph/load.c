@@ -155,6 +155,19 @@ static int refs_failed(loader *l, int rc)
     return CLI_EXIT_ERROR;
 }
 
+/* Stores size and kind of object n. Returns 0, -1 (no memory) or -2 (too
+ * many kinds). */
+static int set_object(graph *g, size_t n, const heapfmt_robject *o)
+{
+    tuple k = {o->klass->slot, o->type->slot, 0, 0};
+    if (o->fields & HEAPFMT_F_SITE) {
+        k.c = o->file->slot + 1;
+        k.d = o->line;
+    }
+    g->size[n] = o->size;
+    return tuples_intern(&g->kinds, &k, &g->kind[n]);
+}
+
 static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
 {
     graph *g = l->g;
@@ -164,35 +177,31 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
     size_t c = l->cap_obj;
     if (mem_reserve(g->mem, (void **)&g->id, &c, n + 1, sizeof *g->id) != 0)
         return no_memory(l);
-    c = l->cap_obj;
-    if (mem_reserve(g->mem, (void **)&g->size, &c, n + 1, sizeof *g->size) !=
-        0)
-        return no_memory(l);
-    c = l->cap_obj;
-    if (mem_reserve(g->mem, (void **)&g->kind, &c, n + 1, sizeof *g->kind) !=
-        0)
-        return no_memory(l);
+    if (l->opt->keep_objects) {
+        c = l->cap_obj;
+        if (mem_reserve(g->mem, (void **)&g->size, &c, n + 1,
+                        sizeof *g->size) != 0)
+            return no_memory(l);
+        c = l->cap_obj;
+        if (mem_reserve(g->mem, (void **)&g->kind, &c, n + 1,
+                        sizeof *g->kind) != 0)
+            return no_memory(l);
+        int rc = set_object(g, n, o);
+        if (rc != 0)
+            return rc == -2 ? too_many(l, "classes, types and sites",
+                                       UINT32_MAX - 1)
+                            : no_memory(l);
+    }
     l->cap_obj = c;
     if (mem_reserve(g->mem, (void **)&g->off, &l->cap_off, n + 2,
                     sizeof *g->off) != 0)
         return no_memory(l);
-    tuple k = {o->klass->slot, o->type->slot, 0, 0};
-    if (o->fields & HEAPFMT_F_SITE) {
-        k.c = o->file->slot + 1;
-        k.d = o->line;
-    }
-    int rc = tuples_intern(&g->kinds, &k, &g->kind[n]);
-    if (rc != 0)
-        return rc == -2 ? too_many(l, "classes, types and sites",
-                                   UINT32_MAX - 1)
-                        : no_memory(l);
     g->id[n] = o->id;
-    g->size[n] = o->size;
     g->bytes += o->size;
     g->off[n] = (uint32_t)l->nraw;
     g->nobjects++;
     if (o->nrefs > 0) {
-        rc = add_refs(l, r, (o->fields & HEAPFMT_F_LABELS) != 0, &l->raw,
+        int rc = add_refs(l, r, (o->fields & HEAPFMT_F_LABELS) != 0, &l->raw,
                       &l->nraw, &l->cap_raw, &g->label, &l->cap_label,
                       &g->big, &g->nbig, &g->capbig);
         if (rc != 0)
@@ -289,8 +298,9 @@ static inline size_t id_slot(uint64_t id, size_t mask)
 
 int graph_index_build(graph *g)
 {
+    /* At most 80% full: short probes, about 6 bytes per object. */
     size_t n = 16;
-    while (n < 2 * (size_t)g->nobjects)
+    while (n < (size_t)g->nobjects + g->nobjects / 4)
         n *= 2;
     graph_index_drop(g);
     g->index = mem_alloc(g->mem, n * sizeof *g->index);
@@ -402,6 +412,10 @@ static int resolve(loader *l)
     }
     if (!l->opt->keep_index)
         graph_index_drop(g);
+    if (!l->opt->keep_objects) {
+        mem_free(g->mem, g->id);
+        g->id = NULL;
+    }
     return 0;
 }
 
@@ -424,12 +438,16 @@ static int reserve_objects(loader *l, uint64_t objects)
     c = 0;
     if (mem_reserve(g->mem, (void **)&g->id, &c, n, sizeof *g->id) != 0)
         return -1;
-    c = 0;
-    if (mem_reserve(g->mem, (void **)&g->size, &c, n, sizeof *g->size) != 0)
-        return -1;
-    c = 0;
-    if (mem_reserve(g->mem, (void **)&g->kind, &c, n, sizeof *g->kind) != 0)
-        return -1;
+    if (l->opt->keep_objects) {
+        c = 0;
+        if (mem_reserve(g->mem, (void **)&g->size, &c, n, sizeof *g->size) !=
+            0)
+            return -1;
+        c = 0;
+        if (mem_reserve(g->mem, (void **)&g->kind, &c, n, sizeof *g->kind) !=
+            0)
+            return -1;
+    }
     l->cap_obj = c;
     return mem_reserve(g->mem, (void **)&g->off, &l->cap_off, n + 2,
                        sizeof *g->off);
@@ -507,4 +525,71 @@ void graph_free(graph *g)
     cli_dump_close(&g->d);
     memset(g, 0, sizeof *g);
     g->d.fd = -1;
+}
+
+/* The second read: objects in the same order as the first. */
+typedef struct rereader {
+    graph *g;
+    size_t next;
+    uint32_t nroots;
+    int changed;
+} rereader;
+
+static int on_reread(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    rereader *rr = opaque;
+    graph *g = rr->g;
+    (void)r;
+    if (rec->tag == HEAPFMT_TAG_ROOT) {
+        if (rr->nroots < g->nroots) /* names from this reader */
+            g->root_kind[rr->nroots] = rec->u.root->kind->slot;
+        rr->nroots++;
+        return 0;
+    }
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    if (rr->next >= g->nobjects) {
+        rr->changed = 1;
+        return CLI_EXIT_ERROR;
+    }
+    g->id[rr->next] = rec->u.object->id;
+    int rc = set_object(g, rr->next++, rec->u.object);
+    if (rc != 0) {
+        cli_error(g->d.name, "%s",
+                  rc == -2 ? "too many classes, types and sites"
+                           : "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    return 0;
+}
+
+int graph_reread(graph *g, const char *path)
+{
+    size_t n = g->nobjects ? g->nobjects : 1;
+    g->id = mem_alloc(g->mem, n * sizeof *g->id);
+    g->size = mem_alloc(g->mem, n * sizeof *g->size);
+    g->kind = mem_alloc(g->mem, n * sizeof *g->kind);
+    if (g->id == NULL || g->size == NULL || g->kind == NULL) {
+        cli_error(g->d.name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    cli_dump d;
+    heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
+    ro.allocator = &g->alloc;
+    int rc = cli_dump_open(&d, path, &ro);
+    if (rc != CLI_EXIT_OK)
+        return rc == CLI_EXIT_INCOMPLETE ? CLI_EXIT_ERROR : rc;
+    /* Names come from this reader now: the first one's tables go. */
+    cli_dump_close(&g->d);
+    g->d = d;
+    tuples_free(&g->kinds);
+    tuples_init(&g->kinds, g->mem, UINT32_MAX - 1);
+    rereader rr = {g, 0, 0, 0};
+    rc = cli_scan(&g->d, on_reread, &rr);
+    if (rr.changed || ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) &&
+                       (rr.next != g->nobjects || rr.nroots != g->nroots))) {
+        cli_error(g->d.name, "the file changed while it was read");
+        return CLI_EXIT_ERROR;
+    }
+    return rc;
 }

@@ -202,7 +202,7 @@ int cmd_owners(const cmd_options *opt, char *const *args, int nargs)
     if (ids == NULL)
         return rc;
     graph g;
-    int lrc = cmd_load(&g, args[2], opt, 0, 1, 1);
+    int lrc = cmd_load(&g, args[2], opt, LOAD_LABELS | LOAD_INDEX | LOAD_OBJECTS);
     rc = cmd_worse(rc, lrc);
     if (lrc != CLI_EXIT_OK && lrc != CLI_EXIT_INCOMPLETE) {
         mem_free(opt->mem, ids);
