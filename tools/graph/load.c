@@ -119,16 +119,23 @@ static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
         0)
         return HEAPFMT_E_NOMEM;
     *cap_raw = cap_bytes;
-    if (l->opt->keep_labels &&
-        mem_reserve(g->mem, (void **)lab, cap_lab, *nraw + (size_t)n,
-                    sizeof **lab) != 0)
-        return HEAPFMT_E_NOMEM;
+    /* Labels take room from the first labeled reference on; the ones
+     * before it are unlabeled (0). */
+    int keep = l->opt->keep_labels && (labels != NULL || *lab != NULL);
+    if (keep) {
+        int first = *lab == NULL;
+        if (mem_reserve(g->mem, (void **)lab, cap_lab, *nraw + (size_t)n,
+                        sizeof **lab) != 0)
+            return HEAPFMT_E_NOMEM;
+        if (first && *nraw > 0)
+            memset(*lab, 0, *nraw * sizeof **lab);
+    }
     for (long i = 0; i < n; i++) {
         if (labels != NULL && labels[i].weak && !l->opt->keep_weak) {
             g->weak_dropped++;
             continue;
         }
-        if (l->opt->keep_labels) {
+        if (keep) {
             uint32_t code = 0;
             if (labels != NULL &&
                 label_code(l, &labels[i], (uint32_t)*nraw, big, nbig, capbig,
@@ -273,12 +280,18 @@ static int append_roots(loader *l)
         return -1;
     l->cap_raw = cap_bytes;
     memcpy(l->raw + 8 * base, l->root_raw, 8 * l->nroot_raw);
-    if (l->opt->keep_labels) {
+    if (g->label != NULL || l->root_label != NULL) {
+        int first = g->label == NULL;
         if (mem_reserve(g->mem, (void **)&g->label, &l->cap_label,
                         base + l->nroot_raw, sizeof *g->label) != 0)
             return -1;
-        memcpy(g->label + base, l->root_label,
-               sizeof *g->label * l->nroot_raw);
+        if (first)
+            memset(g->label, 0, sizeof *g->label * base);
+        if (l->root_label != NULL)
+            memcpy(g->label + base, l->root_label,
+                   sizeof *g->label * l->nroot_raw);
+        else
+            memset(g->label + base, 0, sizeof *g->label * l->nroot_raw);
     }
     for (size_t i = 0; i < l->nroot_big; i++) {
         if (mem_reserve(g->mem, (void **)&g->big, &g->capbig, g->nbig + 1,
