@@ -255,6 +255,8 @@ demo:
 	@echo '== objects new in dump 2 and still alive in dump 3: the leak (heapfmt-diff)'
 	$(BUILD)/bin/heapfmt-diff --top 5 $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump $(DEMO_DIR)/leak-3-later.dump
 	$(BUILD)/bin/heapfmt-diff --by=site --top 5 $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump $(DEMO_DIR)/leak-3-later.dump
+	@echo '== who holds the leak, and the path from a root to it (heapfmt-graph)'
+	$(BUILD)/bin/heapfmt-graph owners --top 3 $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump $(DEMO_DIR)/leak-3-later.dump
 	@echo '== the same dump as MongoDB-ready documents (first two lines)'
 	$(BUILD)/bin/heapfmt-export --format=mongo --dump-tag=later $(DEMO_DIR)/leak-3-later.dump | head -n 2
 

@@ -17,6 +17,10 @@
 #     the objects allocated between the first two dumps and still alive in
 #     the third: what leaks. With --by=site, where they were allocated
 #     (this program traces allocations, so the dumps know file and line).
+#   build/bin/heapfmt-graph owners DIR/leak-1-before.dump \
+#     DIR/leak-2-after.dump DIR/leak-3-later.dump
+#     who holds the leaked objects (the Array of line 45) and the path from
+#     a root to it.
 # Tracing has a cost of its own: objspace keeps its records in one object of
 # class Object, whose bytes grow with every traced object still alive.
 require "heapfmt"
