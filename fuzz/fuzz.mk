@@ -38,8 +38,12 @@ FUZZ_LIBS     = $(or $(LIB_LIBS),-lzstd -lz -pthread)
 
 # The importer harness needs the importer's work function (tools/import).
 FUZZ_HAVE_IMPORT := $(wildcard tools/import/import.h)
+# The graph harness needs heapfmt-graph's code, and heapfmt-diff's and the
+# tools' common code it uses.
+FUZZ_HAVE_GRAPH := $(wildcard tools/graph/graph.h)
 FUZZ_ALL_HARNESSES := fuzz_read fuzz_stream fuzz_roundtrip \
-                      $(if $(FUZZ_HAVE_IMPORT),fuzz_import)
+                      $(if $(FUZZ_HAVE_IMPORT),fuzz_import) \
+                      $(if $(FUZZ_HAVE_GRAPH),fuzz_graph)
 FUZZ_HARNESSES ?= $(FUZZ_ALL_HARNESSES)
 
 # Longest input per harness, the dictionary, and extra seed directories.
@@ -47,8 +51,10 @@ FUZZ_MAXLEN_fuzz_read      ?= 16384
 FUZZ_MAXLEN_fuzz_stream    ?= 16384
 FUZZ_MAXLEN_fuzz_roundtrip ?= 4096
 FUZZ_MAXLEN_fuzz_import    ?= 16384
+FUZZ_MAXLEN_fuzz_graph     ?= 16384
 FUZZ_DICT_fuzz_import      := fuzz/import.dict
 FUZZ_SEEDS_fuzz_read       := tests/fixtures/invalid
+FUZZ_SEEDS_fuzz_graph      := fuzz/corpus/fuzz_read
 fuzz_dict = $(or $(FUZZ_DICT_$(1)),fuzz/heapfmt.dict)
 
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -57,18 +63,27 @@ FUZZ_COMPILE   = $(FUZZ_CC) -std=c11 -Wall -Wextra -D_DEFAULT_SOURCE \
 FUZZ_LIB_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard libheapfmt/*.c))
 FUZZ_IMPORT_OBJS = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o, \
                    $(filter-out tools/import/main.c,$(wildcard tools/import/*.c)))
+FUZZ_GRAPH_SRCS  = $(filter-out %/main.c,$(wildcard tools/graph/*.c) \
+                   $(wildcard tools/diff/*.c)) $(wildcard tools/common/*.c)
+FUZZ_GRAPH_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_GRAPH_SRCS))
+FUZZ_INCLUDES    = -Ilibheapfmt -Itools/import -Itools/graph -Itools/diff \
+                   -Itools/common
 
 # The code under test is instrumented for coverage; the harnesses' own code
 # (checks, models) only for the sanitizers, so that its branches neither
 # slow the fuzzer down nor count as progress.
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_COMPILE) $(LIB_CPPFLAGS) -fsanitize=fuzzer-no-link -Ilibheapfmt \
-	  -Itools/import -c $< -o $@
+	$(FUZZ_COMPILE) $(LIB_CPPFLAGS) -fsanitize=fuzzer-no-link \
+	  $(FUZZ_INCLUDES) -c $< -o $@
 
 $(FUZZ_DIR)/obj/fuzz/%.o: fuzz/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_COMPILE) -Ilibheapfmt -Itools/import -c $< -o $@
+	$(FUZZ_COMPILE) $(FUZZ_INCLUDES) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_graph: $(FUZZ_DIR)/obj/fuzz/fuzz_graph.o \
+    $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_GRAPH_OBJS) $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
 
 $(FUZZ_DIR)/fuzz_import: $(FUZZ_DIR)/obj/fuzz/fuzz_import.o \
     $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_IMPORT_OBJS) $(FUZZ_LIB_OBJS)
@@ -107,17 +122,22 @@ FUZZ_REPLAY       = $(FUZZ_REPLAY_DIR)/replay
 FUZZ_REPLAY_OBJS  = $(patsubst %,$(FUZZ_REPLAY_DIR)/%.o,replay fuzz_util \
                     $(FUZZ_ALL_HARNESSES))
 FUZZ_REPLAY_TOOL_OBJS = $(if $(FUZZ_HAVE_IMPORT), \
-                        $(filter-out %/main.o,$(TOOL_OBJS_import)))
+                        $(filter-out %/main.o,$(TOOL_OBJS_import))) \
+                        $(if $(FUZZ_HAVE_GRAPH), \
+                        $(filter-out %/main.o,$(TOOL_OBJS_graph) \
+                        $(TOOL_OBJS_diff)) $(COMMON_A))
 
 # Each harness's entry point gets its own name, so one driver holds all.
 $(FUZZ_REPLAY_DIR)/%.o: fuzz/%.c
 	@mkdir -p $(@D)
-	$(COMPILE) -Ilibheapfmt -Itools/import \
+	$(COMPILE) $(FUZZ_INCLUDES) \
 	  $(if $(FUZZ_HAVE_IMPORT),-DFUZZ_WITH_IMPORT) \
+	  $(if $(FUZZ_HAVE_GRAPH),-DFUZZ_WITH_GRAPH) \
 	  -DLLVMFuzzerTestOneInput=$*_entry -c $< -o $@
 
 $(FUZZ_REPLAY): $(FUZZ_REPLAY_OBJS) $(FUZZ_REPLAY_TOOL_OBJS) $(LIB_A)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
+	  $(LIB_LIBS)
 
 $(FUZZ_REPLAY_DIR)/mkcorpus: $(FUZZ_REPLAY_DIR)/mkcorpus.o $(LIB_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
@@ -126,6 +146,8 @@ $(FUZZ_REPLAY_DIR)/mkcorpus: $(FUZZ_REPLAY_DIR)/mkcorpus.o $(LIB_A)
 fuzz-replay: $(FUZZ_REPLAY)
 	$(FUZZ_REPLAY) fuzz/corpus fuzz/crashes
 	$(FUZZ_REPLAY) -H fuzz_read $(wildcard tests/fixtures/invalid/*.hfd)
+	$(if $(FUZZ_HAVE_GRAPH),$(FUZZ_REPLAY) -H fuzz_graph \
+	  $(wildcard tests/fixtures/invalid/*.hfd))
 
 ## fuzz-corpus: regenerate the seed corpus in fuzz/corpus
 fuzz-corpus: $(FUZZ_REPLAY_DIR)/mkcorpus
@@ -141,6 +163,7 @@ VALGRIND ?= valgrind
 
 -include $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_REPLAY_DIR)/mkcorpus.d \
          $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_IMPORT_OBJS:.o=.d) \
+         $(FUZZ_GRAPH_OBJS:.o=.d) \
          $(patsubst %,$(FUZZ_DIR)/obj/fuzz/%.d,fuzz_util $(FUZZ_ALL_HARNESSES))
 
 endif

@@ -37,6 +37,9 @@ int fuzz_roundtrip_entry(const uint8_t *data, size_t size);
 #ifdef FUZZ_WITH_IMPORT
 int fuzz_import_entry(const uint8_t *data, size_t size);
 #endif
+#ifdef FUZZ_WITH_GRAPH
+int fuzz_graph_entry(const uint8_t *data, size_t size);
+#endif
 
 static const struct harness {
     const char *name;
@@ -47,6 +50,9 @@ static const struct harness {
     {"fuzz_roundtrip", fuzz_roundtrip_entry},
 #ifdef FUZZ_WITH_IMPORT
     {"fuzz_import", fuzz_import_entry},
+#endif
+#ifdef FUZZ_WITH_GRAPH
+    {"fuzz_graph", fuzz_graph_entry},
 #endif
 };
 #define NHARNESSES (sizeof harnesses / sizeof harnesses[0])

@@ -440,32 +440,6 @@ static uint64_t file_size(int fd)
     return 0;
 }
 
-/* Reserves the per-object arrays for a known count (from the footer), so
- * that they are allocated once at their size. */
-static int reserve_objects(loader *l, uint64_t objects)
-{
-    graph *g = l->g;
-    if (objects == 0 || objects >= GRAPH_MAX_NODES)
-        return 0;
-    size_t n = (size_t)objects, c;
-    c = 0;
-    if (mem_reserve(g->mem, (void **)&g->id, &c, n, sizeof *g->id) != 0)
-        return -1;
-    if (l->opt->keep_objects) {
-        c = 0;
-        if (mem_reserve(g->mem, (void **)&g->size, &c, n, sizeof *g->size) !=
-            0)
-            return -1;
-        c = 0;
-        if (mem_reserve(g->mem, (void **)&g->kind, &c, n, sizeof *g->kind) !=
-            0)
-            return -1;
-    }
-    l->cap_obj = c;
-    return mem_reserve(g->mem, (void **)&g->off, &l->cap_off, n + 2,
-                       sizeof *g->off);
-}
-
 static void loader_free(loader *l)
 {
     const diff_mem *m = l->g->mem;
@@ -487,20 +461,24 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
     ro.allocator = &g->alloc;
     int rc = cli_dump_open(&g->d, path, &ro);
     if (rc != CLI_EXIT_OK) {
+        /* Cut inside its header: an empty graph, still well formed. */
+        if (rc == CLI_EXIT_INCOMPLETE) {
+            g->off = mem_alloc(g->mem, 2 * sizeof *g->off);
+            if (g->off == NULL)
+                rc = CLI_EXIT_ERROR;
+            else
+                g->off[0] = g->off[1] = 0;
+        }
         g->status = rc;
-        return rc == CLI_EXIT_INCOMPLETE ? CLI_EXIT_INCOMPLETE : rc;
+        return rc;
     }
     loader l;
     memset(&l, 0, sizeof l);
     l.g = g;
     l.opt = opt;
     l.tick = PROGRESS_EVERY;
-    const heapfmt_footer *f;
-    if (heapfmt_reader_footer(g->d.reader, &f) == HEAPFMT_OK &&
-        reserve_objects(&l, f->totals.objects) != 0) {
-        loader_free(&l);
-        return g->status = no_memory(&l);
-    }
+    /* No room is taken by the footer's counts: memory follows the records
+     * read (the arrays grow in place, by mremap, at no copying cost). */
     if (opt->progress)
         cli_progress_begin(&l.progress, g->d.name, file_size(g->d.fd));
     rc = cli_scan(&g->d, on_record, &l);
@@ -590,8 +568,9 @@ int graph_reread(graph *g, const char *path)
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
     int rc = cli_dump_open(&d, path, &ro);
-    if (rc != CLI_EXIT_OK)
-        return rc == CLI_EXIT_INCOMPLETE ? CLI_EXIT_ERROR : rc;
+    if (rc != CLI_EXIT_OK) /* cut in its header, as it was the first time */
+        return rc == CLI_EXIT_INCOMPLETE && g->nobjects != 0 ? CLI_EXIT_ERROR
+                                                             : rc;
     /* Names come from this reader now: the first one's tables go. */
     cli_dump_close(&g->d);
     g->d = d;

@@ -1,0 +1,247 @@
+/*
+ * fuzz_graph.c -- heapfmt-graph's loader and algorithms over any dump.
+ *
+ * The input is a dump, written to a temporary file (the loader reads a
+ * path, and dominators read a file twice). Options come from a hash of
+ * the input: weak references kept or not, labels, the id index, objects
+ * kept or read again later.
+ *
+ * Checks:
+ *   - graph_load gives one of its three exit codes; with OK or
+ *     INCOMPLETE, the graph is well formed: offsets non-decreasing from 0
+ *     to nedges, every target a node, the virtual root past the nodes,
+ *     every label decodes, every kind names its class;
+ *   - the dominator tree: a dominator always precedes what it dominates
+ *     in preorder; the virtual root retains exactly the reachable objects'
+ *     bytes; an object's retained size is at least its own;
+ *   - shortest paths: each hop follows a real edge, starts at a root and
+ *     has as many hops as the distance says;
+ *   - rollups by class and by site count every reachable object once;
+ *   - reading the file again (graph_reread) gives the same object count;
+ *   - memory is bounded by the input: every allocation goes through a
+ *     counting hook and the total never passes a multiple of the decoded
+ *     input plus a constant (no allocation by a claimed count).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_exit.h"
+#include "dom.h"
+#include "fuzz_util.h"
+#include "node.h"
+#include "paths.h"
+#include "rollup.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The loader's warnings are not findings: stderr goes to /dev/null while
+ * the harness runs, and comes back before a finding is reported. */
+static int saved_stderr = -1;
+
+static void quiet(void)
+{
+    if (saved_stderr < 0)
+        saved_stderr = dup(2);
+    FILE *null = fopen("/dev/null", "w");
+    if (null != NULL) {
+        fflush(stderr);
+        dup2(fileno(null), 2);
+        fclose(null);
+    }
+}
+
+static void loud(void)
+{
+    if (saved_stderr >= 0) {
+        fflush(stderr);
+        dup2(saved_stderr, 2);
+    }
+}
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            loud();                                                           \
+            fz_fail(__VA_ARGS__);                                             \
+        }                                                                     \
+    } while (0)
+
+/* Bytes live through the graph's memory hook, and the most at once. */
+typedef struct counted {
+    size_t live, peak;
+} counted;
+
+typedef struct hdr {
+    size_t size;
+    size_t pad; /* keeps the payload 16-byte aligned */
+} hdr;
+
+static void *counted_resize(void *opaque, void *ptr, size_t size)
+{
+    counted *c = opaque;
+    hdr *h = ptr ? (hdr *)ptr - 1 : NULL;
+    size_t old = h ? h->size : 0;
+    if (size == 0) {
+        c->live -= old;
+        free(h);
+        return NULL;
+    }
+    hdr *n = realloc(h, sizeof *n + size);
+    if (n == NULL)
+        return NULL;
+    n->size = size;
+    c->live = c->live - old + size;
+    if (c->live > c->peak)
+        c->peak = c->live;
+    return n + 1;
+}
+
+static void check_graph(const graph *g)
+{
+    CHECK(g->nnodes == g->nobjects + g->nroots, "node count");
+    CHECK(g->off[0] == 0, "first offset %u", g->off[0]);
+    for (uint32_t v = 0; v < g->nnodes; v++)
+        CHECK(g->off[v] <= g->off[v + 1], "offsets decrease at %u", v);
+    CHECK(g->off[g->nnodes] == g->nedges, "last offset");
+    for (size_t e = 0; e < g->nedges; e++) {
+        CHECK(g->dst[e] < g->nnodes, "edge %zu to %u", e, g->dst[e]);
+        char buf[64];
+        node_label_text(g, e, buf, sizeof buf);
+        CHECK(node_edge_source(g, e) < g->nnodes, "edge source");
+    }
+    for (uint32_t v = 0; v < g->nobjects; v++) {
+        graph_kind_text t;
+        graph_kind_text_of(g, g->kind[v], &t);
+        CHECK(t.klass != NULL && t.klass_len > 0, "class name");
+    }
+}
+
+static void check_paths(const graph *g)
+{
+    paths p;
+    if (paths_build(g, &p) != 0)
+        return;
+    for (uint32_t v = 0; v < g->nnodes && v < 64; v++) {
+        uint32_t *nodes, *edges;
+        long n = paths_to(g, &p, v, &nodes, &edges);
+        if (n <= 0) {
+            CHECK(n == 0, "paths_to failed");
+            CHECK(p.dist[v] == GRAPH_NONE, "reachable %u without path", v);
+            continue;
+        }
+        CHECK((uint32_t)n == p.dist[v], "path length %ld", n);
+        CHECK(graph_is_root(g, nodes[0]), "a path starts at a root");
+        CHECK(nodes[n - 1] == v, "a path ends at its node");
+        for (long i = 1; i < n; i++) {
+            CHECK(g->dst[edges[i]] == nodes[i], "hop %ld edge", i);
+            CHECK(node_edge_source(g, edges[i]) == nodes[i - 1],
+                     "hop %ld source", i);
+        }
+        mem_free(g->mem, nodes);
+        mem_free(g->mem, edges);
+    }
+    paths_free(&p);
+}
+
+static void check_tree(graph *g, const char *path, int reread)
+{
+    dom_tree t;
+    if (dom_build(g, &t, reread) != 0)
+        return;
+    if (reread) {
+        int rc = graph_reread(g, path);
+        CHECK(rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE,
+                 "the same file read again fails: %d", rc);
+    }
+    if (dom_retained(g, &t) != 0) {
+        dom_free(&t);
+        return;
+    }
+    uint64_t reachable_bytes = 0, reachable = 0;
+    for (uint32_t p = 1; p < t.n; p++) {
+        CHECK(t.idom[p] < p, "idom(%u) = %u", p, t.idom[p]);
+        uint32_t v = t.vertex[p];
+        if (v < g->nobjects) {
+            reachable++;
+            reachable_bytes += g->size[v];
+            CHECK(t.retained[p] >= g->size[v], "retained below own");
+        }
+    }
+    CHECK(t.retained[0] == reachable_bytes, "the virtual root retains %llu"
+             " of %llu", (unsigned long long)t.retained[0],
+             (unsigned long long)reachable_bytes);
+    CHECK(t.unreachable == g->nobjects - reachable, "unreachable count");
+    for (unsigned by = 1; by <= 3; by++) {
+        rollup r;
+        if (rollup_build(g, &t, by, &r) == 0) {
+            uint64_t objects = 0;
+            for (size_t i = 0; i < r.nrows; i++)
+                objects += r.rows[i].objects;
+            CHECK(objects == reachable, "rollup %u counts %llu of %llu",
+                     by, (unsigned long long)objects,
+                     (unsigned long long)reachable);
+        }
+        rollup_free(&r);
+    }
+    dom_free(&t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    quiet();
+    char path[] = "/tmp/fuzz-graph-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 0;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, data + done, size - done);
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    close(fd);
+    uint64_t h = fz_hash(data, size);
+    counted c = {0, 0};
+    diff_mem mem = {counted_resize, &c};
+    int reread = (h & 1) != 0;
+    graph_options o = {.keep_weak = (h >> 1) & 1,
+                       .keep_labels = !reread,
+                       .keep_index = (h >> 2) & 1,
+                       .keep_objects = !reread,
+                       .mem = &mem};
+    graph g;
+    int rc = graph_load(&g, path, &o);
+    CHECK(rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE ||
+                 rc == CLI_EXIT_ERROR,
+             "graph_load returned %d", rc);
+    if (rc != CLI_EXIT_ERROR) {
+        if (!reread) {
+            check_graph(&g);
+            check_paths(&g);
+        }
+        check_tree(&g, path, reread);
+    }
+    uint64_t raw = 0;
+    if (g.d.reader != NULL) {
+        heapfmt_progress p;
+        heapfmt_reader_progress(g.d.reader, &p);
+        raw = p.raw_bytes;
+    }
+    graph_free(&g);
+    /* Everything the graph took follows what the file holds: an object
+     * record is at least 3 decoded bytes and takes under 100 bytes of
+     * graph, a reference at least 1 byte and under 24: so at most 96
+     * bytes per decoded byte, plus fixed buffers (reader blocks, tables
+     * of small sizes). Not by any count a record claims. */
+    uint64_t bound = (8u << 20) + 96u * raw;
+    CHECK(c.peak <= bound, "peak %zu bytes for %llu decoded bytes",
+             c.peak, (unsigned long long)raw);
+    CHECK(c.live == 0, "%zu bytes left allocated", c.live);
+    unlink(path);
+    loud();
+    return 0;
+}
