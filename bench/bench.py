@@ -441,6 +441,47 @@ class Bench:
         self.size_of("heapfmt of that JSON (import)", out)
         c["output_bytes"] = self.files["heapfmt of that JSON (import)"]
 
+    def graph_cases(self, label, n, dump, group="graph"):
+        """heapfmt-graph on one dump: dominators (by object and by class),
+        path and referrers of the object that retains the most, and the
+        load floor (histo --scan of the same dump)."""
+        g = self.tool("heapfmt-graph")
+        size = os.path.getsize(dump)
+        self.case(group, "floor: histo --scan", [self.tool("histo"),
+                  "--scan", "-n", "1", dump], objects=n, nbytes=size,
+                  size=label, note="reading the dump alone")
+        self.case(group, "heapfmt-graph dominators",
+                  [g, "dominators", "-n", "10", dump], objects=n,
+                  nbytes=size, size=label)
+        self.case(group, "heapfmt-graph dominators --by=class",
+                  [g, "dominators", "--by=class", "-n", "10", dump],
+                  objects=n, nbytes=size, size=label)
+        top = subprocess.run([g, "dominators", "-n", "1", "-f", "tsv", dump],
+                             capture_output=True, text=True)
+        rows = top.stdout.splitlines()
+        if top.returncode != 0 or len(rows) < 2:
+            self.skipped.append(("heapfmt-graph path/referrers %s" % label,
+                                 top.stderr.strip()[-200:]))
+            return
+        oid = rows[1].split("\t")[0]
+        self.case(group, "heapfmt-graph path", [g, "path", dump, oid],
+                  objects=n, nbytes=size, size=label)
+        self.case(group, "heapfmt-graph referrers",
+                  [g, "referrers", dump, oid], objects=n, nbytes=size,
+                  size=label)
+
+    def graph(self, label, n):
+        """heapfmt-graph on heapfmt-gen's default heap (zstd, every object
+        reachable, about 3 references per object)."""
+        if not os.access(self.tool("heapfmt-graph"), os.X_OK):
+            self.skipped.append(("heapfmt-graph", "not built"))
+            return
+        dump = self.path("dg%s.hfd" % label)
+        subprocess.run([self.tool("heapfmt-gen"), "-n", str(n), "-s", "1",
+                        "-o", dump], check=True, capture_output=True)
+        self.graph_cases(label, n, dump)
+        os.unlink(dump)
+
     def ruby_case(self, n):
         ext = os.path.join(self.build, "ruby", "heapfmt.so")
         if shutil.which("ruby") is None or not os.path.exists(ext):
@@ -470,6 +511,12 @@ class Bench:
         self.ruby = rows
         sys.stderr.write("bench: Ruby case (bench/ruby_bench.rb %d) "
                          "[%4.0f s]\n" % (n, time.monotonic() - self.t0))
+        heap = os.path.join(rdir, "heap.dump")
+        if os.path.exists(heap) and os.access(self.tool("heapfmt-graph"),
+                                              os.X_OK):
+            objects = rows.get("HeapFmt.dump compress:true", {}).get(
+                "objects", n)
+            self.graph_cases("ruby", objects, heap, group="graph (Ruby)")
         shutil.rmtree(rdir, ignore_errors=True)
 
     # ---- targets ----------------------------------------------------------
@@ -552,6 +599,7 @@ class Bench:
             r1 = jq["cpu_s"] / s1["cpu_s"]
             add("histo --scan vs jq, %s objects" % jq["size"], r1, 100,
                 r1 >= 100, "CPU, zlib dump; level 0 (stored): %.0fx" % r0)
+        self.graph_targets(big, add)
         nd = self.files.get("1M ndjson")
         z = self.files.get("1M heapfmt level 1")
         if nd and z:
@@ -559,6 +607,48 @@ class Bench:
                 "DEFLATE level 1; level 6: %.1fx" %
                 (nd / self.files["1M heapfmt level 6"]))
         return t
+
+    def graph_targets(self, big, add):
+        """Issue 13: dominators of the biggest dump in 10 s and 48 bytes per
+        object; path and referrers in 3 s; how time and memory per object
+        grow from the smallest dump to the biggest."""
+        dom = self.find("heapfmt-graph dominators", big)
+        if not dom:
+            return
+        n = dom["objects"]
+        bpo = dom["rss_kib"] * 1024 / n
+        floor = self.find("floor: histo --scan", big)
+        add("heapfmt-graph dominators, %s objects, s" % big, dom["wall_s"],
+            10.0, dom["wall_s"] <= 10.0,
+            "wall; CPU %.2f s; %.1fx the load floor (histo --scan, %.2f s); "
+            "load average %s" % (dom["cpu_s"], dom["cpu_s"] /
+                                 max(floor["cpu_s"], 1e-3), floor["cpu_s"],
+                                 self.load_text()))
+        add("heapfmt-graph dominators peak, bytes/object", bpo, 48,
+            bpo <= 48, "peak RSS %.0f MiB for %s objects" %
+            (dom["rss_kib"] / 1024, big))
+        for name in ("heapfmt-graph path", "heapfmt-graph referrers"):
+            c = self.find(name, big)
+            if c:
+                add("%s, %s objects, s" % (name, big), c["wall_s"], 3.0,
+                    c["wall_s"] <= 3.0, "wall, loading included; peak %.0f "
+                    "bytes/object" % (c["rss_kib"] * 1024 / c["objects"]))
+        small = self.sizes[0][0]
+        d1 = self.find("heapfmt-graph dominators", small)
+        if d1 and small != big:
+            t = (dom["cpu_s"] / dom["objects"]) / (d1["cpu_s"] / d1["objects"])
+            m = (dom["rss_kib"] / dom["objects"]) / (d1["rss_kib"] /
+                                                     d1["objects"])
+            add("heapfmt-graph dominators growth %s -> %s, time/object" %
+                (small, big), t, 1.15, t <= 1.15,
+                "1.0 = linear; memory/object %.2fx" % m)
+        r = self.find("heapfmt-graph dominators", "ruby")
+        if r:
+            add("heapfmt-graph dominators, Ruby heap, bytes/object",
+                r["rss_kib"] * 1024 / r["objects"], 48,
+                r["rss_kib"] * 1024 / r["objects"] <= 48,
+                "%d objects from HeapFmt.dump, %.2f s wall" %
+                (r["objects"], r["wall_s"]))
 
     # ---- output -----------------------------------------------------------
 
@@ -661,6 +751,7 @@ class Bench:
             self.reading(label, n)
             self.diff(label, n)
             self.export(label, n, to_file=(label == "1M"))
+            self.graph(label, n)
         self.peer(*self.sizes[0])
         self.importer(20 if self.scale == "small" else 100)
         self.ruby_case(self.sizes[0][1])
