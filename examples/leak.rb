@@ -19,7 +19,7 @@
 #     (this program traces allocations, so the dumps know file and line).
 #   build/bin/heapfmt-graph owners DIR/leak-1-before.dump \
 #     DIR/leak-2-after.dump DIR/leak-3-later.dump
-#     who holds the leaked objects (the Array of line 45) and the path from
+#     who holds the leaked objects (the Array of line 49) and the path from
 #     a root to it.
 # Tracing has a cost of its own: objspace keeps its records in one object of
 # class Object, whose bytes grow with every traced object still alive.
