@@ -1,10 +1,15 @@
 /*
  * fuzz_graph.c -- heapfmt-graph's loader and algorithms over any dump.
  *
- * The input is a dump, written to a temporary file (the loader reads a
- * path, and dominators read a file twice). Options come from a hash of
- * the input: weak references kept or not, labels, the id index, objects
- * kept or read again later.
+ * Two kinds of input, by the first byte: a dump as it is (byte 0 even),
+ * or (odd) a program that writes a valid dump with libheapfmt -- objects
+ * over a small id space with references among them (cycles, self
+ * references, ids that are not in the dump, repeated ids), labels and
+ * weak flags, roots -- so that the checks reach deep graphs and not only
+ * blocks that fail their CRC. Either way the dump goes to a temporary
+ * file (the loader reads a path, and dominators read a file twice).
+ * Options come from a hash of the input: weak references kept or not,
+ * labels, the id index, objects kept or read again later.
  *
  * Checks:
  *   - graph_load gives one of its three exit codes; with OK or
@@ -189,6 +194,67 @@ static void check_tree(graph *g, const char *path, int reread)
     dom_free(&t);
 }
 
+/* Writes the dump that the program in the input describes to path.
+ * Returns 0, or -1 when the writer refused (nothing to check then). */
+static int write_program(const char *path, const uint8_t *data, size_t size)
+{
+    fz_in in = {data, size};
+    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
+    wo.level = fz_u8(&in) & 1; /* stored or zstd */
+    wo.block_size = HEAPFMT_MIN_BLOCK_SIZE;
+    heapfmt_writer *w;
+    if (heapfmt_writer_open_path(&w, &wo, path) != HEAPFMT_OK)
+        return -1;
+    static const char *const names[] = {"A", "@b", "c", "$g", "K"};
+    uint32_t str[5];
+    int rc = HEAPFMT_OK;
+    for (int i = 0; i < 5 && rc == HEAPFMT_OK; i++)
+        rc = heapfmt_write_string(w, names[i], strlen(names[i]), &str[i]);
+    for (uint64_t c = 1; c <= 3 && rc == HEAPFMT_OK; c++) {
+        heapfmt_class k = {0x10000 * c, names[c - 1], 1, 0, 0};
+        rc = heapfmt_write_class(w, &k);
+    }
+    uint64_t refs[16];
+    heapfmt_label labels[16];
+    unsigned nobjects = fz_u8(&in);
+    for (unsigned i = 0; i < nobjects && in.n > 0 && rc == HEAPFMT_OK; i++) {
+        uint8_t op = fz_u8(&in);
+        size_t n = op & 15;
+        for (size_t k = 0; k < n; k++) {
+            refs[k] = 0x100000 + 8u * (fz_u8(&in) % 96); /* some absent */
+            uint8_t l = fz_u8(&in);
+            labels[k].kind = l % 7;
+            labels[k].weak = (l >> 3) & 1;
+            labels[k].value = labels[k].kind == HEAPFMT_LABEL_INDEX
+                                  ? (uint64_t)(l >> 4)
+                              : labels[k].kind == HEAPFMT_LABEL_NONE
+                                  ? 0
+                                  : str[(l >> 4) % 5];
+        }
+        if (op & 0x80) { /* a root */
+            rc = heapfmt_write_root_labeled(w, str[op % 5], refs,
+                                            (op & 0x40) ? labels : NULL, n);
+            continue;
+        }
+        heapfmt_object o;
+        memset(&o, 0, sizeof o);
+        o.id = 0x100000 + 8u * (fz_u8(&in) % 80);
+        o.class_id = 0x10000 * (1 + (op >> 4) % 3);
+        o.size = fz_u16(&in);
+        o.refs = refs;
+        o.nrefs = n;
+        if (op & 0x40) {
+            o.fields = HEAPFMT_F_LABELS;
+            o.labels = labels;
+        }
+        rc = heapfmt_write_object(w, &o);
+    }
+    if (rc == HEAPFMT_OK)
+        rc = heapfmt_writer_finish(w);
+    heapfmt_writer_free(w);
+    return rc == HEAPFMT_OK ? 0 : -1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     quiet();
@@ -196,14 +262,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fd = mkstemp(path);
     if (fd < 0)
         return 0;
+    int program = size > 0 && (data[0] & 1);
     size_t done = 0;
-    while (done < size) {
+    while (!program && done < size) {
         ssize_t n = write(fd, data + done, size - done);
         if (n <= 0)
             break;
         done += (size_t)n;
     }
     close(fd);
+    if (program && write_program(path, data + 1, size - 1) != 0) {
+        unlink(path);
+        loud();
+        return 0;
+    }
     uint64_t h = fz_hash(data, size);
     counted c = {0, 0};
     diff_mem mem = {counted_resize, &c};
