@@ -212,8 +212,17 @@ tools: $(TOOL_BINS)
 ## tests: build the test binaries in build/tests
 tests: $(TEST_BINS)
 
+# examples/*.c: complete programs for library users, built and run by
+# make test (tests/cli/example.sh), so that they always compile and work.
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
+
+$(BUILD)/examples/%: examples/%.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(COMPILE) -Ilibheapfmt $(LDFLAGS) -o $@ $< $(LIB_A) $(LIB_LIBS)
+
 ## test: build everything, run the unit tests, then the CLI tests
-test: all $(TEST_BINS)
+test: all $(TEST_BINS) $(EXAMPLE_BINS)
 	@BIN='$(abspath $(BUILD)/bin)' FIXTURES='$(abspath tests/fixtures)' \
 	  LOGDIR='$(abspath $(BUILD)/test-logs)' TEST_FLAGS='$(TEST_FLAGS)' \
 	  TEST_TIMEOUT='$(TEST_TIMEOUT)' \
@@ -265,6 +274,7 @@ demo:
 # ---------------------------------------------------------------------------
 
 MAN_PAGES := $(wildcard man/*.1)
+MAN3_PAGES := $(wildcard man/*.3)
 PC_FILE   := $(BUILD)/heapfmt.pc
 
 # Regenerated every time: it records PREFIX and friends.
@@ -288,7 +298,8 @@ FORCE:
 ## install: install header, libraries, tools, man pages and heapfmt.pc (PREFIX, DESTDIR)
 install: all $(PC_FILE)
 	install -d '$(DESTDIR)$(INCLUDEDIR)' '$(DESTDIR)$(LIBDIR)' \
-	  '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1'
+	  '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' \
+	  '$(DESTDIR)$(MANDIR)/man3'
 	install -m 644 libheapfmt/heapfmt.h '$(DESTDIR)$(INCLUDEDIR)/heapfmt.h'
 	install -m 644 $(LIB_A) '$(DESTDIR)$(LIBDIR)/libheapfmt.a'
 	install -m 755 $(LIB_SO) '$(DESTDIR)$(LIBDIR)/$(SO_REAL)'
@@ -297,6 +308,7 @@ install: all $(PC_FILE)
 	install -m 644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc'
 	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) '$(DESTDIR)$(BINDIR)/')
 	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) '$(DESTDIR)$(MANDIR)/man1/')
+	$(if $(MAN3_PAGES),install -m 644 $(MAN3_PAGES) '$(DESTDIR)$(MANDIR)/man3/')
 
 ## uninstall: remove what install put in place (same PREFIX and DESTDIR)
 uninstall:
@@ -305,7 +317,8 @@ uninstall:
 	  '$(DESTDIR)$(LIBDIR)/$(SO_NAME)' '$(DESTDIR)$(LIBDIR)/$(SO_LINK)' \
 	  '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc' \
 	  $(foreach b,$(notdir $(TOOL_BINS)),'$(DESTDIR)$(BINDIR)/$(b)') \
-	  $(foreach m,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(MANDIR)/man1/$(m)')
+	  $(foreach m,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(MANDIR)/man1/$(m)') \
+	  $(foreach m,$(notdir $(MAN3_PAGES)),'$(DESTDIR)$(MANDIR)/man3/$(m)')
 
 ## clean: remove the build directory
 clean:
