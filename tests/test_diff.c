@@ -751,16 +751,16 @@ Test(diff, list_has_type_site_and_huge_sizes)
     cr_assert_eq(it->size, 5ull << 30);
     cr_assert_eq(it->id, 0x300);
     const tuple *k = tuples_get(&res.kinds, it->kind);
-    cr_assert_str_eq(nameid_text(&res.names, k->a, NULL), "Hash");
-    cr_assert_str_eq(nameid_text(&res.names, k->b, NULL), "T_HASH");
-    cr_assert_str_eq(nameid_text(&res.names, k->c, NULL), "app/b.rb");
-    cr_assert_eq(k->d, 0);
+    cr_assert_str_eq(nameid_text(&res.names, k->klass, NULL), "Hash");
+    cr_assert_str_eq(nameid_text(&res.names, k->type, NULL), "T_HASH");
+    cr_assert_str_eq(nameid_text(&res.names, k->file, NULL), "app/b.rb");
+    cr_assert_eq(k->line, 0);
     /* Then by size: 80 (no site), 70, 60, 50. */
     static const uint64_t sizes[] = {5ull << 30, 80, 70, 60, 50};
     for (size_t i = 0; i < 5; i++)
         cr_assert_eq(res.items.v[i].size, sizes[i]);
     k = tuples_get(&res.kinds, res.items.v[1].kind);
-    cr_assert_eq(k->c, DIFF_NONE);
+    cr_assert_eq(k->file, DIFF_NONE);
     diff_result_free(&res);
     unlink(pb);
     unlink(pa);

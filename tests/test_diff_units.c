@@ -175,7 +175,7 @@ Test(tuples, dense_numbers_and_limit)
             uint32_t no;
             cr_assert_eq(tuples_intern(&t, &k, &no), 0);
             cr_assert_eq(no, i);
-            cr_assert_eq(tuples_get(&t, no)->c, i);
+            cr_assert_eq(tuples_get(&t, no)->file, i);
             uint32_t found;
             cr_assert(tuples_find(&t, &k, &found));
             cr_assert_eq(found, i);

@@ -91,7 +91,7 @@ static int update_pass(run *r)
 static uint32_t held_class(void *ctx, uint32_t kind)
 {
     run *r = ctx;
-    return tuples_get(&r->res->kinds, kind)->a;
+    return tuples_get(&r->res->kinds, kind)->klass;
 }
 
 static uint32_t chunk_class(void *ctx, uint32_t lk)
@@ -264,7 +264,7 @@ static int walk_held(run *r, uint32_t need, uint32_t refuse, int change)
         stat_add(&s->count[change], 1);
         stat_add(&s->bytes[change], size);
         if (r->opt->list) {
-            uint32_t cls = tuples_get(&r->res->kinds, kind)->a;
+            uint32_t cls = tuples_get(&r->res->kinds, kind)->klass;
             if (update_pass(r) != 0)
                 return nomem();
             if (r->pass[cls]) {
@@ -476,5 +476,5 @@ void diff_result_free(diff_result *res)
 const char *diff_kind_class(const diff_result *res, uint32_t kind,
                             size_t *len)
 {
-    return nameid_text(&res->names, tuples_get(&res->kinds, kind)->a, len);
+    return nameid_text(&res->names, tuples_get(&res->kinds, kind)->klass, len);
 }

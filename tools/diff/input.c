@@ -106,16 +106,16 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     uint32_t slot = o->klass->slot;
     tuple k = {slot, 0, 0, 0};
     if (in->want_type)
-        k.b = o->type->slot;
+        k.type = o->type->slot;
     if (o->fields & HEAPFMT_F_SITE) {
         in->with_site++;
         if (in->want_site) {
-            k.c = o->file->slot + 1;
-            k.d = o->line;
+            k.file = tuple_file_of_slot(o->file->slot);
+            k.line = o->line;
         }
     }
     uint32_t lk;
-    int bare = k.b == 0 && k.c == 0; /* the class alone: the common case */
+    int bare = k.type == 0 && k.file == 0; /* the class alone: the common case */
     if (bare && slot < in->nslot_kind && in->slot_kind[slot] != UNSET) {
         lk = in->slot_kind[slot];
     } else {
@@ -240,7 +240,7 @@ int input_classes(input *in, cli_strmap *t, int final)
                     sizeof *in->lkind_class) != 0)
         return -1;
     for (size_t lk = 0; lk < n; lk++)
-        if (slot_class(in, t, tuples_get(&in->lkinds, (uint32_t)lk)->a, final,
+        if (slot_class(in, t, tuples_get(&in->lkinds, (uint32_t)lk)->klass, final,
                        &in->lkind_class[lk]) != 0)
             return -1;
     return 0;
@@ -293,12 +293,12 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
     }
     for (size_t lk = 0; lk < n; lk++) {
         const tuple *l = tuples_get(&in->lkinds, (uint32_t)lk);
-        tuple k = {0, 0, 0, l->d};
-        int rc = slot_class(in, t, l->a, 1, &k.a);
+        tuple k = {0, 0, 0, l->line};
+        int rc = slot_class(in, t, l->klass, 1, &k.klass);
         if (rc == 0)
-            rc = string_name(in, t, l->b, 0, &k.b);
-        if (rc == 0 && l->c != 0)
-            rc = string_name(in, t, l->c - 1, 1, &k.c);
+            rc = string_name(in, t, l->type, 0, &k.type);
+        if (rc == 0 && l->file != 0)
+            rc = string_name(in, t, tuple_slot_of_file(l), 1, &k.file);
         if (rc == 0)
             rc = tuples_intern(kinds, &k, &m[lk]);
         if (rc != 0) {

@@ -370,10 +370,10 @@ static void list_table(const diff_result *res, int human, FILE *out)
             wchange = w;
         if ((w = strlen(fmt_num(it->size, bs).s)) > wbytes)
             wbytes = w;
-        if ((w = k->b != DIFF_NONE ? name_width(res, k->b)
+        if ((w = k->type != DIFF_NONE ? name_width(res, k->type)
                                    : strlen(NO_TYPE)) > wtype)
             wtype = w;
-        if ((w = name_width(res, k->a)) > wclass)
+        if ((w = name_width(res, k->klass)) > wclass)
             wclass = w;
     }
     fprintf(out, "%-*s  %-18s  %*s  %-*s  %-*s  SITE\n", (int)wchange,
@@ -385,12 +385,12 @@ static void list_table(const diff_result *res, int human, FILE *out)
         fprintf(out, "%-*s  0x%016" PRIx64 "  %*s  ", (int)wchange,
                 change_name(res, it->change), it->id, (int)wbytes,
                 fmt_num(it->size, bs).s);
-        if (k->b != DIFF_NONE)
-            put_name(out, res, k->b, wtype + 2);
+        if (k->type != DIFF_NONE)
+            put_name(out, res, k->type, wtype + 2);
         else
             fprintf(out, "%-*s", (int)wtype + 2, NO_TYPE);
-        put_name(out, res, k->a, wclass + 2);
-        put_site(out, res, k->c, k->d, NO_SITE);
+        put_name(out, res, k->klass, wclass + 2);
+        put_site(out, res, k->file, k->line, NO_SITE);
         fputc('\n', out);
     }
 }
@@ -403,14 +403,14 @@ static void list_tsv(const diff_result *res, FILE *out)
         const tuple *k = item_kind(res, it);
         fprintf(out, "%s\t0x%016" PRIx64 "\t", change_name(res, it->change),
                 it->id);
-        put_name(out, res, k->a, 0);
+        put_name(out, res, k->klass, 0);
         fputc('\t', out);
-        if (k->b != DIFF_NONE)
-            put_name(out, res, k->b, 0);
+        if (k->type != DIFF_NONE)
+            put_name(out, res, k->type, 0);
         else
             fputs(NO_TYPE, out);
         fprintf(out, "\t%" PRIu64 "\t", it->size);
-        put_site(out, res, k->c, k->d, NO_SITE);
+        put_site(out, res, k->file, k->line, NO_SITE);
         fputc('\n', out);
     }
 }
@@ -426,11 +426,11 @@ static void list_json(const diff_result *res, FILE *out)
                 i > 0 ? ",\n    " : "\n    ", change_name(res, it->change),
                 it->id);
         fputs("\"class\": ", out);
-        json_name(out, res, k->a);
+        json_name(out, res, k->klass);
         fputs(", \"type\": ", out);
-        json_name(out, res, k->b);
+        json_name(out, res, k->type);
         fprintf(out, ", \"bytes\": %" PRIu64 ", \"site\": ", it->size);
-        json_site(out, res, k->c, k->d);
+        json_site(out, res, k->file, k->line);
         fputc('}', out);
     }
     fputs(res->items.n > 0 ? "\n  ],\n" : "],\n", out);

@@ -56,14 +56,14 @@ int summary_rows(const tuples *kinds, const diff_stat *kstat,
         const tuple *kind = tuples_get(kinds, (uint32_t)k);
         if (s->count[0] == 0 && s->count[1] == 0)
             continue;
-        if (pass != NULL && !pass[kind->a])
+        if (pass != NULL && !pass[kind->klass])
             continue;
         tuple key = {0, 0, 0, 0};
         if (by & DIFF_BY_CLASS)
-            key.a = kind->a;
+            key.klass = kind->klass;
         if (by & DIFF_BY_SITE) {
-            key.c = kind->c;
-            key.d = kind->d;
+            key.file = kind->file;
+            key.line = kind->line;
         }
         uint32_t r;
         if (tuples_intern(&keys, &key, &r) != 0)
@@ -72,9 +72,9 @@ int summary_rows(const tuples *kinds, const diff_stat *kstat,
             if (mem_reserve(mem, (void **)&v, &cap, n + 1, sizeof *v) != 0)
                 goto fail;
             memset(&v[n], 0, sizeof v[n]);
-            v[n].row.cls = key.a;
-            v[n].row.file = key.c;
-            v[n].row.line = key.d;
+            v[n].row.cls = key.klass;
+            v[n].row.file = key.file;
+            v[n].row.line = key.line;
             v[n].t = t;
             n++;
         }

@@ -1,6 +1,6 @@
 /* tuples.h -- dense numbers for small fixed-size keys.
  *
- * A tuple (a, b, c, d) gets the number 0, 1, 2... in order of first
+ * A tuple (class, type, file, line) gets the number 0, 1, 2... in order of first
  * appearance. heapfmt-diff uses it three times:
  *   - per dump, the "local kind" of an object: (class slot, type slot,
  *     site file slot + 1, line) as the reader numbers them;
@@ -18,10 +18,29 @@
 
 #include "mem.h"
 
+/* The parts are named for what every use keeps in them: a class, a type,
+ * a file and a line. Per dump (a "local kind") the class and type are the
+ * reader's slots and file is the reader's file slot + 1 (0: no site);
+ * across dumps they are name ids (nameid.h). Parts a use does not group
+ * on are 0. */
 typedef struct tuple {
-    uint32_t a, b, c;
-    uint64_t d;
+    uint32_t klass;
+    uint32_t type;
+    uint32_t file;
+    uint64_t line;
 } tuple;
+
+/* A local kind's file part: the reader's file slot + 1, so that 0 means
+ * "no allocation site". */
+static inline uint32_t tuple_file_of_slot(uint32_t slot)
+{
+    return slot + 1;
+}
+
+static inline uint32_t tuple_slot_of_file(const tuple *k)
+{
+    return k->file - 1;
+}
 
 typedef struct tuples {
     const diff_mem *mem;

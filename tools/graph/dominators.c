@@ -66,15 +66,15 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
             cli_name buf;
             size_t len;
             const char *name =
-                cli_class_name(heapfmt_reader_class(rd, k->a), &buf, &len);
+                cli_class_name(heapfmt_reader_class(rd, k->klass), &buf, &len);
             out_text(&o, name, len);
         }
         if (by & GROUP_SITE) {
-            if (k->c == 0) {
+            if (k->file == 0) {
                 out_null(&o);
             } else {
-                const heapfmt_rstring *f = heapfmt_reader_string(rd, k->c - 1);
-                out_site(&o, f->ptr, f->len, k->d);
+                const heapfmt_rstring *f = heapfmt_reader_string(rd, tuple_slot_of_file(k));
+                out_site(&o, f->ptr, f->len, k->line);
             }
         }
         out_u64(&o, row->objects);

@@ -168,8 +168,8 @@ static int set_object(graph *g, size_t n, const heapfmt_robject *o)
 {
     tuple k = {o->klass->slot, o->type->slot, 0, 0};
     if (o->fields & HEAPFMT_F_SITE) {
-        k.c = o->file->slot + 1;
-        k.d = o->line;
+        k.file = tuple_file_of_slot(o->file->slot);
+        k.line = o->line;
     }
     g->size[n] = o->size;
     return tuples_intern(&g->kinds, &k, &g->kind[n]);

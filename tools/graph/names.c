@@ -8,19 +8,19 @@ void graph_kind_text_of(const graph *g, uint32_t kind, graph_kind_text *out)
 {
     const tuple *k = tuples_get(&g->kinds, kind);
     heapfmt_reader *r = g->d.reader;
-    out->klass = cli_class_name(heapfmt_reader_class(r, k->a), &out->buf,
+    out->klass = cli_class_name(heapfmt_reader_class(r, k->klass), &out->buf,
                                 &out->klass_len);
-    const heapfmt_rstring *t = heapfmt_reader_string(r, k->b);
+    const heapfmt_rstring *t = heapfmt_reader_string(r, k->type);
     out->type = t->ptr;
     out->type_len = t->len;
     out->file = NULL;
     out->file_len = 0;
     out->line = 0;
-    if (k->c != 0) {
-        const heapfmt_rstring *f = heapfmt_reader_string(r, k->c - 1);
+    if (k->file != 0) {
+        const heapfmt_rstring *f = heapfmt_reader_string(r, tuple_slot_of_file(k));
         out->file = f->ptr;
         out->file_len = f->len;
-        out->line = k->d;
+        out->line = k->line;
     }
 }
 

@@ -16,10 +16,10 @@ static uint32_t *kind_groups(const graph *g, unsigned by, rollup *r)
         const tuple *kt = tuples_get(&g->kinds, (uint32_t)k);
         tuple key = {0, 0, 0, 0};
         if (by & GROUP_CLASS)
-            key.a = kt->a;
+            key.klass = kt->klass;
         if (by & GROUP_SITE) {
-            key.c = kt->c;
-            key.d = kt->d;
+            key.file = kt->file;
+            key.line = kt->line;
         }
         if (tuples_intern(&r->groups, &key, &group[k]) != 0) {
             mem_free(r->mem, group);
