@@ -16,7 +16,7 @@ PYTHON      ?= python3
 
 BENCH_OUT := $(BUILD)/bench
 
-# The helpers: the physical floor (zlib alone), the writer alone (any
+# The helpers: the physical floor (zlib and libzstd alone), the writer alone (any
 # codec, with or without its compression thread; LIB_LIBS are the
 # library's own link flags, -lzstd -lz -pthread), and the runner that
 # measures each case.
@@ -27,7 +27,7 @@ $(BENCH_OUT)/measure: bench/measure.c
 $(BENCH_OUT)/inflate_floor: bench/inflate_floor.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -pthread -o $@ $< \
-	  $(LDFLAGS) -lz
+	  $(LDFLAGS) -lzstd -lz
 
 $(BENCH_OUT)/writer_bench: bench/writer_bench.c $(BUILD)/lib/libheapfmt.a
 	@mkdir -p $(@D)

@@ -479,8 +479,25 @@ class Bench:
         dump = self.path("dg%s.hfd" % label)
         subprocess.run([self.tool("heapfmt-gen"), "-n", str(n), "-s", "1",
                         "-o", dump], check=True, capture_output=True)
+        self.zstd_reading(label, n, dump)
         self.graph_cases(label, n, dump)
         os.unlink(dump)
+
+    def zstd_reading(self, label, n, dump):
+        """Issue 19: histo --scan of a default (Zstandard) dump, and its
+        floor: the same blocks decoded and CRC-checked by libzstd alone."""
+        size = os.path.getsize(dump)
+        _, _, _, _, text = self.spawn(
+            [self.helper("inflate_floor"), "-r", str(self.runs), dump],
+            stdout="capture")
+        r = json.loads(text)
+        self.internal("read", "floor: zstd+CRC", r["runs"], r["objects"],
+                      size, label, note="libzstd alone, memory to memory",
+                      command="bench/inflate_floor")
+        for j in (1, 2):
+            self.case("read", "histo --scan zstd -j%d" % j,
+                      [self.tool("histo"), "--scan", "-j%d" % j, dump],
+                      objects=n, nbytes=size, size=label, threads=j)
 
     def ruby_case(self, n):
         ext = os.path.join(self.build, "ruby", "heapfmt.so")
@@ -599,6 +616,7 @@ class Bench:
             r1 = jq["cpu_s"] / s1["cpu_s"]
             add("histo --scan vs jq, %s objects" % jq["size"], r1, 100,
                 r1 >= 100, "CPU, zlib dump; level 0 (stored): %.0fx" % r0)
+        self.zstd_targets(big, add)
         self.graph_targets(big, add)
         nd = self.files.get("1M ndjson")
         z = self.files.get("1M heapfmt level 1")
@@ -607,6 +625,30 @@ class Bench:
                 "DEFLATE level 1; level 6: %.1fx" %
                 (nd / self.files["1M heapfmt level 6"]))
         return t
+
+    def zstd_targets(self, big, add):
+        """Issue 19: histo --scan on default dumps at 20M objects/s on one
+        core, within 1.3x of its floor (zstd decoding alone plus the scan
+        of the stored dump of the same heap); -j2 at 1.8x of -j1."""
+        one = self.find("histo --scan zstd -j1", big)
+        two = self.find("histo --scan zstd -j2", big)
+        fl = self.find("floor: zstd+CRC", big)
+        st = self.find("histo --scan level 0 -j1", big)
+        if not (one and fl and st):
+            return
+        rate = one["objects"] / one["cpu_s"]
+        add("histo --scan zstd, objects/s on one core", rate, 20e6,
+            rate >= 20e6, "%s objects, CPU time; load average %s" %
+            (big, self.load_text()))
+        floor = fl["cpu_s"] + st["cpu_s"]
+        r = one["cpu_s"] / floor
+        add("histo --scan zstd / (zstd floor + stored scan), CPU", r, 1.3,
+            r <= 1.3, "%.2f s vs %.2f + %.2f s" % (one["cpu_s"], fl["cpu_s"],
+                                                 st["cpu_s"]))
+        if two:
+            sp = one["wall_s"] / two["wall_s"]
+            add("histo --scan zstd -j2 speed-up (wall)", sp, 1.8, sp >= 1.8,
+                "needs two idle cores; load average %s" % self.load_text())
 
     def graph_targets(self, big, add):
         """Issue 13: dominators of the biggest dump in 10 s and 48 bytes per

@@ -1,5 +1,6 @@
 /* inflate_floor.c -- the physical floor of reading a heapfmt dump: only
- * inflate and CRC-check its data blocks, memory to memory, with zlib alone.
+ * decode and CRC-check its data blocks, memory to memory, with the codec
+ * libraries alone (zlib's inflate, libzstd's ZSTD_decompressDCtx).
  *
  * Usage: inflate_floor [-r RUNS] [-j THREADS] DUMP
  *
@@ -7,8 +8,9 @@
  * found through the footer's block index (spec/FORMAT.md sections 7.2 and
  * 8), each block's lengths and checksum come from its 20-byte header
  * (section 5). Each run inflates every DEFLATE block (raw stream, window
- * bits -15) into one buffer and computes the CRC32 of the decoded bytes;
- * stored blocks are only CRC-checked. Every CRC is compared with the
+ * bits -15), or decompresses every Zstandard block (one frame), into one
+ * buffer and computes the CRC32 of the decoded bytes; stored blocks are
+ * only CRC-checked. Every CRC is compared with the
  * block's data_crc, so the work cannot be optimised away and a damaged
  * file is noticed. With -j N the block index is cut into N contiguous
  * ranges, one thread each, as histo -j does.
@@ -30,12 +32,16 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #define HEADER_SIZE 16u
 #define BLOCK_HEADER_SIZE 20u
 #define TRAILER_SIZE 24u
 #define MAX_BLOCK (128u << 20)
 #define TAG_BLOCKS 0x41u
+#define CODEC_STORED 0u
+#define CODEC_DEFLATE 1u
+#define CODEC_ZSTD 2u
 
 static const char *prog = "inflate_floor";
 
@@ -130,9 +136,28 @@ static void block_at(const dump *d, uint64_t off, block *b)
     b->stored_len = get_u32(h + 8);
     b->crc = get_u32(h + 12);
     b->payload = h + BLOCK_HEADER_SIZE;
-    if (b->codec > 1 || b->raw_len == 0 || b->raw_len > MAX_BLOCK ||
+    if (b->codec > CODEC_ZSTD || b->raw_len == 0 || b->raw_len > MAX_BLOCK ||
         b->stored_len > d->len - off - BLOCK_HEADER_SIZE)
         die("block at %llu: bad codec or lengths", (unsigned long long)off);
+}
+
+/* The decoders of one thread. */
+typedef struct decoders {
+    z_stream zs;
+    ZSTD_DCtx *zd;
+} decoders;
+
+static int decoders_init(decoders *dc)
+{
+    memset(dc, 0, sizeof *dc);
+    dc->zd = ZSTD_createDCtx();
+    return dc->zd != NULL && inflateInit2(&dc->zs, -15) == Z_OK ? 0 : -1;
+}
+
+static void decoders_end(decoders *dc)
+{
+    inflateEnd(&dc->zs);
+    ZSTD_freeDCtx(dc->zd);
 }
 
 static int inflate_block(z_stream *zs, const block *b, uint8_t *out)
@@ -145,6 +170,20 @@ static int inflate_block(z_stream *zs, const block *b, uint8_t *out)
     zs->avail_out = b->raw_len;
     int zr = inflate(zs, Z_FINISH);
     return zr == Z_STREAM_END && zs->avail_out == 0 ? 0 : -1;
+}
+
+/* Decodes block b into out (raw_len bytes); returns what holds the raw
+ * bytes (the payload itself for a stored block), or NULL. */
+static const uint8_t *decode_block(decoders *dc, const block *b, uint8_t *out)
+{
+    if (b->codec == CODEC_DEFLATE)
+        return inflate_block(&dc->zs, b, out) == 0 ? out : NULL;
+    if (b->codec == CODEC_ZSTD) {
+        size_t n = ZSTD_decompressDCtx(dc->zd, out, b->raw_len, b->payload,
+                                       b->stored_len);
+        return !ZSTD_isError(n) && n == b->raw_len ? out : NULL;
+    }
+    return b->stored_len == b->raw_len ? b->payload : NULL;
 }
 
 /* Finds the data blocks through the trailer, the footer and its BLOCKS
@@ -162,15 +201,13 @@ static void index_dump(dump *d)
     uint8_t *footer = malloc(fb.raw_len);
     if (footer == NULL)
         die("out of memory");
-    if (fb.codec == 1) {
-        z_stream zs;
-        memset(&zs, 0, sizeof zs);
-        if (inflateInit2(&zs, -15) != Z_OK || inflate_block(&zs, &fb, footer))
-            die("footer does not decompress");
-        inflateEnd(&zs);
-    } else {
-        memcpy(footer, fb.payload, fb.raw_len);
-    }
+    decoders dc;
+    const uint8_t *raw;
+    if (decoders_init(&dc) != 0 || (raw = decode_block(&dc, &fb, footer)) == NULL)
+        die("footer does not decode");
+    if (raw != footer)
+        memcpy(footer, raw, fb.raw_len);
+    decoders_end(&dc);
     const uint8_t *p = footer, *end = footer + fb.raw_len;
     while (p < end) {
         unsigned tag = *p++;
@@ -217,25 +254,19 @@ static void *run_job(void *arg)
     job *j = arg;
     const dump *d = j->d;
     uint8_t *out = malloc(d->max_raw ? d->max_raw : 1);
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    if (out == NULL || inflateInit2(&zs, -15) != Z_OK) {
+    decoders dc;
+    if (out == NULL || decoders_init(&dc) != 0) {
         j->failed = 1;
         free(out);
         return NULL;
     }
     for (size_t i = j->first; i < j->end && !j->failed; i++) {
         const block *b = &d->blocks[i];
-        const uint8_t *raw = b->payload;
-        if (b->codec == 1) {
-            if (inflate_block(&zs, b, out) != 0)
-                j->failed = 1;
-            raw = out;
-        }
-        if (crc32(0L, raw, b->raw_len) != b->crc)
+        const uint8_t *raw = decode_block(&dc, b, out);
+        if (raw == NULL || crc32(0L, raw, b->raw_len) != b->crc)
             j->failed = 1;
     }
-    inflateEnd(&zs);
+    decoders_end(&dc);
     free(out);
     return NULL;
 }
