@@ -272,7 +272,7 @@ static void names_check(objnames *ns, heapfmt_reader *r,
         }
         want = realloc(want, 3 * len + 1);
         int cut;
-        size_t n = ref_repair(name, len, DOC_MAX_TEXT, want, &cut);
+        size_t n = ref_repair(name, len, DOC_MAX_REPEATED, want, &cut);
         cr_assert(n == s->got_len && memcmp(want, s->got, n) == 0,
                   "object %zu: class \"%.*s\", expected \"%.*s\"", i,
                   (int)s->got_len, s->got, (int)n, want);
@@ -380,13 +380,13 @@ static void check_signed(expect *e, json_t *v, int64_t want)
 
 /* A text value against the policy: decodes to the model's repair of the
  * dump's bytes. Returns whether the model cut it. */
-static int check_text_value(json_t *v, const void *s, size_t len,
-                            const char *what)
+static int check_text_cut(json_t *v, const void *s, size_t len,
+                          const char *what, size_t max)
 {
     cr_assert(json_is_string(v), "%s is not a string", what);
     unsigned char *want = malloc(3 * len + 1);
     int cut;
-    size_t n = ref_repair(s, len, DOC_MAX_TEXT, want, &cut);
+    size_t n = ref_repair(s, len, max, want, &cut);
     cr_assert_eq(json_string_length(v), n, "%s: %zu bytes, expected %zu",
                  what, json_string_length(v), n);
     cr_assert_eq(memcmp(json_string_value(v), want, n), 0, "%s differs",
@@ -395,21 +395,38 @@ static int check_text_value(json_t *v, const void *s, size_t len,
     return cut;
 }
 
+static int check_text_value(json_t *v, const void *s, size_t len,
+                            const char *what)
+{
+    return check_text_cut(v, s, len, what, DOC_MAX_TEXT);
+}
+
 static void check_text(expect *e, json_t *doc, const char *name,
                        const void *s, size_t len)
 {
     check_text_value(field(e, doc, name), s, len, name);
 }
 
+/* A name repeated per document (type, file, a root's kind): cut at
+ * DOC_MAX_REPEATED bytes, "<name>_truncated": true when it was. */
 static void check_rstring(expect *e, json_t *doc, const char *name,
                           const heapfmt_rstring *s)
 {
+    char flag[64];
+    snprintf(flag, sizeof flag, "%s_truncated", name);
+    int cut = 0;
     if (s->id == 0 || s->undefined) {
         json_t *v = field(e, doc, name);
         cr_assert(json_is_null(v), "\"%s\" not null", name);
     } else {
-        check_text(e, doc, name, s->ptr, s->len);
+        cut = check_text_cut(field(e, doc, name), s->ptr, s->len, name,
+                             DOC_MAX_REPEATED);
     }
+    if (cut) {
+        json_t *t = field(e, doc, flag);
+        cr_assert(json_is_true(t), "%s", flag);
+    } else
+        no_field(doc, flag);
 }
 
 static char *id_text(uint64_t id, char *buf)
@@ -504,6 +521,11 @@ static void check_object(expect *e, docs *d, json_t *doc,
     json_t *cls = field(e, doc, "class");
     cr_assert(json_is_string(cls));
     names_add(seen, ob->klass, cls);
+    if (json_object_get(doc, "class_truncated") != NULL) {
+        json_t *t = field(e, doc, "class_truncated");
+        cr_assert(json_is_true(t));
+        cr_assert_geq(json_string_length(cls), DOC_MAX_REPEATED - 3);
+    }
     check_rstring(e, doc, "type", ob->type);
     check_count(e, doc, "bytes", ob->size);
     check_refs(e, doc, refs, ob->nrefs);

@@ -209,6 +209,23 @@ void traw_string(traw *d, uint32_t id, const char *text)
     add(d, HEAPFMT_TAG_STRING, &b, 0);
 }
 
+/* The entry of class index (any value, huge ones included: hostile
+ * dumps use them), made when missing; NULL when 64 are taken. */
+static traw_class_entry *cls_entry(traw *d, uint32_t index)
+{
+    for (size_t i = 0; i < TRAW_MAX_CLASSES; i++)
+        if (d->cls[i].used && d->cls[i].index == index)
+            return &d->cls[i];
+    for (size_t i = 0; i < TRAW_MAX_CLASSES; i++) {
+        if (!d->cls[i].used) {
+            d->cls[i].used = 1;
+            d->cls[i].index = index;
+            return &d->cls[i];
+        }
+    }
+    return NULL;
+}
+
 void traw_class(traw *d, uint32_t index, uint64_t id, uint32_t name,
                 uint64_t super, uint64_t flags)
 {
@@ -219,13 +236,14 @@ void traw_class(traw *d, uint32_t index, uint64_t id, uint32_t name,
     tbuf_varint(&b, super);
     tbuf_varint(&b, flags);
     pad(d, &b);
-    if (index < TRAW_MAX_CLASSES) {
-        if (!d->cls[index].defined && index > 0)
+    traw_class_entry *c = cls_entry(d, index);
+    if (c != NULL) {
+        if (!c->defined && index > 0)
             d->nclasses++;
-        d->cls[index].defined = 1;
-        d->cls[index].id = id;
-        d->cls[index].flags = flags;
-        d->cls[index].name = name;
+        c->defined = 1;
+        c->id = id;
+        c->flags = flags;
+        c->name = name;
     }
     add(d, HEAPFMT_TAG_CLASS, &b, 0);
 }
@@ -262,9 +280,11 @@ void traw_object(traw *d, const heapfmt_object *o)
     if (o->fields & HEAPFMT_F_LABELS)
         labels(&b, o->labels, o->nrefs);
     pad(d, &b);
-    if (o->class_id < TRAW_MAX_CLASSES) {
-        d->cls[o->class_id].count++;
-        d->cls[o->class_id].bytes += o->size;
+    traw_class_entry *c =
+        o->class_id <= UINT32_MAX ? cls_entry(d, (uint32_t)o->class_id) : NULL;
+    if (c != NULL) {
+        c->count++;
+        c->bytes += o->size;
     }
     d->bytes += o->size;
     add(d, HEAPFMT_TAG_OBJECT, &b, 1);
@@ -395,15 +415,25 @@ void traw_finish(traw *d)
     traw_record(&f, HEAPFMT_TAG_BLOCKS, b.data, b.len);
     tbuf_free(&b);
     /* SUMMARY, index order; index 0 only when objects without class */
-    for (uint32_t i = 0; i < TRAW_MAX_CLASSES; i++) {
-        if (i == 0 ? d->cls[0].count == 0 : !d->cls[i].defined)
+    uint64_t last = 0;
+    for (;;) {
+        /* the entry of the next index above last (index 0 first) */
+        traw_class_entry *c = NULL;
+        for (size_t i = 0; i < TRAW_MAX_CLASSES; i++)
+            if (d->cls[i].used && (uint64_t)d->cls[i].index + 1 > last &&
+                (c == NULL || d->cls[i].index < c->index))
+                c = &d->cls[i];
+        if (c == NULL)
+            break;
+        last = (uint64_t)c->index + 1;
+        if (c->index == 0 ? c->count == 0 : !c->defined)
             continue;
-        tbuf_varint(&b, i);
-        tbuf_varint(&b, d->cls[i].id);
-        tbuf_varint(&b, d->cls[i].flags);
-        tbuf_varint(&b, d->cls[i].count);
-        tbuf_varint(&b, d->cls[i].bytes);
-        uint32_t name = d->cls[i].name;
+        tbuf_varint(&b, c->index);
+        tbuf_varint(&b, c->id);
+        tbuf_varint(&b, c->flags);
+        tbuf_varint(&b, c->count);
+        tbuf_varint(&b, c->bytes);
+        uint32_t name = c->name;
         size_t nlen = name < TRAW_MAX_STRINGS ? d->str[name].len : 0;
         tbuf_varint(&b, nlen);
         if (nlen)

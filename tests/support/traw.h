@@ -32,6 +32,15 @@ void traw_record(tbuf *payload, unsigned tag, const void *body, size_t len);
 void traw_trailer(tbuf *out, uint64_t footer_offset);
 uint32_t traw_crc(const void *p, size_t n);
 
+/* What the footer's SUMMARY needs of one class. */
+typedef struct traw_class_entry {
+    int used; /* the entry stands for class index `index` */
+    uint32_t index;
+    int defined;
+    uint64_t id, flags, count, bytes;
+    uint32_t name;
+} traw_class_entry;
+
 typedef struct traw {
     tbuf out;
     tbuf blk;           /* payload of the open data block */
@@ -48,11 +57,8 @@ typedef struct traw {
     } ent[TRAW_MAX_BLOCKS];
     size_t nent;
     uint64_t objects, bytes, records, nstrings, nroots;
-    struct {
-        int defined;
-        uint64_t id, flags, count, bytes;
-        uint32_t name;
-    } cls[TRAW_MAX_CLASSES]; /* by index; [0] = no class */
+    traw_class_entry cls[TRAW_MAX_CLASSES]; /* up to 64 classes of any
+                                               index; 0 is "no class" */
     uint32_t nclasses;
     struct {
         char text[64];

@@ -75,12 +75,30 @@ static void doc_bits(jout *o, const doc_style *st, uint64_t v)
 
 /* An interned string, or null for "none" and for a string whose STRING
  * record was lost. */
-static void doc_rstring(jout *o, const heapfmt_rstring *s)
+static int doc_rstring(jout *o, const heapfmt_rstring *s, size_t max)
 {
-    if (s == NULL || s->id == 0 || s->undefined)
+    if (s == NULL || s->id == 0 || s->undefined) {
         JOUT_LIT(o, "null");
-    else
-        jout_str(o, s->ptr, s->len, DOC_MAX_TEXT);
+        return 0;
+    }
+    return jout_str(o, s->ptr, s->len, max);
+}
+
+/* ,"key":"text"[,"key_truncated":true] for a text repeated per document,
+ * cut at DOC_MAX_REPEATED bytes. */
+static void repeated_member(jout *o, const char *key, const char *s,
+                            size_t len, const heapfmt_rstring *rs)
+{
+    jout_put(o, ",\"", 2);
+    jout_put(o, key, strlen(key));
+    jout_put(o, "\":", 2);
+    int cut = rs != NULL || s == NULL ? doc_rstring(o, rs, DOC_MAX_REPEATED)
+                                      : jout_str(o, s, len, DOC_MAX_REPEATED);
+    if (cut) {
+        jout_put(o, ",\"", 2);
+        jout_put(o, key, strlen(key));
+        JOUT_LIT(o, "_truncated\":true");
+    }
 }
 
 /* An object id that may be unknown (0 for classes and superclasses). */
@@ -374,10 +392,8 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
     doc_id_end(o, st);
     JOUT_LIT(o, "\"id\":");
     jout_id(o, ob->id);
-    JOUT_LIT(o, ",\"class\":");
-    jout_str(o, class_name, class_len, DOC_MAX_TEXT);
-    JOUT_LIT(o, ",\"type\":");
-    doc_rstring(o, ob->type);
+    repeated_member(o, "class", class_name, class_len, NULL);
+    repeated_member(o, "type", NULL, 0, ob->type);
     JOUT_LIT(o, ",\"bytes\":");
     doc_count(o, st, ob->size);
     jout_char(o, ',');
@@ -390,8 +406,7 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
             JOUT_LIT(o, ",\"value_truncated\":true");
     }
     if (ob->fields & HEAPFMT_F_SITE) {
-        JOUT_LIT(o, ",\"file\":");
-        doc_rstring(o, ob->file);
+        repeated_member(o, "file", NULL, 0, ob->file);
         JOUT_LIT(o, ",\"line\":");
         doc_count(o, st, ob->line);
     }
@@ -440,9 +455,11 @@ void doc_root_edge(jout *o, const doc_style *st, const heapfmt_rstring *kind,
     }
     doc_id_end(o, st);
     JOUT_LIT(o, "\"root\":");
-    doc_rstring(o, kind);
+    int cut = doc_rstring(o, kind, DOC_MAX_REPEATED);
     JOUT_LIT(o, ",\"to\":");
     jout_id(o, to);
+    if (cut)
+        JOUT_LIT(o, ",\"root_truncated\":true");
     if (label != NULL)
         label_members(o, st, label, 1);
     jout_char(o, '}');
@@ -459,7 +476,8 @@ void doc_root(jout *o, const doc_style *st, const heapfmt_rroot *root,
     }
     doc_id_end(o, st);
     JOUT_LIT(o, "\"kind\":");
-    doc_rstring(o, root->kind);
+    if (doc_rstring(o, root->kind, DOC_MAX_REPEATED))
+        JOUT_LIT(o, ",\"kind_truncated\":true");
     jout_char(o, ',');
     uint64_t keep = refs_array(o, st, refs->ids, refs->n);
     if (refs->labels != NULL && keep > 0)

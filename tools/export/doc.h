@@ -21,6 +21,9 @@
  *     text matches the ids in anonymous class names.
  *   - Text is valid UTF-8 (see jout.h) and at most DOC_MAX_TEXT bytes of
  *     the dump's bytes; longer text is cut (a value says value_truncated).
+ *     Names repeated per document (class, type, file; a root's kind) are
+ *     cut at DOC_MAX_REPEATED bytes, and class_truncated, type_truncated,
+ *     file_truncated, kind_truncated or root_truncated: true say so.
  *   - Plain JSON: integers are numbers up to 2^53-1, the largest every
  *     JSON reader holds exactly; a larger value (never a real size or line)
  *     is written as a decimal string.
@@ -62,6 +65,14 @@
 /* Label names and the texts of stack frames are cut at this many input
  * bytes. */
 #define DOC_MAX_NAME 4096u
+
+/* Texts that repeat from one document to the next -- the class, type and
+ * file names of objects, the kind of a root in each of its edges -- are
+ * cut at this many input bytes, and "<member>_truncated": true follows:
+ * a dump of a few long names cannot make the output grow by their length
+ * times the number of objects or edges. Every document is then at most a
+ * constant plus a multiple of the bytes of its own record. */
+#define DOC_MAX_REPEATED 4096u
 
 /* The most that ref_labels and stack may add to one object or root
  * document, in bytes of BSON (each element is counted at its largest:

@@ -207,9 +207,26 @@ static const heapfmt_rlabel *get_labels(exporter *x, heapfmt_reader *r,
 static const char *class_name(const exporter *x, const heapfmt_rclass *k,
                               cli_name *buf, size_t *len)
 {
-    if (k->index < x->nfinal && x->final[k->index] != NULL)
-        return cli_summary_name(x->final[k->index], buf, len);
+    /* final is sorted by index: a binary search, so that its memory is the
+     * classes the footer holds, whatever their indexes claim. */
+    size_t lo = 0, hi = x->nfinal;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->final[mid]->index < k->index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < x->nfinal && x->final[lo]->index == k->index)
+        return cli_summary_name(x->final[lo], buf, len);
     return cli_class_name(k, buf, len);
+}
+
+static int summary_by_index(const void *a, const void *b)
+{
+    const heapfmt_class_summary *x = *(const heapfmt_class_summary *const *)a;
+    const heapfmt_class_summary *y = *(const heapfmt_class_summary *const *)b;
+    return (x->index > y->index) - (x->index < y->index);
 }
 
 /* Reads the final class names from the footer, when the dump is complete
@@ -222,16 +239,15 @@ static int load_final_names(exporter *x)
     const heapfmt_footer *f;
     if (heapfmt_reader_footer(x->d->reader, &f) != HEAPFMT_OK)
         return 0;
-    uint32_t max = 0;
-    for (size_t i = 0; i < f->nclasses; i++)
-        if (f->classes[i].index > max)
-            max = f->classes[i].index;
-    x->final = calloc((size_t)max + 1, sizeof *x->final);
+    if (f->nclasses == 0)
+        return 0;
+    x->final = calloc(f->nclasses, sizeof *x->final);
     if (x->final == NULL)
         return -1;
-    x->nfinal = (size_t)max + 1;
+    x->nfinal = f->nclasses;
     for (size_t i = 0; i < f->nclasses; i++)
-        x->final[f->classes[i].index] = &f->classes[i];
+        x->final[i] = &f->classes[i];
+    qsort(x->final, x->nfinal, sizeof *x->final, summary_by_index);
     return 0;
 }
 
@@ -260,7 +276,9 @@ static void object_record(exporter *x, heapfmt_reader *r,
     }
     if (x->records & RECORDS_EDGES) {
         jout *o = stream_for(x, &x->edges);
-        for (uint64_t k = 0; k < refs.n; k++) {
+        /* Each edge is a document: a closed output stops the work after
+         * the one that failed, not after the record's last edge. */
+        for (uint64_t k = 0; k < refs.n && !jout_failed(o); k++) {
             item_begin(x, o, x->edges.items++);
             doc_edge(o, &x->st, ob->id, k, refs.ids[k],
                      refs.labels != NULL ? &refs.labels[k] : NULL);
@@ -295,7 +313,7 @@ static void root_record(exporter *x, heapfmt_reader *r,
     }
     if (x->records & RECORDS_EDGES) {
         jout *o = stream_for(x, &x->edges);
-        for (uint64_t k = 0; k < refs.n; k++) {
+        for (uint64_t k = 0; k < refs.n && !jout_failed(o); k++) {
             item_begin(x, o, x->edges.items++);
             doc_root_edge(o, &x->st, root->kind, no, k, refs.ids[k],
                           refs.labels != NULL ? &refs.labels[k] : NULL);
@@ -311,7 +329,7 @@ static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
     case HEAPFMT_TAG_OBJECT: {
         const heapfmt_robject *ob = rec->u.object;
         if (tally(x, r, ob->klass->slot, ob->size) != 0) {
-            cli_error(NULL, "out of memory");
+            cli_error(x->d->name, "out of memory");
             return CLI_EXIT_ERROR;
         }
         if (x->records & (RECORDS_OBJECTS | RECORDS_EDGES))
@@ -477,7 +495,7 @@ static int write_tail(exporter *x, int complete)
         if (x->json)
             JOUT_LIT(o, ",\n\"meta\":");
         if (write_meta(x) != 0) {
-            cli_error(NULL, "out of memory");
+            cli_error(x->d->name, "out of memory");
             return CLI_EXIT_ERROR;
         }
     }
@@ -497,7 +515,7 @@ static int write_tail(exporter *x, int complete)
 static int run(exporter *x)
 {
     if ((x->records & RECORDS_OBJECTS) && load_final_names(x) != 0) {
-        cli_error(NULL, "out of memory");
+        cli_error(x->d->name, "out of memory");
         return CLI_EXIT_ERROR;
     }
     if (x->json) {
