@@ -221,8 +221,20 @@ $(BUILD)/examples/%: examples/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(COMPILE) -Ilibheapfmt $(LDFLAGS) -o $@ $< $(LIB_A) $(LIB_LIBS)
 
+# tests/hostile/mkhostile: dumps valid by checksum, hostile by meaning,
+# for tests/cli/hostile.sh (built from the spec with tests/support/traw).
+MKHOSTILE := $(BUILD)/tests/mkhostile
+
+$(BUILD)/obj/tests/hostile/%.o: tests/hostile/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) $(TEST_CPPFLAGS) -c $< -o $@
+
+$(MKHOSTILE): $(BUILD)/obj/tests/hostile/mkhostile.o $(SUPPORT_OBJS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
+
 ## test: build everything, run the unit tests, then the CLI tests
-test: all $(TEST_BINS) $(EXAMPLE_BINS)
+test: all $(TEST_BINS) $(EXAMPLE_BINS) $(MKHOSTILE)
 	@BIN='$(abspath $(BUILD)/bin)' FIXTURES='$(abspath tests/fixtures)' \
 	  LOGDIR='$(abspath $(BUILD)/test-logs)' TEST_FLAGS='$(TEST_FLAGS)' \
 	  TEST_TIMEOUT='$(TEST_TIMEOUT)' \
@@ -331,6 +343,7 @@ help:
 
 -include $(LIB_OBJS:.o=.d) $(COMMON_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) \
          $(NOZSTD_OBJS:.o=.d) $(BUILD)/obj/tests/nozstd/test_nozstd.d \
+         $(BUILD)/obj/tests/hostile/mkhostile.d \
          $(foreach t,$(TOOL_DIRS),$(TOOL_OBJS_$(t):.o=.d)) \
          $(TEST_OBJS:.o=.d)
 

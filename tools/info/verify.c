@@ -12,7 +12,9 @@
  *   - the block index matches the blocks read (offsets, objects per block,
  *     records in all);
  *   - the per-class summary matches the count and bytes counted for every
- *     class index, and names each class as its last CLASS record did. */
+ *     class index, and names each class as its last CLASS record did;
+ *   - no two objects have the same id (8 bytes per object are kept, and
+ *     sorted at the end, to know). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -44,6 +46,8 @@ typedef struct verifier {
     size_t nslots;
     block_seen *blocks; /* data blocks that delivered records */
     size_t nblocks, cblocks;
+    uint64_t *ids; /* every object id, for duplicates */
+    size_t nids, cids;
 } verifier;
 
 static int problem(verifier *v, const char *fmt, ...) CLI_PRINTF(2, 3);
@@ -140,6 +144,15 @@ static int check_object(verifier *v, const heapfmt_record *rec)
                        rec->index, o->id, o->file->id);
     if (grow_slots(v, (size_t)k->slot + 1) != 0)
         return out_of_memory(v);
+    if (v->nids == v->cids) {
+        size_t cap = v->cids ? v->cids + v->cids / 2 : 4096;
+        uint64_t *ids = realloc(v->ids, cap * sizeof *ids);
+        if (ids == NULL)
+            return out_of_memory(v);
+        v->ids = ids;
+        v->cids = cap;
+    }
+    v->ids[v->nids++] = o->id;
     v->per_slot[k->slot].count++;
     v->per_slot[k->slot].bytes += o->size;
     v->objects++;
@@ -365,6 +378,33 @@ static int check_summary(verifier *v, const heapfmt_footer *f)
     return code;
 }
 
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Two objects with one id: a heap has one object per address, and
+ * MongoDB rejects a second document with the same _id. */
+static int check_duplicates(verifier *v)
+{
+    if (v->nids > 1)
+        qsort(v->ids, v->nids, sizeof *v->ids, by_id);
+    for (size_t i = 1; i < v->nids; i++) {
+        if (v->ids[i] != v->ids[i - 1])
+            continue;
+        size_t n = 2;
+        while (i + 1 < v->nids && v->ids[i + 1] == v->ids[i]) {
+            i++;
+            n++;
+        }
+        return problem(v, "%zu objects have the id %#" PRIx64
+                          " (an id names one object)",
+                       n, v->ids[i]);
+    }
+    return CLI_EXIT_OK;
+}
+
 int info_verify(cli_dump *d, const info_options *opt, FILE *out)
 {
     verifier v;
@@ -388,11 +428,14 @@ int info_verify(cli_dump *d, const info_options *opt, FILE *out)
     if (code == CLI_EXIT_OK)
         code = check_summary(&v, f);
     if (code == CLI_EXIT_OK)
+        code = check_duplicates(&v);
+    if (code == CLI_EXIT_OK)
         fprintf(out, "OK: %s object%s verified\n",
                 (opt->plain ? cli_fmt_plain(v.objects)
                             : cli_fmt_count(v.objects)).s,
                 v.objects == 1 ? "" : "s");
     free(v.per_slot);
     free(v.blocks);
+    free(v.ids);
     return code;
 }

@@ -1,0 +1,182 @@
+/*
+ * mkhostile.c -- dumps that are valid by every checksum and hostile by
+ * meaning, written from the spec with tests/support's independent encoder
+ * (traw), for tests/cli/hostile.sh to run every tool on under a memory
+ * limit and a timeout.
+ *
+ * Usage: mkhostile DIR
+ * Writes into DIR (stored blocks, so that a file's size is its decoded
+ * size, the base of the output bounds):
+ *   huge-class-index.hfd    a class at index 2^32-1, with an object of it
+ *   undefined-index.hfd     objects of class 2^31 and type string 2^32-1,
+ *                           never defined
+ *   long-root-kind.hfd      a root whose 64 KiB kind holds 2,000 objects:
+ *                           edge documents must not repeat it whole
+ *   long-class-name.hfd     2,000 objects of a class with a 64 KiB name,
+ *                           without a footer (names come from the blocks)
+ *   duplicate-ids.hfd       three objects with one id, and references to it
+ *   index-skips-block.hfd   a footer whose block index leaves a block out
+ *   index-repeats-block.hfd a footer whose block index lists a block twice
+ *   summary-disagrees.hfd   a footer whose per-class counts are wrong
+ *   claims-many-refs.hfd    an object that claims 2^40 references and has
+ *                           none
+ * Exits 0, or 1 with a message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traw.h"
+
+#define KIND_LEN (64u << 10)
+#define MANY 2000u
+
+static const char *dir;
+
+static void save(traw *d, const char *name, size_t cut)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(d->out.data, 1, d->out.len - cut, f) !=
+                         d->out.len - cut || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+    traw_free(d);
+}
+
+static void begin(traw *d)
+{
+    traw_begin(d, 1, 1, 0, 0);
+    traw_meta_text(d, "vm.name", "hostile");
+    traw_string(d, 1, "T_OBJECT");
+    traw_string(d, 2, "Thing");
+    traw_class(d, 1, 0x1000, 2, 0, 0);
+}
+
+static void object(traw *d, uint64_t id, uint64_t klass, uint32_t type,
+                   const uint64_t *refs, size_t n)
+{
+    heapfmt_object o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.class_id = klass; /* an index, for traw */
+    o.type = type;
+    o.size = 40;
+    o.refs = refs;
+    o.nrefs = n;
+    traw_object(d, &o);
+}
+
+static char *long_text(char fill)
+{
+    char *s = malloc(KIND_LEN + 1);
+    if (s == NULL)
+        exit(1);
+    memset(s, fill, KIND_LEN);
+    s[KIND_LEN] = '\0';
+    return s;
+}
+
+/* Three data blocks of objects, for the block index cases. */
+static void three_blocks(traw *d)
+{
+    begin(d);
+    for (uint64_t b = 0; b < 3; b++) {
+        for (uint64_t i = 0; i < 10; i++)
+            object(d, 0x10000 + 0x1000 * b + 40 * i, 1, 1, NULL, 0);
+        traw_flush(d);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: mkhostile DIR\n");
+        return 1;
+    }
+    dir = argv[1];
+    traw d;
+
+    begin(&d);
+    traw_string(&d, 3, "Huge");
+    traw_class(&d, UINT32_MAX, 0x2000, 3, 0, 0);
+    object(&d, 0x10000, UINT32_MAX, 1, NULL, 0);
+    traw_finish(&d);
+    save(&d, "huge-class-index.hfd", 0);
+
+    begin(&d);
+    object(&d, 0x10000, 1u << 31, UINT32_MAX, NULL, 0);
+    object(&d, 0x10028, 1u << 31, 1, NULL, 0);
+    traw_finish(&d);
+    save(&d, "undefined-index.hfd", 0);
+
+    char *kind = long_text('k');
+    uint64_t *ids = malloc(MANY * sizeof *ids);
+    if (ids == NULL)
+        return 1;
+    begin(&d);
+    for (uint64_t i = 0; i < MANY; i++) {
+        ids[i] = 0x10000 + 40 * i;
+        object(&d, ids[i], 1, 1, NULL, 0);
+    }
+    traw_string(&d, 3, kind);
+    traw_root(&d, 3, ids, MANY);
+    traw_finish(&d);
+    save(&d, "long-root-kind.hfd", 0);
+
+    char *name = long_text('n');
+    begin(&d);
+    traw_string(&d, 3, name);
+    traw_class(&d, 2, 0x2000, 3, 0, 0);
+    for (uint64_t i = 0; i < MANY; i++)
+        object(&d, 0x10000 + 40 * i, 2, 1, NULL, 0);
+    traw_finish(&d);
+    save(&d, "long-class-name.hfd", 24); /* no trailer: no footer names */
+
+    begin(&d);
+    traw_string(&d, 3, "vm");
+    uint64_t dup[] = {0x10000, 0x10000};
+    object(&d, 0x10000, 1, 1, NULL, 0);
+    object(&d, 0x10000, 1, 1, dup, 2);
+    object(&d, 0x10000, 1, 1, dup, 1);
+    traw_root(&d, 3, dup, 2);
+    traw_finish(&d);
+    save(&d, "duplicate-ids.hfd", 0);
+
+    three_blocks(&d);
+    d.ent[1] = d.ent[2]; /* the second block is left out */
+    d.nent--;
+    traw_finish(&d);
+    save(&d, "index-skips-block.hfd", 0);
+
+    three_blocks(&d);
+    d.ent[3] = d.ent[2]; /* the third block twice */
+    d.ent[2] = d.ent[1];
+    d.nent++;
+    traw_finish(&d);
+    save(&d, "index-repeats-block.hfd", 0);
+
+    three_blocks(&d);
+    for (size_t i = 0; i < TRAW_MAX_CLASSES; i++)
+        if (d.cls[i].used && d.cls[i].index == 1)
+            d.cls[i].count += 5;
+    traw_finish(&d);
+    save(&d, "summary-disagrees.hfd", 0);
+
+    begin(&d);
+    /* OBJECT: id, class, type, size, fields 0, nrefs 2^40, and nothing */
+    static const unsigned char claim[] = {0x80, 0x80, 0x02, 0x01, 0x01,
+                                          0x28, 0x00, 0x80, 0x80, 0x80,
+                                          0x80, 0x80, 0x20};
+    traw_any(&d, HEAPFMT_TAG_OBJECT, claim, sizeof claim);
+    object(&d, 0x20000, 1, 1, NULL, 0);
+    traw_finish(&d);
+    save(&d, "claims-many-refs.hfd", 0);
+
+    free(kind);
+    free(name);
+    free(ids);
+    return 0;
+}
