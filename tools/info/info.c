@@ -16,6 +16,7 @@
  * --plain the numbers carry no separators or units. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -80,7 +81,7 @@ static int scan(cli_dump *d, facts *f)
     heapfmt_reader *r = d->reader;
     heapfmt_record rec;
     uint64_t strings = 0, roots = 0;
-    int fatal = 0;
+    int fatal = 0, ended = 0;
     for (;;) {
         int rc = heapfmt_reader_next(r, &rec);
         if (rc == HEAPFMT_OK) {
@@ -95,6 +96,7 @@ static int scan(cli_dump *d, facts *f)
             if (heapfmt_reader_footer(r, &foot) == HEAPFMT_OK) {
                 f->complete = f->corrupt_blocks == 0;
                 f->t = foot->totals;
+                ended = 1;
                 break;
             }
         } else if (after_error(d, f, rc, &fatal)) {
@@ -117,30 +119,11 @@ static int scan(cli_dump *d, facts *f)
         f->t.blocks = p.blocks;
         f->t.raw_bytes = p.raw_bytes;
     }
-    if (!f->have_size && (f->complete || f->truncated)) {
+    if (!f->have_size && (f->complete || f->truncated || ended)) {
         f->file_size = p.offset; /* all of the input was consumed */
         f->have_size = 1;
     }
     return 0;
-}
-
-/* With the footer known, reads only the META records at the start. */
-static int read_meta(cli_dump *d, facts *f)
-{
-    heapfmt_record rec;
-    for (;;) {
-        int rc = heapfmt_reader_next(d->reader, &rec);
-        if (rc == HEAPFMT_OK && rec.tag == HEAPFMT_TAG_META)
-            continue;
-        if (rc == HEAPFMT_OK || rc == HEAPFMT_DONE)
-            return 0;
-        int fatal = 0;
-        (void)after_error(d, f, rc, &fatal);
-        if (fatal)
-            return -1;
-        f->meta_lost = 1;
-        return 0;
-    }
 }
 
 /* ---- printing ---- */
@@ -191,12 +174,44 @@ static int is_time_key(const char *key)
     return strcmp(key, "time") == 0 || strcmp(key, "process.start") == 0;
 }
 
+static int by_key_then_place(const void *a, const void *b)
+{
+    const heapfmt_rmeta *x = *(const heapfmt_rmeta *const *)a;
+    const heapfmt_rmeta *y = *(const heapfmt_rmeta *const *)b;
+    int c = strcmp(x->key, y->key);
+    return c != 0 ? c : (x > y) - (x < y);
+}
+
+/* Marks in shadowed[i] the pairs whose key comes again later: the last
+ * value of a key wins. Returns the array (to free), or NULL. */
+static unsigned char *shadowed_pairs(const heapfmt_rmeta *m, size_t n)
+{
+    unsigned char *shadowed = calloc(n ? n : 1, 1);
+    const heapfmt_rmeta **order = malloc((n ? n : 1) * sizeof *order);
+    if (shadowed == NULL || order == NULL) {
+        free(shadowed);
+        free(order);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = &m[i];
+    qsort(order, n, sizeof *order, by_key_then_place);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (strcmp(order[i]->key, order[i + 1]->key) == 0)
+            shadowed[order[i] - m] = 1;
+    free(order);
+    return shadowed;
+}
+
 static void meta_rows(const table *tb, const heapfmt_reader *r)
 {
     size_t n;
     const heapfmt_rmeta *m = heapfmt_reader_meta(r, &n);
+    unsigned char *shadowed = shadowed_pairs(m, n);
     char label[300];
     for (size_t i = 0; i < n; i++) {
+        if (shadowed == NULL || shadowed[i])
+            continue;
         snprintf(label, sizeof label, "meta.%s", m[i].key);
         fprintf(tb->out, "%-*s  ", tb->width, label);
         if (m[i].type == HEAPFMT_META_TEXT) {
@@ -215,6 +230,7 @@ static void meta_rows(const table *tb, const heapfmt_reader *r)
         }
         fputc('\n', tb->out);
     }
+    free(shadowed);
 }
 
 static int label_width(const heapfmt_reader *r)
@@ -308,18 +324,13 @@ int info_show(cli_dump *d, const info_options *opt, FILE *out)
         f.have_size = 1;
     }
 
+    /* Every block is read, file or pipe alike: META may come in any
+     * block (a producer that learns something at the end), and the last
+     * value of a key wins (spec 6.1), so the footer alone cannot say. The
+     * figures then come from the footer met at the end. */
     const heapfmt_footer *foot;
     int rc = heapfmt_reader_footer(d->reader, &foot);
-    if (rc == HEAPFMT_OK && foot->totals.codecs != 0) {
-        f.complete = 1;
-        f.t = foot->totals;
-        f.codecs = foot->totals.codecs;
-        if (read_meta(d, &f) != 0)
-            return CLI_EXIT_ERROR;
-    } else if (rc == HEAPFMT_OK) {
-        /* A format 1.0 footer does not record the codecs: read every
-         * block to learn them (the figures then come from the footer
-         * met at the end). */
+    if (rc == HEAPFMT_OK) {
         if (scan(d, &f) != 0)
             return CLI_EXIT_ERROR;
     } else if (rc == HEAPFMT_E_NO_FOOTER || rc == HEAPFMT_E_CORRUPT) {
