@@ -16,6 +16,8 @@
  *                           without a footer (names come from the blocks)
  *   duplicate-ids.hfd       three objects with one id, and references to it
  *   index-skips-block.hfd   a footer whose block index leaves a block out
+ *   index-skips-empty-block.hfd  the same, the block left out holding no
+ *                           object (the footer's totals agree otherwise)
  *   index-repeats-block.hfd a footer whose block index lists a block twice
  *   summary-disagrees.hfd   a footer whose per-class counts are wrong
  *   claims-many-refs.hfd    an object that claims 2^40 references and has
@@ -150,6 +152,22 @@ int main(int argc, char **argv)
     d.nent--;
     traw_finish(&d);
     save(&d, "index-skips-block.hfd", 0);
+
+    /* The same with a block that holds no object (its strings only), so
+     * that object counts agree and only records tell. */
+    three_blocks(&d);
+    traw_string(&d, 10, "only");
+    traw_string(&d, 11, "strings");
+    traw_flush(&d);
+    for (uint64_t i = 0; i < 10; i++)
+        object(&d, 0x40000 + 40 * i, 1, 1, NULL, 0);
+    traw_flush(&d);
+    d.ent[3] = d.ent[4]; /* the strings' block is left out */
+    d.nent--;
+    d.records -= 2;
+    d.nstrings -= 2;
+    traw_finish(&d);
+    save(&d, "index-skips-empty-block.hfd", 0);
 
     three_blocks(&d);
     d.ent[3] = d.ent[2]; /* the third block twice */

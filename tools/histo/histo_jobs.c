@@ -46,12 +46,15 @@ typedef struct part {
     uint64_t first;        /* offset of the range's first block */
     uint64_t stop;         /* offset of the next range's, or UINT64_MAX */
     uint64_t want_objects; /* objects of the range, from the block index */
+    uint64_t want_records; /* and its records: a block the index leaves
+                              out is found even when it holds no object */
     heapfmt_reader *r;
     jacc *v;               /* by class slot (class) or string slot (type) */
     size_t cap;
     histo_sites sites;     /* site: by (file string slot, line) */
     jacc no_site;
     uint64_t objects;
+    uint64_t records;
     enum part_status status;
 } part;
 
@@ -110,6 +113,7 @@ static void *run_part(void *arg)
     while ((rc = heapfmt_reader_next(p->r, &rec)) == HEAPFMT_OK) {
         if (rec.offset >= p->stop)
             break; /* the first record of the next range: not ours */
+        p->records++;
         if (rec.tag != HEAPFMT_TAG_OBJECT)
             continue;
         if (count_object(p, rec.u.object) != 0) {
@@ -121,7 +125,13 @@ static void *run_part(void *arg)
     /* A range ends at the next range's first block, the last one at the
      * footer (HEAPFMT_DONE for a reader moved to a block). */
     int clean = p->stop == UINT64_MAX ? rc == HEAPFMT_DONE : rc == HEAPFMT_OK;
-    if (!clean || p->objects != p->want_objects)
+    heapfmt_progress pr;
+    heapfmt_reader_progress(p->r, &pr);
+    /* Any doubt (a block outside the index, a count that differs) goes
+     * to the one-thread scan, which checks the footer and says what is
+     * wrong: both paths give the same output and exit status. */
+    if (!clean || p->objects != p->want_objects ||
+        p->records + pr.skipped != p->want_records)
         p->status = PART_FAILED;
     return NULL;
 }
@@ -370,8 +380,10 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
         p->by = opt->by;
         p->first = f->blocks[start[k]].offset;
         p->stop = k + 1 < nparts ? f->blocks[start[k + 1]].offset : UINT64_MAX;
-        for (size_t i = start[k]; i < start[k + 1]; i++)
+        for (size_t i = start[k]; i < start[k + 1]; i++) {
             p->want_objects += f->blocks[i].objects;
+            p->want_records += f->blocks[i].records;
+        }
         objects += p->want_objects;
         histo_sites_init(&p->sites);
     }
