@@ -967,13 +967,36 @@ Test(import, not_dump_all_at_all)
     cr_assert_eq(R.st.objects, 1);
     run_free(&R);
 
-    /* empty input: an empty, complete dump */
+    /* empty input, or blank lines only: no dump_all line, a failure (not
+     * a complete dump of nothing) */
     import_mem(&R, "", 0, &h);
-    cr_assert_eq(R.result, IMPORT_OK);
-    dump d;
-    read_dump(&d, &R.sink.out);
-    cr_assert_eq(d.no, 0);
-    dump_free(&d);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "it is empty"));
+    run_free(&R);
+    import_mem(&R, "\n  \n\t\n", 6, &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "only blank lines"));
+    run_free(&R);
+
+    /* binary input is named from its first bytes, before a "line" of it
+     * is buffered: a megabyte of NUL bytes without a newline */
+    size_t nz = 1 << 20;
+    char *zeros = calloc(nz, 1);
+    import_mem(&R, zeros, nz, &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "binary data"));
+    cr_assert_eq(R.st.lines, 0, "no line was read");
+    run_free(&R);
+    free(zeros);
+    const char *hprof = "JAVA PROFILE 1.0.2\0\0\0\x08";
+    import_mem(&R, hprof, 22, &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "Java HPROF"));
+    run_free(&R);
+    const char *v8 = "{\"snapshot\":{\"meta\":{}}}\n";
+    import_mem(&R, v8, strlen(v8), &h);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "V8 heap snapshot"));
     run_free(&R);
 }
 

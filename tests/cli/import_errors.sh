@@ -110,4 +110,26 @@ if command -v script >/dev/null 2>&1; then
     fi
 fi
 
+# ---- no dump_all line, or not text at all (issue 15, case 3) ----
+: >empty.json
+run "$imp" -o e.dump empty.json
+expect_failure 1 "an empty file"
+expect_err_has "no ObjectSpace.dump_all line in the input (it is empty)" "an empty file"
+[ ! -e e.dump ] && pass || fail "no dump is left for an empty input"
+run bash -c "printf '\n  \n' | '$imp' -o e.dump -"
+expect_failure 1 "blank lines from stdin"
+expect_err_has "only blank lines" "blank lines from stdin"
+run bash -c "'$imp' -o e.dump - </dev/null"
+expect_failure 1 "empty stdin"
+run timeout 10 "$imp" -o z.dump /dev/zero
+expect_failure 1 "/dev/zero, named at once"
+expect_err_has "this is binary data" "/dev/zero"
+printf 'JAVA PROFILE 1.0.2\0\0\0\10' >heap.hprof
+run "$imp" -o h.dump heap.hprof
+expect_failure 1 "an HPROF file"
+expect_err_has "Java HPROF heap dump" "an HPROF file"
+gzip -c heap.hprof >heap.hprof.gz
+run "$imp" -o h.dump heap.hprof.gz
+expect_err_has "Java HPROF heap dump" "a gzipped HPROF file"
+
 finish

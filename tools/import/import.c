@@ -503,6 +503,46 @@ static int class_candidate(const char *p, size_t n)
            has_word(p, n, "\\u", 2);
 }
 
+/* What the first decoded bytes of an input that is not dump_all lines
+ * are, or NULL when they may be dump_all lines (a '{' first, after blank
+ * space and a byte order mark). Said before a whole line of a binary file
+ * is read: /dev/zero must not be buffered up to max_line. */
+static const char *not_dump_all(const char *p, size_t n)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *what;
+    } known[] = {
+        {"\x89HFMT\r\n\x1a", 8, "a heapfmt dump already"},
+        {"JAVA PROFILE 1.0", 16, "a Java HPROF heap dump"},
+        {"PK\x03\x04", 4, "a zip archive"},
+        {"\x28\xb5\x2f\xfd", 4, "a Zstandard stream"},
+        {"BZh", 3, "a bzip2 stream"},
+        {"\xfd" "7zXZ", 6, "an xz stream"},
+        {"\x7f" "ELF", 4, "an ELF binary"},
+        {"%PDF", 4, "a PDF document"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (n >= known[i].len && memcmp(p, known[i].magic, known[i].len) == 0)
+            return known[i].what;
+    size_t i = 0;
+    if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+                     p[i] == '\n'))
+        i++;
+    if (i == n)
+        return NULL; /* blank so far: the lines will tell */
+    if (p[i] != '{') /* text goes on to the lines, which say more */
+        return memchr(p, '\0', n) != NULL ? "binary data" : NULL;
+    static const char snapshot[] = "{\"snapshot\"";
+    if (n - i >= sizeof snapshot - 1 &&
+        memcmp(p + i, snapshot, sizeof snapshot - 1) == 0)
+        return "a V8 heap snapshot (.heapsnapshot)";
+    return NULL;
+}
+
 /* The first pass: defines every class from its own line. Problems are
  * left for the second pass to report. Returns 0, or IMPORT_FAILED after a
  * writer failure (reported). */
@@ -510,12 +550,15 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
 {
     lr r;
     lr_init(&r, read, opaque, m->opt->max_line);
+    r.sniff = 1;
     int result = 0;
     m->first_pass = 1;
     for (;;) {
         int k = lr_next(&r);
         if (k == LR_END || k == LR_ERROR)
             break;
+        if (k == LR_SNIFF && not_dump_all(r.line, r.len) != NULL)
+            break; /* the second pass says what it is, at once */
         if (k != LR_LINE || !class_candidate(r.line, r.len))
             continue;
         js_line l;
@@ -555,7 +598,6 @@ static int write_meta(imp *m)
     return HEAPFMT_OK;
 }
 
-static const unsigned char heapfmt_magic[5] = {0x89, 'H', 'F', 'M', 'T'};
 
 int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
                const import_options *opt, import_stats *st)
@@ -584,6 +626,7 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     ct_init(&m->classes);
     lr r;
     lr_init(&r, read, opaque, o.max_line);
+    r.sniff = 1;
 
     int result = IMPORT_OK;
     int rc = write_meta(m);
@@ -620,6 +663,15 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
             }
             break;
         }
+        if (k == LR_SNIFF) {
+            const char *what = not_dump_all(r.line, r.len);
+            if (what == NULL)
+                continue;
+            say(m, IMPORT_DIAG_ERROR, 0,
+                "this is %s, not ObjectSpace.dump_all JSON lines", what);
+            result = IMPORT_FAILED;
+            break;
+        }
         st->lines = r.lineno;
         if (k == LR_LONG) {
             problem(m, r.lineno, "line longer than %zu bytes, skipped",
@@ -629,13 +681,6 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
                 break;
             }
             continue;
-        }
-        if (r.lineno == 1 && r.len >= sizeof heapfmt_magic &&
-            memcmp(r.line, heapfmt_magic, sizeof heapfmt_magic) == 0) {
-            say(m, IMPORT_DIAG_ERROR, 0,
-                "this is a heapfmt dump already, not ObjectSpace.dump_all JSON");
-            result = IMPORT_FAILED;
-            break;
         }
         if (r.lineno == 1 && r.len >= 3 && memcmp(r.line, "\xef\xbb\xbf", 3) == 0) {
             /* a UTF-8 byte order mark, as some editors save files */
@@ -652,6 +697,13 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     st->gzip = lr_is_gzip(&r);
     st->bytes_read = r.bytes_read;
     st->bytes_json = r.bytes_decoded;
+    if (result == IMPORT_OK && st->malformed == 0 && st->objects == 0 &&
+        st->roots == 0 && st->classes == 0 && !st->truncated) {
+        say(m, IMPORT_DIAG_ERROR, 0,
+            "no ObjectSpace.dump_all line in the input (%s)",
+            r.bytes_decoded == 0 ? "it is empty" : "only blank lines");
+        result = IMPORT_FAILED;
+    }
     if (result == IMPORT_OK && st->malformed > 0 && st->objects == 0 &&
         st->roots == 0) {
         say(m, IMPORT_DIAG_ERROR, 0,

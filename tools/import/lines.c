@@ -222,6 +222,20 @@ int lr_next(lr *r)
     r->line = NULL;
     r->len = 0;
     for (;;) {
+        if (r->sniff && !r->sniffed) {
+            if (r->buf && (r->end - r->start >= LR_SNIFF_LEN || r->eof)) {
+                r->sniffed = 1;
+                r->line = (const char *)(r->buf + r->start);
+                r->len = r->end - r->start < LR_SNIFF_LEN
+                             ? r->end - r->start
+                             : LR_SNIFF_LEN;
+                return LR_SNIFF;
+            }
+            if (!r->eof) {
+                fill(r);
+                continue;
+            }
+        }
         if (r->buf && !r->skipping) {
             unsigned char *from = r->buf + r->start + r->scanned;
             unsigned char *nl = memchr(from, '\n', r->end - r->start - r->scanned);

@@ -23,11 +23,17 @@
 typedef long (*lr_read_fn)(void *opaque, void *buf, size_t len);
 
 #define LR_DEFAULT_MAX_LINE ((size_t)1 << 30) /* 1 GiB */
+#define LR_SNIFF_LEN 64
 
 enum lr_result {
     LR_LINE = 0,   /* a line: lr.line, lr.len, lr.lineno */
     LR_END = 1,    /* clean end of input */
     LR_LONG = 2,   /* line lr.lineno is longer than max_line; skipped */
+    LR_SNIFF = 3,  /* with lr.sniff set, once, before the first line: the
+                      first LR_SNIFF_LEN decoded bytes (fewer at the end of
+                      input) in lr.line, lr.len, nothing consumed: enough
+                      to name an input that is not text lines before a
+                      whole "line" of it is buffered */
     LR_ERROR = -1  /* see lr.error: a read error, a damaged or truncated
                       compressed stream, out of memory. Sticky. */
 };
@@ -54,6 +60,8 @@ typedef struct lr {
     size_t scanned;   /* bytes from start already searched for '\n' */
     int eof;          /* no more decoded bytes will come */
     int skipping;     /* discarding an over-long line */
+    int sniff;        /* the caller wants LR_SNIFF (set after lr_init) */
+    int sniffed;      /* it was returned */
 
     /* gzip */
     int mode;         /* 0 unknown yet, 1 plain, 2 gzip */
