@@ -4,92 +4,6 @@
 
 #include "cli_escape.h"
 
-/* The escape for byte c in text form, written to e (at least 5 bytes);
- * returns its length, or 0 when c stands for itself. */
-static size_t text_escape(unsigned char c, char e[5])
-{
-    static const char hex[] = "0123456789abcdef";
-    char letter = 0;
-    switch (c) {
-    case '\\': letter = '\\'; break;
-    case '\t': letter = 't'; break;
-    case '\n': letter = 'n'; break;
-    case '\r': letter = 'r'; break;
-    default:
-        if (c >= 0x20 && c != 0x7f)
-            return 0;
-        e[0] = '\\';
-        e[1] = 'x';
-        e[2] = hex[c >> 4];
-        e[3] = hex[c & 15];
-        return 4;
-    }
-    e[0] = '\\';
-    e[1] = letter;
-    return 2;
-}
-
-void cli_put_text(FILE *out, const char *s, size_t len)
-{
-    size_t start = 0;
-    char e[5];
-    for (size_t i = 0; i < len; i++) {
-        size_t n = text_escape((unsigned char)s[i], e);
-        if (n == 0)
-            continue;
-        if (i > start)
-            fwrite(s + start, 1, i - start, out);
-        fwrite(e, 1, n, out);
-        start = i + 1;
-    }
-    if (len > start)
-        fwrite(s + start, 1, len - start, out);
-}
-
-size_t cli_text_width(const char *s, size_t len)
-{
-    size_t w = 0;
-    char e[5];
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        size_t n = text_escape(c, e);
-        if (n != 0)
-            w += n;
-        else if ((c & 0xc0) != 0x80)
-            w++;
-    }
-    return w;
-}
-
-char *cli_text_format(char *buf, size_t size, const char *s, size_t len)
-{
-    size_t o = 0;
-    char e[5];
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t n = text_escape(c, e), used = 1;
-        const char *from = e;
-        if (n == 0) {
-            /* A character: a lead byte and its continuation bytes, kept
-             * together so that a cut never splits it. */
-            n = 1;
-            if (c >= 0xc0)
-                while (n < 4 && i + n < len &&
-                       ((unsigned char)s[i + n] & 0xc0) == 0x80)
-                    n++;
-            from = s + i;
-            used = n;
-        }
-        if (o + n >= size)
-            break;
-        memcpy(buf + o, from, n);
-        o += n;
-        i += used;
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
@@ -122,6 +36,88 @@ static size_t utf8_len(const unsigned char *s, size_t n)
         (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
         return 0;
     return len;
+}
+
+/* The next piece of the text form of s[i..len): a character as it is
+ * (a valid UTF-8 sequence, its bytes in s), or an escape written to e:
+ * \\, \t, \n, \r, and \xHH for the other control bytes, DEL, and every
+ * byte that does not start a valid UTF-8 sequence. Stores the piece in
+ * *piece and its length in *n; returns the input bytes it stands for. */
+static size_t text_piece(const char *s, size_t i, size_t len, char e[5],
+                         const char **piece, size_t *n)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char c = (unsigned char)s[i];
+    char letter = 0;
+    switch (c) {
+    case '\\': letter = '\\'; break;
+    case '\t': letter = 't'; break;
+    case '\n': letter = 'n'; break;
+    case '\r': letter = 'r'; break;
+    default:
+        if (c >= 0x20 && c != 0x7f) {
+            size_t u = utf8_len((const unsigned char *)s + i, len - i);
+            if (u > 0) {
+                *piece = s + i;
+                *n = u;
+                return u;
+            }
+        }
+        e[0] = '\\';
+        e[1] = 'x';
+        e[2] = hex[c >> 4];
+        e[3] = hex[c & 15];
+        *piece = e;
+        *n = 4;
+        return 1;
+    }
+    e[0] = '\\';
+    e[1] = letter;
+    *piece = e;
+    *n = 2;
+    return 1;
+}
+
+void cli_put_text(FILE *out, const char *s, size_t len)
+{
+    char e[5];
+    for (size_t i = 0; i < len;) {
+        const char *piece;
+        size_t n;
+        i += text_piece(s, i, len, e, &piece, &n);
+        fwrite(piece, 1, n, out);
+    }
+}
+
+size_t cli_text_width(const char *s, size_t len)
+{
+    size_t w = 0;
+    char e[5];
+    for (size_t i = 0; i < len;) {
+        const char *piece;
+        size_t n;
+        i += text_piece(s, i, len, e, &piece, &n);
+        w += piece == e ? n : 1; /* an escape, or one character */
+    }
+    return w;
+}
+
+char *cli_text_format(char *buf, size_t size, const char *s, size_t len)
+{
+    size_t o = 0;
+    char e[5];
+    for (size_t i = 0; i < len;) {
+        const char *piece;
+        size_t n;
+        size_t used = text_piece(s, i, len, e, &piece, &n);
+        if (o + n >= size) /* a piece is never split */
+            break;
+        memcpy(buf + o, piece, n);
+        o += n;
+        i += used;
+    }
+    buf[o] = '\0';
+    return buf;
 }
 
 void cli_put_json(FILE *out, const char *s, size_t len)

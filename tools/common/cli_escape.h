@@ -5,10 +5,12 @@
  * through these functions so that one name is always one field of a
  * table or TSV line, and always a valid JSON string.
  *
- * Text form (tables, TSV, messages): bytes as they are, except
+ * Text form (tables, TSV, CSV, messages): bytes as they are, except
  *     backslash -> \\    tab -> \t    newline -> \n    CR -> \r
- *     other bytes below 0x20, and 0x7f -> \xHH
- * UTF-8 passes through unchanged, so "Café" stays "Café".
+ *     other bytes below 0x20, 0x7f, and each byte that does not start a
+ *     valid UTF-8 sequence -> \xHH
+ * Valid UTF-8 passes through unchanged, so "Café" stays "Café", and the
+ * output is always valid UTF-8.
  *
  * JSON form: a quoted JSON string (RFC 8259) with the standard escapes;
  * a byte that does not start a valid UTF-8 sequence becomes U+FFFD. */

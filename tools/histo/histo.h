@@ -269,4 +269,17 @@ const char *histo_row_status(const histo_table *t, const histo_row *r);
 int histo_run(FILE *out, const char *const *paths, size_t npaths,
               const histo_options *opt);
 
+/* Objects and bytes of one class index, as a scan counted them. */
+typedef struct histo_class_total {
+    uint32_t index;
+    uint64_t count, bytes;
+} histo_class_total;
+
+/* Checks the footer's per-class summary against the totals a scan
+ * counted (v, n entries; an index may come several times: they are
+ * summed, and v is sorted in the process). Returns 0 when they agree, 1
+ * (the first difference in why) when they do not, -1 out of memory. */
+int histo_summary_check(const heapfmt_footer *f, histo_class_total *v,
+                        size_t n, char *why, size_t cap);
+
 #endif /* HISTO_H */

@@ -219,6 +219,37 @@ static uint64_t input_size(const cli_dump *dump)
     return 0;
 }
 
+/* A complete dump read by class: its footer's per-class summary must say
+ * what the blocks held, as its totals must (the reader checks those).
+ * Returns CLI_EXIT_OK, or CLI_EXIT_INCOMPLETE after a warning. */
+static int check_summary(cli_dump *dump, scan *s)
+{
+    const heapfmt_footer *f;
+    if (heapfmt_reader_footer(dump->reader, &f) != HEAPFMT_OK)
+        return CLI_EXIT_OK;
+    size_t n = heapfmt_reader_class_count(dump->reader);
+    if (n > s->cap)
+        n = s->cap;
+    histo_class_total *v = malloc((n ? n : 1) * sizeof *v);
+    if (v == NULL)
+        return out_of_memory(s);
+    for (size_t slot = 0; slot < n; slot++)
+        v[slot] = (histo_class_total){
+            heapfmt_reader_class(dump->reader, slot)->index, s->v[slot].count,
+            s->v[slot].bytes};
+    char why[256];
+    int rc = histo_summary_check(f, v, n, why, sizeof why);
+    free(v);
+    if (rc < 0)
+        return out_of_memory(s);
+    if (rc == 0)
+        return CLI_EXIT_OK;
+    cli_warn(dump->name, "%s", why);
+    cli_warn(dump->name, "incomplete dump: the footer disagrees with the "
+                         "blocks; results are what the blocks hold");
+    return CLI_EXIT_INCOMPLETE;
+}
+
 static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
                         const histo_options *opt)
 {
@@ -234,6 +265,8 @@ static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
                                                 : on_class;
     int rc = cli_scan(dump, fn, &s);
     cli_progress_end(&s.progress);
+    if (rc == CLI_EXIT_OK && opt->by == HISTO_BY_CLASS)
+        rc = check_summary(dump, &s);
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
         if (opt->by == HISTO_BY_SITE && s.sites.n == 0 &&
             s.no_site.count > 0) {

@@ -215,16 +215,36 @@ static enum part_status make_names(names *nm, const heapfmt_footer *f,
         for (size_t i = 1; i < nm->nclasses; i++)
             if (nm->classes[i]->index == nm->classes[i - 1]->index)
                 return PART_FAILED;
+        size_t total = 0;
         for (size_t k = 0; k < nparts; k++) {
             const part *p = &parts[k];
             size_t n = heapfmt_reader_class_count(p->r);
-            for (size_t slot = 0; slot < p->cap && slot < n; slot++)
+            for (size_t slot = 0; slot < p->cap && slot < n; slot++) {
                 if (p->v[slot].count > 0 &&
                     find_class(nm, heapfmt_reader_class(p->r, slot)->index) ==
                         NULL)
                     return PART_FAILED;
+                total++;
+            }
         }
-        return PART_OK;
+        /* The counts must be the summary's, or the one-thread scan has
+         * to say they are not. */
+        histo_class_total *v = malloc((total ? total : 1) * sizeof *v);
+        if (v == NULL)
+            return PART_NOMEM;
+        size_t nv = 0;
+        for (size_t k = 0; k < nparts; k++) {
+            const part *p = &parts[k];
+            size_t n = heapfmt_reader_class_count(p->r);
+            for (size_t slot = 0; slot < p->cap && slot < n; slot++)
+                v[nv++] = (histo_class_total){
+                    heapfmt_reader_class(p->r, slot)->index, p->v[slot].count,
+                    p->v[slot].bytes};
+        }
+        char why[256];
+        int rc = histo_summary_check(f, v, nv, why, sizeof why);
+        free(v);
+        return rc < 0 ? PART_NOMEM : rc > 0 ? PART_FAILED : PART_OK;
     }
     size_t total = 0;
     for (size_t k = 0; k < nparts; k++)

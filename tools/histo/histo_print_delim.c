@@ -9,6 +9,9 @@
  *   N dumps    NAME  growing  count_1 .. count_N  bytes_1 .. bytes_N
  *
  * NAME is the --by word: class, type or site. */
+#include <stdio.h>
+#include <string.h>
+
 #include "cli_escape.h"
 #include "histo.h"
 
@@ -18,32 +21,23 @@ typedef struct delim {
     int csv;
 } delim;
 
-static int csv_needs_quotes(const char *s, size_t len)
-{
-    if (len > 0 && (s[0] == ' ' || s[len - 1] == ' '))
-        return 1;
-    for (size_t i = 0; i < len; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-            return 1;
-    return 0;
-}
-
-/* A CSV field (RFC 4180): as it is, unless it holds a comma, a double
- * quote, CR or LF, or begins or ends with a space: then in double quotes,
- * inner quotes doubled. NUL bytes, which CSV readers choke on, are written
- * as the two characters \0. */
+/* A CSV field (RFC 4180) of the text form of a name (cli_escape.h: control
+ * bytes and invalid UTF-8 escaped, as in TSV and the table): as it is,
+ * unless it holds a comma or a double quote, or begins or ends with a
+ * space: then in double quotes, inner quotes doubled. */
 static void put_csv(FILE *out, const char *s, size_t len)
 {
-    int quote = csv_needs_quotes(s, len);
+    char buf[4096];
+    const char *t = cli_text_format(buf, sizeof buf, s, len);
+    size_t n = strlen(t);
+    int quote = n > 0 && (t[0] == ' ' || t[n - 1] == ' ');
+    quote = quote || strpbrk(t, ",\"") != NULL;
     if (quote)
         fputc('"', out);
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '"')
-            fputs("\"\"", out);
-        else if (s[i] == '\0')
-            fputs("\\0", out);
-        else
-            fputc(s[i], out);
+    for (const char *p = t; *p; p++) {
+        if (*p == '"')
+            fputc('"', out);
+        fputc(*p, out);
     }
     if (quote)
         fputc('"', out);
