@@ -165,6 +165,16 @@ static void doc_hex(jout *o, uint64_t v)
     o->len += 18;
 }
 
+/* "#n" after the id in the _id of the nth object with that id (n > 1),
+ * so that every _id of a collection stays unique. */
+static void doc_repeat(jout *o, uint32_t repeat)
+{
+    if (repeat > 1) {
+        jout_char(o, '#');
+        jout_u64(o, repeat);
+    }
+}
+
 /* "refs":[...] with at most st->max_refs ids, then refs_count and
  * refs_truncated when some were left out. Returns the count kept. */
 static uint64_t refs_array(jout *o, const doc_style *st, const uint64_t *refs,
@@ -387,8 +397,10 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
     uint64_t for_stack = stack_cost(ob->stack, budget / 2);
     budget -= for_stack;
     doc_begin(o, st, RECORDS_OBJECTS);
-    if (st->mongo)
+    if (st->mongo) {
         doc_hex(o, ob->id);
+        doc_repeat(o, refs->repeat);
+    }
     doc_id_end(o, st);
     JOUT_LIT(o, "\"id\":");
     jout_id(o, ob->id);
@@ -423,12 +435,13 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
     jout_char(o, '}');
 }
 
-void doc_edge(jout *o, const doc_style *st, uint64_t from, uint64_t k,
-              uint64_t to, const heapfmt_rlabel *label)
+void doc_edge(jout *o, const doc_style *st, uint64_t from, uint32_t repeat,
+              uint64_t k, uint64_t to, const heapfmt_rlabel *label)
 {
     doc_begin(o, st, RECORDS_EDGES);
     if (st->mongo) {
         doc_hex(o, from);
+        doc_repeat(o, repeat);
         jout_char(o, '/');
         jout_u64(o, k);
     }

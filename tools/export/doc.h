@@ -101,6 +101,8 @@ typedef struct doc_refs {
     const uint64_t *ids;
     const heapfmt_rlabel *labels;
     uint64_t n;
+    uint32_t repeat; /* MongoDB: 0 or 1 for the first object with its id;
+                        n > 1 for the nth, whose _id ends in "#n" */
 } doc_refs;
 
 /* An object with its references, and the display name of its class
@@ -110,9 +112,9 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
                 const doc_refs *refs);
 
 /* The reference number k (0-based) of object from, to object to, with its
- * label (NULL for none). */
-void doc_edge(jout *o, const doc_style *st, uint64_t from, uint64_t k,
-              uint64_t to, const heapfmt_rlabel *label);
+ * label (NULL for none); repeat as in doc_refs. */
+void doc_edge(jout *o, const doc_style *st, uint64_t from, uint32_t repeat,
+              uint64_t k, uint64_t to, const heapfmt_rlabel *label);
 
 /* The reference number k of ROOT record number root_no (0-based, in dump
  * order), of kind kind, with its label (NULL for none). */

@@ -8,6 +8,7 @@
 #include "cli_names.h"
 #include "cli_scan.h"
 #include "export.h"
+#include "idset.h"
 #include "spool.h"
 
 /* cli_scan callbacks return exit codes; this private one means "the
@@ -33,6 +34,8 @@ typedef struct exporter {
      * class index (NULL where the footer has none). */
     const heapfmt_class_summary **final;
     size_t nfinal;
+    idset ids;              /* mongo: object ids met, for unique _ids */
+    int ids_failed;         /* it ran out of memory */
 } exporter;
 
 unsigned export_default_records(int format)
@@ -257,6 +260,11 @@ static void object_record(exporter *x, heapfmt_reader *r,
     doc_refs refs;
     refs.n = get_refs(x, r, ob->nrefs, &refs.ids);
     refs.labels = refs.n == ob->nrefs ? get_labels(x, r, refs.n) : NULL;
+    refs.repeat = 0;
+    if (x->st.mongo) {
+        refs.repeat = idset_add(&x->ids, ob->id);
+        x->ids_failed |= refs.repeat == 0;
+    }
     if (x->records & RECORDS_OBJECTS) {
         jout *o = x->out;
         cli_name buf;
@@ -267,7 +275,7 @@ static void object_record(exporter *x, heapfmt_reader *r,
             /* references lost: say so the way truncation does */
             doc_style lost = x->st;
             lost.max_refs = 0;
-            doc_refs none = {NULL, NULL, ob->nrefs};
+            doc_refs none = {NULL, NULL, ob->nrefs, refs.repeat};
             doc_object(o, &lost, ob, name, len, &none);
         } else {
             doc_object(o, &x->st, ob, name, len, &refs);
@@ -280,7 +288,7 @@ static void object_record(exporter *x, heapfmt_reader *r,
          * the one that failed, not after the record's last edge. */
         for (uint64_t k = 0; k < refs.n && !jout_failed(o); k++) {
             item_begin(x, o, x->edges.items++);
-            doc_edge(o, &x->st, ob->id, k, refs.ids[k],
+            doc_edge(o, &x->st, ob->id, refs.repeat, k, refs.ids[k],
                      refs.labels != NULL ? &refs.labels[k] : NULL);
             item_end(x, o);
         }
@@ -294,6 +302,7 @@ static void root_record(exporter *x, heapfmt_reader *r,
     if (!(x->records & (RECORDS_ROOTS | RECORDS_EDGES)))
         return;
     doc_refs refs;
+    refs.repeat = 0;
     refs.n = get_refs(x, r, root->nrefs, &refs.ids);
     refs.labels = refs.n == root->nrefs && root->labeled
                       ? get_labels(x, r, refs.n)
@@ -304,7 +313,7 @@ static void root_record(exporter *x, heapfmt_reader *r,
         if (refs.n < root->nrefs) {
             doc_style lost = x->st;
             lost.max_refs = 0;
-            doc_refs none = {NULL, NULL, root->nrefs};
+            doc_refs none = {NULL, NULL, root->nrefs, 0};
             doc_root(o, &lost, root, no, &none);
         } else {
             doc_root(o, &x->st, root, no, &refs);
@@ -341,6 +350,10 @@ static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
         break;
     default:
         return 0; /* META, STRING, CLASS: the reader keeps them for us */
+    }
+    if (x->ids_failed) {
+        cli_error(x->d->name, "out of memory");
+        return CLI_EXIT_ERROR;
     }
     return check_outputs(x);
 }
@@ -564,5 +577,6 @@ int export_dump(cli_dump *d, const export_options *opt, jout *out,
     free(x.count);
     free(x.bytes);
     free(x.final);
+    idset_free(&x.ids);
     return rc;
 }

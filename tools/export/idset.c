@@ -1,0 +1,69 @@
+/* idset.c -- how many times each object id was met. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "idset.h"
+
+void idset_init(idset *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void idset_free(idset *s)
+{
+    free(s->keys);
+    free(s->counts);
+    memset(s, 0, sizeof *s);
+}
+
+static size_t slot_of(uint64_t key, size_t mask)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* Doubles the table (or makes the first). Returns 0 or -1. */
+static int grow(idset *s)
+{
+    size_t cap = s->cap ? 2 * s->cap : 1024;
+    uint64_t *keys = calloc(cap, sizeof *keys);
+    uint32_t *counts = calloc(cap, sizeof *counts);
+    if (keys == NULL || counts == NULL) {
+        free(keys);
+        free(counts);
+        return -1;
+    }
+    for (size_t i = 0; i < s->cap; i++) {
+        if (s->keys[i] == 0)
+            continue;
+        size_t j = slot_of(s->keys[i], cap - 1);
+        while (keys[j] != 0)
+            j = (j + 1) & (cap - 1);
+        keys[j] = s->keys[i];
+        counts[j] = s->counts[i];
+    }
+    free(s->keys);
+    free(s->counts);
+    s->keys = keys;
+    s->counts = counts;
+    s->cap = cap;
+    return 0;
+}
+
+uint32_t idset_add(idset *s, uint64_t id)
+{
+    if (id == UINT64_MAX) /* id + 1 would be the empty mark */
+        return s->max_id_count < UINT32_MAX ? ++s->max_id_count : UINT32_MAX;
+    if (10 * (s->n + 1) > 7 * s->cap && grow(s) != 0)
+        return 0;
+    uint64_t key = id + 1;
+    size_t j = slot_of(key, s->cap - 1);
+    while (s->keys[j] != 0 && s->keys[j] != key)
+        j = (j + 1) & (s->cap - 1);
+    if (s->keys[j] == 0) {
+        s->keys[j] = key;
+        s->n++;
+    }
+    if (s->counts[j] < UINT32_MAX)
+        s->counts[j]++;
+    return s->counts[j];
+}

@@ -1,0 +1,32 @@
+/* idset.h -- how many times each object id was met, for MongoDB exports.
+ *
+ * A MongoDB collection refuses a second document with an _id it holds.
+ * A heap has one object per id, but a damaged or hostile dump may repeat
+ * one: heapfmt-export --format=mongo counts the ids it meets, and the nth
+ * object with an id (n > 1) gets "#n" after it in its _id and in its
+ * edges' _ids. An open-addressing hash of 12 bytes per slot, at most 70%
+ * full: about 17 bytes per object, only in that format. */
+#ifndef IDSET_H
+#define IDSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct idset {
+    uint64_t *keys;   /* id + 1 (0 marks an empty slot; id ~0 is kept
+                         apart) */
+    uint32_t *counts;
+    size_t cap;       /* a power of two, or 0 */
+    size_t n;
+    uint32_t max_id_count; /* of the id UINT64_MAX */
+} idset;
+
+void idset_init(idset *s);
+void idset_free(idset *s);
+
+/* Counts one more object with this id; returns how many there were with
+ * it so far, this one included (1 the first time), or 0 when memory runs
+ * out. */
+uint32_t idset_add(idset *s, uint64_t id);
+
+#endif /* IDSET_H */
