@@ -72,7 +72,7 @@
  * a dump of a few long names cannot make the output grow by their length
  * times the number of objects or edges. Every document is then at most a
  * constant plus a multiple of the bytes of its own record. */
-#define DOC_MAX_REPEATED 4096u
+#define DOC_MAX_REPEATED 1024u
 
 /* The most that ref_labels and stack may add to one object or root
  * document, in bytes of BSON (each element is counted at its largest:

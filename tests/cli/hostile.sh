@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# hostile.sh -- the robustness rules of docs/robustness.md, tested as
+# classes over every fixture, a sample of the fuzz corpus and the hostile
+# dumps of tests/hostile/mkhostile (valid by checksum, hostile by
+# meaning), for every reading tool:
+#   - no crash, no hang: each run ends within a timeout with 0, 1 or 3;
+#   - memory bounded by what is present: each run under a memory limit
+#     (not under AddressSanitizer, which reserves terabytes of address
+#     space);
+#   - output bounded by input: at most 64 bytes per input byte plus 1 MiB;
+#   - file = stdin: the same output (but the file's name) and exit status;
+#   - serial = parallel: histo --scan -j1 and -j2 agree, output and status.
+. "$(dirname "$0")/lib.bash"
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mk=$BIN/../tests/mkhostile
+cd "$TMPDIR" || exit 1
+export LC_ALL=C
+
+mkdir hostile corpus
+run "$mk" hostile
+expect_success "mkhostile writes its dumps"
+
+# The inputs: hostile dumps, every fixture, every 8th file of the corpus.
+inputs=(hostile/*.hfd "$FIXTURES"/invalid/*.hfd)
+for f in "$FIXTURES"/valid/*; do [ -f "$f" ] && inputs+=("$f"); done
+n=0
+for f in "$root"/fuzz/corpus/fuzz_read/*; do
+    n=$((n + 1))
+    [ $((n % 8)) -eq 0 ] && inputs+=("$f")
+done
+
+limit_kib=$((1024 * 1024)) # 1 GiB of address space
+if nm "$BIN/histo" 2>/dev/null | grep -q '__asan_init'; then
+    limit_kib=unlimited
+fi
+
+# run_bounded NAME INPUT CMD...: runs CMD reading INPUT (a file, or - with
+# INPUT on stdin), output to out.NAME, under the limits.
+run_bounded() {
+    local name=$1 input=$2
+    shift 2
+    if [ "$input" = - ]; then
+        ( ulimit -v "$limit_kib"; timeout 30 "$@" <"$cur" >"out.$name" 2>"err.$name" )
+    else
+        ( ulimit -v "$limit_kib"; timeout 30 "$@" >"out.$name" 2>"err.$name" )
+    fi
+    echo $?
+}
+
+checked=0
+for cur in "${inputs[@]}"; do
+    size=$(stat -c %s "$cur")
+    bound=$((64 * size + 1048576))
+    base=$(basename "$cur")
+    for cmd in "info" "info --verify" "histo" "histo -S" "histo -S --by=type" \
+               "export -r all" "export -r all --format=mongo" \
+               "export --format=json" "graph dominators -n 5" \
+               "graph referrers --class=String -n 50"; do
+        set -- $cmd
+        tool=$1
+        shift
+        case $tool in
+        histo) prog=$BIN/histo ;;
+        *) prog=$BIN/heapfmt-$tool ;;
+        esac
+        rc_file=$(run_bounded file "$cur" "$prog" "$@" "$cur")
+        rc_pipe=$(run_bounded pipe - "$prog" "$@" -)
+        what="$base: $cmd"
+        case $rc_file in
+        0 | 1 | 3) pass ;;
+        124) fail "$what: timed out" ;;
+        *) fail "$what: exit $rc_file (a crash or a kill)" ;;
+        esac
+        out_size=$(stat -c %s out.file)
+        [ "$out_size" -le "$bound" ] && pass ||
+            fail "$what: $out_size bytes out of $size in (bound $bound)"
+        # file = stdin: same status and output, the name aside (and what
+        # only a file knows: its size; graph dominators reads a file twice
+        # and a pipe once, with the same answer)
+        [ "$rc_file" = "$rc_pipe" ] && pass ||
+            fail "$what: exit $rc_file from the file, $rc_pipe from stdin"
+        if [ "$rc_file" = 0 ] && [ "$tool" != info ]; then
+            cmp -s out.file out.pipe && pass ||
+                fail "$what: output differs between file and stdin"
+        fi
+        checked=$((checked + 1))
+    done
+    # serial = parallel
+    r1=$(run_bounded j1 "$cur" "$BIN/histo" -S -j1 "$cur")
+    r2=$(run_bounded j2 "$cur" "$BIN/histo" -S -j2 "$cur")
+    [ "$r1" = "$r2" ] && pass || fail "$base: histo -S exit $r1 with -j1, $r2 with -j2"
+    cmp -s out.j1 out.j2 && pass || fail "$base: histo -S output differs with -j2"
+    cmp -s err.j1 err.j2 && pass || fail "$base: histo -S messages differ with -j2"
+done
+echo "$checked runs over ${#inputs[@]} inputs"
+
+# The cases of the adversarial run, by name (issue 15).
+run "$BIN/heapfmt-export" -r all hostile/huge-class-index.hfd
+expect_success "a class index of 2^32-1 costs nothing"
+expect_out_has '"class":"Huge"' "and is named"
+run "$BIN/heapfmt-export" -r edges hostile/long-root-kind.hfd
+expect_success "edges of a root with a 64 KiB kind"
+expect_out_has '"root_truncated":true' "the kind is cut in each edge"
+[ "${#out}" -lt $((2000 * 4400 + 65536)) ] && pass ||
+    fail "edge output ${#out} bytes: the kind repeated whole"
+run "$BIN/heapfmt-export" hostile/long-class-name.hfd
+expect_rc 3 "objects of a class with a 64 KiB name (no footer)"
+expect_out_has '"class_truncated":true' "the name is cut in each object"
+run "$BIN/heapfmt-info" --verify hostile/duplicate-ids.hfd
+expect_failure 1 "duplicate ids fail --verify"
+expect_err_has "3 objects have the id 0x10000" "and are named"
+run "$BIN/heapfmt-export" --format=mongo hostile/duplicate-ids.hfd
+[ "$(printf '%s\n' "$out" | grep -o '"_id":"[^"]*"' | sort | uniq -d)" = "" ] &&
+    pass || fail "MongoDB _ids stay unique"
+for j in 1 2 4; do
+    run "$BIN/histo" -S -j$j hostile/index-skips-empty-block.hfd
+    expect_rc 3 "an index that leaves out a block without objects, -j$j"
+    expect_err_has "footer totals disagree" "said with -j$j"
+    run "$BIN/histo" -S -j$j hostile/summary-disagrees.hfd
+    expect_rc 3 "a summary that disagrees, -j$j"
+    expect_err_has "summary of class index 1 says 35 objects" "said with -j$j"
+done
+# a closed pipe stops the export at once, after the document being written
+run bash -c "'$BIN/heapfmt-export' -r edges hostile/long-root-kind.hfd | head -c 100 >/dev/null; echo \${PIPESTATUS[0]}"
+[ "$out" = 0 ] && pass || fail "export into a closed pipe: exit $out"
+
+finish
