@@ -16,7 +16,8 @@
 /* A class name that holds everything a name can: tab, newline, NUL,
  * backslash, a quote, UTF-8 and a byte that is not UTF-8. */
 static const char weird[] = "We\tird\nName\\\"\xc3\xa9\xff";
-#define WEIRD_TEXT "We\\tird\\nName\\\\\"\xc3\xa9\xff"
+/* the text form: escapes, valid UTF-8 kept, the invalid byte as \\xff */
+#define WEIRD_TEXT "We\\tird\\nName\\\\\"\xc3\xa9\\xff"
 
 static tobj before[] = {
     {0x100, "String", 40, "T_STRING", "app/a.rb", 3},
