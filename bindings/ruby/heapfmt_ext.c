@@ -159,6 +159,48 @@ static int auto_compact_enabled(void)
     return RTEST(rb_funcall(rb_mGC, id_auto_compact, 0));
 }
 
+/* Whether global variable name is the program's own, safe to read: a
+ * plain name ($[A-Za-z_][A-Za-z0-9_]*) and not one of Ruby's special
+ * variables whose reading depends on the frame, warns or does I/O. */
+static int plain_global(const char *name)
+{
+    static const char *const special[] = {"$_", "$SAFE", "$KCODE",
+                                          "$FILENAME", "$-K"};
+    if (name[0] != '$' ||
+        !(name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z') ||
+          (name[1] >= 'a' && name[1] <= 'z')))
+        return 0;
+    for (const char *p = name + 2; *p; p++)
+        if (!(*p == '_' || (*p >= '0' && *p <= '9') ||
+              (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
+            return 0;
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        if (strcmp(name, special[i]) == 0)
+            return 0;
+    return strlen(name) < sizeof ((struct hr_global *)0)->name;
+}
+
+/* The global variables holding heap objects, for the walk's labels. */
+static void collect_globals(hr_context *c)
+{
+    VALUE names = rb_f_global_variables();
+    long n = RARRAY_LEN(names);
+    c->globals = malloc((size_t)(n > 0 ? n : 1) * sizeof *c->globals);
+    if (c->globals == NULL)
+        return; /* no labels, the dump is still whole */
+    for (long i = 0; i < n; i++) {
+        const char *name = rb_id2name(SYM2ID(rb_ary_entry(names, i)));
+        if (name == NULL || !plain_global(name))
+            continue;
+        VALUE v = rb_gv_get(name);
+        if (RB_SPECIAL_CONST_P(v))
+            continue;
+        struct hr_global *g = &c->globals[c->nglobals++];
+        g->value = v;
+        snprintf(g->name, sizeof g->name, "%s", name);
+    }
+}
+
 static void fill_context(dump_args *a)
 {
     hr_context *c = &a->ctx;
@@ -192,6 +234,7 @@ static void fill_context(dump_args *a)
     c->codec = a->codec;
     c->level = a->level;
     c->threads = a->threads;
+    collect_globals(c);
 }
 
 static void check_single_ractor(void)
@@ -457,6 +500,9 @@ static VALUE dump_cleanup(VALUE arg)
         dumping = 0;
         a->guard = 0;
     }
+    free(a->ctx.globals);
+    a->ctx.globals = NULL;
+    a->ctx.nglobals = 0;
     return Qnil;
 }
 

@@ -53,6 +53,15 @@ typedef struct hr_context {
     ID id_wb_protected, id_old, id_uncollectible, id_marked, id_pinned;
     ID id_attached; /* __attached__, the object of a singleton class */
 
+    /* The program's global variables that hold a heap object, read before
+     * the walk (Ruby's special ones left out): the global_tbl root labels
+     * its references with their names. malloc'ed; freed after the dump. */
+    struct hr_global {
+        VALUE value;
+        char name[64];
+    } *globals;
+    size_t nglobals;
+
     int codec;   /* enum heapfmt_codec of the compressed blocks */
     int level;   /* the codec's level; 0 stores the blocks */
     int threads; /* 1: compress on a worker thread */

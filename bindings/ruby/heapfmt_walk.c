@@ -81,6 +81,14 @@ typedef struct walk {
     size_t nids, cids;
     int ids_oom;
     VALUE skip; /* the reference not to list: the object's class */
+    heapfmt_label *labels; /* labels of ids, when the object has some */
+    size_t clabels;
+    int labeled;
+    struct {
+        VALUE key;   /* an ivar's ID, or 0 */
+        uint32_t id; /* string id of its name */
+    } ivar_names[1024]; /* ivar names already written, direct-mapped */
+    char key_text[80];
 
     uint32_t types[32]; /* string id of each type name, 0 until written */
     const char *root_kind;
@@ -398,12 +406,20 @@ static int write_classes(walk *k)
 
 /* ---- roots ---- */
 
+static void label_globals(walk *k);
+
 static void flush_roots(walk *k)
 {
     if (k->rc || !k->root_kind || k->nids == 0)
         return;
     sort_unique(k->ids, &k->nids);
-    int rc = heapfmt_write_root(k->w, k->root_kind_id, k->ids, k->nids);
+    k->labeled = 0;
+    if (strcmp(k->root_kind, "global_tbl") == 0)
+        label_globals(k);
+    int rc = k->rc ? k->rc
+                   : heapfmt_write_root_labeled(k->w, k->root_kind_id, k->ids,
+                                                k->labeled ? k->labels : NULL,
+                                                k->nids);
     k->nids = 0;
     if (rc != HEAPFMT_OK)
         fail(k, rc);
@@ -583,6 +599,165 @@ static void allocation_site(walk *k, VALUE v, heapfmt_object *o)
     o->generation = info->generation;
 }
 
+/* ---- labels (format 1.1) ----
+ *
+ * An object's references are a sorted set; a label goes to the first
+ * reference that matches: instance variables by name (T_OBJECT), hash
+ * values by key (symbols, strings up to 40 bytes, integers), array
+ * elements by index. Nothing here allocates: the names are the VM's own
+ * strings. Constants, globals' names (see the global_tbl root), struct
+ * members and weak references are not labeled. */
+
+/* The position of id among the object's sorted references, or -1. */
+static long ref_position(const walk *k, uint64_t id)
+{
+    size_t lo = 0, hi = k->nids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < k->nids && k->ids[lo] == id ? (long)lo : -1;
+}
+
+/* Labels the reference to val (if listed and still unlabeled). */
+static void label_ref(walk *k, VALUE val, uint32_t kind, uint64_t value)
+{
+    if (!is_heap_object(val))
+        return;
+    long i = ref_position(k, (uint64_t)val);
+    if (i < 0 || k->labels[i].kind != HEAPFMT_LABEL_NONE)
+        return;
+    k->labels[i].kind = kind;
+    k->labels[i].value = value;
+    k->labeled = 1;
+}
+
+static uint32_t text_id(walk *k, const char *s, size_t n)
+{
+    uint32_t id = 0;
+    int rc = heapfmt_write_string(k->w, s, n, &id);
+    if (rc != HEAPFMT_OK)
+        fail(k, rc);
+    return id;
+}
+
+/* The string id of an ID's name, cached: ivar names repeat. */
+static uint32_t name_id(walk *k, ID name)
+{
+    size_t slot = (size_t)((name * 0x9E3779B97F4A7C15ull) >> 54);
+    if (k->ivar_names[slot].key == (VALUE)name && k->ivar_names[slot].id != 0)
+        return k->ivar_names[slot].id;
+    const char *s = rb_id2name(name);
+    if (s == NULL)
+        return 0;
+    uint32_t id = text_id(k, s, strlen(s));
+    k->ivar_names[slot].key = (VALUE)name;
+    k->ivar_names[slot].id = id;
+    return id;
+}
+
+static int ivar_i(ID key, VALUE val, st_data_t data)
+{
+    walk *k = (walk *)data;
+    uint32_t id = name_id(k, key);
+    if (id != 0)
+        label_ref(k, val, HEAPFMT_LABEL_FIELD, id);
+    return k->rc ? ST_STOP : ST_CONTINUE;
+}
+
+/* The printable text of a hash key, or 0 bytes when it has none cheap. */
+static size_t key_text(walk *k, VALUE key)
+{
+    char *b = k->key_text;
+    size_t cap = sizeof k->key_text;
+    if (RB_FIXNUM_P(key))
+        return (size_t)snprintf(b, cap, "%ld", FIX2LONG(key));
+    if (RB_SYMBOL_P(key)) {
+        VALUE str = rb_sym2str(key);
+        long n = RSTRING_LEN(str);
+        if (n > 40)
+            n = 40;
+        b[0] = ':';
+        memcpy(b + 1, RSTRING_PTR(str), (size_t)n);
+        return (size_t)n + 1;
+    }
+    if (is_heap_object(key) && RB_BUILTIN_TYPE(key) == RUBY_T_STRING) {
+        long n = RSTRING_LEN(key);
+        if (n > 40)
+            return 0;
+        b[0] = '"';
+        memcpy(b + 1, RSTRING_PTR(key), (size_t)n);
+        b[n + 1] = '"';
+        return (size_t)n + 2;
+    }
+    return 0;
+}
+
+static int hash_i(VALUE key, VALUE val, VALUE data)
+{
+    walk *k = (walk *)data;
+    if (is_heap_object(val)) {
+        size_t n = key_text(k, key);
+        if (n > 0) {
+            uint32_t id = text_id(k, k->key_text, n);
+            if (id != 0)
+                label_ref(k, val, HEAPFMT_LABEL_KEY, id);
+        }
+    }
+    return k->rc ? ST_STOP : ST_CONTINUE;
+}
+
+/* The global variables' names on the references of the global_tbl
+ * root. */
+static void label_globals(walk *k)
+{
+    const hr_context *c = k->ctx;
+    if (c->nglobals == 0)
+        return;
+    if (k->clabels < k->nids &&
+        grow((void **)&k->labels, &k->clabels, k->nids, sizeof *k->labels) <
+            0) {
+        fail_nomem(k, "label list");
+        return;
+    }
+    memset(k->labels, 0, k->nids * sizeof *k->labels);
+    for (size_t i = 0; i < c->nglobals && !k->rc; i++) {
+        const struct hr_global *g = &c->globals[i];
+        uint32_t id = text_id(k, g->name, strlen(g->name));
+        if (id != 0)
+            label_ref(k, g->value, HEAPFMT_LABEL_GLOBAL, id);
+    }
+}
+
+/* Labels the references of v, when its type says what they are. */
+static void label_refs(walk *k, VALUE v, int t)
+{
+    k->labeled = 0;
+    if (k->nids == 0 || (t != RUBY_T_OBJECT && t != RUBY_T_HASH &&
+                         t != RUBY_T_ARRAY))
+        return;
+    if (k->clabels < k->nids &&
+        grow((void **)&k->labels, &k->clabels, k->nids, sizeof *k->labels) <
+            0) {
+        fail_nomem(k, "label list");
+        return;
+    }
+    memset(k->labels, 0, k->nids * sizeof *k->labels);
+    if (t == RUBY_T_OBJECT) {
+        rb_ivar_foreach(v, ivar_i, (st_data_t)k);
+    } else if (t == RUBY_T_HASH) {
+        rb_hash_foreach(v, hash_i, (VALUE)k);
+    } else {
+        const VALUE *e = RARRAY_CONST_PTR(v);
+        long n = RARRAY_LEN(v);
+        for (long i = 0; i < n; i++)
+            label_ref(k, e[i], HEAPFMT_LABEL_INDEX, (uint64_t)i);
+    }
+}
+
 static int write_object(walk *k, VALUE v, size_t stride)
 {
     int t = RB_BUILTIN_TYPE(v);
@@ -624,8 +799,16 @@ static int write_object(walk *k, VALUE v, size_t stride)
     if (k->ids_oom)
         return fail_nomem(k, "reference list");
     sort_unique(k->ids, &k->nids);
+    if (live)
+        label_refs(k, v, t);
+    if (k->rc)
+        return k->rc;
     o.refs = k->ids;
     o.nrefs = k->nids;
+    if (k->labeled) {
+        o.fields |= HEAPFMT_F_LABELS;
+        o.labels = k->labels;
+    }
     if (o.nrefs > HEAPFMT_MAX_REFS) {
         o.nrefs = HEAPFMT_MAX_REFS;
         o.flags |= HR_OF_REFS_TRUNCATED;
@@ -767,4 +950,5 @@ void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
     free(k.classes);
     free(k.names);
     free(k.ids);
+    free(k.labels);
 }

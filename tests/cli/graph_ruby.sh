@@ -27,6 +27,11 @@ hop1=$(printf '%s\n' "$out" | sed -n 3p | cut -f 6)
 last=$(printf '%s\n' "$out" | tail -n 1 | cut -f 5,6)
 [ "$last" = "$(printf '%s\tRequest' "$(hex "$request")")" ] && pass ||
     fail "and ends at the Request: $last"
+# with the labels of the references: the global's name, then the key
+via1=$(printf '%s\n' "$out" | sed -n 3p | cut -f 4)
+[ "$via1" = '$cache' ] && pass || fail "the Hash is reached as \$cache: $via1"
+via2=$(printf '%s\n' "$out" | tail -n 1 | cut -f 4)
+[ "$via2" = '["req-150"]' ] && pass || fail "the Request by its key: $via2"
 
 # The path to the captured Array goes through the Proc.
 run "$graph" path -f tsv "$d3" "$seen"
