@@ -549,14 +549,27 @@ static VALUE wait_cleanup(VALUE arg)
     return Qnil;
 }
 
+/* Hands the dump to the target's #write, a megabyte at a time. #write
+ * must say how many bytes it took (IO#write does): fewer than given are
+ * followed by the rest; 0, nil or anything not an Integer is a failure,
+ * never a dump reported as written. */
 static VALUE write_out_body(VALUE arg)
 {
     dump_args *a = (dump_args *)arg;
     const size_t chunk = 1u << 20;
-    for (size_t off = 0; off < a->mem.len; off += chunk) {
+    size_t off = 0;
+    while (off < a->mem.len) {
         size_t n = a->mem.len - off < chunk ? a->mem.len - off : chunk;
         VALUE s = rb_str_new(a->mem.data + off, (long)n);
-        rb_funcall(a->target, id_write, 1, s);
+        VALUE r = rb_funcall(a->target, id_write, 1, s);
+        if (!RB_INTEGER_TYPE_P(r) || NUM2LL(r) <= 0 ||
+            (unsigned long long)NUM2LL(r) > n)
+            rb_raise(eError,
+                     "the target's #write returned %" PRIsVALUE
+                     " for %zu bytes: the dump was not written (%zu of %zu "
+                     "bytes were)",
+                     rb_inspect(r), n, off, a->mem.len);
+        off += (size_t)NUM2LL(r);
     }
     return Qnil;
 }

@@ -516,6 +516,26 @@ static void string_preview(VALUE s, const char **p, size_t *n)
     }
 }
 
+/* The subtype of a T_IMEMO, as ObjectSpace.dump_all's "imemo_type" names
+ * it (iseq, env, ment, cref, callcache...), so that instruction sequences
+ * piling up are visible; NULL for a Ruby whose list is not known here.
+ * The subtype is in the flags above FL_USHIFT (internal/imemo.h). */
+static const char *imemo_name(VALUE v)
+{
+#if RUBY_API_VERSION_CODE >= 30000 && RUBY_API_VERSION_CODE < 30300
+    static const char *const names[] = {
+        "env",  "cref",   "svar",           "throw_data", "ifunc",
+        "memo", "ment",   "iseq",           "tmpbuf",     "ast",
+        "parser_strterm", "callinfo",       "callcache",  "constcache",
+    };
+    unsigned t = (unsigned)(RBASIC(v)->flags >> RUBY_FL_USHIFT) & 0x0f;
+    return t < sizeof names / sizeof names[0] ? names[t] : NULL;
+#else
+    (void)v;
+    return NULL;
+#endif
+}
+
 static void preview(walk *k, VALUE v, int t, heapfmt_object *o)
 {
     const char *p = NULL;
@@ -564,6 +584,10 @@ static void preview(walk *k, VALUE v, int t, heapfmt_object *o)
     case RUBY_T_FILE:
         if (RFILE(v)->fptr)
             string_preview(RFILE(v)->fptr->pathv, &p, &n);
+        break;
+    case RUBY_T_IMEMO:
+        p = imemo_name(v);
+        n = p ? strlen(p) : 0;
         break;
     default:
         break;

@@ -115,6 +115,8 @@ diff = Hash.new { |h, k| h[k] = [] }
 a.objects.each_value do |x|
   y = b.objects[x.id] or next
   diff[:type] << x.id if x.type != y.type
+  # the imemo subtype: dump_all's "imemo_type", the importer's value
+  diff[:imemo] << x.id if x.type == "T_IMEMO" && x.value != y.value
   next if Dump::INTERNAL.include?(x.type)
 
   diff[:class] << x.id if x.class_id != y.class_id
@@ -127,10 +129,12 @@ a.objects.each_value do |x|
 end
 puts "objects: #{a.objects.size} vs #{b.objects.size}; differing: " +
      diff.map { |k, v| "#{k} #{v.size}" }.join(", ")
-%i[type class size refs value site].each do |k|
+%i[type imemo class size refs value site].each do |k|
   Check.ok(diff[k].size <= TOLERANCE,
            "#{k} differs for #{diff[k].size} objects: #{diff[k].first(5).join(' ')}")
 end
+named_imemo = a.objects.each_value.count { |o| o.type == "T_IMEMO" && o.value }
+Check.ok(named_imemo >= 1000, "imemo subtypes compared: #{named_imemo}")
 with_site = a.objects.each_value.count(&:file)
 Check.ok(with_site >= 2000 * 5, "allocation sites compared: #{with_site}")
 Check.eq(a.objects[hex($orders.first)]&.file, __FILE__, "allocation file")
