@@ -657,6 +657,57 @@ static VALUE hf_address(VALUE self, VALUE obj)
     return ULL2NUM((unsigned long long)obj);
 }
 
+/* ---- production helpers ---- */
+
+/* HeapFmt.on_signal, in Ruby: a trap runs in a context where a Mutex
+ * cannot be taken, so the dump runs on a thread of its own. */
+static const char on_signal_rb[] =
+    "module HeapFmt\n"
+    "  def self.on_signal(signal, dir: Dir.pwd, fork: true, **options)\n"
+    "    Signal.trap(signal) do\n"
+    "      Thread.new do\n"
+    "        stamp = Time.now.utc.strftime('%Y%m%dT%H%M%S.%LZ')\n"
+    "        path = File.join(dir, \"heap-#{Process.pid}-#{stamp}.hfd\")\n"
+    "        begin\n"
+    "          HeapFmt.dump(path, fork: fork, **options)\n"
+    "        rescue StandardError => e\n"
+    "          warn \"HeapFmt.on_signal: #{path}: #{e.message}\"\n"
+    "        end\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "end\n";
+
+static VALUE gdb_dump_body(VALUE path)
+{
+    return rb_funcall(mHeapFmt, rb_intern("dump"), 1, path);
+}
+
+/* For a debugger attached to a live process:
+ *     (gdb) call (long)heapfmt_dump_to_path("/tmp/heap.hfd")
+ * Dumps the heap to path and returns the number of objects, or -1 (the
+ * exception is printed on stderr). The calling thread must hold the GVL:
+ * stop the process where Ruby runs Ruby code (for instance at a breakpoint
+ * on rb_thread_check_ints), not inside a blocking system call. */
+__attribute__((visibility("default"))) long
+heapfmt_dump_to_path(const char *path)
+{
+    int state = 0;
+    VALUE n = rb_protect(gdb_dump_body, rb_str_new_cstr(path), &state);
+    if (state) {
+        VALUE e = rb_errinfo();
+        rb_set_errinfo(Qnil);
+        if (!NIL_P(e)) {
+            VALUE msg = rb_funcall(e, rb_intern("message"), 0);
+            if (RB_TYPE_P(msg, RUBY_T_STRING))
+                fprintf(stderr, "heapfmt_dump_to_path: %.*s\n",
+                        (int)RSTRING_LEN(msg), RSTRING_PTR(msg));
+        }
+        return -1;
+    }
+    return NUM2LONG(n);
+}
+
 RUBY_FUNC_EXPORTED void Init_heapfmt(void)
 {
     rb_global_variable(&mHeapFmt); /* marked and pinned: GC.compact */
@@ -671,6 +722,7 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
                                HEAPFMT_FORMAT_MINOR));
     rb_define_module_function(mHeapFmt, "dump", hf_dump, -1);
     rb_define_module_function(mHeapFmt, "address", hf_address, 1);
+    rb_eval_string(on_signal_rb);
 
     id_write = rb_intern("write");
     id_to_path = rb_intern("to_path");
