@@ -13,6 +13,7 @@
 
 #include <ruby.h>
 #include <ruby/io.h>
+#include <ruby/thread.h>
 #include <ruby/version.h>
 
 #include <dlfcn.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,6 +70,9 @@ typedef struct dump_args {
     rb_pid_t pid;    /* fork: the child */
     int rfd, wfd;    /* fork: the result pipe */
     int reaped;
+    int spool;       /* a target that may block (pipe, FIFO, socket)
+                        without fork: the dump is built in memory, then
+                        written without the GVL */
     hr_context ctx;
     hr_result res;
 } dump_args;
@@ -453,19 +458,95 @@ static void start_child(dump_args *a)
     close_fd(&a->wfd);
 }
 
+/* ---- targets that may block ---- */
+
+typedef struct nogvl_io {
+    const char *path;
+    int fd;
+    const char *buf;
+    size_t len;
+    ssize_t ret;
+    int err;
+} nogvl_io;
+
+static void *open_nogvl(void *arg)
+{
+    nogvl_io *io = arg;
+    io->fd = open(io->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    io->err = errno;
+    return NULL;
+}
+
+static void *write_nogvl(void *arg)
+{
+    nogvl_io *io = arg;
+    io->ret = write(io->fd, io->buf, io->len);
+    io->err = errno;
+    return NULL;
+}
+
+/* Opens the target path without the GVL: a FIFO without a reader blocks
+ * in open(2), and the other threads must go on meanwhile. Interruptible
+ * (Thread#raise, Timeout): EINTR checks the thread's interrupts. */
+static int open_target(VALUE path)
+{
+    nogvl_io io = {RSTRING_PTR(path), -1, NULL, 0, 0, 0};
+    for (;;) {
+        rb_thread_call_without_gvl(open_nogvl, &io, RUBY_UBF_IO, NULL);
+        if (io.fd >= 0 || io.err != EINTR)
+            break;
+        rb_thread_check_ints();
+    }
+    if (io.fd < 0)
+        rb_syserr_fail_str(io.err, path);
+    rb_update_max_fd(io.fd);
+    return io.fd;
+}
+
+/* Whether writing fd may block for long: anything but a regular file. */
+static int may_block(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) != 0 || !S_ISREG(st.st_mode);
+}
+
+/* Writes the dump built in memory to the target, without the GVL. */
+static void write_spool(dump_args *a)
+{
+    size_t off = 0;
+    while (off < a->mem.len && a->res.status == HEAPFMT_OK) {
+        nogvl_io io = {NULL, a->fd, a->mem.data + off, a->mem.len - off,
+                       0, 0};
+        rb_thread_call_without_gvl(write_nogvl, &io, RUBY_UBF_IO, NULL);
+        if (io.ret > 0) {
+            off += (size_t)io.ret;
+        } else if (io.ret < 0 && io.err == EINTR) {
+            rb_thread_check_ints();
+        } else if (io.ret < 0 && (io.err == EAGAIN || io.err == EWOULDBLOCK)) {
+            rb_thread_fd_writable(a->fd);
+        } else {
+            a->res.status = HEAPFMT_E_IO;
+            a->res.sys_errno = io.ret < 0 ? io.err : EIO;
+            snprintf(a->res.message, sizeof a->res.message,
+                     "write failed: %s", strerror(a->res.sys_errno));
+        }
+    }
+    if (a->res.status == HEAPFMT_OK)
+        a->res.bytes = a->mem.len;
+}
+
 static VALUE dump_body(VALUE arg)
 {
     dump_args *a = (dump_args *)arg;
     dumping = 1;
     a->guard = 1;
     if (a->kind == TARGET_PATH) {
-        a->fd = rb_cloexec_open(RSTRING_PTR(a->path),
-                                O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (a->fd < 0)
-            rb_sys_fail_str(a->path);
-        rb_update_max_fd(a->fd);
+        a->fd = open_target(a->path);
         a->own_fd = 1;
     }
+    /* Without fork the walk holds the GVL; a target that may block gets
+     * the dump once it is whole, written without the GVL. */
+    a->spool = !a->fork && a->kind != TARGET_WRITER && may_block(a->fd);
     if (a->gc)
         rb_gc_start();
     /* Also finishes any lazy sweep, so that every slot the walk sees holds
@@ -477,8 +558,16 @@ static VALUE dump_body(VALUE arg)
         if (a->own_fd)
             close_fd(&a->fd); /* the child has its own copy */
     } else {
-        hr_dump_heap(&a->ctx, a->kind == TARGET_WRITER ? -1 : a->fd,
-                     membuf_write, &a->mem, &a->res);
+        int direct = a->kind != TARGET_WRITER && !a->spool;
+        hr_dump_heap(&a->ctx, direct ? a->fd : -1, membuf_write, &a->mem,
+                     &a->res);
+        if (a->spool) {
+            if (a->gc_disabled) { /* the heap may change from here on */
+                rb_gc_enable();
+                a->gc_disabled = 0;
+            }
+            write_spool(a);
+        }
         close_own_fd(a, &a->res);
     }
     return Qnil;
@@ -503,6 +592,11 @@ static VALUE dump_cleanup(VALUE arg)
     free(a->ctx.globals);
     a->ctx.globals = NULL;
     a->ctx.nglobals = 0;
+    if (a->spool) {
+        free(a->mem.data);
+        a->mem.data = NULL;
+        a->mem.len = a->mem.cap = 0;
+    }
     return Qnil;
 }
 

@@ -2,6 +2,7 @@
 # ruby_write_target.sh -- HeapFmt.dump into an object's #write: a #write
 # that takes part of what it is given gets the rest; one that returns 0,
 # nil or something else fails the dump instead of reporting it written.
+# And into a FIFO: the other threads run while it waits for a reader.
 . tests/ruby/common.sh
 . "$(dirname "$0")/lib.bash"
 set +e
@@ -41,4 +42,31 @@ expect_out_has 'Text: the target'"'"'s #write returned "ok"' "a String is a fail
 expect_out_has "Half: " "partial writes get the rest"
 run "$BIN/heapfmt-info" --verify "$TMPDIR/half.dump"
 expect_success "what the partial writer got is the whole dump"
+# A FIFO without a reader: the dump waits for one without the GVL, so the
+# other threads run meanwhile (with and without fork).
+cat >"$TMPDIR/fifo.rb" <<'RUBY'
+require "heapfmt"
+fifo, out, fork = ARGV[0], ARGV[1], ARGV[2] == "fork"
+ticks = 0
+Thread.new { loop { ticks += 1; sleep 0.01 } }
+dumper = Thread.new { HeapFmt.dump(fifo, fork: fork) }
+sleep 0.5
+waiting = ticks
+data = IO.popen(["cat", fifo], "rb", &:read)
+n = dumper.value
+File.binwrite(out, data)
+puts "ticks #{waiting} objects #{n}"
+RUBY
+for mode in nofork fork; do
+    rm -f "$TMPDIR/fifo"
+    mkfifo "$TMPDIR/fifo"
+    run timeout 60 ruby -I "$RUBY_EXT_DIR" "$TMPDIR/fifo.rb" "$TMPDIR/fifo" \
+        "$TMPDIR/fifo-$mode.hfd" "$mode"
+    expect_rc 0 "a dump into a FIFO ($mode)"
+    ticks=$(printf '%s' "$out" | awk '{ print $2 }')
+    [ "${ticks:-0}" -ge 10 ] && pass ||
+        fail "other threads ran while the dump waited ($mode): $out"
+    run "$BIN/heapfmt-info" --verify "$TMPDIR/fifo-$mode.hfd"
+    expect_success "the dump read from the FIFO is complete ($mode)"
+done
 finish
