@@ -185,6 +185,12 @@ enum heapfmt_tag {
 #define HEAPFMT_OF_UNCOLLECTIBLE 0x04u
 #define HEAPFMT_OF_MARKED 0x08u
 #define HEAPFMT_OF_WB_PROTECTED 0x10u
+/* Bits 32-63 as heapfmt's own Ruby producers use them (HeapFmt.dump and
+ * heapfmt-import of ObjectSpace.dump_all), spec 6.4: */
+#define HEAPFMT_OF_RUBY_PINNED (1ull << 32)         /* compaction may not move it */
+#define HEAPFMT_OF_RUBY_REFS_TRUNCATED (1ull << 33) /* references cut to fit */
+#define HEAPFMT_OF_RUBY_EMBEDDED (1ull << 34) /* its data is in its slot */
+#define HEAPFMT_OF_RUBY_SHARED (1ull << 35)   /* shares another's buffer */
 
 /* heapfmt_class.flags */
 #define HEAPFMT_CF_MODULE 0x01u

@@ -370,6 +370,14 @@ static void model_line(model *m, json_t *j)
                 o->flags |= HEAPFMT_OF_WB_PROTECTED;
         }
     }
+    /* dump_all's "embedded" and "shared": runtime bits 34 and 35 */
+    if (is_true(j, "embedded") || is_true(j, "shared")) {
+        o->fields |= HEAPFMT_F_FLAGS;
+        if (is_true(j, "embedded"))
+            o->flags |= HEAPFMT_OF_RUBY_EMBEDDED;
+        if (is_true(j, "shared"))
+            o->flags |= HEAPFMT_OF_RUBY_SHARED;
+    }
     json_t *val = json_object_get(j, "value");
     if (!json_is_string(val))
         val = json_object_get(j, "struct");
@@ -666,8 +674,12 @@ Test(import, ruby21_details)
     cr_assert_eq(node->size, 24 + 40);
     cr_assert_eq(node->klass->index, 0, "NODE has no class");
     cr_assert_str_eq(node->type, "T_NODE");
-    /* no flags at all in 2.1 dumps, except frozen */
-    cr_assert_eq(find(&d, 0x7f2a10001000)->fields & HEAPFMT_F_FLAGS, 0);
+    /* no flags at all in 2.1 dumps, except frozen (and embedded or shared,
+     * where the line says so) */
+    const robj *first = find(&d, 0x7f2a10001000);
+    cr_assert_eq(first->flags & ~(HEAPFMT_OF_RUBY_EMBEDDED |
+                                  HEAPFMT_OF_RUBY_SHARED),
+                 0);
     const robj *fl = find(&d, 0x7f2a100010c8);
     cr_assert_eq(fl->flags, HEAPFMT_OF_FROZEN);
     cr_assert_eq(fl->value_len, 7);
@@ -765,7 +777,8 @@ Test(import, ruby33_details)
     const robj *cart = find(&d, 0x7e1c400000a0);
     cr_assert_str_eq(cart->klass->name->ptr, "Shop::Cart<Legacy>");
     cr_assert_eq(cart->flags, HEAPFMT_OF_WB_PROTECTED | HEAPFMT_OF_OLD |
-                                  HEAPFMT_OF_UNCOLLECTIBLE | HEAPFMT_OF_MARKED);
+                                  HEAPFMT_OF_UNCOLLECTIBLE | HEAPFMT_OF_MARKED |
+                                  HEAPFMT_OF_RUBY_EMBEDDED);
     const robj *s = find(&d, 0x7e1c40000028);
     cr_assert_eq(s->value_len, 9 + 1); /* "checkout" + U+00E9 in UTF-8 */
     cr_assert(!memcmp(s->value, "checkout\xc3\xa9", 10));

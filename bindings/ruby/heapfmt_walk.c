@@ -54,8 +54,8 @@ size_t rb_obj_gc_flags(VALUE obj, ID *flags, size_t max);
 #define HR_ROOT_CHUNK (1u << 20)
 
 /* Object flag bits of our own (bits 32-63 are the VM's, spec 6.4). */
-#define HR_OF_PINNED (1ull << 32)          /* compaction may not move it */
-#define HR_OF_REFS_TRUNCATED (1ull << 33)  /* references cut to fit a record */
+#define HR_OF_PINNED HEAPFMT_OF_RUBY_PINNED
+#define HR_OF_REFS_TRUNCATED HEAPFMT_OF_RUBY_REFS_TRUNCATED
 
 typedef struct hr_class {
     VALUE klass;
@@ -471,11 +471,41 @@ static uint32_t type_id(walk *k, int t)
     return k->types[t];
 }
 
+/* embedded and shared, as ObjectSpace.dump_all says them: from the VM's
+ * own flag bits of each type (Ruby 3.x: strings keep their bytes out of
+ * the slot with FL_USER1 and share with FL_USER2; arrays are embedded
+ * with FL_USER1 and shared with FL_USER2). */
+static uint64_t layout_flags(VALUE v, int t)
+{
+    VALUE fl = RBASIC(v)->flags;
+    uint64_t f = 0;
+    switch (t) {
+    case RUBY_T_STRING:
+        if (!(fl & RUBY_FL_USER1))
+            f |= HEAPFMT_OF_RUBY_EMBEDDED;
+        else if (fl & RUBY_FL_USER2)
+            f |= HEAPFMT_OF_RUBY_SHARED;
+        break;
+    case RUBY_T_ARRAY: /* dump_all says neither of an empty array */
+        if (RARRAY_LEN(v) == 0)
+            break;
+        if (fl & RUBY_FL_USER1)
+            f |= HEAPFMT_OF_RUBY_EMBEDDED;
+        else if (fl & RUBY_FL_USER2)
+            f |= HEAPFMT_OF_RUBY_SHARED;
+        break;
+    default: /* dump_all says it of objects from Ruby 3.3 only */
+        break;
+    }
+    return f;
+}
+
 static uint64_t object_flags(walk *k, VALUE v, int live)
 {
     uint64_t f = 0;
     if (RB_OBJ_FROZEN_RAW(v))
         f |= HEAPFMT_OF_FROZEN;
+    f |= layout_flags(v, RB_BUILTIN_TYPE(v));
     if (!live)
         return f;
     ID ids[8];

@@ -126,13 +126,20 @@ a.objects.each_value do |x|
     diff[:value] << x.id
   end
   diff[:site] << x.id if [x.file, x.line] != [y.file, y.line]
+  # embedded and shared (runtime bits 34, 35), as dump_all says them
+  layout = (1 << 34) | (1 << 35)
+  diff[:layout] << x.id if (x.flags.to_i & layout) != (y.flags.to_i & layout)
 end
 puts "objects: #{a.objects.size} vs #{b.objects.size}; differing: " +
      diff.map { |k, v| "#{k} #{v.size}" }.join(", ")
-%i[type imemo class size refs value site].each do |k|
+%i[type imemo class size refs value site layout].each do |k|
   Check.ok(diff[k].size <= TOLERANCE,
            "#{k} differs for #{diff[k].size} objects: #{diff[k].first(5).join(' ')}")
 end
+embedded = a.objects.each_value.count { |o| o.flags.to_i & (1 << 34) != 0 }
+shared = a.objects.each_value.count { |o| o.flags.to_i & (1 << 35) != 0 }
+Check.ok(embedded >= 1000 && shared >= 10,
+         "embedded and shared compared: #{embedded}, #{shared}")
 named_imemo = a.objects.each_value.count { |o| o.type == "T_IMEMO" && o.value }
 Check.ok(named_imemo >= 1000, "imemo subtypes compared: #{named_imemo}")
 with_site = a.objects.each_value.count(&:file)

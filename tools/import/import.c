@@ -335,6 +335,13 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
         if (l->bits & JS_GC_WB_PROTECTED)
             o.flags |= HEAPFMT_OF_WB_PROTECTED;
     }
+    if (l->bits & (JS_EMBEDDED | JS_SHARED)) {
+        o.fields |= HEAPFMT_F_FLAGS;
+        if (l->bits & JS_EMBEDDED)
+            o.flags |= HEAPFMT_OF_RUBY_EMBEDDED;
+        if (l->bits & JS_SHARED)
+            o.flags |= HEAPFMT_OF_RUBY_SHARED;
+    }
     const js_text *v = (l->has & JS_HAS_VALUE)       ? &l->value
                        : (l->has & JS_HAS_STRUCT)     ? &l->struct_name
                        : (l->has & JS_HAS_IMEMO_TYPE) ? &l->imemo_type
