@@ -70,6 +70,7 @@ typedef struct dump_args {
     rb_pid_t pid;    /* fork: the child */
     int rfd, wfd;    /* fork: the result pipe */
     int reaped;
+    VALUE constants; /* keeps ctx.constants' values alive */
     int spool;       /* a target that may block (pipe, FIFO, socket)
                         without fork: the dump is built in memory, then
                         written without the GVL */
@@ -185,6 +186,37 @@ static int plain_global(const char *name)
     return strlen(name) < sizeof ((struct hr_global *)0)->name;
 }
 
+static int by_module(const void *x, const void *y)
+{
+    VALUE a = ((const struct hr_constant *)x)->module;
+    VALUE b = ((const struct hr_constant *)y)->module;
+    return (a > b) - (a < b);
+}
+
+/* The constants holding heap objects, for the walk's labels. The Array
+ * that holds them keeps the values alive until the walk is over. */
+static VALUE collect_constants(hr_context *c)
+{
+    VALUE list = rb_funcall(mHeapFmt, rb_intern("__constants"), 0);
+    long n = RARRAY_LEN(list) / 3;
+    c->constants = malloc((size_t)(n > 0 ? n : 1) * sizeof *c->constants);
+    if (c->constants == NULL)
+        return list; /* no labels, the dump is still whole */
+    for (long i = 0; i < n; i++) {
+        VALUE name = rb_ary_entry(list, 3 * i + 1);
+        if (!RB_TYPE_P(name, RUBY_T_STRING) ||
+            RSTRING_LEN(name) >= (long)sizeof c->constants[0].name)
+            continue;
+        struct hr_constant *k = &c->constants[c->nconstants++];
+        k->module = rb_ary_entry(list, 3 * i);
+        k->value = rb_ary_entry(list, 3 * i + 2);
+        memcpy(k->name, RSTRING_PTR(name), (size_t)RSTRING_LEN(name));
+        k->name[RSTRING_LEN(name)] = '\0';
+    }
+    qsort(c->constants, c->nconstants, sizeof *c->constants, by_module);
+    return list;
+}
+
 /* The global variables holding heap objects, for the walk's labels. */
 static void collect_globals(hr_context *c)
 {
@@ -240,6 +272,7 @@ static void fill_context(dump_args *a)
     c->level = a->level;
     c->threads = a->threads;
     collect_globals(c);
+    a->constants = collect_constants(c);
 }
 
 static void check_single_ractor(void)
@@ -592,6 +625,10 @@ static VALUE dump_cleanup(VALUE arg)
     free(a->ctx.globals);
     a->ctx.globals = NULL;
     a->ctx.nglobals = 0;
+    free(a->ctx.constants);
+    a->ctx.constants = NULL;
+    a->ctx.nconstants = 0;
+    RB_GC_GUARD(a->constants);
     if (a->spool) {
         free(a->mem.data);
         a->mem.data = NULL;
@@ -772,6 +809,29 @@ static const char on_signal_rb[] =
     "  end\n"
     "end\n";
 
+/* Every module's constants holding a heap object, as a flat Array of
+ * module, name, value; read before the walk (the walk may not call Ruby).
+ * Autoloads are not triggered; a constant that cannot be read is left
+ * out. */
+static const char constants_rb[] =
+    "module HeapFmt\n"
+    "  def self.__constants\n"
+    "    out = []\n"
+    "    ObjectSpace.each_object(Module) do |m|\n"
+    "      names = (m.constants(false) rescue next)\n"
+    "      names.each do |n|\n"
+    "        next if (m.autoload?(n) rescue true)\n"
+    "        v = begin m.const_get(n, false) rescue next end\n"
+    "        next if v.nil? || v == true || v == false || v.is_a?(Integer) ||\n"
+    "                v.is_a?(Float) || v.is_a?(Symbol)\n"
+    "        out << m << n.name << v\n"
+    "      end\n"
+    "    end\n"
+    "    out\n"
+    "  end\n"
+    "  private_class_method :__constants\n"
+    "end\n";
+
 static VALUE gdb_dump_body(VALUE path)
 {
     return rb_funcall(mHeapFmt, rb_intern("dump"), 1, path);
@@ -817,6 +877,7 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
     rb_define_module_function(mHeapFmt, "dump", hf_dump, -1);
     rb_define_module_function(mHeapFmt, "address", hf_address, 1);
     rb_eval_string(on_signal_rb);
+    rb_eval_string(constants_rb);
 
     id_write = rb_intern("write");
     id_to_path = rb_intern("to_path");

@@ -61,6 +61,14 @@ typedef struct hr_context {
         char name[64];
     } *globals;
     size_t nglobals;
+    /* The constants of every module that hold a heap object (autoloads
+     * left alone), sorted by module: labels of the module's references. */
+    struct hr_constant {
+        VALUE module;
+        VALUE value;
+        char name[64];
+    } *constants;
+    size_t nconstants;
 
     int codec;   /* enum heapfmt_codec of the compressed blocks */
     int level;   /* the codec's level; 0 stores the blocks */

@@ -659,8 +659,9 @@ static void allocation_site(walk *k, VALUE v, heapfmt_object *o)
  * reference that matches: instance variables by name (T_OBJECT), hash
  * values by key (symbols, strings up to 40 bytes, integers), array
  * elements by index. Nothing here allocates: the names are the VM's own
- * strings. Constants, globals' names (see the global_tbl root), struct
- * members and weak references are not labeled. */
+ * strings; a module's constants by name (collected before the walk).
+ * Globals' names are on the global_tbl root; struct members and weak
+ * references are not labeled. */
 
 /* The position of id among the object's sorted references, or -1. */
 static long ref_position(const walk *k, uint64_t id)
@@ -786,12 +787,35 @@ static void label_globals(walk *k)
     }
 }
 
+/* A module's constants, by name (ctx->constants is sorted by module). */
+static void label_constants(walk *k, VALUE mod)
+{
+    const hr_context *c = k->ctx;
+    size_t lo = 0, hi = c->nconstants;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->constants[mid].module < mod)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < c->nconstants && c->constants[i].module == mod &&
+                        !k->rc;
+         i++) {
+        uint32_t id = text_id(k, c->constants[i].name,
+                              strlen(c->constants[i].name));
+        if (id != 0)
+            label_ref(k, c->constants[i].value, HEAPFMT_LABEL_CONSTANT, id);
+    }
+}
+
 /* Labels the references of v, when its type says what they are. */
 static void label_refs(walk *k, VALUE v, int t)
 {
     k->labeled = 0;
     if (k->nids == 0 || (t != RUBY_T_OBJECT && t != RUBY_T_HASH &&
-                         t != RUBY_T_ARRAY))
+                         t != RUBY_T_ARRAY && t != RUBY_T_CLASS &&
+                         t != RUBY_T_MODULE))
         return;
     if (k->clabels < k->nids &&
         grow((void **)&k->labels, &k->clabels, k->nids, sizeof *k->labels) <
@@ -800,7 +824,9 @@ static void label_refs(walk *k, VALUE v, int t)
         return;
     }
     memset(k->labels, 0, k->nids * sizeof *k->labels);
-    if (t == RUBY_T_OBJECT) {
+    if (t == RUBY_T_CLASS || t == RUBY_T_MODULE) {
+        label_constants(k, v);
+    } else if (t == RUBY_T_OBJECT) {
         rb_ivar_foreach(v, ivar_i, (st_data_t)k);
     } else if (t == RUBY_T_HASH) {
         rb_hash_foreach(v, hash_i, (VALUE)k);

@@ -37,6 +37,7 @@ via2=$(printf '%s\n' "$out" | tail -n 1 | cut -f 4)
 run "$graph" path -f tsv "$d3" "$seen"
 expect_rc 0 "path to the captured Array"
 expect_out_has "$(printf '\tProc\t')" "through the Proc"
+expect_out_has "$(printf 'HANDLER\t0x')" "reached as the constant HANDLER"
 expect_out_has "$(printf '%s\tArray' "$(hex "$seen")")" "to the Array"
 
 # owners: the Hash holds ~6,000 leaked objects (3,000 Requests and their
