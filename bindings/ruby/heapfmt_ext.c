@@ -70,7 +70,6 @@ typedef struct dump_args {
     rb_pid_t pid;    /* fork: the child */
     int rfd, wfd;    /* fork: the result pipe */
     int reaped;
-    VALUE constants; /* keeps ctx.constants' values alive */
     int spool;       /* a target that may block (pipe, FIFO, socket)
                         without fork: the dump is built in memory, then
                         written without the GVL */
@@ -193,28 +192,87 @@ static int by_module(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The constants holding heap objects, for the walk's labels. The Array
- * that holds them keeps the values alive until the walk is over. */
-static VALUE collect_constants(hr_context *c)
+/* Exported by libruby, declared in its internal headers. */
+void rb_objspace_each_objects(int (*callback)(void *start, void *end,
+                                              size_t stride, void *data),
+                              void *data);
+
+typedef struct const_walk {
+    hr_context *c;
+    size_t cap;
+    VALUE mod;
+    ID id;
+} const_walk;
+
+static VALUE const_get_body(VALUE arg)
 {
-    VALUE list = rb_funcall(mHeapFmt, rb_intern("__constants"), 0);
-    long n = RARRAY_LEN(list) / 3;
-    c->constants = malloc((size_t)(n > 0 ? n : 1) * sizeof *c->constants);
-    if (c->constants == NULL)
-        return list; /* no labels, the dump is still whole */
-    for (long i = 0; i < n; i++) {
-        VALUE name = rb_ary_entry(list, 3 * i + 1);
-        if (!RB_TYPE_P(name, RUBY_T_STRING) ||
-            RSTRING_LEN(name) >= (long)sizeof c->constants[0].name)
-            continue;
-        struct hr_constant *k = &c->constants[c->nconstants++];
-        k->module = rb_ary_entry(list, 3 * i);
-        k->value = rb_ary_entry(list, 3 * i + 2);
-        memcpy(k->name, RSTRING_PTR(name), (size_t)RSTRING_LEN(name));
-        k->name[RSTRING_LEN(name)] = '\0';
+    const const_walk *w = (const const_walk *)arg;
+    return rb_const_get_at(w->mod, w->id);
+}
+
+/* One constant of the module being read: kept when it holds a heap
+ * object. Autoloads are not triggered (an autoload is left out). */
+static int const_i(st_data_t key, st_data_t value, st_data_t arg)
+{
+    const_walk *w = (const_walk *)arg;
+    ID id = (ID)key;
+    (void)value;
+    if (!NIL_P(rb_autoload_p(w->mod, id)) || !rb_const_defined_at(w->mod, id))
+        return ST_CONTINUE;
+    w->id = id;
+    int state = 0;
+    VALUE v = rb_protect(const_get_body, (VALUE)w, &state);
+    if (state) { /* a constant that cannot be read is left out */
+        rb_set_errinfo(Qnil);
+        return ST_CONTINUE;
     }
-    qsort(c->constants, c->nconstants, sizeof *c->constants, by_module);
-    return list;
+    const char *name = rb_id2name(id);
+    if (RB_SPECIAL_CONST_P(v) || name == NULL ||
+        strlen(name) >= sizeof w->c->constants[0].name)
+        return ST_CONTINUE;
+    if (w->c->nconstants == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 1024;
+        void *p = realloc(w->c->constants, cap * sizeof *w->c->constants);
+        if (p == NULL)
+            return ST_STOP; /* fewer labels, the dump is still whole */
+        w->c->constants = p;
+        w->cap = cap;
+    }
+    struct hr_constant *k = &w->c->constants[w->c->nconstants++];
+    k->module = w->mod;
+    k->value = v;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    return ST_CONTINUE;
+}
+
+static int module_i(void *vstart, void *vend, size_t stride, void *data)
+{
+    const_walk *w = data;
+    for (char *p = vstart; p < (char *)vend; p += stride) {
+        VALUE v = (VALUE)p;
+        if (!RBASIC(v)->flags || (RB_BUILTIN_TYPE(v) != RUBY_T_CLASS &&
+                                  RB_BUILTIN_TYPE(v) != RUBY_T_MODULE))
+            continue;
+        st_table *names = rb_mod_const_at(v, NULL);
+        if (names == NULL)
+            continue;
+        w->mod = v;
+        st_foreach(names, const_i, (st_data_t)w);
+        st_free_table(names);
+    }
+    return 0;
+}
+
+/* The constants of every module holding a heap object, for the walk's
+ * labels, sorted by module. Read before the walk (which calls no Ruby),
+ * with the GC off: the values stay where they are until the walk is
+ * over. Allocates no Ruby object. */
+static void collect_constants(hr_context *c)
+{
+    const_walk w = {c, 0, Qnil, 0};
+    rb_objspace_each_objects(module_i, &w);
+    if (c->nconstants > 1)
+        qsort(c->constants, c->nconstants, sizeof *c->constants, by_module);
 }
 
 /* The global variables holding heap objects, for the walk's labels. */
@@ -272,7 +330,7 @@ static void fill_context(dump_args *a)
     c->level = a->level;
     c->threads = a->threads;
     collect_globals(c);
-    a->constants = collect_constants(c);
+    collect_constants(c);
 }
 
 static void check_single_ractor(void)
@@ -628,7 +686,7 @@ static VALUE dump_cleanup(VALUE arg)
     free(a->ctx.constants);
     a->ctx.constants = NULL;
     a->ctx.nconstants = 0;
-    RB_GC_GUARD(a->constants);
+
     if (a->spool) {
         free(a->mem.data);
         a->mem.data = NULL;
@@ -809,29 +867,6 @@ static const char on_signal_rb[] =
     "  end\n"
     "end\n";
 
-/* Every module's constants holding a heap object, as a flat Array of
- * module, name, value; read before the walk (the walk may not call Ruby).
- * Autoloads are not triggered; a constant that cannot be read is left
- * out. */
-static const char constants_rb[] =
-    "module HeapFmt\n"
-    "  def self.__constants\n"
-    "    out = []\n"
-    "    ObjectSpace.each_object(Module) do |m|\n"
-    "      names = (m.constants(false) rescue next)\n"
-    "      names.each do |n|\n"
-    "        next if (m.autoload?(n) rescue true)\n"
-    "        v = begin m.const_get(n, false) rescue next end\n"
-    "        next if v.nil? || v == true || v == false || v.is_a?(Integer) ||\n"
-    "                v.is_a?(Float) || v.is_a?(Symbol)\n"
-    "        out << m << n.name << v\n"
-    "      end\n"
-    "    end\n"
-    "    out\n"
-    "  end\n"
-    "  private_class_method :__constants\n"
-    "end\n";
-
 static VALUE gdb_dump_body(VALUE path)
 {
     return rb_funcall(mHeapFmt, rb_intern("dump"), 1, path);
@@ -877,7 +912,6 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
     rb_define_module_function(mHeapFmt, "dump", hf_dump, -1);
     rb_define_module_function(mHeapFmt, "address", hf_address, 1);
     rb_eval_string(on_signal_rb);
-    rb_eval_string(constants_rb);
 
     id_write = rb_intern("write");
     id_to_path = rb_intern("to_path");
