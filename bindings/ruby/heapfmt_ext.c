@@ -7,7 +7,8 @@
  *
  * This file does everything that needs Ruby: options, opening the file,
  * the GC, metadata, fork and wait, errors. The walk itself is in
- * heapfmt_walk.c and allocates no Ruby object. README.md is the manual.
+ * heapfmt_walk.c and allocates no Ruby object. bindings/ruby/README.md is the
+ * manual.
  */
 #define _GNU_SOURCE 1 /* as ruby/config.h has it: RTLD_DEFAULT */
 
@@ -790,7 +791,7 @@ static void raise_result(const dump_args *a)
  *     -> Integer
  *
  * Writes every object of the heap to path_or_io as a heapfmt dump and
- * returns the number of objects written. See README.md.
+ * returns the number of objects written. See bindings/ruby/README.md.
  */
 static VALUE hf_dump(int argc, VALUE *argv, VALUE self)
 {

@@ -31,8 +31,8 @@ if [ -z "$py" ]; then
 fi
 
 # The pipelines are read from the documentation itself: the blocks after
-# the "<!-- pipeline: NAME -->" markers of README.md.
-docs=$repo/README.md
+# the "<!-- pipeline: NAME -->" markers of docs/tools.md.
+docs=$repo/docs/tools.md
 grep -q '<!-- pipeline: histogram -->' "$docs" ||
     { echo "FAIL: no documented pipelines found in $docs" >&2; exit 1; }
 
