@@ -275,14 +275,15 @@ Test(histo_table, huge_values_keep_their_sign)
     cr_assert_eq(neg, 1);
     cr_assert_eq(histo_delta(5, 5, &neg), 0);
     cr_assert_eq(neg, 0);
-    cr_assert_str_eq(histo_fmt_delta(0, UINT64_MAX, 1, 0, 0).s,
+    cr_assert_str_eq(histo_fmt_delta(0, UINT64_MAX, HISTO_FMT_SIGNED).s,
                      "+18446744073709551615");
-    cr_assert_str_eq(histo_fmt_delta(UINT64_MAX, 0, 1, 1, 0).s,
+    cr_assert_str_eq(histo_fmt_delta(UINT64_MAX, 0, HISTO_FMT_SIGNED | HISTO_FMT_HUMAN).s,
                      "-18,446,744,073,709,551,615");
-    cr_assert_str_eq(histo_fmt_delta(7, 7, 1, 0, 0).s, "0");
-    cr_assert_str_eq(histo_fmt_delta(7, 9, 0, 0, 0).s, "2");
-    cr_assert_str_eq(histo_fmt_delta(9, 7, 0, 0, 0).s, "-2");
-    cr_assert_str_eq(histo_fmt_delta(0, 3 << 20, 1, 1, 1).s, "+3.0 MiB");
+    cr_assert_str_eq(histo_fmt_delta(7, 7, HISTO_FMT_SIGNED).s, "0");
+    cr_assert_str_eq(histo_fmt_delta(7, 9, HISTO_FMT_PLAIN).s, "2");
+    cr_assert_str_eq(histo_fmt_delta(9, 7, HISTO_FMT_PLAIN).s, "-2");
+    cr_assert_str_eq(histo_fmt_delta(0, 3 << 20, HISTO_FMT_SIGNED | HISTO_FMT_HUMAN |
+                                     HISTO_FMT_BYTES).s, "+3.0 MiB");
     histo_table_free(&t);
 }
 

@@ -248,14 +248,32 @@ void histo_print_json(FILE *out, const histo_table *t,
 const char *histo_by_word(enum histo_by by);
 const char *histo_by_plural(enum histo_by by);
 
-/* A count or byte total as text: plain digits, or with human set
- * "1,234,567" (counts) and "1.2 MiB" (bytes, is_bytes set). */
-cli_num histo_fmt_value(uint64_t v, int human, int is_bytes);
+/* How a number is written (bits, or 0 for plain digits). */
+enum histo_fmt {
+    HISTO_FMT_PLAIN = 0,
+    HISTO_FMT_HUMAN = 1u,  /* "1,234,567", or "1.2 MiB" for bytes */
+    HISTO_FMT_BYTES = 2u,  /* the number is bytes (for HUMAN) */
+    HISTO_FMT_SIGNED = 4u  /* a change: "+N" when positive (else "N") */
+};
 
-/* The change b - a as text: "-N", "0", and "N" or, with plus set, "+N";
- * human as for histo_fmt_value. */
-cli_num histo_fmt_delta(uint64_t a, uint64_t b, int plus, int human,
-                        int is_bytes);
+/* A count or byte total as text (HISTO_FMT_HUMAN, HISTO_FMT_BYTES). */
+cli_num histo_fmt_value(uint64_t v, unsigned fmt);
+
+/* The change b - a as text: "-N", "0", and "N" or, with
+ * HISTO_FMT_SIGNED, "+N"; the other bits as for histo_fmt_value. */
+cli_num histo_fmt_delta(uint64_t a, uint64_t b, unsigned fmt);
+
+/* A line's numbers are count and bytes of each dump, side by side:
+ * count of dump d at 2d, its bytes at 2d + 1. */
+static inline uint64_t histo_line_count(const uint64_t *cb, size_t d)
+{
+    return cb[2 * d];
+}
+
+static inline uint64_t histo_line_bytes(const uint64_t *cb, size_t d)
+{
+    return cb[2 * d + 1];
+}
 
 /* Two dumps: "new" (no objects in the first), "gone" (none in the
  * second), "same" or "changed". */

@@ -16,20 +16,19 @@ const char *histo_by_plural(enum histo_by by)
                                  : "classes";
 }
 
-cli_num histo_fmt_value(uint64_t v, int human, int is_bytes)
+cli_num histo_fmt_value(uint64_t v, unsigned fmt)
 {
-    if (!human)
+    if (!(fmt & HISTO_FMT_HUMAN))
         return cli_fmt_plain(v);
-    return is_bytes ? cli_fmt_bytes(v) : cli_fmt_count(v);
+    return (fmt & HISTO_FMT_BYTES) ? cli_fmt_bytes(v) : cli_fmt_count(v);
 }
 
-cli_num histo_fmt_delta(uint64_t a, uint64_t b, int plus, int human,
-                        int is_bytes)
+cli_num histo_fmt_delta(uint64_t a, uint64_t b, unsigned fmt)
 {
     int neg;
     uint64_t m = histo_delta(a, b, &neg);
-    cli_num n = histo_fmt_value(m, human, is_bytes);
-    if (m == 0 || (!neg && !plus))
+    cli_num n = histo_fmt_value(m, fmt);
+    if (m == 0 || (!neg && !(fmt & HISTO_FMT_SIGNED)))
         return n;
     cli_num s;
     s.s[0] = neg ? '-' : '+';

@@ -58,7 +58,7 @@ static void put_u64(const delim *o, uint64_t v)
 
 static void put_delta(const delim *o, uint64_t a, uint64_t b)
 {
-    fprintf(o->out, "%c%s", o->sep, histo_fmt_delta(a, b, 0, 0, 0).s);
+    fprintf(o->out, "%c%s", o->sep, histo_fmt_delta(a, b, HISTO_FMT_PLAIN).s);
 }
 
 static void header(const delim *o, const histo_table *t, const char *word)

@@ -13,17 +13,20 @@ static void put_u64(FILE *out, const char *key, uint64_t v)
 
 static void put_delta(FILE *out, const char *key, uint64_t a, uint64_t b)
 {
-    fprintf(out, ", \"%s\": %s", key, histo_fmt_delta(a, b, 0, 0, 0).s);
+    fprintf(out, ", \"%s\": %s", key,
+            histo_fmt_delta(a, b, HISTO_FMT_PLAIN).s);
 }
 
-/* "key": [v0, v1, ...] over every dump; cb holds count, bytes per dump. */
+/* "key": [v0, v1, ...] over every dump: the counts, or with bytes set
+ * the bytes (cb: see histo_line_count). */
 static void put_list(FILE *out, const char *key, const uint64_t *cb,
-                     size_t nd, size_t which)
+                     size_t nd, int bytes)
 {
     fprintf(out, ", \"%s\": [", key);
     for (size_t d = 0; d < nd; d++)
         fprintf(out, "%s%llu", d ? ", " : "",
-                (unsigned long long)cb[2 * d + which]);
+                (unsigned long long)(bytes ? histo_line_bytes(cb, d)
+                                           : histo_line_count(cb, d)));
     fputc(']', out);
 }
 
@@ -31,21 +34,23 @@ static void put_list(FILE *out, const char *key, const uint64_t *cb,
 static void put_numbers(FILE *out, const histo_table *t, const uint64_t *cb)
 {
     size_t nd = t->ndumps, last = nd - 1;
+    uint64_t c0 = histo_line_count(cb, 0), b0 = histo_line_bytes(cb, 0);
+    uint64_t cn = histo_line_count(cb, last), bn = histo_line_bytes(cb, last);
     if (nd == 1) {
-        put_u64(out, "count", cb[0]);
-        put_u64(out, "bytes", cb[1]);
+        put_u64(out, "count", c0);
+        put_u64(out, "bytes", b0);
     } else if (nd == 2) {
-        put_u64(out, "count_a", cb[0]);
-        put_u64(out, "count_b", cb[2]);
-        put_delta(out, "delta_count", cb[0], cb[2]);
-        put_u64(out, "bytes_a", cb[1]);
-        put_u64(out, "bytes_b", cb[3]);
-        put_delta(out, "delta_bytes", cb[1], cb[3]);
+        put_u64(out, "count_a", c0);
+        put_u64(out, "count_b", cn);
+        put_delta(out, "delta_count", c0, cn);
+        put_u64(out, "bytes_a", b0);
+        put_u64(out, "bytes_b", bn);
+        put_delta(out, "delta_bytes", b0, bn);
     } else {
         put_list(out, "counts", cb, nd, 0);
         put_list(out, "bytes", cb, nd, 1);
-        put_delta(out, "delta_count", cb[0], cb[2 * last]);
-        put_delta(out, "delta_bytes", cb[1], cb[2 * last + 1]);
+        put_delta(out, "delta_count", c0, cn);
+        put_delta(out, "delta_bytes", b0, bn);
     }
 }
 

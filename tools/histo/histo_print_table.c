@@ -23,30 +23,38 @@ typedef struct layout {
     int mark;       /* trends: a leading column for the growth mark */
 } layout;
 
-/* Formats the numbers of one line: cb holds count, bytes per dump. */
+/* Formats the numbers of one line (cb: see histo_line_count). */
 static void format_cells(layout *l, const uint64_t *cb)
 {
     const histo_table *t = l->t;
     size_t nd = t->ndumps, last = nd - 1, k = 0;
-    int h = l->opt->human;
+    unsigned count = l->opt->human ? HISTO_FMT_HUMAN : HISTO_FMT_PLAIN;
+    unsigned bytes = count | HISTO_FMT_BYTES;
+    unsigned change = HISTO_FMT_SIGNED;
     if (nd == 1) {
-        l->cells[k++] = histo_fmt_value(cb[0], h, 0);
-        l->cells[k++] = histo_fmt_value(cb[1], h, 1);
+        l->cells[k++] = histo_fmt_value(histo_line_count(cb, 0), count);
+        l->cells[k++] = histo_fmt_value(histo_line_bytes(cb, 0), bytes);
         return;
     }
     if (nd == 2) {
-        l->cells[k++] = histo_fmt_value(cb[0], h, 0);
-        l->cells[k++] = histo_fmt_value(cb[2], h, 0);
-        l->cells[k++] = histo_fmt_delta(cb[0], cb[2], 1, h, 0);
-        l->cells[k++] = histo_fmt_value(cb[1], h, 1);
-        l->cells[k++] = histo_fmt_value(cb[3], h, 1);
-        l->cells[k++] = histo_fmt_delta(cb[1], cb[3], 1, h, 1);
+        uint64_t ca = histo_line_count(cb, 0), cb1 = histo_line_count(cb, 1);
+        uint64_t ba = histo_line_bytes(cb, 0), bb = histo_line_bytes(cb, 1);
+        l->cells[k++] = histo_fmt_value(ca, count);
+        l->cells[k++] = histo_fmt_value(cb1, count);
+        l->cells[k++] = histo_fmt_delta(ca, cb1, count | change);
+        l->cells[k++] = histo_fmt_value(ba, bytes);
+        l->cells[k++] = histo_fmt_value(bb, bytes);
+        l->cells[k++] = histo_fmt_delta(ba, bb, bytes | change);
         return;
     }
     for (size_t d = 0; d < nd; d++)
-        l->cells[k++] = histo_fmt_value(cb[2 * d], h, 0);
-    l->cells[k++] = histo_fmt_delta(cb[0], cb[2 * last], 1, h, 0);
-    l->cells[k++] = histo_fmt_delta(cb[1], cb[2 * last + 1], 1, h, 1);
+        l->cells[k++] = histo_fmt_value(histo_line_count(cb, d), count);
+    l->cells[k++] = histo_fmt_delta(histo_line_count(cb, 0),
+                                    histo_line_count(cb, last),
+                                    count | change);
+    l->cells[k++] = histo_fmt_delta(histo_line_bytes(cb, 0),
+                                    histo_line_bytes(cb, last),
+                                    bytes | change);
 }
 
 static void format_header(layout *l)
