@@ -43,7 +43,7 @@ static void usage(void)
         "compaction between dumps, or dumps of different processes.\n"
         "\n"
         "Exit status: 0 success, 1 error, 2 usage error, 3 a dump is\n"
-        "incomplete (results cover its readable part).\n",
+        "incomplete (results cover its readable part).\nThe manual: man heapfmt-diff.\n",
         cli_progname(), cli_progname());
 }
 

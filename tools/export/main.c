@@ -39,7 +39,7 @@ static void usage(void)
         "\n"
         "Exit status: 0 success (also when a pipe reader stops early), 1\n"
         "error, 2 usage error, 3 incomplete dump (everything readable was\n"
-        "exported).\n",
+        "exported).\nThe manual: man heapfmt-export.\n",
         cli_progname(), DOC_MAX_TAG, DOC_DEFAULT_MAX_REFS,
         DOC_MONGO_MAX_REFS);
 }

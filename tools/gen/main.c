@@ -47,7 +47,7 @@ static void usage(void)
         "  -V, --version         show the version and exit\n"
         "\n"
         "Exit status: 0 success, 1 error (nothing is left behind in FILE),\n"
-        "2 usage error.\n",
+        "2 usage error.\nThe manual: man heapfmt-gen.\n",
         cli_progname(), HEAPFMT_ZSTD_MAX_LEVEL, HEAPFMT_DEFLATE_MAX_LEVEL,
         HEAPFMT_MIN_BLOCK_SIZE, HEAPFMT_MAX_BLOCK,
         HEAPFMT_DEFAULT_BLOCK_SIZE);

@@ -63,7 +63,7 @@ static void usage(void)
         "result covers what could be read and standard error says what was\n"
         "lost.\n"
         "\n"
-        "The formats and the rules are described in histo(1).\n",
+        "The formats and the rules are described in histo(1).\nThe manual: man histo.\n",
         cli_progname());
 }
 

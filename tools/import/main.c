@@ -52,7 +52,7 @@ static void usage(void)
         "\n"
         "Exit status: 0 success, 1 error (nothing is left behind in FILE),\n"
         "2 usage error, 3 lines were skipped or the input was truncated (the\n"
-        "dump holds everything else).\n",
+        "dump holds everything else).\nThe manual: man heapfmt-import.\n",
         cli_progname(), HEAPFMT_ZSTD_MAX_LEVEL, HEAPFMT_DEFLATE_MAX_LEVEL,
         JS_VALUE_MAX, IMPORT_PREVIEW);
 }

@@ -36,7 +36,7 @@ static void usage(void)
         "  1  error: not a heapfmt dump, unreadable, or a check failed\n"
         "  2  usage error\n"
         "  3  the dump is incomplete (truncated, or blocks are corrupt); the\n"
-        "     figures printed cover what could be read\n",
+        "     figures printed cover what could be read\nThe manual: man heapfmt-info.\n",
         cli_progname());
 }
 
