@@ -244,6 +244,8 @@ void histo_print_delimited(FILE *out, const histo_table *t,
 void histo_print_json(FILE *out, const histo_table *t,
                       const histo_options *opt);
 
+/* ---- histo_words.c ---- */
+
 /* "class", "type" or "site", and its plural. */
 const char *histo_by_word(enum histo_by by);
 const char *histo_by_plural(enum histo_by by);

@@ -1,0 +1,49 @@
+/* histo_words.c -- the words and numbers every output format writes the
+ * same way: the --by word, numbers and changes, a row's status. */
+#include <string.h>
+
+#include "histo.h"
+
+const char *histo_by_word(enum histo_by by)
+{
+    return by == HISTO_BY_TYPE ? "type" : by == HISTO_BY_SITE ? "site" : "class";
+}
+
+const char *histo_by_plural(enum histo_by by)
+{
+    return by == HISTO_BY_TYPE   ? "types"
+           : by == HISTO_BY_SITE ? "sites"
+                                 : "classes";
+}
+
+cli_num histo_fmt_value(uint64_t v, unsigned fmt)
+{
+    if (!(fmt & HISTO_FMT_HUMAN))
+        return cli_fmt_plain(v);
+    return (fmt & HISTO_FMT_BYTES) ? cli_fmt_bytes(v) : cli_fmt_count(v);
+}
+
+cli_num histo_fmt_delta(uint64_t a, uint64_t b, unsigned fmt)
+{
+    int neg;
+    uint64_t m = histo_delta(a, b, &neg);
+    cli_num n = histo_fmt_value(m, fmt);
+    if (m == 0 || (!neg && !(fmt & HISTO_FMT_SIGNED)))
+        return n;
+    cli_num s;
+    s.s[0] = neg ? '-' : '+';
+    memcpy(s.s + 1, n.s, sizeof s.s - 1);
+    s.s[sizeof s.s - 1] = '\0';
+    return s;
+}
+
+const char *histo_row_status(const histo_table *t, const histo_row *r)
+{
+    size_t last = t->ndumps - 1;
+    uint64_t a = histo_count(t, r, 0), b = histo_count(t, r, last);
+    if (a == 0 && b > 0)
+        return "new";
+    if (b == 0 && a > 0)
+        return "gone";
+    return histo_row_unchanged(t, r) ? "same" : "changed";
+}
