@@ -771,8 +771,8 @@ Test(diff, class_and_match_filters)
     char pb[512], pa[512];
     site_dumps(pb, pa, sizeof pb);
     filter f;
-    filter_init(&f);
-    cr_assert_eq(filter_add_name(&f, "Array"), 0);
+    diff_filter_init(&f);
+    cr_assert_eq(diff_filter_add_name(&f, "Array"), 0);
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.filter = &f;
     diff_result res;
@@ -782,16 +782,16 @@ Test(diff, class_and_match_filters)
     diff_result_free(&res);
 
     char err[128];
-    cr_assert_eq(filter_add_regex(&f, "^S.r", err, sizeof err), 0);
+    cr_assert_eq(diff_filter_add_regex(&f, "^S.r", err, sizeof err), 0);
     opt.list = 1;
     cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
     cr_assert_eq(res.items.n, 4); /* 2 Arrays, 2 new Strings */
     diff_result_free(&res);
-    filter_free(&f);
+    diff_filter_free(&f);
 
-    filter_init(&f);
-    cr_assert_eq(filter_add_regex(&f, "ash$", err, sizeof err), 0);
-    cr_assert_neq(filter_add_regex(&f, "(", err, sizeof err), 0);
+    diff_filter_init(&f);
+    cr_assert_eq(diff_filter_add_regex(&f, "ash$", err, sizeof err), 0);
+    cr_assert_neq(diff_filter_add_regex(&f, "(", err, sizeof err), 0);
     cr_assert_gt(strlen(err), 0);
     opt.list = 0;
     opt.by = DIFF_BY_SITE;
@@ -799,7 +799,7 @@ Test(diff, class_and_match_filters)
     cr_assert_eq(res.nrows, 1);
     cr_assert_eq(res.total.bytes[DIFF_NEW], 5ull << 30);
     diff_result_free(&res);
-    filter_free(&f);
+    diff_filter_free(&f);
     unlink(pb);
     unlink(pa);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli_escape.h"
-#include "match.h"
+#include "diff_match.h"
 #include "objset.h"
 #include "olist.h"
 #include "radix.h"
@@ -239,7 +239,7 @@ static uint32_t m_held(void *ctx, uint32_t kind)
 static uint32_t m_chunk(void *ctx, uint32_t kind)
 {
     (void)ctx;
-    return kind == 9 ? MATCH_DEFER : kind;
+    return kind == 9 ? DIFF_MATCH_DEFER : kind;
 }
 static int m_unmatched(void *ctx, const objset *chunk, const dobj *o,
                        uint32_t cls)
@@ -260,7 +260,7 @@ static int m_defer(void *ctx, const objset *chunk, const dobj *o)
 
 Test(match, pairs_by_id_and_class_once)
 {
-    static const match_ops ops = {m_held, m_chunk, m_unmatched, m_defer};
+    static const diff_match_ops ops = {m_held, m_chunk, m_unmatched, m_defer};
     objset held, chunk;
     objset_init(&held, NULL);
     objset_init(&chunk, NULL);
@@ -279,7 +279,7 @@ Test(match, pairs_by_id_and_class_once)
     objset_push(&chunk, 20, 1, 8);
     objset_push(&chunk, 10, 9, 8);
     mctx m = {0};
-    cr_assert_eq(match_chunk(&held, &chunk, OBJSET_MARK1, 0, &ops, &m), 0);
+    cr_assert_eq(diff_match_chunk(&held, &chunk, OBJSET_MARK1, 0, &ops, &m), 0);
     cr_assert_eq(m.nunmatched, 3);
     cr_assert_eq(m.unmatched_ids[0], 20); /* the third 20 */
     cr_assert_eq(m.unmatched_ids[1], 30);
@@ -301,7 +301,7 @@ Test(match, pairs_by_id_and_class_once)
     objset_push(&chunk, 20, 1, 8);
     memset(&m, 0, sizeof m);
     cr_assert_eq(
-        match_chunk(&held, &chunk, OBJSET_MARK2, OBJSET_MARK1, &ops, &m), 0);
+        diff_match_chunk(&held, &chunk, OBJSET_MARK2, OBJSET_MARK1, &ops, &m), 0);
     for (size_t i = 0; i < held.n; i++)
         if (held.v[i].id == 20)
             cr_assert_eq(!!(held.v[i].kind & OBJSET_MARK2),

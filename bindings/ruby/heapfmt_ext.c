@@ -793,7 +793,7 @@ static void raise_result(const dump_args *a)
  * Writes every object of the heap to path_or_io as a heapfmt dump and
  * returns the number of objects written. See bindings/ruby/README.md.
  */
-static VALUE hf_dump(int argc, VALUE *argv, VALUE self)
+static VALUE hr_dump(int argc, VALUE *argv, VALUE self)
 {
     VALUE target, opts;
     (void)self;
@@ -839,7 +839,7 @@ static VALUE hf_dump(int argc, VALUE *argv, VALUE self)
  * (nil, true, false, small Integers, static Symbols, flonums), which is
  * not a heap object.
  */
-static VALUE hf_address(VALUE self, VALUE obj)
+static VALUE hr_address(VALUE self, VALUE obj)
 {
     (void)self;
     if (RB_SPECIAL_CONST_P(obj))
@@ -910,8 +910,8 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
     rb_define_const(mHeapFmt, "FORMAT_VERSION",
                     rb_sprintf("%d.%d", HEAPFMT_FORMAT_MAJOR,
                                HEAPFMT_FORMAT_MINOR));
-    rb_define_module_function(mHeapFmt, "dump", hf_dump, -1);
-    rb_define_module_function(mHeapFmt, "address", hf_address, 1);
+    rb_define_module_function(mHeapFmt, "dump", hr_dump, -1);
+    rb_define_module_function(mHeapFmt, "address", hr_address, 1);
     rb_eval_string(on_signal_rb);
 
     id_write = rb_intern("write");

@@ -4,7 +4,7 @@
  *   1. open every dump (so a missing file fails before any long read) and
  *      read the footers that are there;
  *   2. read the held dump into a sorted objset, its kinds made shared;
- *   3. stream each other dump through it in sorted chunks (match.h),
+ *   3. stream each other dump through it in sorted chunks (diff_match.h),
  *      marking the held objects seen; streamed objects without a partner
  *      are counted per local kind, then folded into shared kinds;
  *   4. walk the held objects: unmarked ones are freed (or new), and with
@@ -17,7 +17,7 @@
 #include "cli_msg.h"
 #include "diff.h"
 #include "input.h"
-#include "match.h"
+#include "diff_match.h"
 #include "objset.h"
 
 typedef struct run {
@@ -32,7 +32,7 @@ typedef struct run {
     size_t chunk_max;
     input *cur;       /* the dump being read */
     uint32_t mark;    /* set on held objects seen in cur */
-    uint32_t avoid;   /* held objects to pair with last (see match.h) */
+    uint32_t avoid;   /* held objects to pair with last (see diff_match.h) */
     int change;       /* an unmatched object of cur: DIFF_NEW, DIFF_FREED,
                          or -1: not reported */
     diff_stat *lstat; /* per local kind of cur */
@@ -58,7 +58,7 @@ static int grow_stats(const diff_mem *mem, diff_stat **v, size_t *len,
         return 0;
     if (n > SIZE_MAX / sizeof **v)
         return -1;
-    diff_stat *p = mem_realloc(mem, *v, n * sizeof **v);
+    diff_stat *p = diff_mem_realloc(mem, *v, n * sizeof **v);
     if (p == NULL)
         return -1;
     memset(p + *len, 0, (n - *len) * sizeof *p);
@@ -75,12 +75,12 @@ static int update_pass(run *r)
     size_t n = cli_strmap_count(t);
     if (n <= r->npass)
         return 0;
-    if (mem_reserve(r->mem, (void **)&r->pass, &r->cpass, n, 1) != 0)
+    if (diff_mem_reserve(r->mem, (void **)&r->pass, &r->cpass, n, 1) != 0)
         return -1;
     for (size_t id = r->npass; id < n; id++) {
         size_t len;
         const char *s = nameid_text(t, (uint32_t)id, &len);
-        r->pass[id] = (unsigned char)filter_pass(r->opt->filter, s, len);
+        r->pass[id] = (unsigned char)diff_filter_pass(r->opt->filter, s, len);
     }
     r->npass = n;
     return 0;
@@ -132,7 +132,7 @@ static int defer(void *ctx, const objset *chunk, const dobj *o)
     return 0;
 }
 
-static const match_ops ops = {held_class, chunk_class, unmatched, defer};
+static const diff_match_ops ops = {held_class, chunk_class, unmatched, defer};
 
 /* Matches the objects in set against the held ones, then empties set. */
 static int flush(run *r, objset *set, int final)
@@ -142,7 +142,7 @@ static int flush(run *r, objset *set, int final)
     if (r->change >= 0 && grow_stats(r->mem, &r->lstat, &r->nlstat,
                                      tuples_count(&r->cur->lkinds)) != 0)
         return nomem();
-    int rc = match_chunk(&r->held, set, r->mark, r->avoid, &ops, r);
+    int rc = diff_match_chunk(&r->held, set, r->mark, r->avoid, &ops, r);
     objset_clear(set);
     return rc;
 }
@@ -163,7 +163,7 @@ static int stream_sink(void *ctx, uint64_t id, uint32_t lk, uint64_t size)
     return r->chunk.n >= r->chunk_max ? flush(r, &r->chunk, 0) : 0;
 }
 
-/* Maps the local kinds of in to shared ones: *map (free with mem_free). */
+/* Maps the local kinds of in to shared ones: *map (free with diff_mem_free). */
 static int resolve(run *r, input *in, uint32_t **map)
 {
     int rc = input_resolve(in, &r->res->names, &r->res->kinds, map);
@@ -191,7 +191,7 @@ static int read_held(run *r, input *in)
         return rrc;
     for (size_t i = 0; i < r->held.n; i++)
         r->held.v[i].kind = map[r->held.v[i].kind];
-    mem_free(r->mem, map);
+    diff_mem_free(r->mem, map);
     input_close(in);
     objset_sort(&r->held);
     return rc;
@@ -220,7 +220,7 @@ static int read_streamed(run *r, input *in, uint32_t mark, uint32_t avoid,
         return rrc;
     if (r->nlstat > 0 && grow_stats(r->mem, &r->kstat, &r->nkstat,
                                     tuples_count(&r->res->kinds)) != 0) {
-        mem_free(r->mem, map);
+        diff_mem_free(r->mem, map);
         return nomem();
     }
     for (size_t lk = 0; lk < tuples_count(&in->lkinds) && lk < r->nlstat;
@@ -237,8 +237,8 @@ static int read_streamed(run *r, input *in, uint32_t mark, uint32_t avoid,
             items->v[i].kind = map[items->v[i].kind];
             items->v[i].local = 0;
         }
-    mem_free(r->mem, map);
-    mem_free(r->mem, r->lstat);
+    diff_mem_free(r->mem, map);
+    diff_mem_free(r->mem, r->lstat);
     r->lstat = NULL;
     r->nlstat = 0;
     input_close(in);
@@ -394,7 +394,7 @@ static int compute(run *r, const char *const *paths)
     } else {
         if (update_pass(r) != 0 ||
             summary_rows(&res->kinds, r->kstat,
-                         filter_active(opt->filter) ? r->pass : NULL,
+                         diff_filter_active(opt->filter) ? r->pass : NULL,
                          opt->by, &res->names, r->mem, &res->rows,
                          &res->nrows, &res->total) != 0)
             return nomem();
@@ -452,9 +452,9 @@ int diff_compute(const char *const *paths, int n, const diff_options *opt,
     objset_free(&r.held);
     objset_free(&r.chunk);
     objset_free(&r.deferred);
-    mem_free(r.mem, r.lstat);
-    mem_free(r.mem, r.kstat);
-    mem_free(r.mem, r.pass);
+    diff_mem_free(r.mem, r.lstat);
+    diff_mem_free(r.mem, r.kstat);
+    diff_mem_free(r.mem, r.pass);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         diff_result_free(res);
         res->ndumps = n;
@@ -466,7 +466,7 @@ void diff_result_free(diff_result *res)
 {
     cli_strmap_free(&res->names);
     tuples_free(&res->kinds);
-    mem_free(res->mem, res->rows);
+    diff_mem_free(res->mem, res->rows);
     res->rows = NULL;
     res->nrows = 0;
     olist_free(&res->items);

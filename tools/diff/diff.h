@@ -7,15 +7,15 @@
  *
  * Memory: one dump is held as a sorted array of 16 bytes per object (the
  * smaller one of two, when both footers tell the counts; d2 of three);
- * the other dumps stream through it in sorted chunks (see match.h). */
+ * the other dumps stream through it in sorted chunks (see diff_match.h). */
 #ifndef DIFF_H
 #define DIFF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "filter.h"
-#include "mem.h"
+#include "diff_filter.h"
+#include "diff_mem.h"
 #include "nameid.h"
 #include "notes.h"
 #include "olist.h"

@@ -9,7 +9,7 @@
 #include "cli_progress.h"
 #include "cli_scan.h"
 #include "input.h"
-#include "match.h"
+#include "diff_match.h"
 #include "objset.h"
 
 #define UNSET UINT32_MAX
@@ -30,7 +30,7 @@ int input_open(input *in, const char *path, const diff_mem *mem,
     memset(in, 0, sizeof *in);
     in->mem = mem;
     in->name = path;
-    in->alloc = mem_heapfmt(mem);
+    in->alloc = diff_mem_heapfmt(mem);
     in->want_type = want_type;
     in->want_site = want_site;
     tuples_init(&in->lkinds, mem, OBJSET_MAX_KINDS);
@@ -78,7 +78,7 @@ static int remember_slot_kind(input *in, uint32_t slot, uint32_t lk)
 {
     if (slot >= in->nslot_kind) {
         size_t old = in->nslot_kind, cap = old;
-        if (mem_reserve(in->mem, (void **)&in->slot_kind, &cap,
+        if (diff_mem_reserve(in->mem, (void **)&in->slot_kind, &cap,
                         (size_t)slot + 1, sizeof *in->slot_kind) != 0)
             return -1;
         for (size_t i = old; i < cap; i++)
@@ -190,7 +190,7 @@ static int provisional(const heapfmt_rclass *c)
             c->name->undefined);
 }
 
-/* The class name id of class slot, or MATCH_DEFER; -1 if out of memory. */
+/* The class name id of class slot, or DIFF_MATCH_DEFER; -1 if out of memory. */
 static int slot_class(input *in, cli_strmap *t, uint32_t slot, int final,
                       uint32_t *out)
 {
@@ -211,7 +211,7 @@ static int slot_class(input *in, cli_strmap *t, uint32_t slot, int final,
     if (s != NULL) {
         name = cli_summary_name(s, &buf, &len);
     } else if (!final && provisional(c)) {
-        *out = MATCH_DEFER; /* not cached: asked again next time */
+        *out = DIFF_MATCH_DEFER; /* not cached: asked again next time */
         return 0;
     } else {
         name = cli_class_name(c, &buf, &len);
@@ -221,7 +221,7 @@ static int slot_class(input *in, cli_strmap *t, uint32_t slot, int final,
         return -1;
     if (slot >= in->nslot_class) {
         size_t old = in->nslot_class, cap = old;
-        if (mem_reserve(in->mem, (void **)&in->slot_class, &cap,
+        if (diff_mem_reserve(in->mem, (void **)&in->slot_class, &cap,
                         (size_t)slot + 1, sizeof *in->slot_class) != 0)
             return -1;
         for (size_t i = old; i < cap; i++)
@@ -236,7 +236,7 @@ static int slot_class(input *in, cli_strmap *t, uint32_t slot, int final,
 int input_classes(input *in, cli_strmap *t, int final)
 {
     size_t n = tuples_count(&in->lkinds);
-    if (mem_reserve(in->mem, (void **)&in->lkind_class, &in->clkind_class, n,
+    if (diff_mem_reserve(in->mem, (void **)&in->lkind_class, &in->clkind_class, n,
                     sizeof *in->lkind_class) != 0)
         return -1;
     for (size_t lk = 0; lk < n; lk++)
@@ -281,14 +281,14 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
      * shared table grows. */
     tuples_drop_index(&in->lkinds);
     size_t n = tuples_count(&in->lkinds);
-    uint32_t *m = mem_alloc(in->mem, (n > 0 ? n : 1) * sizeof *m);
+    uint32_t *m = diff_mem_alloc(in->mem, (n > 0 ? n : 1) * sizeof *m);
     if (m == NULL)
         return -1;
     /* The first dump's kinds are all new: room for them at once, rather
      * than growing (and rehashing) in steps. For later dumps most kinds
      * exist already, and reserving n would mostly waste memory. */
     if (tuples_count(kinds) == 0 && tuples_reserve(kinds, n) != 0) {
-        mem_free(in->mem, m);
+        diff_mem_free(in->mem, m);
         return -1;
     }
     for (size_t lk = 0; lk < n; lk++) {
@@ -302,7 +302,7 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
         if (rc == 0)
             rc = tuples_intern(kinds, &k, &m[lk]);
         if (rc != 0) {
-            mem_free(in->mem, m);
+            diff_mem_free(in->mem, m);
             return rc;
         }
     }
@@ -315,9 +315,9 @@ void input_close(input *in)
     cli_dump_close(&in->d);
     in->footer = NULL;
     tuples_free(&in->lkinds);
-    mem_free(in->mem, in->slot_class);
-    mem_free(in->mem, in->slot_kind);
-    mem_free(in->mem, in->lkind_class);
+    diff_mem_free(in->mem, in->slot_class);
+    diff_mem_free(in->mem, in->slot_kind);
+    diff_mem_free(in->mem, in->lkind_class);
     in->slot_class = NULL;
     in->slot_kind = NULL;
     in->lkind_class = NULL;

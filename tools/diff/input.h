@@ -12,7 +12,7 @@
  * class's final name. When the footer is readable (a complete, seekable
  * file) it gives every final name before the first record; otherwise the
  * name is the one known so far, and a class that is still anonymous or
- * undefined is "not final" -- its objects wait (MATCH_DEFER) until the end
+ * undefined is "not final" -- its objects wait (DIFF_MATCH_DEFER) until the end
  * of the dump. */
 #ifndef DIFF_INPUT_H
 #define DIFF_INPUT_H
@@ -38,7 +38,7 @@ typedef struct input {
     uint32_t *slot_kind;    /* class slot -> local kind of its objects
                                without type and site, or UNSET */
     size_t nslot_kind;
-    uint32_t *lkind_class;  /* local kind -> class name id or MATCH_DEFER */
+    uint32_t *lkind_class;  /* local kind -> class name id or DIFF_MATCH_DEFER */
     size_t clkind_class;
     int status;             /* CLI_EXIT_* of the scan */
     uint64_t objects;       /* objects read */
@@ -74,7 +74,7 @@ int input_scan(input *in, input_sink sink, void *ctx);
 int input_classes(input *in, cli_strmap *t, int final);
 
 /* The class of local kind lk (after input_classes): a name id, or
- * MATCH_DEFER. */
+ * DIFF_MATCH_DEFER. */
 static inline uint32_t input_class_of(const input *in, uint32_t lk)
 {
     return in->lkind_class[lk];
@@ -84,7 +84,7 @@ static inline uint32_t input_class_of(const input *in, uint32_t lk)
  * line) in kinds, with final names; the dump's objects must all have been
  * read (the local kinds' hash index is freed). Type DIFF_NONE is no type; file
  * DIFF_NONE is no site (a site's file is never DIFF_NONE). On success *map is an array of
- * tuples_count(&in->lkinds) kind numbers, to be freed with mem_free.
+ * tuples_count(&in->lkinds) kind numbers, to be freed with diff_mem_free.
  * Returns 0, -1 (no memory) or -2 (too many kinds). */
 int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map);
 

@@ -8,7 +8,7 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "diff.h"
-#include "filter.h"
+#include "diff_filter.h"
 #include "print.h"
 
 static void usage(void)
@@ -99,14 +99,14 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
             opt->list = 1;
             break;
         case OPT_CLASS:
-            if (filter_add_name(f, optarg) != 0) {
+            if (diff_filter_add_name(f, optarg) != 0) {
                 cli_usage_error("too many --class options (at most %d)",
                                 FILTER_MAX);
                 return -1;
             }
             break;
         case 'm':
-            if (filter_add_regex(f, optarg, err, sizeof err) != 0) {
+            if (diff_filter_add_regex(f, optarg, err, sizeof err) != 0) {
                 cli_usage_error("invalid --match expression '%s': %s", optarg,
                                 err);
                 return -1;
@@ -164,11 +164,11 @@ int main(int argc, char **argv)
     cli_set_progname("heapfmt-diff");
     diff_options opt = DIFF_OPTIONS_INIT;
     filter f;
-    filter_init(&f);
+    diff_filter_init(&f);
     int format = DIFF_FORMAT_TABLE, human = 0;
     int rc = parse(argc, argv, &opt, &f, &format, &human);
     if (rc != 0) {
-        filter_free(&f);
+        diff_filter_free(&f);
         return rc > 0 ? cli_finish_stdout(CLI_EXIT_OK) : CLI_EXIT_USAGE;
     }
     opt.filter = &f;
@@ -180,6 +180,6 @@ int main(int argc, char **argv)
         diff_print(&res, format, human, stdout);
     }
     diff_result_free(&res);
-    filter_free(&f);
+    diff_filter_free(&f);
     return cli_finish_stdout(rc);
 }

@@ -14,8 +14,8 @@ void notes_init(notes *w, const diff_mem *mem)
 void notes_free(notes *w)
 {
     for (size_t i = 0; i < w->n; i++)
-        mem_free(w->mem, w->v[i].text);
-    mem_free(w->mem, w->v);
+        diff_mem_free(w->mem, w->v[i].text);
+    diff_mem_free(w->mem, w->v);
     w->v = NULL;
     w->n = w->cap = 0;
 }
@@ -28,11 +28,11 @@ int notes_add(notes *w, const char *file, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     size_t len = strlen(buf);
-    char *copy = mem_alloc(w->mem, len + 1);
+    char *copy = diff_mem_alloc(w->mem, len + 1);
     if (copy == NULL ||
-        mem_reserve(w->mem, (void **)&w->v, &w->cap, w->n + 1,
+        diff_mem_reserve(w->mem, (void **)&w->v, &w->cap, w->n + 1,
                     sizeof *w->v) != 0) {
-        mem_free(w->mem, copy);
+        diff_mem_free(w->mem, copy);
         return -1;
     }
     memcpy(copy, buf, len + 1);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "cli_msg.h"
-#include "mem.h"
+#include "diff_mem.h"
 
 typedef struct note {
     const char *file; /* the dump it is about, or NULL */

@@ -13,8 +13,8 @@ void objset_init(objset *s, const diff_mem *mem)
 
 void objset_free(objset *s)
 {
-    mem_free(s->mem, s->v);
-    mem_free(s->mem, s->big);
+    diff_mem_free(s->mem, s->v);
+    diff_mem_free(s->mem, s->big);
     s->v = NULL;
     s->big = NULL;
     s->n = s->cap = s->nbig = s->capbig = 0;
@@ -34,7 +34,7 @@ int objset_reserve(objset *s, size_t n)
      * once; objset_push grows geometrically on its own. */
     if (n > SIZE_MAX / sizeof *s->v)
         return -1;
-    dobj *v = mem_realloc(s->mem, s->v, n * sizeof *v);
+    dobj *v = diff_mem_realloc(s->mem, s->v, n * sizeof *v);
     if (v == NULL)
         return -1;
     s->v = v;
@@ -45,7 +45,7 @@ int objset_reserve(objset *s, size_t n)
 int objset_push(objset *s, uint64_t id, uint32_t kind, uint64_t size)
 {
     if (s->n == s->cap &&
-        mem_reserve(s->mem, (void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) !=
+        diff_mem_reserve(s->mem, (void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) !=
             0)
         return -1;
     uint32_t field;
@@ -53,7 +53,7 @@ int objset_push(objset *s, uint64_t id, uint32_t kind, uint64_t size)
         field = (uint32_t)size;
     } else {
         if (s->nbig >= OBJSET_BIG ||
-            mem_reserve(s->mem, (void **)&s->big, &s->capbig, s->nbig + 1,
+            diff_mem_reserve(s->mem, (void **)&s->big, &s->capbig, s->nbig + 1,
                         sizeof *s->big) != 0)
             return -1;
         s->big[s->nbig] = size;

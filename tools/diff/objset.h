@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mem.h"
+#include "diff_mem.h"
 
 typedef struct dobj {
     uint64_t id;

@@ -13,7 +13,7 @@ void olist_init(olist *l, const diff_mem *mem, uint64_t limit)
 
 void olist_free(olist *l)
 {
-    mem_free(l->mem, l->v);
+    diff_mem_free(l->mem, l->v);
     l->v = NULL;
     l->n = l->cap = 0;
 }
@@ -61,7 +61,7 @@ int olist_add(olist *l, const diff_item *it)
     if (l->limit > 0 && l->n >= l->cap && l->n > l->limit &&
         l->n - l->limit >= l->limit / 2 + 1024)
         prune(l);
-    if (mem_reserve(l->mem, (void **)&l->v, &l->cap, l->n + 1,
+    if (diff_mem_reserve(l->mem, (void **)&l->v, &l->cap, l->n + 1,
                     sizeof *l->v) != 0)
         return -1;
     l->v[l->n++] = *it;

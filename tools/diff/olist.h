@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mem.h"
+#include "diff_mem.h"
 
 /* What happened to a listed object (also the index of diff_stat arrays). */
 enum diff_change {

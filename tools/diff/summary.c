@@ -69,7 +69,7 @@ int summary_rows(const tuples *kinds, const diff_stat *kstat,
         if (tuples_intern(&keys, &key, &r) != 0)
             goto fail;
         if (r == n) {
-            if (mem_reserve(mem, (void **)&v, &cap, n + 1, sizeof *v) != 0)
+            if (diff_mem_reserve(mem, (void **)&v, &cap, n + 1, sizeof *v) != 0)
                 goto fail;
             memset(&v[n], 0, sizeof v[n]);
             v[n].row.cls = key.klass;
@@ -88,19 +88,19 @@ int summary_rows(const tuples *kinds, const diff_stat *kstat,
     tuples_free(&keys);
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_rows);
-    diff_row *out = mem_alloc(mem, (n > 0 ? n : 1) * sizeof *out);
+    diff_row *out = diff_mem_alloc(mem, (n > 0 ? n : 1) * sizeof *out);
     if (out == NULL)
         goto fail_sorted;
     for (size_t i = 0; i < n; i++)
         out[i] = v[i].row;
-    mem_free(mem, v);
+    diff_mem_free(mem, v);
     *rows = out;
     *nrows = n;
     return 0;
 fail:
     tuples_free(&keys);
 fail_sorted:
-    mem_free(mem, v);
+    diff_mem_free(mem, v);
     return -1;
 }
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "filter.h"
+#include "diff_filter.h"
 #include "nameid.h"
 #include "tuples.h"
 
@@ -42,7 +42,7 @@ static inline void stat_add(uint64_t *sum, uint64_t v)
 }
 
 /* Folds the per-kind stats (kstat[k] for each kind k of kinds) into rows:
- * *rows gets an array of *nrows rows (free with mem_free), sorted by new
+ * *rows gets an array of *nrows rows (free with diff_mem_free), sorted by new
  * (or retained) bytes, largest first, then freed bytes, counts and name;
  * *total the sum of all rows. pass[cls] says whether class name id cls
  * passes the filter (NULL: all pass). Returns 0 or -1 (no memory). */

@@ -26,7 +26,7 @@ static int same(const tuple *x, const tuple *y)
 
 static int rehash(tuples *t, size_t nslots)
 {
-    uint64_t *slots = mem_alloc(t->mem, nslots * sizeof *slots);
+    uint64_t *slots = diff_mem_alloc(t->mem, nslots * sizeof *slots);
     if (slots == NULL)
         return -1;
     memset(slots, 0, nslots * sizeof *slots);
@@ -37,7 +37,7 @@ static int rehash(tuples *t, size_t nslots)
             i = (i + 1) & (nslots - 1);
         slots[i] = (uint64_t)h << 32 | ((uint32_t)no + 1);
     }
-    mem_free(t->mem, t->slots);
+    diff_mem_free(t->mem, t->slots);
     t->slots = slots;
     t->nslots = nslots;
     return 0;
@@ -53,8 +53,8 @@ void tuples_init(tuples *t, const diff_mem *mem, uint32_t limit)
 
 void tuples_free(tuples *t)
 {
-    mem_free(t->mem, t->v);
-    mem_free(t->mem, t->slots);
+    diff_mem_free(t->mem, t->v);
+    diff_mem_free(t->mem, t->slots);
     t->v = NULL;
     t->slots = NULL;
     t->n = t->cap = t->nslots = 0;
@@ -109,7 +109,7 @@ int tuples_intern(tuples *t, const tuple *k, uint32_t *no)
                 return -1;
             i = probe(t, k, h);
         }
-        if (mem_reserve(t->mem, (void **)&t->v, &t->cap, t->n + 1,
+        if (diff_mem_reserve(t->mem, (void **)&t->v, &t->cap, t->n + 1,
                         sizeof *t->v) != 0)
             return -1;
         t->v[t->n] = *k;
@@ -124,14 +124,14 @@ int tuples_intern(tuples *t, const tuple *k, uint32_t *no)
 
 void tuples_drop_index(tuples *t)
 {
-    mem_free(t->mem, t->slots);
+    diff_mem_free(t->mem, t->slots);
     t->slots = NULL;
     t->nslots = 0;
     t->last_no = UINT32_MAX;
     t->frozen = 1;
     /* No tuple comes after this: give back the room kept for growth. */
     if (t->cap > t->n && t->n > 0) {
-        tuple *v = mem_realloc(t->mem, t->v, t->n * sizeof *v);
+        tuple *v = diff_mem_realloc(t->mem, t->v, t->n * sizeof *v);
         if (v != NULL) {
             t->v = v;
             t->cap = t->n;
@@ -146,7 +146,7 @@ int tuples_reserve(tuples *t, size_t more)
     if (more > SIZE_MAX / 2 / sizeof(tuple) - t->n)
         return -1;
     size_t want = t->n + more;
-    if (mem_reserve(t->mem, (void **)&t->v, &t->cap, want, sizeof *t->v) != 0)
+    if (diff_mem_reserve(t->mem, (void **)&t->v, &t->cap, want, sizeof *t->v) != 0)
         return -1;
     size_t nslots = t->nslots > 0 ? t->nslots : 64;
     while (want * 4 > nslots * 3)

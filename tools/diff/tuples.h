@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mem.h"
+#include "diff_mem.h"
 
 /* The parts are named for what every use keeps in them: a class, a type,
  * a file and a line. Per dump (a "local kind") the class and type are the

@@ -24,7 +24,7 @@ typedef struct work {
 
 static void *alloc_u32(const diff_mem *m, size_t n)
 {
-    return mem_alloc(m, (n == 0 ? 1 : n) * sizeof(uint32_t));
+    return diff_mem_alloc(m, (n == 0 ? 1 : n) * sizeof(uint32_t));
 }
 
 /* Depth-first numbering from the virtual root. The DFS stack is the tree
@@ -130,7 +130,7 @@ static int predecessors(work *w)
 
 static int push(work *w, size_t *cap, uint32_t v)
 {
-    if (mem_reserve(w->mem, (void **)&w->stack, cap, w->nstack + 1,
+    if (diff_mem_reserve(w->mem, (void **)&w->stack, cap, w->nstack + 1,
                     sizeof *w->stack) != 0)
         return -1;
     w->stack[w->nstack++] = v;
@@ -196,22 +196,22 @@ static int semi_nca(work *w)
 static void work_free(work *w)
 {
     const diff_mem *m = w->mem;
-    mem_free(m, w->pre);
-    mem_free(m, w->root_pre);
-    mem_free(m, w->vertex);
-    mem_free(m, w->parent);
-    mem_free(m, w->aux);
-    mem_free(m, w->pred);
-    mem_free(m, w->idom);
-    mem_free(m, w->semi);
-    mem_free(m, w->label);
-    mem_free(m, w->stack);
+    diff_mem_free(m, w->pre);
+    diff_mem_free(m, w->root_pre);
+    diff_mem_free(m, w->vertex);
+    diff_mem_free(m, w->parent);
+    diff_mem_free(m, w->aux);
+    diff_mem_free(m, w->pred);
+    diff_mem_free(m, w->idom);
+    diff_mem_free(m, w->semi);
+    diff_mem_free(m, w->label);
+    diff_mem_free(m, w->stack);
     memset(w, 0, sizeof *w);
 }
 
 #define FREE(w, field)                                                        \
     do {                                                                      \
-        mem_free((w)->mem, (w)->field);                                       \
+        diff_mem_free((w)->mem, (w)->field);                                       \
         (w)->field = NULL;                                                    \
     } while (0)
 
@@ -276,7 +276,7 @@ fail:
 
 int dom_retained(const graph *g, dom_tree *t)
 {
-    t->retained = mem_alloc(t->mem, (size_t)t->n * sizeof *t->retained);
+    t->retained = diff_mem_alloc(t->mem, (size_t)t->n * sizeof *t->retained);
     if (t->retained == NULL)
         return -1;
     uint64_t reached = 0, reached_bytes = 0;
@@ -309,9 +309,9 @@ uint32_t *dom_numbers(const graph *g, const dom_tree *t)
 
 void dom_free(dom_tree *t)
 {
-    mem_free(t->mem, t->vertex);
-    mem_free(t->mem, t->idom);
-    mem_free(t->mem, t->retained);
+    diff_mem_free(t->mem, t->vertex);
+    diff_mem_free(t->mem, t->idom);
+    diff_mem_free(t->mem, t->retained);
     const diff_mem *m = t->mem;
     memset(t, 0, sizeof *t);
     t->mem = m;

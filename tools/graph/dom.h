@@ -44,7 +44,7 @@ int dom_build(graph *g, dom_tree *t, int drop_edges);
 int dom_retained(const graph *g, dom_tree *t);
 
 /* The preorder number of each graph node (GRAPH_NONE when unreachable),
- * an array of g->nnodes + 1 to free with mem_free(t->mem, ...), or NULL
+ * an array of g->nnodes + 1 to free with diff_mem_free(t->mem, ...), or NULL
  * when memory runs out. */
 uint32_t *dom_numbers(const graph *g, const dom_tree *t);
 

@@ -22,7 +22,7 @@
 
 #include "cli_dump.h"
 #include "cli_names.h"
-#include "mem.h"
+#include "diff_mem.h"
 #include "tuples.h"
 
 /* The most objects plus roots a graph holds: node numbers are 32-bit and

@@ -70,7 +70,7 @@ static int label_code(loader *l, const heapfmt_rlabel *lb, uint32_t edge,
     uint32_t value = 0;
     if (lb->kind == HEAPFMT_LABEL_INDEX) {
         if (lb->index > GRAPH_LABEL_VALUE_MAX) {
-            if (mem_reserve(l->g->mem, (void **)big, capbig, *nbig + 1,
+            if (diff_mem_reserve(l->g->mem, (void **)big, capbig, *nbig + 1,
                             sizeof **big) != 0)
                 return -1;
             (*big)[(*nbig)++] = (graph_big_index){edge, lb->index};
@@ -115,7 +115,7 @@ static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
         GRAPH_MAX_EDGES)
         return too_many(l, "references", GRAPH_MAX_EDGES), -100;
     size_t cap_bytes = *cap_raw;
-    if (mem_reserve(g->mem, (void **)raw, &cap_bytes, *nraw + (size_t)n, 8) !=
+    if (diff_mem_reserve(g->mem, (void **)raw, &cap_bytes, *nraw + (size_t)n, 8) !=
         0)
         return HEAPFMT_E_NOMEM;
     *cap_raw = cap_bytes;
@@ -124,7 +124,7 @@ static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
     int keep = l->opt->keep_labels && (labels != NULL || *lab != NULL);
     if (keep) {
         int first = *lab == NULL;
-        if (mem_reserve(g->mem, (void **)lab, cap_lab, *nraw + (size_t)n,
+        if (diff_mem_reserve(g->mem, (void **)lab, cap_lab, *nraw + (size_t)n,
                         sizeof **lab) != 0)
             return HEAPFMT_E_NOMEM;
         if (first && *nraw > 0)
@@ -182,15 +182,15 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
         return too_many(l, "objects", GRAPH_MAX_NODES);
     size_t n = g->nobjects;
     size_t c = l->cap_obj;
-    if (mem_reserve(g->mem, (void **)&g->id, &c, n + 1, sizeof *g->id) != 0)
+    if (diff_mem_reserve(g->mem, (void **)&g->id, &c, n + 1, sizeof *g->id) != 0)
         return no_memory(l);
     if (l->opt->keep_objects) {
         c = l->cap_obj;
-        if (mem_reserve(g->mem, (void **)&g->size, &c, n + 1,
+        if (diff_mem_reserve(g->mem, (void **)&g->size, &c, n + 1,
                         sizeof *g->size) != 0)
             return no_memory(l);
         c = l->cap_obj;
-        if (mem_reserve(g->mem, (void **)&g->kind, &c, n + 1,
+        if (diff_mem_reserve(g->mem, (void **)&g->kind, &c, n + 1,
                         sizeof *g->kind) != 0)
             return no_memory(l);
         int rc = set_object(g, n, o);
@@ -200,7 +200,7 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
                             : no_memory(l);
     }
     l->cap_obj = c;
-    if (mem_reserve(g->mem, (void **)&g->off, &l->cap_off, n + 2,
+    if (diff_mem_reserve(g->mem, (void **)&g->off, &l->cap_off, n + 2,
                     sizeof *g->off) != 0)
         return no_memory(l);
     g->id[n] = o->id;
@@ -229,9 +229,9 @@ static int on_root(loader *l, heapfmt_reader *r, const heapfmt_rroot *root)
     if ((uint64_t)g->nobjects + g->nroots >= GRAPH_MAX_NODES)
         return too_many(l, "objects", GRAPH_MAX_NODES);
     size_t n = g->nroots;
-    if (mem_reserve(g->mem, (void **)&g->root_kind, &l->cap_root_kind, n + 1,
+    if (diff_mem_reserve(g->mem, (void **)&g->root_kind, &l->cap_root_kind, n + 1,
                     sizeof *g->root_kind) != 0 ||
-        mem_reserve(g->mem, (void **)&l->root_off, &l->cap_root_off, n + 1,
+        diff_mem_reserve(g->mem, (void **)&l->root_off, &l->cap_root_off, n + 1,
                     sizeof *l->root_off) != 0)
         return no_memory(l);
     g->root_kind[n] = root->kind->slot;
@@ -266,7 +266,7 @@ static int append_roots(loader *l)
     graph *g = l->g;
     size_t base = l->nraw, nodes = (size_t)g->nobjects + g->nroots;
     g->nnodes = (uint32_t)nodes;
-    if (mem_reserve(g->mem, (void **)&g->off, &l->cap_off, nodes + 2,
+    if (diff_mem_reserve(g->mem, (void **)&g->off, &l->cap_off, nodes + 2,
                     sizeof *g->off) != 0)
         return -1;
     for (uint32_t i = 0; i < g->nroots; i++)
@@ -275,14 +275,14 @@ static int append_roots(loader *l)
     if (l->nroot_raw == 0)
         return 0;
     size_t cap_bytes = l->cap_raw;
-    if (mem_reserve(g->mem, (void **)&l->raw, &cap_bytes,
+    if (diff_mem_reserve(g->mem, (void **)&l->raw, &cap_bytes,
                     base + l->nroot_raw, 8) != 0)
         return -1;
     l->cap_raw = cap_bytes;
     memcpy(l->raw + 8 * base, l->root_raw, 8 * l->nroot_raw);
     if (g->label != NULL || l->root_label != NULL) {
         int first = g->label == NULL;
-        if (mem_reserve(g->mem, (void **)&g->label, &l->cap_label,
+        if (diff_mem_reserve(g->mem, (void **)&g->label, &l->cap_label,
                         base + l->nroot_raw, sizeof *g->label) != 0)
             return -1;
         if (first)
@@ -294,7 +294,7 @@ static int append_roots(loader *l)
             memset(g->label + base, 0, sizeof *g->label * l->nroot_raw);
     }
     for (size_t i = 0; i < l->nroot_big; i++) {
-        if (mem_reserve(g->mem, (void **)&g->big, &g->capbig, g->nbig + 1,
+        if (diff_mem_reserve(g->mem, (void **)&g->big, &g->capbig, g->nbig + 1,
                         sizeof *g->big) != 0)
             return -1;
         graph_big_index b = l->root_big[i];
@@ -316,7 +316,7 @@ int graph_index_build(graph *g)
     while (n < (size_t)g->nobjects + g->nobjects / 4)
         n *= 2;
     graph_index_drop(g);
-    g->index = mem_alloc(g->mem, n * sizeof *g->index);
+    g->index = diff_mem_alloc(g->mem, n * sizeof *g->index);
     if (g->index == NULL)
         return -1;
     memset(g->index, 0, n * sizeof *g->index);
@@ -344,7 +344,7 @@ int graph_index_build(graph *g)
 
 void graph_index_drop(graph *g)
 {
-    mem_free(g->mem, g->index);
+    diff_mem_free(g->mem, g->index);
     g->index = NULL;
     g->nindex = 0;
 }
@@ -411,22 +411,22 @@ static int resolve(loader *l)
     g->nbig = bw;
     g->nedges = w;
     /* Shrink: the ids took twice the room the nodes need. */
-    void *p = w > 0 ? mem_realloc(g->mem, l->raw, w * 4) : NULL;
+    void *p = w > 0 ? diff_mem_realloc(g->mem, l->raw, w * 4) : NULL;
     if (w > 0 && p == NULL)
         p = l->raw; /* keeping the larger block is harmless */
     else if (w == 0)
-        mem_free(g->mem, l->raw);
+        diff_mem_free(g->mem, l->raw);
     g->dst = p;
     l->raw = NULL;
     if (g->label != NULL && w > 0) {
-        void *q = mem_realloc(g->mem, g->label, w * sizeof *g->label);
+        void *q = diff_mem_realloc(g->mem, g->label, w * sizeof *g->label);
         if (q != NULL)
             g->label = q;
     }
     if (!l->opt->keep_index)
         graph_index_drop(g);
     if (!l->opt->keep_objects) {
-        mem_free(g->mem, g->id);
+        diff_mem_free(g->mem, g->id);
         g->id = NULL;
     }
     return 0;
@@ -443,11 +443,11 @@ static uint64_t file_size(int fd)
 static void loader_free(loader *l)
 {
     const diff_mem *m = l->g->mem;
-    mem_free(m, l->raw);
-    mem_free(m, l->root_off);
-    mem_free(m, l->root_raw);
-    mem_free(m, l->root_label);
-    mem_free(m, l->root_big);
+    diff_mem_free(m, l->raw);
+    diff_mem_free(m, l->root_off);
+    diff_mem_free(m, l->root_raw);
+    diff_mem_free(m, l->root_label);
+    diff_mem_free(m, l->root_big);
 }
 
 int graph_load(graph *g, const char *path, const graph_options *opt)
@@ -456,14 +456,14 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
     g->mem = opt->mem;
     g->d.fd = -1;
     tuples_init(&g->kinds, g->mem, UINT32_MAX - 1);
-    g->alloc = mem_heapfmt(g->mem);
+    g->alloc = diff_mem_heapfmt(g->mem);
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
     int rc = cli_dump_open(&g->d, path, &ro);
     if (rc != CLI_EXIT_OK) {
         /* Cut inside its header: an empty graph, still well formed. */
         if (rc == CLI_EXIT_INCOMPLETE) {
-            g->off = mem_alloc(g->mem, 2 * sizeof *g->off);
+            g->off = diff_mem_alloc(g->mem, 2 * sizeof *g->off);
             if (g->off == NULL)
                 rc = CLI_EXIT_ERROR;
             else
@@ -494,9 +494,9 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
 
 void graph_drop_edges(graph *g)
 {
-    mem_free(g->mem, g->dst);
-    mem_free(g->mem, g->label);
-    mem_free(g->mem, g->big);
+    diff_mem_free(g->mem, g->dst);
+    diff_mem_free(g->mem, g->label);
+    diff_mem_free(g->mem, g->big);
     g->dst = NULL;
     g->label = NULL;
     g->big = NULL;
@@ -507,11 +507,11 @@ void graph_free(graph *g)
 {
     graph_drop_edges(g);
     graph_index_drop(g);
-    mem_free(g->mem, g->id);
-    mem_free(g->mem, g->size);
-    mem_free(g->mem, g->kind);
-    mem_free(g->mem, g->root_kind);
-    mem_free(g->mem, g->off);
+    diff_mem_free(g->mem, g->id);
+    diff_mem_free(g->mem, g->size);
+    diff_mem_free(g->mem, g->kind);
+    diff_mem_free(g->mem, g->root_kind);
+    diff_mem_free(g->mem, g->off);
     tuples_free(&g->kinds);
     cli_dump_close(&g->d);
     memset(g, 0, sizeof *g);
@@ -557,9 +557,9 @@ static int on_reread(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
 int graph_reread(graph *g, const char *path)
 {
     size_t n = g->nobjects ? g->nobjects : 1;
-    g->id = mem_alloc(g->mem, n * sizeof *g->id);
-    g->size = mem_alloc(g->mem, n * sizeof *g->size);
-    g->kind = mem_alloc(g->mem, n * sizeof *g->kind);
+    g->id = diff_mem_alloc(g->mem, n * sizeof *g->id);
+    g->size = diff_mem_alloc(g->mem, n * sizeof *g->size);
+    g->kind = diff_mem_alloc(g->mem, n * sizeof *g->kind);
     if (g->id == NULL || g->size == NULL || g->kind == NULL) {
         cli_error(g->d.name, "out of memory");
         return CLI_EXIT_ERROR;

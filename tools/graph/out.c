@@ -41,11 +41,11 @@ static void keep(out *o, const char *s, size_t len, int number)
 {
     if (o->failed)
         return;
-    char *t = mem_alloc(o->mem, len + 1);
+    char *t = diff_mem_alloc(o->mem, len + 1);
     if (t == NULL ||
-        mem_reserve(o->mem, (void **)&o->cells, &o->capcells, o->ncells + 1,
+        diff_mem_reserve(o->mem, (void **)&o->cells, &o->capcells, o->ncells + 1,
                     sizeof *o->cells) != 0) {
-        mem_free(o->mem, t);
+        diff_mem_free(o->mem, t);
         o->failed = 1;
         return;
     }
@@ -269,8 +269,8 @@ int out_finish(out *o)
         fputs(o->rows ? "\n]\n" : "]\n", o->f);
     }
     for (size_t i = 0; i < o->ncells; i++)
-        mem_free(o->mem, o->cells[i].text);
-    mem_free(o->mem, o->cells);
+        diff_mem_free(o->mem, o->cells[i].text);
+    diff_mem_free(o->mem, o->cells);
     o->cells = NULL;
     o->ncells = o->capcells = 0;
     return rc;

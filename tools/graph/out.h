@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mem.h"
+#include "diff_mem.h"
 
 enum out_format { OUT_TABLE, OUT_TSV, OUT_CSV, OUT_JSON };
 

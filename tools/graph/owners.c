@@ -52,7 +52,7 @@ static int leaked_ids(const cmd_options *opt, char *const *args,
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
         notes_print(&res.warnings);
         size_t count = res.items.n;
-        *ids = mem_alloc(opt->mem, (count ? count : 1) * sizeof **ids);
+        *ids = diff_mem_alloc(opt->mem, (count ? count : 1) * sizeof **ids);
         if (*ids == NULL) {
             cli_error(NULL, "out of memory");
             rc = CLI_EXIT_ERROR;
@@ -79,8 +79,8 @@ static held *owners_of(const graph *g, const dom_tree *t, const uint64_t *ids,
                        size_t nids, size_t *n, uint64_t *unreachable)
 {
     const diff_mem *m = g->mem;
-    unsigned char *leaked = mem_alloc(m, (size_t)g->nnodes + 1);
-    uint32_t *owner = mem_alloc(m, (size_t)t->n * sizeof *owner);
+    unsigned char *leaked = diff_mem_alloc(m, (size_t)g->nnodes + 1);
+    uint32_t *owner = diff_mem_alloc(m, (size_t)t->n * sizeof *owner);
     held *h = NULL;
     *n = SIZE_MAX;
     if (leaked == NULL || owner == NULL)
@@ -94,7 +94,7 @@ static held *owners_of(const graph *g, const dom_tree *t, const uint64_t *ids,
             nleaked++;
         }
     }
-    h = mem_alloc(m, (nleaked ? nleaked : 1) * sizeof *h);
+    h = diff_mem_alloc(m, (nleaked ? nleaked : 1) * sizeof *h);
     if (h == NULL)
         goto out;
     /* A dominator comes first in preorder: one forward pass. */
@@ -110,10 +110,10 @@ static held *owners_of(const graph *g, const dom_tree *t, const uint64_t *ids,
     qsort(h, k, sizeof *h, held_cmp);
     *n = k;
 out:
-    mem_free(m, leaked);
-    mem_free(m, owner);
+    diff_mem_free(m, leaked);
+    diff_mem_free(m, owner);
     if (*n == SIZE_MAX) {
-        mem_free(m, h);
+        diff_mem_free(m, h);
         h = NULL;
     }
     return h;
@@ -139,8 +139,8 @@ static int print_owner(out *o, const graph *g, const paths *p, uint64_t rank_no,
         node_via_cell(o, g, nodes != NULL ? edges[i] : GRAPH_NONE);
         node_cells(o, g, nodes != NULL ? nodes[i] : vroot);
     }
-    mem_free(g->mem, nodes);
-    mem_free(g->mem, edges);
+    diff_mem_free(g->mem, nodes);
+    diff_mem_free(g->mem, edges);
     return 0;
 }
 
@@ -148,7 +148,7 @@ static int print_owner(out *o, const graph *g, const paths *p, uint64_t rank_no,
 static int report(const graph *g, const dom_tree *t, const held *h, size_t n,
                   uint64_t top, int format)
 {
-    owner_sum *sums = mem_alloc(g->mem, (n ? n : 1) * sizeof *sums);
+    owner_sum *sums = diff_mem_alloc(g->mem, (n ? n : 1) * sizeof *sums);
     rank r = {0};
     paths p = {0};
     int rc = -1;
@@ -177,7 +177,7 @@ static int report(const graph *g, const dom_tree *t, const held *h, size_t n,
 out:
     paths_free(&p);
     rank_free(&r);
-    mem_free(g->mem, sums);
+    diff_mem_free(g->mem, sums);
     return rc;
 }
 
@@ -205,7 +205,7 @@ int cmd_owners(const cmd_options *opt, char *const *args, int nargs)
     int lrc = cmd_load(&g, args[2], opt, LOAD_LABELS | LOAD_INDEX | LOAD_OBJECTS);
     rc = cmd_worse(rc, lrc);
     if (lrc != CLI_EXIT_OK && lrc != CLI_EXIT_INCOMPLETE) {
-        mem_free(opt->mem, ids);
+        diff_mem_free(opt->mem, ids);
         graph_free(&g);
         return rc;
     }
@@ -234,8 +234,8 @@ int cmd_owners(const cmd_options *opt, char *const *args, int nargs)
         cli_error(g.d.name, "out of memory");
         rc = CLI_EXIT_ERROR;
     }
-    mem_free(opt->mem, h);
-    mem_free(opt->mem, ids);
+    diff_mem_free(opt->mem, h);
+    diff_mem_free(opt->mem, ids);
     dom_free(&t);
     graph_free(&g);
     return rc;

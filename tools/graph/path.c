@@ -33,8 +33,8 @@ static int print_path(walk *w, uint32_t target, uint64_t number, uint32_t src,
     if (e != GRAPH_NONE) { /* a way back through the target: no */
         for (long i = 0; i < n; i++) {
             if (nodes[i] == target) {
-                mem_free(w->g->mem, nodes);
-                mem_free(w->g->mem, edges);
+                diff_mem_free(w->g->mem, nodes);
+                diff_mem_free(w->g->mem, edges);
                 return 1;
             }
         }
@@ -49,8 +49,8 @@ static int print_path(walk *w, uint32_t target, uint64_t number, uint32_t src,
         node_via_cell(&w->o, w->g, via);
         node_cells(&w->o, w->g, v);
     }
-    mem_free(w->g->mem, nodes);
-    mem_free(w->g->mem, edges);
+    diff_mem_free(w->g->mem, nodes);
+    diff_mem_free(w->g->mem, edges);
     return 0;
 }
 
@@ -80,9 +80,9 @@ static int distinct_paths(walk *w, uint32_t t, uint64_t k)
         uint32_t s = node_edge_source(g, e);
         if (w->p->dist[s] == GRAPH_NONE)
             continue;
-        if (mem_reserve(g->mem, (void **)&ways, &cap, n + 1, sizeof *ways) !=
+        if (diff_mem_reserve(g->mem, (void **)&ways, &cap, n + 1, sizeof *ways) !=
             0) {
-            mem_free(g->mem, ways);
+            diff_mem_free(g->mem, ways);
             return -1;
         }
         ways[n++] = (way){w->p->dist[s], (uint32_t)e};
@@ -96,7 +96,7 @@ static int distinct_paths(walk *w, uint32_t t, uint64_t k)
                         node_edge_source(g, ways[i].edge), ways[i].edge);
         printed += rc == 0;
     }
-    mem_free(g->mem, ways);
+    diff_mem_free(g->mem, ways);
     return rc < 0 ? -1 : 0;
 }
 

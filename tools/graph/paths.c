@@ -9,11 +9,11 @@ int paths_build(const graph *g, paths *p)
     size_t nodes = (size_t)g->nnodes + 1;
     memset(p, 0, sizeof *p);
     p->mem = g->mem;
-    p->dist = mem_alloc(g->mem, nodes * sizeof *p->dist);
-    p->pedge = mem_alloc(g->mem, nodes * sizeof *p->pedge);
-    uint32_t *queue = mem_alloc(g->mem, nodes * sizeof *queue);
+    p->dist = diff_mem_alloc(g->mem, nodes * sizeof *p->dist);
+    p->pedge = diff_mem_alloc(g->mem, nodes * sizeof *p->pedge);
+    uint32_t *queue = diff_mem_alloc(g->mem, nodes * sizeof *queue);
     if (p->dist == NULL || p->pedge == NULL || queue == NULL) {
-        mem_free(g->mem, queue);
+        diff_mem_free(g->mem, queue);
         paths_free(p);
         return -1;
     }
@@ -38,7 +38,7 @@ int paths_build(const graph *g, paths *p)
             queue[tail++] = w;
         }
     }
-    mem_free(g->mem, queue);
+    diff_mem_free(g->mem, queue);
     return 0;
 }
 
@@ -49,11 +49,11 @@ long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
     uint32_t n = p->dist[v];
     if (n == GRAPH_NONE || n == 0)
         return 0;
-    *nodes = mem_alloc(g->mem, (size_t)n * sizeof **nodes);
-    *edges = mem_alloc(g->mem, (size_t)n * sizeof **edges);
+    *nodes = diff_mem_alloc(g->mem, (size_t)n * sizeof **nodes);
+    *edges = diff_mem_alloc(g->mem, (size_t)n * sizeof **edges);
     if (*nodes == NULL || *edges == NULL) {
-        mem_free(g->mem, *nodes);
-        mem_free(g->mem, *edges);
+        diff_mem_free(g->mem, *nodes);
+        diff_mem_free(g->mem, *edges);
         *nodes = *edges = NULL;
         return -1;
     }
@@ -69,7 +69,7 @@ long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
 
 void paths_free(paths *p)
 {
-    mem_free(p->mem, p->dist);
-    mem_free(p->mem, p->pedge);
+    diff_mem_free(p->mem, p->dist);
+    diff_mem_free(p->mem, p->pedge);
     p->dist = p->pedge = NULL;
 }

@@ -23,7 +23,7 @@ int paths_build(const graph *g, paths *p);
 /* The shortest path to v as n = dist[v] hops: nodes[0] is a root node,
  * nodes[n-1] is v, edges[i] the edge into nodes[i] (GRAPH_NONE for the
  * root). Arrays of n entries, allocated; the caller frees them with
- * mem_free. Returns n, 0 when v is unreachable, or -1 (no memory). */
+ * diff_mem_free. Returns n, 0 when v is unreachable, or -1 (no memory). */
 long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
               uint32_t **edges);
 

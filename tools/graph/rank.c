@@ -14,7 +14,7 @@ int rank_init(rank *r, const diff_mem *mem, size_t n)
     r->mem = mem;
     r->n = 0;
     r->cap = n;
-    r->v = mem_alloc(mem, n * sizeof *r->v);
+    r->v = diff_mem_alloc(mem, n * sizeof *r->v);
     return r->v == NULL ? -1 : 0;
 }
 
@@ -69,7 +69,7 @@ size_t rank_sort(rank *r)
 
 void rank_free(rank *r)
 {
-    mem_free(r->mem, r->v);
+    diff_mem_free(r->mem, r->v);
     r->v = NULL;
     r->n = r->cap = 0;
 }

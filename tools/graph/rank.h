@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mem.h"
+#include "diff_mem.h"
 
 typedef struct rank_item {
     uint64_t key;   /* larger ranks first */

@@ -35,7 +35,7 @@ static int full(const listing *l)
 static unsigned char *class_kinds(const graph *g, const cmd_options *opt)
 {
     size_t nk = tuples_count(&g->kinds);
-    unsigned char *want = mem_alloc(g->mem, nk ? nk : 1);
+    unsigned char *want = diff_mem_alloc(g->mem, nk ? nk : 1);
     if (want == NULL)
         return NULL;
     for (size_t k = 0; k < nk; k++) {
@@ -66,7 +66,7 @@ static int by_class(listing *l, const cmd_options *opt)
         if (t < g->nobjects && want[g->kind[t]])
             row(l, t, e);
     }
-    mem_free(g->mem, want);
+    diff_mem_free(g->mem, want);
     if (targets == 0)
         cli_warn(g->d.name, "no object of %s%s in the dump", opt->classes[0],
                  opt->nclasses > 1 ? " or the other classes given" : "");

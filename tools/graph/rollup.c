@@ -9,7 +9,7 @@
 static uint32_t *kind_groups(const graph *g, unsigned by, rollup *r)
 {
     size_t nk = tuples_count(&g->kinds);
-    uint32_t *group = mem_alloc(r->mem, (nk ? nk : 1) * sizeof *group);
+    uint32_t *group = diff_mem_alloc(r->mem, (nk ? nk : 1) * sizeof *group);
     if (group == NULL)
         return NULL;
     for (size_t k = 0; k < nk; k++) {
@@ -22,7 +22,7 @@ static uint32_t *kind_groups(const graph *g, unsigned by, rollup *r)
             key.line = kt->line;
         }
         if (tuples_intern(&r->groups, &key, &group[k]) != 0) {
-            mem_free(r->mem, group);
+            diff_mem_free(r->mem, group);
             return NULL;
         }
     }
@@ -33,8 +33,8 @@ static uint32_t *kind_groups(const graph *g, unsigned by, rollup *r)
  * child. Returns 0 or -1. */
 static int children(const dom_tree *t, uint32_t **start, uint32_t **child)
 {
-    *start = mem_alloc(t->mem, ((size_t)t->n + 1) * sizeof **start);
-    *child = mem_alloc(t->mem, ((size_t)t->n + 1) * sizeof **child);
+    *start = diff_mem_alloc(t->mem, ((size_t)t->n + 1) * sizeof **start);
+    *child = diff_mem_alloc(t->mem, ((size_t)t->n + 1) * sizeof **child);
     if (*start == NULL || *child == NULL)
         return -1;
     memset(*start, 0, ((size_t)t->n + 1) * sizeof **start);
@@ -71,11 +71,11 @@ static int walk(const graph *g, const dom_tree *t, const uint32_t *group,
     size_t nstack = 0, capstack = 0, npath = 0, cappath = 0;
     int rc = -1;
     size_t ng = tuples_count(&r->groups);
-    active = mem_alloc(r->mem, (ng ? ng : 1) * sizeof *active);
+    active = diff_mem_alloc(r->mem, (ng ? ng : 1) * sizeof *active);
     if (active == NULL || children(t, &start, &child) != 0)
         goto out;
     memset(active, 0, (ng ? ng : 1) * sizeof *active);
-    if (mem_reserve(r->mem, (void **)&stack, &capstack, 1, sizeof *stack))
+    if (diff_mem_reserve(r->mem, (void **)&stack, &capstack, 1, sizeof *stack))
         goto out;
     stack[nstack++] = 0;
     while (nstack > 0) {
@@ -85,7 +85,7 @@ static int walk(const graph *g, const dom_tree *t, const uint32_t *group,
             if (q < g->nobjects)
                 active[group[g->kind[q]]]--;
         }
-        if (mem_reserve(r->mem, (void **)&path, &cappath, npath + 1,
+        if (diff_mem_reserve(r->mem, (void **)&path, &cappath, npath + 1,
                         sizeof *path) != 0)
             goto out;
         path[npath++] = p;
@@ -98,7 +98,7 @@ static int walk(const graph *g, const dom_tree *t, const uint32_t *group,
                 row->retained += t->retained[p];
         }
         uint32_t b = start[p], e = start[p + 1];
-        if (mem_reserve(r->mem, (void **)&stack, &capstack,
+        if (diff_mem_reserve(r->mem, (void **)&stack, &capstack,
                         nstack + (e - b), sizeof *stack) != 0)
             goto out;
         for (uint32_t i = e; i-- > b;)
@@ -106,11 +106,11 @@ static int walk(const graph *g, const dom_tree *t, const uint32_t *group,
     }
     rc = 0;
 out:
-    mem_free(r->mem, start);
-    mem_free(r->mem, child);
-    mem_free(r->mem, stack);
-    mem_free(r->mem, path);
-    mem_free(r->mem, active);
+    diff_mem_free(r->mem, start);
+    diff_mem_free(r->mem, child);
+    diff_mem_free(r->mem, stack);
+    diff_mem_free(r->mem, path);
+    diff_mem_free(r->mem, active);
     return rc;
 }
 
@@ -123,9 +123,9 @@ int rollup_build(const graph *g, const dom_tree *t, unsigned by, rollup *r)
     if (group == NULL)
         return -1;
     size_t ng = tuples_count(&r->groups);
-    r->rows = mem_alloc(r->mem, (ng ? ng : 1) * sizeof *r->rows);
+    r->rows = diff_mem_alloc(r->mem, (ng ? ng : 1) * sizeof *r->rows);
     if (r->rows == NULL) {
-        mem_free(r->mem, group);
+        diff_mem_free(r->mem, group);
         return -1;
     }
     memset(r->rows, 0, (ng ? ng : 1) * sizeof *r->rows);
@@ -133,7 +133,7 @@ int rollup_build(const graph *g, const dom_tree *t, unsigned by, rollup *r)
         r->rows[i].group = (uint32_t)i;
     r->nrows = ng;
     int rc = walk(g, t, group, r);
-    mem_free(r->mem, group);
+    diff_mem_free(r->mem, group);
     if (rc != 0)
         return -1;
     /* Groups with no reachable object go. */
@@ -149,7 +149,7 @@ int rollup_build(const graph *g, const dom_tree *t, unsigned by, rollup *r)
 void rollup_free(rollup *r)
 {
     tuples_free(&r->groups);
-    mem_free(r->mem, r->rows);
+    diff_mem_free(r->mem, r->rows);
     r->rows = NULL;
     r->nrows = 0;
 }

@@ -1,10 +1,10 @@
-/* match.c -- pairing the objects of one dump with those of another. */
-#include "match.h"
+/* diff_match.c -- pairing the objects of one dump with those of another. */
+#include "diff_match.h"
 
 /* The held object from at on with o's id and class cls, without mark,
  * preferably without avoid; NULL if none. */
 static dobj *partner(objset *held, size_t at, const dobj *o, uint32_t cls,
-                     uint32_t mark, uint32_t avoid, const match_ops *ops,
+                     uint32_t mark, uint32_t avoid, const diff_match_ops *ops,
                      void *ctx)
 {
     dobj *second = NULL;
@@ -21,15 +21,15 @@ static dobj *partner(objset *held, size_t at, const dobj *o, uint32_t cls,
     return second;
 }
 
-int match_chunk(objset *held, objset *chunk, uint32_t mark, uint32_t avoid,
-                const match_ops *ops, void *ctx)
+int diff_match_chunk(objset *held, objset *chunk, uint32_t mark, uint32_t avoid,
+                const diff_match_ops *ops, void *ctx)
 {
     objset_sort(chunk);
     size_t at = 0; /* first held object whose id is >= the current id */
     for (size_t i = 0; i < chunk->n; i++) {
         const dobj *o = &chunk->v[i];
         uint32_t cls = ops->chunk_class(ctx, o->kind & OBJSET_KIND_MASK);
-        if (cls == MATCH_DEFER) {
+        if (cls == DIFF_MATCH_DEFER) {
             int rc = ops->defer(ctx, chunk, o);
             if (rc != 0)
                 return rc;

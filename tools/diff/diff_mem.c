@@ -1,8 +1,8 @@
-/* mem.c -- every allocation of heapfmt-diff goes through one resize hook. */
+/* diff_mem.c -- every allocation of heapfmt-diff goes through one resize hook. */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "mem.h"
+#include "diff_mem.h"
 
 static void *resize(const diff_mem *m, void *p, size_t size)
 {
@@ -15,23 +15,23 @@ static void *resize(const diff_mem *m, void *p, size_t size)
     return realloc(p, size);
 }
 
-void *mem_alloc(const diff_mem *m, size_t size)
+void *diff_mem_alloc(const diff_mem *m, size_t size)
 {
     return size == 0 ? NULL : resize(m, NULL, size);
 }
 
-void *mem_realloc(const diff_mem *m, void *p, size_t size)
+void *diff_mem_realloc(const diff_mem *m, void *p, size_t size)
 {
     return size == 0 ? NULL : resize(m, p, size);
 }
 
-void mem_free(const diff_mem *m, void *p)
+void diff_mem_free(const diff_mem *m, void *p)
 {
     if (p != NULL)
         resize(m, p, 0);
 }
 
-int mem_reserve(const diff_mem *m, void **p, size_t *cap, size_t need,
+int diff_mem_reserve(const diff_mem *m, void **p, size_t *cap, size_t need,
                 size_t elem)
 {
     if (need <= *cap)
@@ -65,7 +65,7 @@ static void hf_free(void *opaque, void *p)
         resize(opaque, p, 0);
 }
 
-heapfmt_allocator mem_heapfmt(const diff_mem *m)
+heapfmt_allocator diff_mem_heapfmt(const diff_mem *m)
 {
     heapfmt_allocator a = {hf_alloc, hf_free, (void *)m};
     return a;

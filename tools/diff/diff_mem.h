@@ -1,4 +1,4 @@
-/* mem.h -- every allocation of heapfmt-diff goes through one resize hook.
+/* diff_mem.h -- every allocation of heapfmt-diff goes through one resize hook.
  *
  * The hook has the shape of lua_Alloc: resize(opaque, ptr, size) allocates
  * (ptr NULL), resizes, or frees (size 0, returns NULL). The default uses
@@ -23,25 +23,25 @@ typedef struct diff_mem {
 } diff_mem;
 
 /* Allocates size bytes (size > 0); NULL on failure. */
-void *mem_alloc(const diff_mem *m, size_t size);
+void *diff_mem_alloc(const diff_mem *m, size_t size);
 
 /* Resizes p (NULL: allocates) to size > 0 bytes; NULL on failure, p then
  * unchanged. */
-void *mem_realloc(const diff_mem *m, void *p, size_t size);
+void *diff_mem_realloc(const diff_mem *m, void *p, size_t size);
 
 /* Frees p; p may be NULL. */
-void mem_free(const diff_mem *m, void *p);
+void diff_mem_free(const diff_mem *m, void *p);
 
 /* Makes room for at least need elements of elem bytes in the array *p of
  * capacity *cap (in elements). Grows by half again at least, so that
  * appending one at a time is amortised O(1). Returns 0, or -1 when the
  * memory is not available or the size overflows; *p and *cap are then
  * unchanged. */
-int mem_reserve(const diff_mem *m, void **p, size_t *cap, size_t need,
+int diff_mem_reserve(const diff_mem *m, void **p, size_t *cap, size_t need,
                 size_t elem);
 
 /* The same memory as a libheapfmt allocator, so that the readers' tables
  * count too. m must outlive every reader opened with it. */
-heapfmt_allocator mem_heapfmt(const diff_mem *m);
+heapfmt_allocator diff_mem_heapfmt(const diff_mem *m);
 
 #endif /* DIFF_MEM_H */

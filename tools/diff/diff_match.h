@@ -1,4 +1,4 @@
-/* match.h -- pairing the objects of one dump with those of another.
+/* diff_match.h -- pairing the objects of one dump with those of another.
  *
  * One dump is "held": all its objects, sorted by id, in an objset. The
  * other is "streamed" through it in chunks: each chunk is sorted and
@@ -18,20 +18,20 @@
 
 /* chunk_class result: decide about this object later (its class may still
  * be renamed further on in its dump). */
-#define MATCH_DEFER UINT32_MAX
+#define DIFF_MATCH_DEFER UINT32_MAX
 
-typedef struct match_ops {
+typedef struct diff_match_ops {
     /* The class of a held object, from its kind (marks removed). */
     uint32_t (*held_class)(void *ctx, uint32_t kind);
-    /* The class of a streamed object, or MATCH_DEFER. */
+    /* The class of a streamed object, or DIFF_MATCH_DEFER. */
     uint32_t (*chunk_class)(void *ctx, uint32_t kind);
     /* A streamed object without a partner; cls as chunk_class gave it.
-     * Returns 0, or nonzero to stop (match_chunk returns that value). */
+     * Returns 0, or nonzero to stop (diff_match_chunk returns that value). */
     int (*unmatched)(void *ctx, const objset *chunk, const dobj *o,
                      uint32_t cls);
-    /* A streamed object put aside (chunk_class said MATCH_DEFER). */
+    /* A streamed object put aside (chunk_class said DIFF_MATCH_DEFER). */
     int (*defer)(void *ctx, const objset *chunk, const dobj *o);
-} match_ops;
+} diff_match_ops;
 
 /* Sorts chunk, then pairs each of its objects with an unmarked held object
  * of the same id and class, setting mark (OBJSET_MARK1 or OBJSET_MARK2)
@@ -40,7 +40,7 @@ typedef struct match_ops {
  * first with the objects of d2 that d1 did not pair with, so that
  * "retained" is (d2 - d1) & d3 counted as multisets. held must be
  * sorted. Returns 0 or a callback's nonzero result. */
-int match_chunk(objset *held, objset *chunk, uint32_t mark, uint32_t avoid,
-                const match_ops *ops, void *ctx);
+int diff_match_chunk(objset *held, objset *chunk, uint32_t mark, uint32_t avoid,
+                const diff_match_ops *ops, void *ctx);
 
 #endif /* DIFF_MATCH_H */

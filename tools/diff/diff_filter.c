@@ -1,15 +1,15 @@
-/* filter.c -- which classes to report: --class NAME and --match REGEX. */
+/* diff_filter.c -- which classes to report: --class NAME and --match REGEX. */
 #include <stdio.h>
 #include <string.h>
 
-#include "filter.h"
+#include "diff_filter.h"
 
-void filter_init(filter *f)
+void diff_filter_init(filter *f)
 {
     memset(f, 0, sizeof *f);
 }
 
-void filter_free(filter *f)
+void diff_filter_free(filter *f)
 {
     for (size_t i = 0; i < f->nres; i++)
         regfree(&f->res[i]);
@@ -17,12 +17,12 @@ void filter_free(filter *f)
     f->nnames = 0;
 }
 
-int filter_active(const filter *f)
+int diff_filter_active(const filter *f)
 {
     return f != NULL && (f->nnames > 0 || f->nres > 0);
 }
 
-int filter_add_name(filter *f, const char *name)
+int diff_filter_add_name(filter *f, const char *name)
 {
     if (f->nnames >= FILTER_MAX)
         return -1;
@@ -30,7 +30,7 @@ int filter_add_name(filter *f, const char *name)
     return 0;
 }
 
-int filter_add_regex(filter *f, const char *pattern, char *err,
+int diff_filter_add_regex(filter *f, const char *pattern, char *err,
                      size_t errlen)
 {
     if (f->nres >= FILTER_MAX) {
@@ -46,9 +46,9 @@ int filter_add_regex(filter *f, const char *pattern, char *err,
     return 0;
 }
 
-int filter_pass(const filter *f, const char *name, size_t len)
+int diff_filter_pass(const filter *f, const char *name, size_t len)
 {
-    if (!filter_active(f))
+    if (!diff_filter_active(f))
         return 1;
     for (size_t i = 0; i < f->nnames; i++)
         if (strlen(f->names[i]) == len && memcmp(f->names[i], name, len) == 0)
