@@ -217,6 +217,31 @@ typedef struct histo_sites {
 
 void histo_sites_init(histo_sites *s);
 void histo_sites_free(histo_sites *s);
+
+/* ---- histo_acc.c ---- */
+
+/* Objects and bytes of one row. */
+typedef struct histo_total {
+    uint64_t count;
+    uint64_t bytes;
+} histo_total;
+
+/* What one reader counted: by the class or type slot of its tables, or
+ * (--by=site) by site and, apart, the objects without one. The one-thread
+ * scan and each range of -jN count with it. */
+typedef struct histo_acc {
+    enum histo_by by;
+    histo_total *v;      /* by class or string slot */
+    size_t cap;
+    histo_sites sites;   /* --by=site */
+    histo_total no_site; /* --by=site: objects without a site */
+} histo_acc;
+
+void histo_acc_init(histo_acc *a, enum histo_by by);
+void histo_acc_free(histo_acc *a);
+
+/* Counts one object. Returns 0, or -1 when out of memory. */
+int histo_acc_add(histo_acc *a, const heapfmt_robject *o);
 /* Adds one object of size bytes at (file, line). Returns 0, or -1 when
  * out of memory. */
 int histo_sites_add(histo_sites *s, uint32_t file, uint64_t line,

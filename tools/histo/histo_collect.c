@@ -21,16 +21,8 @@
 /* Objects between two looks at the clock for the progress line. */
 #define TICK_OBJECTS 65536u
 
-typedef struct acc {
-    uint64_t count;
-    uint64_t bytes;
-} acc;
-
 typedef struct scan {
-    acc *v;         /* by class or string slot */
-    size_t cap;
-    histo_sites sites;
-    acc no_site;    /* --by=site: objects without a site */
+    histo_acc acc;
     uint64_t tick;  /* objects left before the next progress tick */
     cli_progress progress;
     const char *name;
@@ -42,73 +34,19 @@ static int out_of_memory(const scan *s)
     return CLI_EXIT_ERROR;
 }
 
-/* Makes v[slot] valid. Rare: slots are dense and grow one at a time. */
-static int grow(scan *s, size_t slot)
-{
-    size_t cap = s->cap ? s->cap : 256;
-    while (cap <= slot)
-        cap *= 2;
-    acc *v = realloc(s->v, cap * sizeof *v);
-    if (v == NULL)
-        return -1;
-    memset(v + s->cap, 0, (cap - s->cap) * sizeof *v);
-    s->v = v;
-    s->cap = cap;
-    return 0;
-}
-
-static void tick(scan *s, heapfmt_reader *r)
-{
-    s->tick = TICK_OBJECTS;
-    heapfmt_progress p;
-    heapfmt_reader_progress(r, &p);
-    cli_progress_tick(&s->progress, p.offset, p.objects);
-}
-
-/* Adds one object of size bytes to the row at slot (a class or type
- * slot of the reader's tables). */
-static int count_at(scan *s, heapfmt_reader *r, size_t slot, uint64_t size)
-{
-    if (slot >= s->cap && grow(s, slot) != 0)
-        return out_of_memory(s);
-    s->v[slot].count++;
-    s->v[slot].bytes += size;
-    if (--s->tick == 0)
-        tick(s, r);
-    return 0;
-}
-
-static int on_class(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
-{
-    if (rec->tag != HEAPFMT_TAG_OBJECT)
-        return 0;
-    const heapfmt_robject *o = rec->u.object;
-    return count_at(ctx, r, o->klass->slot, o->size);
-}
-
-static int on_type(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
-{
-    if (rec->tag != HEAPFMT_TAG_OBJECT)
-        return 0;
-    const heapfmt_robject *o = rec->u.object;
-    return count_at(ctx, r, o->type->slot, o->size);
-}
-
-static int on_site(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
+static int on_object(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
 {
     scan *s = ctx;
     if (rec->tag != HEAPFMT_TAG_OBJECT)
         return 0;
-    const heapfmt_robject *o = rec->u.object;
-    if (o->fields & HEAPFMT_F_SITE) {
-        if (histo_sites_add(&s->sites, o->file->slot, o->line, o->size) != 0)
-            return out_of_memory(s);
-    } else {
-        s->no_site.count++;
-        s->no_site.bytes += o->size;
+    if (histo_acc_add(&s->acc, rec->u.object) != 0)
+        return out_of_memory(s);
+    if (--s->tick == 0) {
+        s->tick = TICK_OBJECTS;
+        heapfmt_progress p;
+        heapfmt_reader_progress(r, &p);
+        cli_progress_tick(&s->progress, p.offset, p.objects);
     }
-    if (--s->tick == 0)
-        tick(s, r);
     return 0;
 }
 
@@ -157,7 +95,7 @@ int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
 }
 
 static int add_or_fail(histo_table *t, size_t d, const scan *s,
-                       const char *name, size_t len, const acc *a)
+                       const char *name, size_t len, const histo_total *a)
 {
     if (a->count == 0)
         return 0;
@@ -174,27 +112,27 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
     int rc = 0;
     if (opt->by == HISTO_BY_CLASS) {
         size_t n = heapfmt_reader_class_count(r);
-        for (size_t slot = 0; slot < s->cap && slot < n && rc == 0; slot++) {
+        for (size_t slot = 0; slot < s->acc.cap && slot < n && rc == 0; slot++) {
             cli_name buf;
             const char *name =
                 cli_class_name(heapfmt_reader_class(r, slot), &buf, &len);
-            rc = add_or_fail(t, d, s, name, len, &s->v[slot]);
+            rc = add_or_fail(t, d, s, name, len, &s->acc.v[slot]);
         }
     } else if (opt->by == HISTO_BY_TYPE) {
         size_t n = heapfmt_reader_string_count(r);
-        for (size_t slot = 0; slot < s->cap && slot < n && rc == 0; slot++) {
+        for (size_t slot = 0; slot < s->acc.cap && slot < n && rc == 0; slot++) {
             char buf[64];
             const char *name = histo_type_name(heapfmt_reader_string(r, slot),
                                                buf, sizeof buf, &len);
-            rc = add_or_fail(t, d, s, name, len, &s->v[slot]);
+            rc = add_or_fail(t, d, s, name, len, &s->acc.v[slot]);
         }
     } else {
         char *buf = NULL;
         size_t cap = 0;
         rc = add_or_fail(t, d, s, HISTO_NO_SITE, strlen(HISTO_NO_SITE),
-                         &s->no_site);
-        for (size_t i = 0; i < s->sites.cap && rc == 0; i++) {
-            const histo_site *e = &s->sites.v[i];
+                         &s->acc.no_site);
+        for (size_t i = 0; i < s->acc.sites.cap && rc == 0; i++) {
+            const histo_site *e = &s->acc.sites.v[i];
             if (e->file == UINT32_MAX)
                 continue;
             const heapfmt_rstring *file = heapfmt_reader_string(r, e->file);
@@ -204,7 +142,7 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
                 rc = out_of_memory(s);
             else
                 rc = add_or_fail(t, d, s, buf, len,
-                                 &(acc){e->count, e->bytes});
+                                 &(histo_total){e->count, e->bytes});
         }
         free(buf);
     }
@@ -228,15 +166,15 @@ static int check_summary(cli_dump *dump, scan *s)
     if (heapfmt_reader_footer(dump->reader, &f) != HEAPFMT_OK)
         return CLI_EXIT_OK;
     size_t n = heapfmt_reader_class_count(dump->reader);
-    if (n > s->cap)
-        n = s->cap;
+    if (n > s->acc.cap)
+        n = s->acc.cap;
     histo_class_total *v = malloc((n ? n : 1) * sizeof *v);
     if (v == NULL)
         return out_of_memory(s);
     for (size_t slot = 0; slot < n; slot++)
         v[slot] = (histo_class_total){
-            heapfmt_reader_class(dump->reader, slot)->index, s->v[slot].count,
-            s->v[slot].bytes};
+            heapfmt_reader_class(dump->reader, slot)->index, s->acc.v[slot].count,
+            s->acc.v[slot].bytes};
     char why[256];
     int rc = histo_summary_check(f, v, n, why, sizeof why);
     free(v);
@@ -255,21 +193,18 @@ static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
 {
     scan s;
     memset(&s, 0, sizeof s);
-    histo_sites_init(&s.sites);
+    histo_acc_init(&s.acc, opt->by);
     s.name = dump->name;
     s.tick = TICK_OBJECTS;
     if (opt->progress)
         cli_progress_begin(&s.progress, dump->name, input_size(dump));
-    cli_scan_fn fn = opt->by == HISTO_BY_TYPE   ? on_type
-                     : opt->by == HISTO_BY_SITE ? on_site
-                                                : on_class;
-    int rc = cli_scan(dump, fn, &s);
+    int rc = cli_scan(dump, on_object, &s);
     cli_progress_end(&s.progress);
     if (rc == CLI_EXIT_OK && opt->by == HISTO_BY_CLASS)
         rc = check_summary(dump, &s);
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
-        if (opt->by == HISTO_BY_SITE && s.sites.n == 0 &&
-            s.no_site.count > 0) {
+        if (opt->by == HISTO_BY_SITE && s.acc.sites.n == 0 &&
+            s.acc.no_site.count > 0) {
             cli_error(dump->name,
                       "no allocation sites in this dump (its writer did not "
                       "record them), so --by=site has nothing to show");
@@ -278,8 +213,7 @@ static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
             rc = CLI_EXIT_ERROR;
         }
     }
-    free(s.v);
-    histo_sites_free(&s.sites);
+    histo_acc_free(&s.acc);
     return rc;
 }
 

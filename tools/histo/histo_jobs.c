@@ -32,72 +32,22 @@
 #include "cli_names.h"
 #include "histo.h"
 
-typedef struct jacc {
-    uint64_t count;
-    uint64_t bytes;
-} jacc;
-
 enum part_status { PART_OK = 0, PART_FAILED, PART_NOMEM };
 
 /* One thread's range and what it counted. */
 typedef struct part {
     const char *path;
-    enum histo_by by;
     uint64_t first;        /* offset of the range's first block */
     uint64_t stop;         /* offset of the next range's, or UINT64_MAX */
     uint64_t want_objects; /* objects of the range, from the block index */
     uint64_t want_records; /* and its records: a block the index leaves
                               out is found even when it holds no object */
     heapfmt_reader *r;
-    jacc *v;               /* by class slot (class) or string slot (type) */
-    size_t cap;
-    histo_sites sites;     /* site: by (file string slot, line) */
-    jacc no_site;
+    histo_acc acc;         /* what the range holds */
     uint64_t objects;
     uint64_t records;
     enum part_status status;
 } part;
-
-static int grow(part *p, size_t slot)
-{
-    size_t cap = p->cap ? p->cap : 256;
-    while (cap <= slot)
-        cap *= 2;
-    jacc *v = realloc(p->v, cap * sizeof *v);
-    if (v == NULL)
-        return -1;
-    memset(v + p->cap, 0, (cap - p->cap) * sizeof *v);
-    p->v = v;
-    p->cap = cap;
-    return 0;
-}
-
-/* Counts one object; returns 0 or -1 when out of memory. */
-static int count_object(part *p, const heapfmt_robject *o)
-{
-    size_t slot;
-    switch (p->by) {
-    case HISTO_BY_SITE:
-        if (o->fields & HEAPFMT_F_SITE)
-            return histo_sites_add(&p->sites, o->file->slot, o->line,
-                                   o->size);
-        p->no_site.count++;
-        p->no_site.bytes += o->size;
-        return 0;
-    case HISTO_BY_TYPE:
-        slot = o->type->slot;
-        break;
-    case HISTO_BY_CLASS:
-    default:
-        slot = o->klass->slot;
-        break;
-    }
-    if (slot >= p->cap && grow(p, slot) != 0)
-        return -1;
-    p->v[slot].count++;
-    p->v[slot].bytes += o->size;
-    return 0;
-}
 
 static void *run_part(void *arg)
 {
@@ -116,7 +66,7 @@ static void *run_part(void *arg)
         p->records++;
         if (rec.tag != HEAPFMT_TAG_OBJECT)
             continue;
-        if (count_object(p, rec.u.object) != 0) {
+        if (histo_acc_add(&p->acc, rec.u.object) != 0) {
             p->status = PART_NOMEM;
             return NULL;
         }
@@ -219,8 +169,8 @@ static enum part_status make_names(names *nm, const heapfmt_footer *f,
         for (size_t k = 0; k < nparts; k++) {
             const part *p = &parts[k];
             size_t n = heapfmt_reader_class_count(p->r);
-            for (size_t slot = 0; slot < p->cap && slot < n; slot++) {
-                if (p->v[slot].count > 0 &&
+            for (size_t slot = 0; slot < p->acc.cap && slot < n; slot++) {
+                if (p->acc.v[slot].count > 0 &&
                     find_class(nm, heapfmt_reader_class(p->r, slot)->index) ==
                         NULL)
                     return PART_FAILED;
@@ -236,10 +186,10 @@ static enum part_status make_names(names *nm, const heapfmt_footer *f,
         for (size_t k = 0; k < nparts; k++) {
             const part *p = &parts[k];
             size_t n = heapfmt_reader_class_count(p->r);
-            for (size_t slot = 0; slot < p->cap && slot < n; slot++)
+            for (size_t slot = 0; slot < p->acc.cap && slot < n; slot++)
                 v[nv++] = (histo_class_total){
-                    heapfmt_reader_class(p->r, slot)->index, p->v[slot].count,
-                    p->v[slot].bytes};
+                    heapfmt_reader_class(p->r, slot)->index, p->acc.v[slot].count,
+                    p->acc.v[slot].bytes};
         }
         char why[256];
         int rc = histo_summary_check(f, v, nv, why, sizeof why);
@@ -284,12 +234,12 @@ static int merge(histo_table *t, size_t d, const names *nm, const part *parts,
     for (size_t k = 0; k < nparts && rc == 0; k++) {
         const part *p = &parts[k];
         if (by == HISTO_BY_SITE) {
-            if (p->no_site.count > 0)
+            if (p->acc.no_site.count > 0)
                 rc = histo_table_add(t, d, HISTO_NO_SITE,
-                                     strlen(HISTO_NO_SITE), p->no_site.count,
-                                     p->no_site.bytes);
-            for (size_t i = 0; i < p->sites.cap && rc == 0; i++) {
-                const histo_site *e = &p->sites.v[i];
+                                     strlen(HISTO_NO_SITE), p->acc.no_site.count,
+                                     p->acc.no_site.bytes);
+            for (size_t i = 0; i < p->acc.sites.cap && rc == 0; i++) {
+                const histo_site *e = &p->acc.sites.v[i];
                 if (e->file == UINT32_MAX)
                     continue;
                 const heapfmt_rstring *file =
@@ -302,8 +252,8 @@ static int merge(histo_table *t, size_t d, const names *nm, const part *parts,
         }
         size_t n = by == HISTO_BY_CLASS ? heapfmt_reader_class_count(p->r)
                                         : heapfmt_reader_string_count(p->r);
-        for (size_t slot = 0; slot < p->cap && slot < n && rc == 0; slot++) {
-            const jacc *a = &p->v[slot];
+        for (size_t slot = 0; slot < p->acc.cap && slot < n && rc == 0; slot++) {
+            const histo_total *a = &p->acc.v[slot];
             if (a->count == 0)
                 continue;
             const char *name;
@@ -330,8 +280,8 @@ static int lacks_sites(const part *parts, size_t nparts)
 {
     uint64_t sites = 0, without = 0;
     for (size_t k = 0; k < nparts; k++) {
-        sites += parts[k].sites.n;
-        without += parts[k].no_site.count;
+        sites += parts[k].acc.sites.n;
+        without += parts[k].acc.no_site.count;
     }
     return sites == 0 && without > 0;
 }
@@ -397,7 +347,6 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
     for (size_t k = 0; k < nparts; k++) {
         part *p = &parts[k];
         p->path = path;
-        p->by = opt->by;
         p->first = f->blocks[start[k]].offset;
         p->stop = k + 1 < nparts ? f->blocks[start[k + 1]].offset : UINT64_MAX;
         for (size_t i = start[k]; i < start[k + 1]; i++) {
@@ -405,7 +354,7 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
             p->want_records += f->blocks[i].records;
         }
         objects += p->want_objects;
-        histo_sites_init(&p->sites);
+        histo_acc_init(&p->acc, opt->by);
     }
     /* Range 0 runs in this thread; a thread that cannot be started has its
      * range read here too, after range 0. */
@@ -445,8 +394,7 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
     free_names(&nm);
     for (size_t k = 0; k < nparts; k++) {
         heapfmt_reader_free(parts[k].r);
-        free(parts[k].v);
-        histo_sites_free(&parts[k].sites);
+        histo_acc_free(&parts[k].acc);
     }
     free(parts);
     free(tids);

@@ -1,0 +1,60 @@
+/* histo_acc.c -- what one reader counted, by slot or by site. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "histo.h"
+
+void histo_acc_init(histo_acc *a, enum histo_by by)
+{
+    memset(a, 0, sizeof *a);
+    a->by = by;
+    histo_sites_init(&a->sites);
+}
+
+void histo_acc_free(histo_acc *a)
+{
+    free(a->v);
+    histo_sites_free(&a->sites);
+    histo_acc_init(a, a->by);
+}
+
+/* Makes v[slot] valid. Rare: slots are dense and grow one at a time. */
+static int grow(histo_acc *a, size_t slot)
+{
+    size_t cap = a->cap ? a->cap : 256;
+    while (cap <= slot)
+        cap *= 2;
+    histo_total *v = realloc(a->v, cap * sizeof *v);
+    if (v == NULL)
+        return -1;
+    memset(v + a->cap, 0, (cap - a->cap) * sizeof *v);
+    a->v = v;
+    a->cap = cap;
+    return 0;
+}
+
+int histo_acc_add(histo_acc *a, const heapfmt_robject *o)
+{
+    size_t slot;
+    switch (a->by) {
+    case HISTO_BY_SITE:
+        if (o->fields & HEAPFMT_F_SITE)
+            return histo_sites_add(&a->sites, o->file->slot, o->line,
+                                   o->size);
+        a->no_site.count++;
+        a->no_site.bytes += o->size;
+        return 0;
+    case HISTO_BY_TYPE:
+        slot = o->type->slot;
+        break;
+    case HISTO_BY_CLASS:
+    default:
+        slot = o->klass->slot;
+        break;
+    }
+    if (slot >= a->cap && grow(a, slot) != 0)
+        return -1;
+    a->v[slot].count++;
+    a->v[slot].bytes += o->size;
+    return 0;
+}
