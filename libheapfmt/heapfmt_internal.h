@@ -104,4 +104,21 @@ static inline int hf_idtab_get(const hf_idtab *t, uint64_t key, uint32_t *val)
     return hf_map_get(&t->far, key, val);
 }
 
+/* Copies options that begin with their own size (the INIT macros set it)
+ * over the defaults in dst (cap bytes): the fields the caller's header
+ * knew, the later ones keeping their defaults. src may be NULL (all
+ * defaults). Returns HEAPFMT_OK, or HEAPFMT_E_ARG for a size no version
+ * of the struct had. */
+static inline int hf_copy_options(void *dst, size_t cap, const void *src)
+{
+    size_t size;
+    if (!src)
+        return HEAPFMT_OK;
+    memcpy(&size, src, sizeof size);
+    if (size < sizeof size || size > cap)
+        return HEAPFMT_E_ARG;
+    memcpy(dst, src, size);
+    return HEAPFMT_OK;
+}
+
 #endif /* HEAPFMT_INTERNAL_H */

@@ -88,11 +88,8 @@ static int create(heapfmt_reader **out, const heapfmt_reader_options *opt,
         return HEAPFMT_E_ARG;
     *out = NULL;
     heapfmt_reader_options o = HEAPFMT_READER_OPTIONS_INIT;
-    if (opt) {
-        if (opt->size < sizeof(size_t) || opt->size > sizeof o)
-            return HEAPFMT_E_ARG;
-        memcpy(&o, opt, opt->size);
-    }
+    if (hf_copy_options(&o, sizeof o, opt) != HEAPFMT_OK)
+        return HEAPFMT_E_ARG;
     if (!read)
         return HEAPFMT_E_ARG;
     heapfmt_allocator al;

@@ -13,11 +13,8 @@ int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
         return HEAPFMT_E_ARG;
     *out = NULL;
     heapfmt_writer_options o = HEAPFMT_WRITER_OPTIONS_INIT;
-    if (opt) {
-        if (opt->size < sizeof(size_t) || opt->size > sizeof o)
-            return HEAPFMT_E_ARG;
-        memcpy(&o, opt, opt->size);
-    }
+    if (hf_copy_options(&o, sizeof o, opt) != HEAPFMT_OK)
+        return HEAPFMT_E_ARG;
     if (o.codec == HEAPFMT_CODEC_STORED)
         o.level = 0; /* the level of "no compression" */
     int max_level = o.codec == HEAPFMT_CODEC_ZSTD ? HEAPFMT_ZSTD_MAX_LEVEL
