@@ -328,8 +328,14 @@ typedef struct heapfmt_writer_options {
     int threads;
 } heapfmt_writer_options;
 
+#ifdef __cplusplus /* designated initializers: C++20 and C only */
 #define HEAPFMT_WRITER_OPTIONS_INIT \
     { sizeof(heapfmt_writer_options), 1, 0, NULL, HEAPFMT_CODEC_ZSTD, 0 }
+#else
+#define HEAPFMT_WRITER_OPTIONS_INIT                                          \
+    { .size = sizeof(heapfmt_writer_options), .level = 1, .block_size = 0,  \
+      .allocator = NULL, .codec = HEAPFMT_CODEC_ZSTD, .threads = 0 }
+#endif
 
 /* Creates a writer over a write callback. opt may be NULL for defaults.
  * On success stores the writer in *out and returns HEAPFMT_OK. On failure

@@ -33,7 +33,7 @@ typedef struct diff_options {
     const diff_mem *mem;  /* NULL: malloc; must outlive the result */
 } diff_options;
 
-#define DIFF_OPTIONS_INIT { DIFF_BY_CLASS, 0, 0, NULL, 0, NULL }
+#define DIFF_OPTIONS_INIT { .by = DIFF_BY_CLASS }
 
 /* What diff_compute found, for diff_print. */
 typedef struct diff_result {

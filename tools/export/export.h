@@ -38,7 +38,8 @@ typedef struct export_options {
     uint64_t max_refs;  /* references kept per object or root document */
 } export_options;
 
-#define EXPORT_OPTIONS_INIT { EXPORT_NDJSON, 0, NULL, DOC_DEFAULT_MAX_REFS }
+#define EXPORT_OPTIONS_INIT                                                 \
+    { .format = EXPORT_NDJSON, .max_refs = DOC_DEFAULT_MAX_REFS }
 
 /* The kinds a format writes when --records is not given. */
 unsigned export_default_records(int format);

@@ -36,7 +36,9 @@ typedef struct gen_options {
     int profile;      /* enum gen_profile */
 } gen_options;
 
-#define GEN_OPTIONS_INIT { 100000, 1, 500, 1, GEN_PROFILE_APP }
+#define GEN_OPTIONS_INIT                                                    \
+    { .objects = 100000, .seed = 1, .classes = 500, .sites = 1,             \
+      .profile = GEN_PROFILE_APP }
 
 /* "app", "random", or "unknown". */
 const char *gen_profile_name(int profile);

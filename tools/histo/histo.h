@@ -62,8 +62,8 @@ typedef struct histo_options {
 } histo_options;
 
 #define HISTO_OPTIONS_INIT                                                  \
-    { HISTO_BY_CLASS, HISTO_SORT_DEFAULT, HISTO_FORMAT_TABLE, 0, 0, 0,     \
-      NULL, 0, 0, 0, 1, 0, 1 }
+    { .by = HISTO_BY_CLASS, .sort = HISTO_SORT_DEFAULT,                     \
+      .format = HISTO_FORMAT_TABLE, .progress = 1, .jobs = 1 }
 
 /* Most threads --jobs starts for one dump. */
 #define HISTO_MAX_JOBS 64u

@@ -74,7 +74,7 @@ typedef struct import_options {
 } import_options;
 
 #define IMPORT_OPTIONS_INIT \
-    { 0, 0, IMPORT_PREVIEW, IMPORT_MAX_REPORTS, NULL, NULL, NULL, NULL }
+    { .preview = IMPORT_PREVIEW, .max_reports = IMPORT_MAX_REPORTS }
 
 typedef struct import_stats {
     uint64_t lines;           /* lines read */
