@@ -145,8 +145,8 @@ static void check_paths(const graph *g)
             CHECK(node_edge_source(g, edges[i]) == nodes[i - 1],
                      "hop %ld source", i);
         }
-        mem_free(g->mem, nodes);
-        mem_free(g->mem, edges);
+        diff_mem_free(g->mem, nodes);
+        diff_mem_free(g->mem, edges);
     }
     paths_free(&p);
 }

@@ -66,13 +66,15 @@ void cmd_warn_graph(const graph *g)
 {
     if (g->dangling > 0)
         cli_warn(g->d.name,
-                 "%s references to objects not in the dump were left out",
-                 cli_fmt_count(g->dangling).s);
+                 "%s reference%s to objects not in the dump %s left out",
+                 cli_fmt_count(g->dangling).s, g->dangling == 1 ? "" : "s",
+                 g->dangling == 1 ? "was" : "were");
     if (g->duplicates > 0)
         cli_warn(g->d.name,
-                 "%s objects repeat the id of an earlier one; references "
-                 "go to the first",
-                 cli_fmt_count(g->duplicates).s);
+                 "%s object%s the id of an earlier one; references go to "
+                 "the first",
+                 cli_fmt_count(g->duplicates).s,
+                 g->duplicates == 1 ? " repeats" : "s repeat");
 }
 
 int cmd_worse(int a, int b)

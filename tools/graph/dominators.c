@@ -120,10 +120,13 @@ int cmd_dominators(const cmd_options *opt, char *const *args, int nargs)
     failed = failed || dom_retained(&g, &t) != 0;
     if (!failed && t.unreachable > 0)
         cli_warn(g.d.name,
-                 "%s objects (%s) are not reachable from any root and are "
+                 "%s object%s (%s) %s not reachable from any root and %s "
                  "left out",
                  cli_fmt_count(t.unreachable).s,
-                 cli_fmt_bytes(t.unreachable_bytes).s);
+                 t.unreachable == 1 ? "" : "s",
+                 cli_fmt_bytes(t.unreachable_bytes).s,
+                 t.unreachable == 1 ? "is" : "are",
+                 t.unreachable == 1 ? "is" : "are");
     uint64_t top = opt->top_given ? opt->top : DEFAULT_TOP;
     if (!failed)
         failed = (opt->by == 0 ? top_objects(&g, &t, top, opt->format)
