@@ -9,8 +9,10 @@ set +e
 
 root=$(pwd)
 gems=$TMPDIR/gems
-# Under a sanitizer build the installed extension would lack its runtime.
-unset LD_PRELOAD
+# The gem is built as a user would build it: not with this build's
+# compiler flags (make exports CFLAGS and LDFLAGS, sanitizers under make
+# asan), nor with the sanitizer runtime preloaded.
+unset LD_PRELOAD CFLAGS LDFLAGS CPPFLAGS MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 run gem build "$root/heapfmt.gemspec" -o "$TMPDIR/heapfmt.gem"
 expect_rc 0 "gem build"
 run env GEM_HOME="$gems" gem install --local --install-dir "$gems" \
