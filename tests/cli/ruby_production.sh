@@ -41,6 +41,11 @@ if ! command -v gdb >/dev/null 2>&1; then
     echo "SKIP: gdb is not installed (heapfmt_dump_to_path)"
     finish
 fi
+if [ -n "${LD_PRELOAD:-}" ]; then # tests/ruby/common.sh, sanitizer builds
+    echo "SKIP: heapfmt_dump_to_path from gdb under a sanitizer build (gdb" \
+        "attaching to a process with the ASan runtime takes minutes)"
+    finish
+fi
 cat >"$TMPDIR/live.rb" <<'RUBY'
 require "heapfmt"
 $keep = Array.new(500) { |i| "live #{i}" }
