@@ -208,6 +208,7 @@ static void import_once(const uint8_t *data, size_t size, uint64_t h,
     if ((h >> 10) & 1)
         opt.max_line = 16 + (size_t)((h >> 11) % 2048);
     opt.max_reports = (unsigned)((h >> 23) % 4);
+    opt.buffer = (size_t)16 << ((h >> 39) % 12); /* 16 B .. 32 KiB */
     opt.source = "fuzz.json";
     if (two_pass)
         opt.rewind = src_rewind;
@@ -217,6 +218,9 @@ static void import_once(const uint8_t *data, size_t size, uint64_t h,
                                            : 0};
 
     heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
+    /* every codec; zstd, whose contexts cost the most to set up, in a
+     * third of the runs */
+    wo.codec = (int)((h >> 37) % 3);
     wo.level = (int)((h >> 33) % 3) * 4; /* 0, 4, 8 */
     /* small blocks: a few KiB per run instead of 256 KiB buffers */
     wo.block_size = HEAPFMT_MIN_BLOCK_SIZE << ((h >> 35) % 4);

@@ -557,6 +557,8 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
 {
     lr r;
     lr_init(&r, read, opaque, m->opt->max_line);
+    if (m->opt->buffer)
+        r.initial_cap = m->opt->buffer;
     r.sniff = 1;
     int result = 0;
     m->first_pass = 1;
@@ -633,6 +635,8 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     ct_init(&m->classes);
     lr r;
     lr_init(&r, read, opaque, o.max_line);
+    if (o.buffer)
+        r.initial_cap = o.buffer;
     r.sniff = 1;
 
     int result = IMPORT_OK;

@@ -58,6 +58,9 @@ typedef void (*import_report_fn)(void *ctx, int kind, uint64_t line,
 typedef struct import_options {
     int strict;            /* the first problem line fails the import */
     size_t max_line;       /* longest line accepted; 0 = 1 GiB */
+    size_t buffer;         /* first line-buffer size; 0 = 1 MiB (it grows
+                              to the longest line; the fuzz harness starts
+                              small to reach the growth paths cheaply) */
     size_t preview;        /* value preview bytes, 0..JS_VALUE_MAX */
     unsigned max_reports;  /* problem lines reported one by one; more are
                               only counted (the summary gives the total) */
