@@ -46,9 +46,20 @@ void rb_objspace_reachable_objects_from_root(
     void (*func)(const char *category, VALUE obj, void *data), void *data);
 size_t rb_obj_memsize_of(VALUE obj);
 size_t rb_obj_gc_flags(VALUE obj, ID *flags, size_t max);
+/* Where an instruction sequence's code is (iseq.c, proc.c): each returns
+ * what the iseq already holds, allocating nothing. */
+struct rb_iseq_struct;
+VALUE rb_iseq_label(const struct rb_iseq_struct *iseq);
+VALUE rb_iseq_path(const struct rb_iseq_struct *iseq);
+VALUE rb_iseq_first_lineno(const struct rb_iseq_struct *iseq);
+const struct rb_iseq_struct *rb_proc_get_iseq(VALUE proc, int *is_proc);
 
 /* Bytes of a string kept as its value preview. */
 #define HR_PREVIEW 64
+
+/* Bytes of a code location's parts in a value: "iseq LABEL@PATH:LINE". */
+#define HR_LABEL_MAX 64
+#define HR_PATH_MAX 160
 
 /* Ids of one ROOT record at most (a root kind may have several). */
 #define HR_ROOT_CHUNK (1u << 20)
@@ -97,7 +108,7 @@ typedef struct walk {
     uint32_t last_path_id;
 
     uint64_t objects, truncated;
-    char buf[64]; /* preview text that is not in the heap */
+    char buf[HR_LABEL_MAX + HR_PATH_MAX + 48]; /* a value made here */
 } walk;
 
 static const char *const type_names[32] = {
@@ -566,6 +577,47 @@ static const char *imemo_name(VALUE v)
 #endif
 }
 
+/* The last n bytes of a string at most, not starting inside a UTF-8
+ * sequence: the end of a path says the most. */
+static const char *tail(VALUE s, size_t max, size_t *n)
+{
+    *n = 0;
+    if (!RB_TYPE_P(s, RUBY_T_STRING))
+        return "";
+    const char *p = RSTRING_PTR(s);
+    size_t len = (size_t)RSTRING_LEN(s), skip = len > max ? len - max : 0;
+    while (skip < len && ((unsigned char)p[skip] & 0xc0) == 0x80)
+        skip++;
+    *n = len - skip;
+    return p + skip;
+}
+
+/* "KIND LABEL@PATH:LINE" for an instruction sequence, as
+ * RubyVM::InstructionSequence#inspect shows it ("block in call@app.rb:12"),
+ * so that a closure or an eval'd method can be traced to its source. The
+ * iseq's body pointer (the third word of struct rb_iseq_struct, the same
+ * from Ruby 2.3 to 3.4) is NULL only in an iseq whose allocation failed. */
+static int code_location(walk *k, const char *kind,
+                         const struct rb_iseq_struct *iseq)
+{
+    if (iseq == NULL || ((const VALUE *)iseq)[2] == 0)
+        return 0;
+    VALUE label = rb_iseq_label(iseq), line = rb_iseq_first_lineno(iseq);
+    size_t nlabel = 0, npath;
+    const char *l = "";
+    if (RB_TYPE_P(label, RUBY_T_STRING)) {
+        l = RSTRING_PTR(label);
+        nlabel = preview_len(l, (size_t)RSTRING_LEN(label));
+        if (nlabel > HR_LABEL_MAX)
+            nlabel = HR_LABEL_MAX;
+    }
+    const char *path = tail(rb_iseq_path(iseq), HR_PATH_MAX, &npath);
+    int n = snprintf(k->buf, sizeof k->buf, "%s %.*s@%.*s:%ld", kind,
+                     (int)nlabel, l, (int)npath, path,
+                     RB_FIXNUM_P(line) ? FIX2LONG(line) : 0L);
+    return n > 0 && (size_t)n < sizeof k->buf ? n : 0;
+}
+
 static void preview(walk *k, VALUE v, int t, heapfmt_object *o)
 {
     const char *p = NULL;
@@ -609,15 +661,42 @@ static void preview(walk *k, VALUE v, int t, heapfmt_object *o)
             RTYPEDDATA_TYPE(v)->wrap_struct_name) {
             p = RTYPEDDATA_TYPE(v)->wrap_struct_name;
             n = preview_len(p, strlen(p));
+            int len;
+            if (strcmp(p, "proc") == 0 && rb_obj_is_proc(v) &&
+                (len = code_location(k, p, rb_proc_get_iseq(v, NULL))) > 0) {
+                p = k->buf;
+                n = (size_t)len;
+            }
         }
         break;
-    case RUBY_T_FILE:
-        if (RFILE(v)->fptr)
-            string_preview(RFILE(v)->fptr->pathv, &p, &n);
+    case RUBY_T_FILE: {
+        /* dump_all's "fd", and the path it was opened with */
+        const rb_io_t *io = RFILE(v)->fptr;
+        if (io == NULL)
+            break;
+        const char *path = "";
+        size_t npath = 0;
+        string_preview(io->pathv, &path, &npath);
+        int len = io->fd < 0 ? snprintf(k->buf, sizeof k->buf, "%.*s (closed)",
+                                        (int)npath, path)
+                             : snprintf(k->buf, sizeof k->buf, "%.*s (fd %d)",
+                                        (int)npath, path, io->fd);
+        if (len > 0 && (size_t)len < sizeof k->buf) {
+            p = k->buf + (npath == 0); /* "(fd 3)" without a path */
+            n = (size_t)len - (npath == 0);
+        }
         break;
+    }
     case RUBY_T_IMEMO:
         p = imemo_name(v);
         n = p ? strlen(p) : 0;
+        if (p && strcmp(p, "iseq") == 0) {
+            int len = code_location(k, p, (const struct rb_iseq_struct *)v);
+            if (len > 0) {
+                p = k->buf;
+                n = (size_t)len;
+            }
+        }
         break;
     default:
         break;

@@ -40,7 +40,14 @@ ObjectSpace.trace_object_allocations_stop
 $index = $orders.each_with_index.to_h { |o, i| ["k#{i}", o] }
 $anons = Array.new(300) { |i| $anon.new(i) }
 $singles = Array.new(50) { |i| o = Object.new; o.define_singleton_method(:n) { i }; o }
+PROC_LINE = __LINE__ + 1
 $procs = Array.new(200) { |i| -> { i } }
+# eval'd methods: their instruction sequences name the method and where
+# its code is (a module_eval leak)
+Gen = Module.new
+30.times { |i| Gen.module_eval("def gen_#{i}\n  #{i}\nend", "gen_#{i}.rb", 40 + i) }
+$file = File.open(__FILE__)
+$closed = File.open(__FILE__).tap(&:close)
 $syms = Array.new(100) { |i| "fid_sym_#{i}".to_sym }
 $floats = Array.new(100) { |i| i * 1.0e300 }
 $bigs = Array.new(50) { |i| 2**80 + i }
@@ -116,7 +123,8 @@ a.objects.each_value do |x|
   y = b.objects[x.id] or next
   diff[:type] << x.id if x.type != y.type
   # the imemo subtype: dump_all's "imemo_type", the importer's value
-  diff[:imemo] << x.id if x.type == "T_IMEMO" && x.value != y.value
+  # (an iseq's value goes on with its label and location)
+  diff[:imemo] << x.id if x.type == "T_IMEMO" && x.value&.split(" ")&.first != y.value
   next if Dump::INTERNAL.include?(x.type)
 
   diff[:class] << x.id if x.class_id != y.class_id
@@ -142,6 +150,19 @@ Check.ok(embedded >= 1000 && shared >= 10,
          "embedded and shared compared: #{embedded}, #{shared}")
 named_imemo = a.objects.each_value.count { |o| o.type == "T_IMEMO" && o.value }
 Check.ok(named_imemo >= 1000, "imemo subtypes compared: #{named_imemo}")
+# instruction sequences and procs say where their code is
+values = a.objects.each_value.map(&:value)
+gen = values.grep(/\Aiseq gen_\d+@gen_\d+\.rb:\d+\z/)
+Check.eq(gen.uniq.size, 30, "eval'd methods' iseqs with label and location")
+Check.ok(gen.include?("iseq gen_7@gen_7.rb:47"), "an iseq's label, path and line")
+procs = $procs.map { |pr| a.objects[hex(pr)]&.value }.uniq
+Check.eq(procs, ["proc block (2 levels) in <main>@#{__FILE__}:#{PROC_LINE}"],
+         "a proc's block label and location")
+Check.eq(a.objects[hex($file)]&.value, "#{__FILE__} (fd #{$file.fileno})",
+         "a File's path and fd")
+Check.eq(a.objects[hex($closed)]&.value, "#{__FILE__} (closed)", "a closed File")
+y = b.objects[hex($file)]
+Check.ok(y && y.type == "T_FILE", "the File is in dump_all's dump too")
 with_site = a.objects.each_value.count(&:file)
 Check.ok(with_site >= 2000 * 5, "allocation sites compared: #{with_site}")
 Check.eq(a.objects[hex($orders.first)]&.file, __FILE__, "allocation file")
