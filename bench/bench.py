@@ -499,42 +499,86 @@ class Bench:
                       [self.tool("histo"), "--scan", "-j%d" % j, dump],
                       objects=n, nbytes=size, size=label, threads=j)
 
-    def ruby_case(self, n):
+    def ruby_case(self, n, trace=False):
+        """bench/ruby_bench.rb on a heap of about n objects; rows go to
+        self.ruby["trace off"] or ["trace on"] (the heap built under
+        ObjectSpace.trace_object_allocations)."""
         ext = os.path.join(self.build, "ruby", "heapfmt.so")
         if shutil.which("ruby") is None or not os.path.exists(ext):
             self.skipped.append(("Ruby case", "ruby or build/ruby/heapfmt.so "
                                  "missing (make ruby)"))
             return
+        key = "trace on" if trace else "trace off"
         env = dict(os.environ, HEAPFMT_IMPORT=self.tool("heapfmt-import"),
-                   BENCH_RUNS=str(self.runs))
+                   BENCH_RUNS=str(self.runs), BENCH_TRACE="1" if trace else "0")
         rdir = self.path("ruby")
         p = subprocess.run(["ruby", "-I", os.path.dirname(ext),
                             os.path.join(self.root, "bench", "ruby_bench.rb"),
                             str(n), rdir], env=env, capture_output=True,
                            text=True)
         if p.returncode != 0:
-            self.skipped.append(("Ruby case", p.stderr.strip()[-300:]))
+            self.skipped.append(("Ruby case, " + key,
+                                 p.stderr.strip()[-300:]))
             return
-        rows = {}
+        rows = {"pause": {}}
+        section = None
         for line in p.stdout.splitlines():
             f = line.split("\t")
-            if len(f) == 6 and f[0] != "writer":
+            if f[0] in ("writer", "vs_dump_all", "pause"):
+                section = f[0]
+            elif section == "writer" and len(f) == 6:
                 rows[f[0]] = {"seconds": float(f[1]), "bytes": int(f[2]),
                               "objects": int(f[3]),
                               "objects_per_s": int(f[4]),
                               "bytes_per_object": float(f[5])}
+            elif section == "pause" and len(f) == 2:
+                rows["pause"][f[0]] = float(f[1])
             elif len(f) == 2 and f[0] == "import_throughput_MB_per_s":
                 rows["import_MB_per_s"] = float(f[1])
-        self.ruby = rows
-        sys.stderr.write("bench: Ruby case (bench/ruby_bench.rb %d) "
-                         "[%4.0f s]\n" % (n, time.monotonic() - self.t0))
+        if self.ruby is None:
+            self.ruby = {}
+        self.ruby[key] = rows
+        sys.stderr.write("bench: Ruby case, %s (bench/ruby_bench.rb %d) "
+                         "[%4.0f s]\n" % (key, n, time.monotonic() - self.t0))
         heap = os.path.join(rdir, "heap.dump")
-        if os.path.exists(heap) and os.access(self.tool("heapfmt-graph"),
-                                              os.X_OK):
+        if not trace and os.path.exists(heap) and \
+                os.access(self.tool("heapfmt-graph"), os.X_OK):
             objects = rows.get("HeapFmt.dump compress:true", {}).get(
                 "objects", n)
             self.graph_cases("ruby", objects, heap, group="graph (Ruby)")
         shutil.rmtree(rdir, ignore_errors=True)
+
+    def ruby_targets(self, add):
+        """Issue 14: HeapFmt.dump (default options) at least 4x faster than
+        dump_all, tracing off and on; within 1.3x of its walk floor; with
+        fork: true the application stopped at most 50 ms."""
+        for key, rows in (self.ruby or {}).items():
+            hf = rows.get("HeapFmt.dump compress:true")
+            base = rows.get("ObjectSpace.dump_all")
+            floor = rows.get("walk floor")
+            if not (hf and base):
+                continue
+            n = "%.1fM objects" % (hf["objects"] / 1e6)
+            r = base["seconds"] / hf["seconds"]
+            th = rows.get("HeapFmt.dump threads:false")
+            add("HeapFmt.dump vs dump_all, %s, %s" % (key, n), r, 4, r >= 4,
+                "%.2f s vs %.2f s (default options); threads:false %.2f s; load average %s" %
+                (hf["seconds"], base["seconds"],
+                 th["seconds"] if th else 0, self.load_text()))
+            if floor:
+                best = min(hf["seconds"], th["seconds"] if th else 1e9)
+                r = best / floor["seconds"]
+                add("HeapFmt.dump / walk floor, %s" % key, r, 1.3, r <= 1.3,
+                    "%.2f s (the faster of threads true/false) vs %.2f s; "
+                    "compress:false %.2f s" %
+                    (best, floor["seconds"],
+                     rows.get("HeapFmt.dump compress:false",
+                              {}).get("seconds", 0)))
+            pz = rows["pause"].get("HeapFmt.dump fork:true")
+            if pz is not None:
+                add("HeapFmt.dump fork:true pause, %s, s" % key, pz, 0.05,
+                    pz <= 0.05, "longest stop another thread saw; dump_all's: "
+                    "%.3f s" % rows["pause"].get("ObjectSpace.dump_all", 0))
 
     # ---- targets ----------------------------------------------------------
 
@@ -618,6 +662,7 @@ class Bench:
                 r1 >= 100, "CPU, zlib dump; level 0 (stored): %.0fx" % r0)
         self.zstd_targets(big, add)
         self.graph_targets(big, add)
+        self.ruby_targets(add)
         nd = self.files.get("1M ndjson")
         z = self.files.get("1M heapfmt level 1")
         if nd and z:
@@ -747,26 +792,28 @@ class Bench:
         lines.append("File sizes:")
         for k, v in self.files.items():
             lines.append("  %-44s %14s bytes" % (k, "{:,}".format(v)))
-        if self.ruby:
+        for key, rows in (self.ruby or {}).items():
             lines.append("")
-            lines.append("Ruby (bench/ruby_bench.rb, fastest of %d runs):"
-                         % self.runs)
-            for k, v in self.ruby.items():
-                if isinstance(v, dict):
+            lines.append("Ruby, %s (bench/ruby_bench.rb, fastest of %d runs):"
+                         % (key, self.runs))
+            for k, v in rows.items():
+                if isinstance(v, dict) and "seconds" in v:
                     lines.append("  %-30s %7.3f s %12s bytes %10s obj/s "
                                  "%6.1f B/obj" %
                                  (k, v["seconds"], "{:,}".format(v["bytes"]),
                                   "{:,}".format(v["objects_per_s"]),
                                   v["bytes_per_object"]))
-            base = self.ruby.get("ObjectSpace.dump_all")
-            hf = self.ruby.get("HeapFmt.dump compress:true")
+            for k, v in rows.get("pause", {}).items():
+                lines.append("  pause, %-23s %7.3f s" % (k, v))
+            base = rows.get("ObjectSpace.dump_all")
+            hf = rows.get("HeapFmt.dump compress:true")
             if base and hf:
                 lines.append("  HeapFmt.dump vs dump_all: %.1fx faster, "
                              "%.1fx smaller" % (base["seconds"] / hf["seconds"],
                                                 base["bytes"] / hf["bytes"]))
-            if "import_MB_per_s" in self.ruby:
+            if "import_MB_per_s" in rows:
                 lines.append("  heapfmt-import of the dump_all JSON: %.0f MB/s"
-                             % self.ruby["import_MB_per_s"])
+                             % rows["import_MB_per_s"])
         lines.append("")
         lines.append(self.codec_text(self.codec_result))
         lines.append("")
@@ -796,7 +843,10 @@ class Bench:
             self.graph(label, n)
         self.peer(*self.sizes[0])
         self.importer(20 if self.scale == "small" else 100)
-        self.ruby_case(self.sizes[0][1])
+        rn = 1_000_000 if self.scale == "small" else 5_000_000
+        self.ruby_case(rn)
+        if self.scale != "small":
+            self.ruby_case(rn, trace=True)
         targets = self.targets()
         self.codec_result = self.codec_summary()
         result = {

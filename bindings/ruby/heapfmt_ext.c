@@ -1,7 +1,7 @@
 /* heapfmt_ext.c -- the HeapFmt Ruby module.
  *
  *   HeapFmt.dump(path_or_io, compress: true, codec: :zstd, level: 1,
- *                threads: false, gc: true, fork: false, wait: true)
+ *                threads: true, gc: true, fork: false, wait: true)
  *                                                 -> objects written
  *   HeapFmt.address(obj)                          -> the id obj has in dumps
  *
@@ -425,7 +425,7 @@ static void parse_options(dump_args *a, VALUE opts)
     a->gc = 1;
     a->fork = 0;
     a->wait = 1;
-    a->threads = 0;
+    a->threads = 1; /* compression off the walk's path */
     enum { COMPRESS, CODEC, LEVEL, THREADS, GC, FORK, WAIT, NKEYS };
     VALUE v[NKEYS];
     for (int i = 0; i < NKEYS; i++)
@@ -513,6 +513,13 @@ static void child_main(dump_args *a)
     signal(SIGPIPE, SIG_IGN);
     close_fd(&a->rfd);
 
+    /* No compression thread here: glibc gives a thread created in the
+     * child the stack memory of the parent's other threads (they do not
+     * exist in the child), and the walk reads those stacks when it marks
+     * their Thread objects: a crash, seen with a ticking thread. The
+     * parent runs on meanwhile, so compressing on this thread costs the
+     * application nothing. */
+    a->ctx.threads = 0;
     hr_result res;
     hr_dump_heap(&a->ctx, a->fd, NULL, NULL, &res);
     close_own_fd(a, &res);
@@ -787,7 +794,7 @@ static void raise_result(const dump_args *a)
 /*
  * call-seq:
  *   HeapFmt.dump(path_or_io, compress: true, codec: :zstd, level: 1,
- *                threads: false, gc: true, fork: false, wait: true)
+ *                threads: true, gc: true, fork: false, wait: true)
  *     -> Integer
  *
  * Writes every object of the heap to path_or_io as a heapfmt dump and
@@ -898,6 +905,30 @@ heapfmt_dump_to_path(const char *path)
     return NUM2LONG(n);
 }
 
+/* HeapFmt.send(:walk_floor) -> [objects, checksum]: the floor of
+ * HeapFmt.dump's time (hr_walk_floor), for bench/ruby_bench.rb. No GC
+ * runs first; the GC is off during the walk. Not part of the API. */
+static VALUE hr_walk_floor_m(VALUE self)
+{
+    (void)self;
+    if (dumping)
+        rb_raise(eError, "a dump is already in progress in this process");
+    int was_disabled = RTEST(rb_gc_disable());
+    hr_context c;
+    memset(&c, 0, sizeof c);
+    c.id_wb_protected = id_wb_protected;
+    c.id_old = id_old;
+    c.id_uncollectible = id_uncollectible;
+    c.id_marked = id_marked;
+    c.id_pinned = id_pinned;
+    uint64_t sum = 0, n = hr_walk_floor(&c, &sum);
+    if (!was_disabled)
+        rb_gc_enable();
+    if (n == 0)
+        rb_raise(eError, "the floor walk failed");
+    return rb_assoc_new(ULL2NUM(n), ULL2NUM(sum));
+}
+
 RUBY_FUNC_EXPORTED void Init_heapfmt(void)
 {
     rb_global_variable(&mHeapFmt); /* marked and pinned: GC.compact */
@@ -912,6 +943,9 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
                                HEAPFMT_FORMAT_MINOR));
     rb_define_module_function(mHeapFmt, "dump", hr_dump, -1);
     rb_define_module_function(mHeapFmt, "address", hr_address, 1);
+    rb_define_singleton_method(mHeapFmt, "walk_floor", hr_walk_floor_m, 0);
+    rb_funcall(rb_singleton_class(mHeapFmt), rb_intern("private"), 1,
+               ID2SYM(rb_intern("walk_floor")));
     rb_eval_string(on_signal_rb);
 
     id_write = rb_intern("write");

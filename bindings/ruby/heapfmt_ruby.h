@@ -98,4 +98,10 @@ typedef struct hr_result {
 void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
                   void *opaque, hr_result *res);
 
+/* The floor of hr_dump_heap's time: the same walk through the heap and the
+ * VM's functions (type, class, memsize, GC flags, references), writing
+ * nothing. Returns the objects visited (0 if the VM raised or memory ran
+ * out) and a checksum of what was read. Same conditions as hr_dump_heap. */
+uint64_t hr_walk_floor(const hr_context *ctx, uint64_t *checksum);
+
 #endif

@@ -278,6 +278,21 @@ w.close
 File.binwrite(tmp("pipe.dump"), reader.value)
 Check.eq(Dump.count(tmp("pipe.dump")), n, "fork: into a pipe")
 
+# Other threads alive (a ticker) after a dump that compressed on a worker
+# thread: the forked child must not create threads of its own (they would
+# reuse the stacks of the parent's threads, which the walk reads). This
+# crashed the child before.
+HeapFmt.dump(tmp("worker.dump"), gc: false, threads: true)
+stop = false
+ticker = Thread.new { sleep 0.0005 until stop }
+sleep 0.02
+counts = Array.new(3) { HeapFmt.dump(tmp("tick.dump"), gc: false, fork: true, threads: true) }
+stop = true
+ticker.join
+Check.ok(counts.all? { |c| c.is_a?(Integer) && c > 1000 },
+         "fork: true with another thread running: #{counts.inspect}")
+Check.eq(Dump.count(tmp("tick.dump")), counts.last, "its dump is whole")
+
 # ---- errors ----
 
 Check.raises(Errno::ENOENT, "missing directory") do
