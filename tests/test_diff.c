@@ -85,6 +85,45 @@ static void heap_free(heap *h)
     memset(h, 0, sizeof *h);
 }
 
+/* ---- the usual setup: a heap, its next state, both written ---- */
+
+typedef struct pair {
+    heap b, a;
+    char pb[512], pa[512];
+} pair;
+
+/* Writes the objects b[0..nb) and a[0..na) to the two files of s, with
+ * the td_write flags fb and fa. */
+static void pair_write(pair *s, const tobj *b, size_t nb, unsigned fb,
+                       const tobj *a, size_t na, unsigned fa)
+{
+    td_path(s->pb, sizeof s->pb, "b.dump");
+    td_path(s->pa, sizeof s->pa, "a.dump");
+    td_write(s->pb, b, nb, NULL, fb, 1);
+    td_write(s->pa, a, na, NULL, fa, 2);
+}
+
+/* A random heap of n objects and its next state with born new objects at
+ * born_base, written to two files with the td_write flags fb and fa. */
+static void pair_make(pair *s, uint64_t seed, size_t n, size_t born,
+                      uint64_t born_base, unsigned fb, unsigned fa)
+{
+    tprng p;
+    tprng_seed(&p, seed);
+    memset(s, 0, sizeof *s);
+    heap_random(&s->b, &p, 0x7f0000000000ull, n);
+    heap_step(&s->a, &s->b, &p, born_base, born);
+    pair_write(s, s->b.v, s->b.n, fb, s->a.v, s->a.n, fa);
+}
+
+static void pair_free(pair *s)
+{
+    heap_free(&s->b);
+    heap_free(&s->a);
+    unlink(s->pb);
+    unlink(s->pa);
+}
+
 /* ---- two dumps ---- */
 
 static void check_two(const heap *b, const heap *a, unsigned fb, unsigned fa,
@@ -159,21 +198,18 @@ Test(diff, id_reuse_with_another_class)
     heap b = {before, 3, 3}, a = {after, 3, 3};
     check_two(&b, &a, 0, 0, 0);
 
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, before, 3, NULL, 0, 1);
-    td_write(pa, after, 3, NULL, 0, 1);
+    pair dumps = {0};
+    pair_write(&dumps, before, 3, 0, after, 3, 0);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
     cr_assert_eq(res.total.count[DIFF_NEW], 1);
     cr_assert_eq(res.total.bytes[DIFF_NEW], 40);
     cr_assert_eq(res.total.count[DIFF_FREED], 1);
     cr_assert_eq(res.total.bytes[DIFF_FREED], 64);
     cr_assert_eq(res.nrows, 2); /* String: 1 new; Session: 1 freed */
     diff_result_free(&res);
-    unlink(pb);
-    unlink(pa);
+    unlink(dumps.pb);
+    unlink(dumps.pa);
 }
 
 Test(diff, duplicate_ids_pair_one_to_one)
@@ -198,21 +234,13 @@ Test(diff, duplicate_ids_pair_one_to_one)
 
 Test(diff, per_class_sums)
 {
-    tprng p;
-    tprng_seed(&p, 3);
-    heap b = {0}, a = {0};
-    heap_random(&b, &p, 0x7f0000000000ull, 2000);
-    heap_step(&a, &b, &p, 0x7f0000100000ull, 700);
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, b.v, b.n, NULL, TD_SHUFFLE, 1);
-    td_write(pa, a.v, a.n, NULL, TD_SHUFFLE, 2);
+    pair dumps;
+    pair_make(&dumps, 3, 2000, 700, 0x7f0000100000ull, TD_SHUFFLE, TD_SHUFFLE);
 
     texps want = {0};
-    td_expect2(&want, b.v, b.n, a.v, a.n);
+    td_expect2(&want, dumps.b.v, dumps.b.n, dumps.a.v, dumps.a.n);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
     diff_stat total = {{0, 0}, {0, 0}};
     for (size_t c = 0; c < NCLASSES; c++) {
         const char *name = classes[c] ? classes[c] : "(no class)";
@@ -253,10 +281,7 @@ Test(diff, per_class_sums)
         cr_assert_geq(res.rows[r - 1].s.bytes[0], res.rows[r].s.bytes[0]);
     diff_result_free(&res);
     texps_free(&want);
-    heap_free(&b);
-    heap_free(&a);
-    unlink(pb);
-    unlink(pa);
+    pair_free(&dumps);
 }
 
 Test(diff, a_dump_against_itself_has_no_rows)
@@ -404,26 +429,18 @@ Test(diff, late_class_names_from_a_pipe)
 {
     /* Without a footer (standard input) the objects of still anonymous
      * classes wait for the end of the dump. */
-    tprng p;
-    tprng_seed(&p, 7);
-    heap b = {0}, a = {0};
-    heap_random(&b, &p, 0x7f0000000000ull, 600);
-    heap_step(&a, &b, &p, 0x7f0000100000ull, 300);
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, b.v, b.n, NULL, TD_LATE_CLASSES, 1);
-    td_write(pa, a.v, a.n, NULL, TD_LATE_CLASSES | TD_SHUFFLE, 2);
+    pair dumps;
+    pair_make(&dumps, 7, 600, 300, 0x7f0000100000ull, TD_LATE_CLASSES, TD_LATE_CLASSES | TD_SHUFFLE);
     texps want = {0};
-    td_expect2(&want, b.v, b.n, a.v, a.n);
+    td_expect2(&want, dumps.b.v, dumps.b.n, dumps.a.v, dumps.a.n);
     for (int which = 0; which < 2; which++) {
         diff_options opt = DIFF_OPTIONS_INIT;
         opt.list = 1;
         opt.chunk = 50;
         diff_result res;
         int rc = which == 0
-                     ? run_with_stdin(&res, &opt, pb, 2, "-", pa, NULL)
-                     : run_with_stdin(&res, &opt, pa, 2, pb, "-", NULL);
+                     ? run_with_stdin(&res, &opt, dumps.pb, 2, "-", dumps.pa, NULL)
+                     : run_with_stdin(&res, &opt, dumps.pa, 2, dumps.pb, "-", NULL);
         cr_assert_eq(rc, CLI_EXIT_OK);
         texps got = {0};
         td_got(&got, &res);
@@ -432,10 +449,7 @@ Test(diff, late_class_names_from_a_pipe)
         diff_result_free(&res);
     }
     texps_free(&want);
-    heap_free(&b);
-    heap_free(&a);
-    unlink(pb);
-    unlink(pa);
+    pair_free(&dumps);
 }
 
 Test(diff, three_dumps_with_d1_on_a_pipe)
@@ -556,16 +570,13 @@ Test(diff, truncated_after_dump)
     tprng_seed(&p, 9);
     heap b = {0};
     heap_random(&b, &p, 0x7f0000000000ull, 3000);
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, b.v, b.n, NULL, TD_SMALL_BLOCKS, 1);
-    td_write(pa, b.v, b.n, NULL, TD_SMALL_BLOCKS, 1);
-    td_truncate(pa, 1, 2);
+    pair dumps = {0};
+    pair_write(&dumps, b.v, b.n, TD_SMALL_BLOCKS, b.v, b.n, TD_SMALL_BLOCKS);
+    td_truncate(dumps.pa, 1, 2);
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.list = 1;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_INCOMPLETE);
     cr_assert_not(res.complete);
     cr_assert(td_warned(&res, "reported as freed"));
     /* Only objects of the lost half can be freed, none new; and the
@@ -583,41 +594,38 @@ Test(diff, truncated_after_dump)
     diff_result_free(&res);
 
     /* Truncated before: the lost objects look new. */
-    cr_assert_eq(td_run(&res, NULL, 2, pa, pb, NULL), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pa, dumps.pb, NULL), CLI_EXIT_INCOMPLETE);
     cr_assert(td_warned(&res, "reported as new"));
     cr_assert_gt(res.total.count[DIFF_NEW], 0);
     cr_assert_eq(res.total.count[DIFF_FREED], 0);
     diff_result_free(&res);
 
     /* Three dumps, d3 truncated: fewer retained, and a warning. */
-    cr_assert_eq(td_run(&res, NULL, 3, pb, pb, pa), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 3, dumps.pb, dumps.pb, dumps.pa), CLI_EXIT_INCOMPLETE);
     cr_assert(td_warned(&res, "not counted as retained"));
     diff_result_free(&res);
     heap_free(&b);
-    unlink(pb);
-    unlink(pa);
+    unlink(dumps.pb);
+    unlink(dumps.pa);
 }
 
 Test(diff, cut_inside_the_header_reads_as_empty)
 {
     tobj objs[] = {{0x10, "A", 8, NULL, NULL, 0}};
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, objs, 1, NULL, 0, 1);
-    td_write(pa, objs, 1, NULL, 0, 1);
-    cr_assert_eq(truncate(pa, 5), 0);
+    pair dumps = {0};
+    pair_write(&dumps, objs, 1, 0, objs, 1, 0);
+    cr_assert_eq(truncate(dumps.pa, 5), 0);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pb, pa, NULL), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_INCOMPLETE);
     cr_assert_not(res.complete);
     cr_assert_eq(res.total.count[DIFF_FREED], 1); /* read as empty */
     cr_assert(td_warned(&res, "reported as freed"));
     diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 3, pa, pb, pb), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 3, dumps.pa, dumps.pb, dumps.pb), CLI_EXIT_INCOMPLETE);
     cr_assert_eq(res.total.count[DIFF_RETAINED], 1);
     diff_result_free(&res);
-    unlink(pb);
-    unlink(pa);
+    unlink(dumps.pb);
+    unlink(dumps.pa);
 }
 
 Test(diff, unreadable_inputs_are_errors)
@@ -719,22 +727,19 @@ Test(diff, grouped_by_site)
 Test(diff, by_site_without_any_site_is_an_error)
 {
     tobj objs[] = {{0x10, "A", 8, NULL, NULL, 0}};
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, objs, 0, NULL, 0, 1);
-    td_write(pa, objs, 1, NULL, 0, 1);
+    pair dumps = {0};
+    pair_write(&dumps, objs, 0, 0, objs, 1, 0);
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.by = DIFF_BY_SITE;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_ERROR);
+    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_ERROR);
     diff_result_free(&res);
     /* Nothing at all to group is no error. */
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pb, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pb, NULL), CLI_EXIT_OK);
     cr_assert_eq(res.nrows, 0);
     diff_result_free(&res);
-    unlink(pb);
-    unlink(pa);
+    unlink(dumps.pb);
+    unlink(dumps.pa);
 }
 
 Test(diff, list_has_type_site_and_huge_sizes)
@@ -806,26 +811,18 @@ Test(diff, class_and_match_filters)
 
 Test(diff, top_keeps_the_first_rows_and_objects)
 {
-    tprng p;
-    tprng_seed(&p, 10);
-    heap b = {0}, a = {0};
-    heap_random(&b, &p, 0x7f0000000000ull, 3000);
-    heap_step(&a, &b, &p, 0x7f0000100000ull, 3000);
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, b.v, b.n, NULL, 0, 1);
-    td_write(pa, a.v, a.n, NULL, 0, 1);
+    pair dumps;
+    pair_make(&dumps, 10, 3000, 3000, 0x7f0000100000ull, 0, 0);
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.list = 1;
     opt.chunk = 100;
     diff_result all;
-    cr_assert_eq(td_run(&all, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&all, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
     static const uint64_t tops[] = {1, 2, 10, 999, 100000};
     for (size_t t = 0; t < sizeof tops / sizeof *tops; t++) {
         opt.top = tops[t];
         diff_result res;
-        cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+        cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
         size_t want = all.items.n < tops[t] ? all.items.n : (size_t)tops[t];
         cr_assert_eq(res.items.n, want);
         for (size_t i = 0; i < want; i++) {
@@ -837,10 +834,7 @@ Test(diff, top_keeps_the_first_rows_and_objects)
         diff_result_free(&res);
     }
     diff_result_free(&all);
-    heap_free(&b);
-    heap_free(&a);
-    unlink(pb);
-    unlink(pa);
+    pair_free(&dumps);
 }
 
 /* ---- out of memory ---- */
@@ -869,16 +863,8 @@ static void *failing_resize(void *opaque, void *p, size_t size)
 
 Test(diff, every_allocation_failure_is_clean)
 {
-    tprng p;
-    tprng_seed(&p, 11);
-    heap b = {0}, a = {0};
-    heap_random(&b, &p, 0x7f0000000000ull, 200);
-    heap_step(&a, &b, &p, 0x7f0000100000ull, 100);
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "b.dump");
-    td_path(pa, sizeof pa, "a.dump");
-    td_write(pb, b.v, b.n, NULL, TD_LATE_CLASSES, 1);
-    td_write(pa, a.v, a.n, NULL, 0, 1);
+    pair dumps;
+    pair_make(&dumps, 11, 200, 100, 0x7f0000100000ull, TD_LATE_CLASSES, 0);
     /* The messages would flood the log. */
     cr_assert_not_null(freopen("/dev/null", "w", stderr));
     for (int list = 0; list < 2; list++) {
@@ -886,7 +872,7 @@ Test(diff, every_allocation_failure_is_clean)
         ref.list = list;
         ref.by = DIFF_BY_CLASS | DIFF_BY_SITE;
         diff_result want;
-        cr_assert_eq(td_run(&want, &ref, 2, pb, pa, NULL), CLI_EXIT_OK);
+        cr_assert_eq(td_run(&want, &ref, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
         for (unsigned long n = 1;; n++) {
             failing f = {0, n, 0};
             diff_mem mem = {failing_resize, &f};
@@ -896,7 +882,7 @@ Test(diff, every_allocation_failure_is_clean)
             opt.chunk = 16;
             opt.by = DIFF_BY_CLASS | DIFF_BY_SITE;
             diff_result res;
-            int rc = td_run(&res, &opt, 2, pb, pa, NULL);
+            int rc = td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL);
             if (f.calls < n) {
                 cr_assert_eq(rc, CLI_EXIT_OK);
                 diff_result_free(&res);
@@ -921,8 +907,5 @@ Test(diff, every_allocation_failure_is_clean)
         }
         diff_result_free(&want);
     }
-    heap_free(&b);
-    heap_free(&a);
-    unlink(pb);
-    unlink(pa);
+    pair_free(&dumps);
 }
