@@ -12,14 +12,10 @@ export LC_ALL=C
 # heapfmt-gen with one seed and more objects writes the same heap with
 # more objects appended: t2 holds t1 and 6,000 objects more, t3 6,000
 # more again. other.dump is another process.
-run "$gen" -n 60000 -s 1 -o t1.dump
-expect_success "gen t1"
-run "$gen" -n 66000 -s 1 -o t2.dump
-expect_success "gen t2"
-run "$gen" -n 72000 -s 1 --level 0 -o t3.dump
-expect_success "gen t3"
-run "$gen" -n 20000 -s 2 -o other.dump
-expect_success "gen other"
+gen_dump t1.dump -n 60000 -s 1
+gen_dump t2.dump -n 66000 -s 1
+gen_dump t3.dump -n 72000 -s 1 --level 0
+gen_dump other.dump -n 20000 -s 2
 
 # Sums of TSV columns (after the header): "col1 col2 ..."
 sums() { # COLUMN...

@@ -8,19 +8,11 @@ diff=$BIN/heapfmt-diff
 cd "$TMPDIR" || exit 1
 export LC_ALL=C
 
-run "$gen" -n 30000 -s 4 --block-size 4096 -o a.dump
-expect_success "gen a"
-run "$gen" -n 33000 -s 4 --block-size 4096 -o b.dump
-expect_success "gen b"
+gen_dump a.dump -n 30000 -s 4 --block-size 4096
+gen_dump b.dump -n 33000 -s 4 --block-size 4096
 
 # ---- usage errors: exit 2, nothing on stdout, a hint on stderr ----
-usage() { # WHAT ARG...
-    local what=$1
-    shift
-    run "$diff" "$@"
-    expect_failure 2 "$what"
-    expect_err_has "Try 'heapfmt-diff --help'" "$what"
-}
+usage() { expect_usage_error "$diff" "$@"; } # WHAT ARG...
 usage "no dump"
 expect_err_has "heapfmt-diff: expected two or three dumps, got 0" "no dump"
 usage "one dump" a.dump
@@ -57,12 +49,10 @@ expect_err_has "heapfmt-diff: heap.json: not a heapfmt dump" "JSON input"
 printf 'hello\n' >text.txt
 run "$diff" text.txt a.dump
 expect_failure 1 "text input"
-run "$gen" -n 1000 --no-sites -o nosites.dump
-expect_success "gen --no-sites"
+gen_dump nosites.dump -n 1000 --no-sites
 run "$diff" --by=site nosites.dump nosites.dump
 expect_failure 1 "--by=site without sites, nothing changed"
-run "$gen" -n 1200 --no-sites -o nosites2.dump
-expect_success "gen --no-sites 2"
+gen_dump nosites2.dump -n 1200 --no-sites
 run "$diff" --by=site nosites.dump nosites2.dump
 expect_failure 1 "--by=site without sites"
 expect_err_has "heapfmt-diff: no allocation sites in these dumps" "--by=site without sites"

@@ -203,14 +203,7 @@ case $last in
 *'"ref_labels_truncated":true'*'"stack_truncated":true'*) pass ;;
 *) fail "huge object: no truncation flags" ;;
 esac
-py=
-for p in python3 /usr/bin/python3; do
-    if command -v "$p" >/dev/null 2>&1 &&
-        "$p" -c 'import bson, bson.json_util' >/dev/null 2>&1; then
-        py=$p
-        break
-    fi
-done
+find_bson_python
 if [ -n "$py" ]; then
     run "$py" - big.mongo <<'PY'
 import sys, bson, bson.json_util as ju

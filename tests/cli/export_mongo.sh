@@ -11,16 +11,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-# Debian's python3-pymongo lives in /usr/bin/python3's dist-packages; a
-# python3 earlier in PATH (pyenv, a venv) may not see it.
-py=
-for p in python3 /usr/bin/python3; do
-    if command -v "$p" >/dev/null 2>&1 &&
-        "$p" -c 'import bson, bson.json_util' >/dev/null 2>&1; then
-        py=$p
-        break
-    fi
-done
+find_bson_python
 if [ -z "$py" ]; then
     if [ "${CI:-}" = true ]; then
         echo "FAIL: no python3 with the bson module (python3-pymongo)" >&2

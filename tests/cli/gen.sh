@@ -16,14 +16,11 @@ expect_success "--version"
 expect_out_has "heapfmt-gen " "--version"
 
 # Determinism: same seed and options, same bytes; another seed, other bytes.
-run "$gen" --objects 20000 --seed 7 -o a.dump
-expect_success "gen a"
+gen_dump a.dump --objects 20000 --seed 7
 expect_out_empty "gen -o a"
-run "$gen" -n 20000 -s 7 -o b.dump
-expect_success "gen b"
+gen_dump b.dump -n 20000 -s 7
 if cmp -s a.dump b.dump; then pass; else fail "same seed gives different bytes"; fi
-run "$gen" -n 20000 -s 8 -o c.dump
-expect_success "gen c"
+gen_dump c.dump -n 20000 -s 8
 if cmp -s a.dump c.dump; then fail "different seeds give the same bytes"; else pass; fi
 
 # Standard output is the default and gives the same bytes as -o.
@@ -80,13 +77,11 @@ for args in "--codec=zstd:zstd" "--codec=zstd -l 19:zstd" "--codec=deflate:defla
     "--codec=deflate -l 9:deflate" "--codec=stored:stored" "--level 0:stored" \
     "--codec=zstd --threads:zstd" "--codec=deflate --threads --block-size 4096:deflate"; do
     # shellcheck disable=SC2086
-    run "$gen" -n 20000 -s 7 ${args%%:*} -o codec.dump
-    expect_success "gen ${args%%:*}"
+    gen_dump codec.dump -n 20000 -s 7 ${args%%:*}
     codec_ok "${args%%:*}" "${args##*:}" codec.dump
 done
 # The thread changes when blocks are compressed, not the bytes.
-run "$gen" -n 20000 -s 7 --threads -o threads.dump
-expect_success "gen --threads"
+gen_dump threads.dump -n 20000 -s 7 --threads
 if cmp -s a.dump threads.dump; then pass; else fail "--threads changes the dump"; fi
 # A codec this build lacks (make HEAPFMT_ZSTD=0): one line, exit 2, no file.
 run "$gen" -n 10 --codec=zstd -o nozstd.dump
@@ -122,8 +117,7 @@ raw_size=$(stat -c %s ratio-stored.dump)
 [ $((raw_size / app_size)) -ge 5 ] && pass || fail "app profile compresses only $raw_size/$app_size"
 [ $((raw_size * 10 / random_size)) -lt 20 ] || fail "random profile compresses too well"
 # A dump of more objects extends the same heap (the diff tests rely on it).
-run "$gen" -n 25000 -s 7 -o longer.dump
-expect_success "gen 25000"
+gen_dump longer.dump -n 25000 -s 7
 run "$histo" -f tsv --scan longer.dump a.dump
 expect_success "histo longer a"
 run "$BIN/heapfmt-diff" -f tsv a.dump longer.dump

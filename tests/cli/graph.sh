@@ -119,13 +119,7 @@ run "$graph" path --no-weak -f tsv d3.dump 0x1000
 expect_success "--no-weak keeps strong paths"
 
 # ---- errors ----
-usage() { # WHAT ARG...
-    local what=$1
-    shift
-    run "$graph" "$@"
-    expect_failure 2 "$what"
-    expect_err_has "Try 'heapfmt-graph --help'" "$what"
-}
+usage() { expect_usage_error "$graph" "$@"; } # WHAT ARG...
 usage "no command"
 usage "unknown command" shrink d3.dump
 expect_err_has "unknown command 'shrink'" "unknown command"

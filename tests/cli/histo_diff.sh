@@ -10,14 +10,10 @@ export LC_ALL=C
 
 # The same program at three moments (same class set, more objects), and
 # another program (other classes: some vanish, some appear).
-run "$gen" -n 200000 -s 1 -o t1.dump
-expect_success "gen t1"
-run "$gen" -n 260000 -s 1 -o t2.dump
-expect_success "gen t2"
-run "$gen" -n 330000 -s 1 --level 0 -o t3.dump
-expect_success "gen t3"
-run "$gen" -n 150000 -s 2 -c 300 -o other.dump
-expect_success "gen other"
+gen_dump t1.dump -n 200000 -s 1
+gen_dump t2.dump -n 260000 -s 1
+gen_dump t3.dump -n 330000 -s 1 --level 0
+gen_dump other.dump -n 150000 -s 2 -c 300
 
 # ---- two dumps ----
 run "$histo" -f tsv --all t1.dump t2.dump

@@ -10,20 +10,12 @@ export LC_ALL=C
 
 run "$gen" -n 200000 -s 3 --block-size 16384 -o x.dump
 expect_success "gen"
-run "$gen" -n 200000 -s 3 --block-size 16384 --level 0 -o x0.dump
-expect_success "gen level 0"
-run "$gen" -n 1000 --no-sites -o nosites.dump
-expect_success "gen --no-sites"
+gen_dump x0.dump -n 200000 -s 3 --block-size 16384 --level 0
+gen_dump nosites.dump -n 1000 --no-sites
 size=$(stat -c %s x.dump)
 
 # ---- usage errors: exit 2, nothing on stdout, a hint on stderr ----
-usage() { # WHAT ARG...
-    local what=$1
-    shift
-    run "$histo" "$@"
-    expect_failure 2 "$what"
-    expect_err_has "Try 'histo --help'" "$what"
-}
+usage() { expect_usage_error "$histo" "$@"; } # WHAT ARG...
 usage "no dump"
 expect_err_has "histo: no dump given" "no dump"
 usage "unknown option" --bogus x.dump

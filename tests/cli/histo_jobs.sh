@@ -14,12 +14,9 @@ run "$histo" --help
 expect_out_has "--jobs=N" "--help mentions --jobs"
 
 # Small blocks: many of them, so that every thread gets several.
-run "$gen" --objects 200000 --seed 11 --block-size 16384 -o z.dump
-expect_success "gen compressed"
-run "$gen" --objects 200000 --seed 12 --block-size 16384 --level 0 -o s.dump
-expect_success "gen stored"
-run "$gen" --objects 50000 --seed 13 --no-sites -o n.dump
-expect_success "gen without sites"
+gen_dump z.dump --objects 200000 --seed 11 --block-size 16384
+gen_dump s.dump --objects 200000 --seed 12 --block-size 16384 --level 0
+gen_dump n.dump --objects 50000 --seed 13 --no-sites
 
 for d in z.dump s.dump; do
     run "$histo" -f tsv "$d"

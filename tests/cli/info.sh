@@ -15,8 +15,7 @@ run "$info" --version
 expect_success "--version"
 
 # A million objects: written, summarised from the footer, verified.
-run "$gen" --objects 1000000 --seed 1 -o x.dump
-expect_success "gen 1M"
+gen_dump x.dump --objects 1000000 --seed 1
 run "$info" --verify x.dump
 expect_success "verify 1M"
 expect_out_has "OK: 1,000,000 objects verified" "verify 1M"

@@ -12,6 +12,12 @@
 #   expect_out_empty WHAT / expect_err_empty WHAT
 #   expect_success WHAT     exit 0 and empty stderr
 #   expect_failure N WHAT   exit N, empty stdout, a message on stderr
+#   expect_usage_error PROG WHAT ARG...
+#                           runs PROG ARG...: exit 2, empty stdout, and the
+#                           "Try 'NAME --help'" hint on stderr
+#   gen_dump FILE ARG...    heapfmt-gen ARG... -o FILE, which must succeed
+#   find_bson_python        sets $py to a python3 that has pymongo's bson
+#                           module (Debian's python3-pymongo), or to ""
 #   finish                  exits 1 if any check failed
 # Each failed check prints "FAIL: WHAT: detail" and the command's output.
 
@@ -88,6 +94,35 @@ expect_failure() {
 # The value of the row labelled $1 in heapfmt-info output held in $out.
 row() {
     printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }'
+}
+
+gen_dump() {
+    local file=$1
+    shift
+    run "$BIN/heapfmt-gen" "$@" -o "$file"
+    expect_success "gen $file"
+}
+
+expect_usage_error() {
+    local prog=$1 what=$2
+    shift 2
+    run "$prog" "$@"
+    expect_failure 2 "$what"
+    expect_err_has "Try '${prog##*/} --help'" "$what"
+}
+
+# Debian's python3-pymongo lives in /usr/bin/python3's dist-packages; a
+# python3 earlier in PATH (pyenv, a venv) may not see it.
+find_bson_python() {
+    py=
+    local p
+    for p in python3 /usr/bin/python3; do
+        if command -v "$p" >/dev/null 2>&1 &&
+            "$p" -c 'import bson, bson.json_util' >/dev/null 2>&1; then
+            py=$p
+            return
+        fi
+    done
 }
 
 finish() {
