@@ -51,17 +51,11 @@ expect_success "reverse diff"
 [ "$(sums 5)" = "$(printf '%s\n' "$tsv12" | awk -F'\t' 'NR > 1 { s += $3 } END { print s }')" ] &&
     pass || fail "freed bytes one way are not new bytes the other way"
 
-run "$diff" -f tsv t1.dump t1.dump
-expect_success "a dump against itself"
-[ "$out" = "$header" ] && pass || fail "self diff shows rows"
+expect_run_out "$header" "a dump against itself" "$diff" -f tsv t1.dump t1.dump
 
 # Standard input gives the same answer, for either dump.
-run sh -c "cat t1.dump | '$diff' -f tsv - t2.dump"
-expect_success "before on stdin"
-[ "$out" = "$tsv12" ] && pass || fail "stdin before differs"
-run sh -c "cat t2.dump | '$diff' -f tsv t1.dump -"
-expect_success "after on stdin"
-[ "$out" = "$tsv12" ] && pass || fail "stdin after differs"
+expect_run_out "$tsv12" "before on stdin" sh -c "cat t1.dump | '$diff' -f tsv - t2.dump"
+expect_run_out "$tsv12" "after on stdin" sh -c "cat t2.dump | '$diff' -f tsv t1.dump -"
 
 # Table: a header, one line per class, a rule and a total.
 run "$diff" t1.dump t2.dump

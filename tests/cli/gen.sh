@@ -24,12 +24,8 @@ gen_dump c.dump -n 20000 -s 8
 if cmp -s a.dump c.dump; then fail "different seeds give the same bytes"; else pass; fi
 
 # Standard output is the default and gives the same bytes as -o.
-run bash -c "'$gen' -n 20000 -s 7 > d.dump"
-expect_success "gen to stdout"
-if cmp -s a.dump d.dump; then pass; else fail "stdout output differs from -o"; fi
-run bash -c "'$gen' -n 20000 -s 7 -o - > e.dump"
-expect_success "gen -o -"
-if cmp -s a.dump e.dump; then pass; else fail "-o - output differs from -o"; fi
+expect_run_file d.dump a.dump "gen to stdout" bash -c "'$gen' -n 20000 -s 7 > d.dump"
+expect_run_file e.dump a.dump "gen -o -" bash -c "'$gen' -n 20000 -s 7 -o - > e.dump"
 
 # Every variant of the options gives a dump that verifies.
 verify_ok() { # what expected-objects file
@@ -96,9 +92,7 @@ fi
 
 # Profiles: app (the default) compresses like a real heap; random is the
 # old, nearly incompressible data. Both verify; the profile is recorded.
-run "$gen" -n 20000 -s 7 --profile=app -o app.dump
-expect_success "--profile=app"
-if cmp -s a.dump app.dump; then pass; else fail "--profile=app is not the default"; fi
+expect_run_file app.dump a.dump "--profile=app" "$gen" -n 20000 -s 7 --profile=app -o app.dump
 run "$gen" -n 20000 -s 7 --profile=random -o random.dump
 expect_success "--profile=random"
 verify_ok "--profile=random" "20,000" random.dump

@@ -56,12 +56,8 @@ run "$histo" z.dump s.dump
 # Standard input: one thread, same result; from a pipe and from a file.
 run "$histo" --scan -f tsv --by=type z.dump
 want=$out
-run bash -c "'$histo' -j2 -f tsv --by=type - < z.dump"
-expect_success "-j2 from stdin (a file)"
-[ "$out" = "$want" ] && pass || fail "-j2 from stdin differs"
-run bash -c "cat z.dump | '$histo' -j2 -f tsv --by=type -"
-expect_success "-j2 from a pipe"
-[ "$out" = "$want" ] && pass || fail "-j2 from a pipe differs"
+expect_run_out "$want" "-j2 from stdin (a file)" bash -c "'$histo' -j2 -f tsv --by=type - < z.dump"
+expect_run_out "$want" "-j2 from a pipe" bash -c "cat z.dump | '$histo' -j2 -f tsv --by=type -"
 
 # --by=site on a dump without sites: the same error as without -j.
 run "$histo" -j2 --by=site n.dump

@@ -60,12 +60,8 @@ fi
 
 # Standard output and standard input; gzip by file or by pipe. A pipe is
 # read once, a file twice: the records differ in order, not in content.
-run bash -c "'$imp' '$fx/ruby27.json' > out.dump"
-expect_success "import to stdout"
-if cmp -s out.dump ruby27.dump; then pass; else fail "stdout output differs from -o"; fi
-run bash -c "'$imp' -o - '$fx/ruby27.json' > out2.dump"
-expect_success "import -o -"
-if cmp -s out2.dump ruby27.dump; then pass; else fail "-o - output differs from -o"; fi
+expect_run_file ruby27.dump out.dump "import to stdout" bash -c "'$imp' '$fx/ruby27.json' > out.dump"
+expect_run_file ruby27.dump out2.dump "import -o -" bash -c "'$imp' -o - '$fx/ruby27.json' > out2.dump"
 gzip -c "$fx/ruby27.json" > ruby27.json.gz
 run "$imp" -o gz.dump ruby27.json.gz
 expect_success "import gzip file"

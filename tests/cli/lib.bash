@@ -15,6 +15,10 @@
 #   expect_usage_error PROG WHAT ARG...
 #                           runs PROG ARG...: exit 2, empty stdout, and the
 #                           "Try 'NAME --help'" hint on stderr
+#   expect_run_out WANT WHAT CMD...
+#                           runs CMD: exit 0, empty stderr, stdout = WANT
+#   expect_run_file FILE REF WHAT CMD...
+#                           runs CMD: exit 0, empty stderr, FILE = REF
 #   gen_dump FILE ARG...    heapfmt-gen ARG... -o FILE, which must succeed
 #   find_bson_python        sets $py to a python3 that has pymongo's bson
 #                           module (Debian's python3-pymongo), or to ""
@@ -94,6 +98,22 @@ expect_failure() {
 # The value of the row labelled $1 in heapfmt-info output held in $out.
 row() {
     printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }'
+}
+
+expect_run_out() {
+    local want=$1 what=$2
+    shift 2
+    run "$@"
+    expect_success "$what"
+    [ "$out" = "$want" ] && pass || fail "$what: the output differs"
+}
+
+expect_run_file() {
+    local file=$1 ref=$2 what=$3
+    shift 3
+    run "$@"
+    expect_success "$what"
+    cmp -s "$file" "$ref" && pass || fail "$what: $file differs from $ref"
 }
 
 gen_dump() {
