@@ -1,5 +1,6 @@
 /* alloc.c -- allocation through per-handle hooks, and the arena. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "heapfmt_internal.h"
 
@@ -24,6 +25,16 @@ void hf_allocator_init(heapfmt_allocator *dst, const heapfmt_allocator *src)
         dst->free = default_free;
         dst->opaque = NULL;
     }
+}
+
+void *hf_handle_alloc(const heapfmt_allocator *user, size_t size,
+                      heapfmt_allocator *al)
+{
+    hf_allocator_init(al, user);
+    void *h = hf_alloc(al, size);
+    if (h)
+        memset(h, 0, size);
+    return h;
 }
 
 void *hf_alloc(const heapfmt_allocator *a, size_t size)

@@ -14,6 +14,11 @@
 /* ---- allocation through the handle's hooks ---- */
 
 void hf_allocator_init(heapfmt_allocator *dst, const heapfmt_allocator *src);
+/* A handle (reader, writer) of size bytes, zeroed, from the user's
+ * allocator (NULL or incomplete: malloc/free); *al receives the hooks the
+ * handle keeps. Returns NULL when out of memory. */
+void *hf_handle_alloc(const heapfmt_allocator *user, size_t size,
+                      heapfmt_allocator *al);
 void *hf_alloc(const heapfmt_allocator *a, size_t size);
 void hf_free(const heapfmt_allocator *a, void *p);
 /* Grows *buf (capacity *cap elements of elem bytes) to at least need

@@ -93,11 +93,9 @@ static int create(heapfmt_reader **out, const heapfmt_reader_options *opt,
     if (!read)
         return HEAPFMT_E_ARG;
     heapfmt_allocator al;
-    hf_allocator_init(&al, o.allocator);
-    heapfmt_reader *r = hf_alloc(&al, sizeof *r);
+    heapfmt_reader *r = hf_handle_alloc(o.allocator, sizeof *r, &al);
     if (!r)
         return HEAPFMT_E_NOMEM;
-    memset(r, 0, sizeof *r);
     r->al = al;
     r->read = read;
     r->seek = seek;

@@ -28,11 +28,9 @@ int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
     if (o.level > 0 && !heapfmt_codec_supported(o.codec))
         return HEAPFMT_E_UNSUPPORTED;
     heapfmt_allocator al;
-    hf_allocator_init(&al, o.allocator);
-    heapfmt_writer *w = hf_alloc(&al, sizeof *w);
+    heapfmt_writer *w = hf_handle_alloc(o.allocator, sizeof *w, &al);
     if (!w)
         return HEAPFMT_E_NOMEM;
-    memset(w, 0, sizeof *w);
     w->al = al;
     w->write = write;
     w->opaque = opaque;
