@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_search.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_names.h"
@@ -169,14 +170,8 @@ int input_scan(input *in, input_sink sink, void *ctx)
 static const heapfmt_class_summary *footer_class(const heapfmt_footer *f,
                                                  uint32_t index)
 {
-    size_t lo = 0, hi = f->nclasses;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->classes[mid].index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    CLI_LOWER_BOUND(lo, f->nclasses, i, f->classes[i].index < index);
     return lo < f->nclasses && f->classes[lo].index == index ? &f->classes[lo]
                                                               : NULL;
 }

@@ -27,50 +27,58 @@ int doc_tag_valid(const char *tag)
 /* Values                                                              */
 /* ------------------------------------------------------------------ */
 
+/* How a number's digits are wrapped: bare (exact in a double), quoted
+ * (too big for a double), or as a MongoDB Extended JSON type. */
+enum wrap { WRAP_BARE, WRAP_QUOTED, WRAP_LONG, WRAP_DECIMAL };
+
+static void wrap_open(jout *o, enum wrap w)
+{
+    if (w == WRAP_QUOTED)
+        jout_char(o, '"');
+    else if (w == WRAP_LONG)
+        JOUT_LIT(o, "{\"$numberLong\":\"");
+    else if (w == WRAP_DECIMAL)
+        JOUT_LIT(o, "{\"$numberDecimal\":\"");
+}
+
+static void wrap_close(jout *o, enum wrap w)
+{
+    if (w == WRAP_QUOTED)
+        jout_char(o, '"');
+    else if (w != WRAP_BARE)
+        JOUT_LIT(o, "\"}");
+}
+
 void doc_count(jout *o, const doc_style *st, uint64_t v)
 {
-    if (st->mongo) {
-        if (v <= (uint64_t)INT64_MAX)
-            JOUT_LIT(o, "{\"$numberLong\":\"");
-        else
-            JOUT_LIT(o, "{\"$numberDecimal\":\"");
-        jout_u64(o, v);
-        JOUT_LIT(o, "\"}");
-    } else if (v <= SAFE_INT_MAX) {
-        jout_u64(o, v);
-    } else {
-        jout_char(o, '"');
-        jout_u64(o, v);
-        jout_char(o, '"');
-    }
+    enum wrap w = st->mongo ? (v <= (uint64_t)INT64_MAX ? WRAP_LONG
+                                                         : WRAP_DECIMAL)
+                  : v <= SAFE_INT_MAX ? WRAP_BARE
+                                      : WRAP_QUOTED;
+    wrap_open(o, w);
+    jout_u64(o, v);
+    wrap_close(o, w);
 }
 
 /* A signed value (META int). */
 static void doc_signed(jout *o, const doc_style *st, int64_t v)
 {
-    if (st->mongo) {
-        JOUT_LIT(o, "{\"$numberLong\":\"");
-        jout_i64(o, v);
-        JOUT_LIT(o, "\"}");
-    } else if (v <= (int64_t)SAFE_INT_MAX && v >= -(int64_t)SAFE_INT_MAX) {
-        jout_i64(o, v);
-    } else {
-        jout_char(o, '"');
-        jout_i64(o, v);
-        jout_char(o, '"');
-    }
+    enum wrap w = st->mongo ? WRAP_LONG
+                  : v <= (int64_t)SAFE_INT_MAX && v >= -(int64_t)SAFE_INT_MAX
+                      ? WRAP_BARE
+                      : WRAP_QUOTED;
+    wrap_open(o, w);
+    jout_i64(o, v);
+    wrap_close(o, w);
 }
 
 /* Flag bits: in MongoDB the 64 bits as an Int64 (two's complement). */
 static void doc_bits(jout *o, const doc_style *st, uint64_t v)
 {
-    if (st->mongo) {
-        JOUT_LIT(o, "{\"$numberLong\":\"");
-        jout_i64(o, (int64_t)v);
-        JOUT_LIT(o, "\"}");
-    } else {
+    if (st->mongo)
+        doc_signed(o, st, (int64_t)v);
+    else
         doc_count(o, st, v);
-    }
 }
 
 /* An interned string, or null for "none" and for a string whose STRING

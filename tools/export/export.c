@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_search.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_names.h"
@@ -212,14 +213,8 @@ static const char *class_name(const exporter *x, const heapfmt_rclass *k,
 {
     /* final is sorted by index: a binary search, so that its memory is the
      * classes the footer holds, whatever their indexes claim. */
-    size_t lo = 0, hi = x->nfinal;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x->final[mid]->index < k->index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    CLI_LOWER_BOUND(lo, x->nfinal, i, x->final[i]->index < k->index);
     if (lo < x->nfinal && x->final[lo]->index == k->index)
         return cli_summary_name(x->final[lo], buf, len);
     return cli_class_name(k, buf, len);

@@ -2,6 +2,7 @@
  * the reader's tables (final names: read after the whole dump). */
 #include <string.h>
 
+#include "cli_search.h"
 #include "graph.h"
 
 void graph_kind_text_of(const graph *g, uint32_t kind, graph_kind_text *out)
@@ -35,14 +36,8 @@ const char *graph_root_kind(const graph *g, uint32_t v, size_t *len)
 /* The index of a big index label (edge numbers are sorted). */
 static uint64_t big_index(const graph *g, size_t e)
 {
-    size_t lo = 0, hi = g->nbig;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->big[mid].edge < e)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    CLI_LOWER_BOUND(lo, g->nbig, i, g->big[i].edge < e);
     return lo < g->nbig && g->big[lo].edge == e ? g->big[lo].index
                                                 : GRAPH_LABEL_VALUE_MAX;
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_search.h"
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
@@ -113,14 +114,8 @@ typedef struct names {
 static const heapfmt_class_summary *find_class(const names *nm,
                                                uint32_t index)
 {
-    size_t lo = 0, hi = nm->nclasses;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (nm->classes[mid]->index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    CLI_LOWER_BOUND(lo, nm->nclasses, i, nm->classes[i]->index < index);
     return lo < nm->nclasses && nm->classes[lo]->index == index
                ? nm->classes[lo]
                : NULL;
@@ -133,14 +128,8 @@ static const heapfmt_rstring *resolve_string(const names *nm,
 {
     if (!s->undefined)
         return s;
-    size_t lo = 0, hi = nm->nstrings;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (nm->strings[mid]->id < s->id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    CLI_LOWER_BOUND(lo, nm->nstrings, i, nm->strings[i]->id < s->id);
     return lo < nm->nstrings && nm->strings[lo]->id == s->id ? nm->strings[lo]
                                                              : s;
 }
