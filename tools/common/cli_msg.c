@@ -63,6 +63,16 @@ void cli_usage_error(const char *fmt, ...)
     fprintf(stderr, "Try '%s --help' for more information.\n", progname);
 }
 
+int cli_output_option(const char *arg, const char **output)
+{
+    if (*arg == '\0') {
+        cli_usage_error("--output: empty file name");
+        return -1;
+    }
+    *output = arg;
+    return 0;
+}
+
 void cli_getopt_error(int c, char *const argv[])
 {
     /* With opterr = 0, optopt holds the short option at fault, or 0 for a

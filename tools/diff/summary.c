@@ -58,13 +58,7 @@ int summary_rows(const tuples *kinds, const diff_stat *kstat,
             continue;
         if (pass != NULL && !pass[kind->klass])
             continue;
-        tuple key = {0, 0, 0, 0};
-        if (by & DIFF_BY_CLASS)
-            key.klass = kind->klass;
-        if (by & DIFF_BY_SITE) {
-            key.file = kind->file;
-            key.line = kind->line;
-        }
+        tuple key = summary_group_key(kind, by);
         uint32_t r;
         if (tuples_intern(&keys, &key, &r) != 0)
             goto fail;

@@ -18,6 +18,20 @@
 #define DIFF_BY_CLASS 1u
 #define DIFF_BY_SITE 2u
 
+/* The row a kind falls in: its class and/or site as by says, the parts
+ * not grouped on set to 0. */
+static inline tuple summary_group_key(const tuple *kind, unsigned by)
+{
+    tuple key = {0, 0, 0, 0};
+    if (by & DIFF_BY_CLASS)
+        key.klass = kind->klass;
+    if (by & DIFF_BY_SITE) {
+        key.file = kind->file;
+        key.line = kind->line;
+    }
+    return key;
+}
+
 /* Parses a --by value: class, site, or class,site (either order) into
  * DIFF_BY_* bits. Returns 0, or -1 for anything else. */
 int summary_parse_by(const char *s, unsigned *by);

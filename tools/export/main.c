@@ -133,11 +133,8 @@ int main(int argc, char **argv)
             max_refs_given = 1;
             break;
         case 'o':
-            if (*optarg == '\0') {
-                cli_usage_error("--output: empty file name");
+            if (cli_output_option(optarg, &output) != 0)
                 return CLI_EXIT_USAGE;
-            }
-            output = optarg;
             break;
         default: /* -h, -V, errors */
             return cli_standard_option(c, argv, usage);

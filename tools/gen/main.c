@@ -137,11 +137,8 @@ int main(int argc, char **argv)
             gopt.classes = (uint32_t)v;
             break;
         case 'o':
-            if (*optarg == '\0') {
-                cli_usage_error("--output: empty file name");
+            if (cli_output_option(optarg, &output) != 0)
                 return CLI_EXIT_USAGE;
-            }
-            output = optarg;
             break;
         case 'l':
             if (cli_option_level(optarg, &codec) != 0)

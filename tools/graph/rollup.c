@@ -13,14 +13,7 @@ static uint32_t *kind_groups(const graph *g, unsigned by, rollup *r)
     if (group == NULL)
         return NULL;
     for (size_t k = 0; k < nk; k++) {
-        const tuple *kt = tuples_get(&g->kinds, (uint32_t)k);
-        tuple key = {0, 0, 0, 0};
-        if (by & GROUP_CLASS)
-            key.klass = kt->klass;
-        if (by & GROUP_SITE) {
-            key.file = kt->file;
-            key.line = kt->line;
-        }
+        tuple key = summary_group_key(tuples_get(&g->kinds, (uint32_t)k), by);
         if (tuples_intern(&r->groups, &key, &group[k]) != 0) {
             diff_mem_free(r->mem, group);
             return NULL;

@@ -241,11 +241,8 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":o:l:vhV", long_options, NULL)) != -1) {
         switch (c) {
         case 'o':
-            if (*optarg == '\0') {
-                cli_usage_error("--output: empty file name");
+            if (cli_output_option(optarg, &a.output) != 0)
                 return CLI_EXIT_USAGE;
-            }
-            a.output = optarg;
             break;
         case OPT_CODEC:
             if (cli_option_codec(optarg, &codec) != 0)
