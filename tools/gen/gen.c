@@ -660,18 +660,10 @@ static uint32_t pick_class_among(gen *g, uint32_t among)
     return g->pop[lo];
 }
 
+/* (cdf[npop - 1] is sum / sum, exactly 1: the same draws as before.) */
 static uint32_t pick_class(gen *g)
 {
-    double u = rng_unit(&g->r);
-    uint32_t lo = 0, hi = g->npop - 1;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->cdf[mid] > u)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return g->pop[lo];
+    return pick_class_among(g, g->npop);
 }
 
 static int write_classes(gen *g)

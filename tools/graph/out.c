@@ -126,30 +126,32 @@ void out_text(out *o, const char *s, size_t len)
     close_cell(o);
 }
 
+/* A cell of plain ASCII made here: a count (right-aligned in a table, a
+ * JSON number) or an id (left-aligned, a JSON string). */
+static void ascii_cell(out *o, const char *s, size_t len, int number)
+{
+    open_cell(o);
+    if (o->format == OUT_TABLE)
+        keep(o, s, len, number);
+    else if (o->format == OUT_JSON && !number)
+        fprintf(o->f, "\"%s\"", s);
+    else
+        fputs(s, o->f);
+    close_cell(o);
+}
+
 void out_u64(out *o, uint64_t v)
 {
     char buf[24];
     int n = snprintf(buf, sizeof buf, "%" PRIu64, v);
-    open_cell(o);
-    if (o->format == OUT_TABLE)
-        keep(o, buf, (size_t)n, 1);
-    else
-        fputs(buf, o->f);
-    close_cell(o);
+    ascii_cell(o, buf, (size_t)n, 1);
 }
 
 void out_id(out *o, uint64_t id)
 {
     char buf[24];
     int n = snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
-    open_cell(o);
-    if (o->format == OUT_TABLE)
-        keep(o, buf, (size_t)n, 0);
-    else if (o->format == OUT_JSON)
-        fprintf(o->f, "\"%s\"", buf);
-    else
-        fputs(buf, o->f);
-    close_cell(o);
+    ascii_cell(o, buf, (size_t)n, 0);
 }
 
 void out_site(out *o, const char *file, size_t len, uint64_t line)
