@@ -43,7 +43,7 @@ COMPILE   = $(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) $(DEPFLAGS)
 VERSION := $(shell sed -n 's/^.define HEAPFMT_LIB_VERSION_STRING "\(.*\)".*/\1/p' libheapfmt/heapfmt.h)
 SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 
-LIB_SRCS := $(wildcard libheapfmt/*.c)
+LIB_SRCS := $(wildcard libheapfmt/*.c libheapfmt/common/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_A    := $(BUILD)/lib/libheapfmt.a
 SO_LINK  := libheapfmt.so
@@ -61,7 +61,7 @@ endif
 
 $(BUILD)/obj/libheapfmt/%.o: libheapfmt/%.c
 	@mkdir -p $(@D)
-	$(COMPILE) $(LIB_CPPFLAGS) -fPIC -fvisibility=hidden -Ilibheapfmt -c $< -o $@
+	$(COMPILE) $(LIB_CPPFLAGS) -fPIC -fvisibility=hidden -Ilibheapfmt -Ilibheapfmt/common -c $< -o $@
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -108,7 +108,7 @@ COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/obj/%.o)
 # An archive, so that a tool links only the common code it uses (and the
 # libraries of that code only if it uses it).
 COMMON_A := $(BUILD)/obj/tools/libcommon.a
-TOOL_CPPFLAGS := -Ilibheapfmt -Itools/common
+TOOL_CPPFLAGS := -Ilibheapfmt -Ilibheapfmt/common -Itools/common
 
 $(COMMON_A): $(COMMON_OBJS)
 	@mkdir -p $(@D)
@@ -147,7 +147,7 @@ SUPPORT_SRCS := $(wildcard tests/support/*.c)
 SUPPORT_OBJS := $(SUPPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_TESTS    := $(sort $(wildcard tests/cli/*.sh))
 # -Ilibheapfmt also gives the tests the internal *_internal.h headers.
-TEST_CPPFLAGS := -Ilibheapfmt -Itests/support -Itools/common
+TEST_CPPFLAGS := -Ilibheapfmt -Ilibheapfmt/common -Itests/support -Itools/common
 TEST_LIBS     := -lcriterion -ljansson $(LIB_LIBS)
 
 # The tool a test is about: test_<dir>_*.c, where tools/<dir> is a tool,
@@ -183,7 +183,7 @@ TEST_BINS   += $(NOZSTD_TEST)
 
 $(BUILD)/obj/nozstd/libheapfmt/%.o: libheapfmt/%.c
 	@mkdir -p $(@D)
-	$(COMPILE) -DHEAPFMT_NO_ZSTD -Ilibheapfmt -c $< -o $@
+	$(COMPILE) -DHEAPFMT_NO_ZSTD -Ilibheapfmt -Ilibheapfmt/common -c $< -o $@
 
 $(BUILD)/obj/tests/nozstd/%.o: tests/nozstd/%.c
 	@mkdir -p $(@D)

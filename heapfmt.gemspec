@@ -16,7 +16,7 @@ Gem::Specification.new do |s|
   s.authors = ["heapfmt developers"]
   s.required_ruby_version = ">= 2.6"
   s.files = Dir.chdir(__dir__) do
-    Dir["libheapfmt/*.{c,h}", "bindings/ruby/*.{c,h,md}",
+    Dir["libheapfmt/*.{c,h}", "libheapfmt/common/*.{c,h}", "bindings/ruby/*.{c,h,md}",
         "ext/heapfmt/extconf.rb", "heapfmt.gemspec", "README.md"]
   end
   s.extensions = ["ext/heapfmt/extconf.rb"]

@@ -60,13 +60,13 @@ fuzz_dict = $(or $(FUZZ_DICT_$(1)),fuzz/heapfmt.dict)
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_COMPILE   = $(FUZZ_CC) -std=c11 -Wall -Wextra -D_DEFAULT_SOURCE \
                  -D_POSIX_C_SOURCE=200809L -MMD -MP $(FUZZ_CFLAGS) $(FUZZ_SAN)
-FUZZ_LIB_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard libheapfmt/*.c))
+FUZZ_LIB_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard libheapfmt/*.c libheapfmt/common/*.c))
 FUZZ_IMPORT_OBJS = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o, \
                    $(filter-out tools/import/main.c,$(wildcard tools/import/*.c)))
 FUZZ_GRAPH_SRCS  = $(filter-out %/main.c,$(wildcard tools/graph/*.c) \
                    $(wildcard tools/diff/*.c)) $(wildcard tools/common/*.c)
 FUZZ_GRAPH_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_GRAPH_SRCS))
-FUZZ_INCLUDES    = -Ilibheapfmt -Itools/import -Itools/graph -Itools/diff \
+FUZZ_INCLUDES    = -Ilibheapfmt -Ilibheapfmt/common -Itools/import -Itools/graph -Itools/diff \
                    -Itools/common
 
 # The code under test is instrumented for coverage; the harnesses' own code

@@ -1,5 +1,5 @@
 /*
- * test_hash.c -- seeded hashing (libheapfmt/hash.h) and the hash tables
+ * test_hash.c -- seeded hashing (libheapfmt/common/hash.h) and the hash tables
  * that use it, against keys made to collide.
  *
  * Every table's keys come from input files. Before seeding, the maps used

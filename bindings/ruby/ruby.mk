@@ -57,7 +57,7 @@ endif
 
 $(BUILD)/obj/bindings/ruby/%.o: bindings/ruby/%.c
 	@mkdir -p $(@D)
-	$(CC) $(RUBY_CPPFLAGS) -Ilibheapfmt $(CPPFLAGS) $(RUBY_EXT_CFLAGS) \
+	$(CC) $(RUBY_CPPFLAGS) -Ilibheapfmt -Ilibheapfmt/common $(CPPFLAGS) $(RUBY_EXT_CFLAGS) \
 	  $(DEPFLAGS) -c $< -o $@
 
 $(RUBY_EXT): $(RUBY_EXT_OBJS) $(LIB_A)

@@ -1,11 +1,12 @@
 # extconf.rb -- builds the heapfmt extension from the sources in the gem:
-# the library (libheapfmt/) and the binding (bindings/ruby/), compiled
+# the library (libheapfmt/, libheapfmt/common/) and the binding (bindings/ruby/), compiled
 # together into heapfmt.so. No system libheapfmt is needed; zlib is, and
 # libzstd when present (without it, Zstandard dumps are refused by name).
 require "mkmf"
 
 root = File.expand_path("../..", __dir__)
-dirs = [File.join(root, "libheapfmt"), File.join(root, "bindings", "ruby")]
+dirs = [File.join(root, "libheapfmt"), File.join(root, "libheapfmt", "common"),
+        File.join(root, "bindings", "ruby")]
 dirs.each { |d| abort "heapfmt: #{d} is missing" unless File.directory?(d) }
 
 $VPATH.concat(dirs)

@@ -8,7 +8,8 @@
  *
  * Memory is proportional to the number and length of distinct keys; an
  * insert allocates only when the key is new (and then rarely: keys are
- * packed into 64 KiB chunks, the tables grow by doubling).
+ * packed into an arena, the tables grow by doubling). It is the library's
+ * string table (libheapfmt/common/strtab.h), indexed from 0.
  *
  * Usage:
  *     cli_strmap m;
@@ -24,23 +25,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct cli_strmap_entry {
-    const char *ptr; /* NUL-terminated copy */
-    size_t len;
-    uint64_t hash;
-} cli_strmap_entry;
+#include "strtab.h"
 
 typedef struct cli_strmap {
-    uint32_t *slots;      /* open addressing: key index + 1, 0 = empty */
-    size_t nslots;        /* a power of two, or 0 */
-    cli_strmap_entry *keys; /* by index */
-    size_t count, cap;
-    struct cli_strmap_chunk *chunks; /* key storage */
-    size_t chunk_used, chunk_size;   /* of the newest chunk */
-    uint64_t seed;                   /* of the hash */
+    hf_strtab table; /* the shared intern table, ids = index + 1 */
 } cli_strmap;
 
-/* Makes an empty map (allocates nothing). */
+/* Makes an empty map. */
 void cli_strmap_init(cli_strmap *m);
 
 /* Frees every key and table; the map is then empty and reusable. */

@@ -9,7 +9,14 @@
  *     the parts not grouped on set to 0.
  * Objects store a kind number (4 bytes) instead of their class, type and
  * site. Lookups are on the per-object path: one multiply-mix hash and, in
- * practice, one probe into a table that fits in cache. */
+ * practice, one probe into a table that fits in cache.
+ *
+ * Why not the shared table (libheapfmt/common): keyed by packed bytes it
+ * costs a byte hash, a length and memcmp and a second array per lookup;
+ * measured on histo --by=site, the same shape of per-object lookup, it
+ * took 0.10 s of CPU instead of 0.08 s for 3M objects (2026-11-24).
+ * heapfmt-diff is held to 2.5 s per 10M objects in make bench, and its
+ * memory accounting (diff_mem) and kind limit are part of this table. */
 #ifndef DIFF_TUPLES_H
 #define DIFF_TUPLES_H
 

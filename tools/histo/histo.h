@@ -22,6 +22,7 @@
 #include "cli_dump.h"
 #include "cli_num.h"
 #include "cli_strmap.h"
+#include "strtab.h"
 
 enum histo_by {
     HISTO_BY_CLASS = 0, /* the object's class (display name) */
@@ -201,22 +202,22 @@ unsigned histo_default_jobs(void);
 
 /* ---- histo_sites.c: (file, line) -> count, bytes ---- */
 
-typedef struct histo_site {
-    uint64_t line;
-    uint32_t file;  /* string slot; UINT32_MAX marks an empty entry */
-    uint64_t count;
-    uint64_t bytes;
-} histo_site;
-
+/* The key of a site is its file's string slot and line, 12 bytes in the
+ * shared string table (libheapfmt/common/strtab.h); the counts are kept by
+ * the key's position. */
 typedef struct histo_sites {
-    histo_site *v;
-    size_t cap;     /* a power of two, or 0 */
-    size_t n;
-    uint64_t seed;  /* of the hash */
+    hf_strtab keys;
+    struct histo_total *totals; /* by key position */
+    size_t cap;
 } histo_sites;
 
 void histo_sites_init(histo_sites *s);
 void histo_sites_free(histo_sites *s);
+/* Number of sites, and site i (0 <= i < count): its file slot, line and
+ * totals. */
+size_t histo_sites_count(const histo_sites *s);
+const struct histo_total *histo_sites_get(const histo_sites *s, size_t i,
+                                          uint32_t *file, uint64_t *line);
 
 /* ---- histo_acc.c ---- */
 

@@ -131,18 +131,19 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
         size_t cap = 0;
         rc = add_or_fail(t, d, s, HISTO_NO_SITE, strlen(HISTO_NO_SITE),
                          &s->acc.no_site);
-        for (size_t i = 0; i < s->acc.sites.cap && rc == 0; i++) {
-            const histo_site *e = &s->acc.sites.v[i];
-            if (e->file == UINT32_MAX)
-                continue;
-            const heapfmt_rstring *file = heapfmt_reader_string(r, e->file);
+        for (size_t i = 0; i < histo_sites_count(&s->acc.sites) && rc == 0;
+             i++) {
+            uint32_t slot;
+            uint64_t line;
+            const histo_total *e = histo_sites_get(&s->acc.sites, i, &slot,
+                                                   &line);
+            const heapfmt_rstring *file = heapfmt_reader_string(r, slot);
             if (file == NULL)
                 continue; /* cannot happen: slots come from the reader */
-            if (histo_site_name(&buf, &cap, file, e->line, &len) != 0)
+            if (histo_site_name(&buf, &cap, file, line, &len) != 0)
                 rc = out_of_memory(s);
             else
-                rc = add_or_fail(t, d, s, buf, len,
-                                 &(histo_total){e->count, e->bytes});
+                rc = add_or_fail(t, d, s, buf, len, e);
         }
         free(buf);
     }
@@ -203,7 +204,7 @@ static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
     if (rc == CLI_EXIT_OK && opt->by == HISTO_BY_CLASS)
         rc = check_summary(dump, &s);
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
-        if (opt->by == HISTO_BY_SITE && s.acc.sites.n == 0 &&
+        if (opt->by == HISTO_BY_SITE && histo_sites_count(&s.acc.sites) == 0 &&
             s.acc.no_site.count > 0) {
             cli_error(dump->name,
                       "no allocation sites in this dump (its writer did not "

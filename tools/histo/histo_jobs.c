@@ -227,13 +227,15 @@ static int merge(histo_table *t, size_t d, const names *nm, const part *parts,
                 rc = histo_table_add(t, d, HISTO_NO_SITE,
                                      strlen(HISTO_NO_SITE), p->acc.no_site.count,
                                      p->acc.no_site.bytes);
-            for (size_t i = 0; i < p->acc.sites.cap && rc == 0; i++) {
-                const histo_site *e = &p->acc.sites.v[i];
-                if (e->file == UINT32_MAX)
-                    continue;
+            for (size_t i = 0; i < histo_sites_count(&p->acc.sites) && rc == 0;
+                 i++) {
+                uint32_t slot;
+                uint64_t line;
+                const histo_total *e = histo_sites_get(&p->acc.sites, i,
+                                                       &slot, &line);
                 const heapfmt_rstring *file =
-                    resolve_string(nm, heapfmt_reader_string(p->r, e->file));
-                rc = histo_site_name(&buf, &cap, file, e->line, &len);
+                    resolve_string(nm, heapfmt_reader_string(p->r, slot));
+                rc = histo_site_name(&buf, &cap, file, line, &len);
                 if (rc == 0)
                     rc = histo_table_add(t, d, buf, len, e->count, e->bytes);
             }
@@ -269,7 +271,7 @@ static int lacks_sites(const part *parts, size_t nparts)
 {
     uint64_t sites = 0, without = 0;
     for (size_t k = 0; k < nparts; k++) {
-        sites += parts[k].acc.sites.n;
+        sites += histo_sites_count(&parts[k].acc.sites);
         without += parts[k].acc.no_site.count;
     }
     return sites == 0 && without > 0;

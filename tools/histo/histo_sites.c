@@ -1,72 +1,79 @@
 /* histo_sites.c -- objects and bytes per allocation site (file, line).
  *
- * An open-addressing table keyed by the file's string slot and the line;
- * it holds the counts itself, so adding an object is one probe and no
- * allocation except when the table doubles. */
+ * The sites are keys of the shared string table (12 bytes: the file's
+ * string slot and the line), the counts an array by key position: adding
+ * an object is one lookup, and allocates only for a new site. */
 #include <stdlib.h>
+#include <string.h>
 
-#include "hash.h"
 #include "histo.h"
 
-#define EMPTY UINT32_MAX
+typedef struct site_key {
+    unsigned char bytes[12]; /* file slot (4), line (8), native order */
+} site_key;
+
+static site_key key_of(uint32_t file, uint64_t line)
+{
+    site_key k;
+    memcpy(k.bytes, &file, 4);
+    memcpy(k.bytes + 4, &line, 8);
+    return k;
+}
 
 void histo_sites_init(histo_sites *s)
 {
-    s->v = NULL;
+    hf_strtab_init(&s->keys, hf_default_allocator()); /* seeded: sites come
+                                                          from files */
+    s->totals = NULL;
     s->cap = 0;
-    s->n = 0;
-    s->seed = hf_hash_seed(s); /* sites come from files (hash.h) */
 }
 
 void histo_sites_free(histo_sites *s)
 {
-    free(s->v);
+    hf_strtab_free(&s->keys);
+    free(s->totals);
     histo_sites_init(s);
 }
 
-static size_t site_hash(uint64_t seed, uint32_t file, uint64_t line)
+size_t histo_sites_count(const histo_sites *s)
 {
-    return (size_t)hf_hash_u64(seed ^ hf_mix64(file), line);
+    return s->keys.count;
 }
 
-static histo_site *find(uint64_t seed, histo_site *v, size_t cap,
-                        uint32_t file, uint64_t line)
+const histo_total *histo_sites_get(const histo_sites *s, size_t i,
+                                   uint32_t *file, uint64_t *line)
 {
-    size_t mask = cap - 1;
-    for (size_t i = site_hash(seed, file, line) & mask;; i = (i + 1) & mask)
-        if (v[i].file == EMPTY || (v[i].file == file && v[i].line == line))
-            return &v[i];
-}
-
-static int grow(histo_sites *s)
-{
-    size_t cap = s->cap ? s->cap * 2 : 1024;
-    if (cap > SIZE_MAX / sizeof *s->v)
-        return -1;
-    histo_site *v = malloc(cap * sizeof *v);
-    if (v == NULL)
-        return -1;
-    for (size_t i = 0; i < cap; i++)
-        v[i].file = EMPTY;
-    for (size_t i = 0; i < s->cap; i++)
-        if (s->v[i].file != EMPTY)
-            *find(s->seed, v, cap, s->v[i].file, s->v[i].line) = s->v[i];
-    free(s->v);
-    s->v = v;
-    s->cap = cap;
-    return 0;
+    size_t len;
+    const char *k = hf_strtab_text(&s->keys, (uint32_t)i + 1, &len);
+    memcpy(file, k, 4);
+    memcpy(line, k + 4, 8);
+    return &s->totals[i];
 }
 
 int histo_sites_add(histo_sites *s, uint32_t file, uint64_t line,
                     uint64_t size)
 {
-    if ((s->n + 1) * 2 > s->cap && grow(s) != 0)
-        return -1;
-    histo_site *e = find(s->seed, s->v, s->cap, file, line);
-    if (e->file == EMPTY) {
-        *e = (histo_site){line, file, 0, 0};
-        s->n++;
+    site_key k = key_of(file, line);
+    uint32_t id;
+    int found;
+    size_t n = s->keys.count;
+    if (n == s->cap) { /* room for a new site first: nothing to undo */
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        histo_total *t = cap <= SIZE_MAX / sizeof *t
+                             ? realloc(s->totals, cap * sizeof *t)
+                             : NULL;
+        if (t == NULL)
+            return -1;
+        s->totals = t;
+        s->cap = cap;
     }
+    if (n >= UINT32_MAX - 1 ||
+        hf_strtab_intern(&s->keys, (const char *)k.bytes, sizeof k.bytes,
+                         (uint32_t)n + 1, &id, &found) != 0)
+        return -1;
+    histo_total *e = &s->totals[id - 1];
+    if (!found)
+        *e = (histo_total){0, 0};
     e->count++;
     e->bytes += size;
     return 0;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hf_common.h"
+
 /* ct_entry.state bits */
 enum {
     CT_USED = 1u, /* the writer knows the id: used by an object, or written */
@@ -31,17 +33,19 @@ typedef struct ct_entry {
 } ct_entry;
 
 typedef struct ct_table {
-    ct_entry *slots; /* open addressing, linear probing; id 0 = empty */
-    size_t cap;      /* a power of two, or 0 */
-    size_t count;
-    uint64_t seed;   /* of the hash */
+    hf_map index;      /* class address -> position in entries (shared
+                          table, libheapfmt/common) */
+    ct_entry *entries; /* in order of first use */
+    size_t count, cap;
+    ct_entry none;     /* what id 0 (no class) gets: blank at every call */
 } ct_table;
 
 void ct_init(ct_table *t);
 void ct_free(ct_table *t);
 
-/* The entry for id (id != 0), added zeroed (with its id) if new. Returns
- * NULL when the table cannot grow. The pointer is valid until the next
+/* The entry for id, added zeroed (with its id) if new; id 0 is no class
+ * and gets a blank entry that nothing is kept in. Returns NULL when the
+ * table cannot grow. The pointer is valid until the next
  * ct_get call. */
 ct_entry *ct_get(ct_table *t, uint64_t id);
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapfmt_internal.h"
+#include "hf_common.h"
 
 static void *default_alloc(void *opaque, size_t size)
 {
@@ -14,6 +14,13 @@ static void default_free(void *opaque, void *p)
 {
     (void)opaque;
     free(p);
+}
+
+const heapfmt_allocator *hf_default_allocator(void)
+{
+    static const heapfmt_allocator standard = {default_alloc, default_free,
+                                               NULL};
+    return &standard;
 }
 
 void hf_allocator_init(heapfmt_allocator *dst, const heapfmt_allocator *src)

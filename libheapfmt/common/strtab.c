@@ -1,4 +1,4 @@
-/* strtab.c -- the writer's string intern table. */
+/* strtab.c -- the string intern table (strtab.h). */
 #include "strtab.h"
 
 void hf_strtab_init(hf_strtab *t, const heapfmt_allocator *al)
@@ -28,7 +28,8 @@ static size_t find(const hf_strtab *t, const char *s, size_t len, uint32_t h)
         if (e == 0)
             return i;
         const hf_strent *x = &t->ents[e - 1];
-        if (x->hash == h && x->len == len && memcmp(x->text, s, len) == 0)
+        if (x->hash == h && x->len == len &&
+            (len == 0 || memcmp(x->text, s, len) == 0))
             return i;
     }
 }
@@ -70,7 +71,8 @@ int hf_strtab_intern(hf_strtab *t, const char *s, size_t len, uint32_t new_id,
     char *copy = hf_arena_alloc(&t->arena, len + 1);
     if (!copy)
         return -1;
-    memcpy(copy, s, len);
+    if (len)
+        memcpy(copy, s, len);
     copy[len] = '\0';
     t->ents[t->count] = (hf_strent){copy, len, h};
     t->count++;
@@ -78,6 +80,19 @@ int hf_strtab_intern(hf_strtab *t, const char *s, size_t len, uint32_t new_id,
     *id = new_id;
     *found = 0;
     return 0;
+}
+
+int hf_strtab_find(const hf_strtab *t, const char *s, size_t len,
+                   uint32_t *id)
+{
+    if (t->count == 0)
+        return 0;
+    uint32_t h = (uint32_t)hf_hash_bytes(t->seed, s, len);
+    size_t i = find(t, s, len, h);
+    if (t->index[i] == 0)
+        return 0;
+    *id = t->index[i];
+    return 1;
 }
 
 void hf_strtab_forget_last(hf_strtab *t)

@@ -1,8 +1,10 @@
-/* strtab.h -- the writer's string intern table: text -> id, id -> text. */
+/* strtab.h -- a string intern table: text -> id 1, 2, 3..., id -> text
+ * (NUL-terminated copies). The writer's strings; the tools' names
+ * (tools/common/cli_strmap.h). */
 #ifndef HEAPFMT_STRTAB_H
 #define HEAPFMT_STRTAB_H
 
-#include "heapfmt_internal.h"
+#include "hf_common.h"
 
 typedef struct hf_strent {
     const char *text;
@@ -27,6 +29,9 @@ void hf_strtab_free(hf_strtab *t);
  * table unchanged). */
 int hf_strtab_intern(hf_strtab *t, const char *s, size_t len, uint32_t new_id,
                      uint32_t *id, int *found);
+/* Looks s up without adding it: returns 1 with its id in *id, else 0. */
+int hf_strtab_find(const hf_strtab *t, const char *s, size_t len,
+                   uint32_t *id);
 /* Removes the entry added last (its record could not be written). */
 void hf_strtab_forget_last(hf_strtab *t);
 const char *hf_strtab_text(const hf_strtab *t, uint32_t id, size_t *len);

@@ -1,5 +1,5 @@
 /* map.c -- integer maps for string ids, class indexes and class ids. */
-#include "heapfmt_internal.h"
+#include "hf_common.h"
 
 /* Seeded (hash.h): the keys come from files. */
 static size_t slot_of(uint64_t seed, uint64_t key, size_t cap)
