@@ -4,10 +4,42 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 
-int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx)
+/* A read error under the keep-going policy: a corrupt block is skipped
+ * with a warning (1: go on); a cut or damaged end says what was kept. */
+static int lenient(cli_dump *d, int rc, cli_scan_report *rep, int *code)
 {
+    const heapfmt_error *e = heapfmt_reader_error(d->reader);
+    if (rc == HEAPFMT_E_CORRUPT && heapfmt_reader_can_continue(d->reader)) {
+        cli_warn(d->name, "%s; skipped", e->message);
+        rep->skipped++;
+        return 1;
+    }
+    if (rc == HEAPFMT_E_CORRUPT || rc == HEAPFMT_E_TRUNCATED) {
+        heapfmt_progress p;
+        heapfmt_reader_progress(d->reader, &p);
+        if (rep->skipped == 0 || rc == HEAPFMT_E_TRUNCATED)
+            cli_warn(d->name, "%s", e->message);
+        cli_warn(d->name,
+                 "incomplete dump: results cover %llu objects in %llu "
+                 "readable blocks",
+                 (unsigned long long)p.objects, (unsigned long long)p.blocks);
+        *code = CLI_EXIT_INCOMPLETE;
+        return 0;
+    }
+    cli_dump_error(d, rc);
+    *code = CLI_EXIT_ERROR;
+    return 0;
+}
+
+int cli_scan_with(cli_dump *d, enum cli_scan_policy policy, cli_scan_fn fn,
+                  void *ctx, cli_scan_report *rep)
+{
+    cli_scan_report own;
+    if (rep == NULL)
+        rep = &own;
+    rep->skipped = 0;
+    rep->end = HEAPFMT_DONE;
     heapfmt_record rec;
-    int lost = 0;
     for (;;) {
         int rc = heapfmt_reader_next(d->reader, &rec);
         if (rc == HEAPFMT_OK) {
@@ -18,25 +50,19 @@ int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx)
         }
         if (rc == HEAPFMT_DONE)
             return CLI_EXIT_OK;
-        const heapfmt_error *e = heapfmt_reader_error(d->reader);
-        if (rc == HEAPFMT_E_CORRUPT && heapfmt_reader_can_continue(d->reader)) {
-            cli_warn(d->name, "%s; skipped", e->message);
-            lost = 1;
+        int code;
+        if (policy == CLI_SCAN_STRICT) {
+            cli_dump_error(d, rc);
+            code = cli_dump_exit_code(rc);
+        } else if (lenient(d, rc, rep, &code)) {
             continue;
         }
-        if (rc == HEAPFMT_E_CORRUPT || rc == HEAPFMT_E_TRUNCATED) {
-            heapfmt_progress p;
-            heapfmt_reader_progress(d->reader, &p);
-            if (!lost || rc == HEAPFMT_E_TRUNCATED)
-                cli_warn(d->name, "%s", e->message);
-            cli_warn(d->name,
-                     "incomplete dump: results cover %llu objects in %llu "
-                     "readable blocks",
-                     (unsigned long long)p.objects,
-                     (unsigned long long)p.blocks);
-            return CLI_EXIT_INCOMPLETE;
-        }
-        cli_dump_error(d, rc);
-        return CLI_EXIT_ERROR;
+        rep->end = rc;
+        return code;
     }
+}
+
+int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx)
+{
+    return cli_scan_with(d, CLI_SCAN_KEEP_GOING, fn, ctx, NULL);
 }

@@ -23,4 +23,24 @@ typedef int (*cli_scan_fn)(void *ctx, heapfmt_reader *r,
  * nonzero value. */
 int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx);
 
+/* How read errors are met. */
+enum cli_scan_policy {
+    CLI_SCAN_KEEP_GOING, /* cli_scan's: skip corrupt blocks, end a cut or
+                            damaged dump with CLI_EXIT_INCOMPLETE */
+    CLI_SCAN_STRICT      /* verification: the first damage ends the scan,
+                            as an error (cli_dump_error), with
+                            cli_dump_exit_code's code */
+};
+
+/* What a scan met: corrupt blocks skipped, and what ended it (HEAPFMT_DONE,
+ * or the reader's status). */
+typedef struct cli_scan_report {
+    uint64_t skipped;
+    int end;
+} cli_scan_report;
+
+/* cli_scan with a policy; rep (may be NULL) receives what the scan met. */
+int cli_scan_with(cli_dump *d, enum cli_scan_policy policy, cli_scan_fn fn,
+                  void *ctx, cli_scan_report *rep);
+
 #endif /* CLI_SCAN_H */

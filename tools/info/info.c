@@ -25,6 +25,7 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_scan.h"
 #include "info.h"
 
 typedef struct facts {
@@ -55,54 +56,41 @@ static uint64_t defined_classes(const heapfmt_reader *r)
     return n;
 }
 
-/* Handles a failed heapfmt_reader_next: reports it and says whether the
- * reading can go on (1) or is over (0). Sets *fatal for errors that leave
- * nothing worth printing. */
-static int after_error(cli_dump *d, facts *f, int rc, int *fatal)
+/* STRING and ROOT records: the footer counts them, a cut dump does not. */
+typedef struct counts {
+    uint64_t strings, roots;
+} counts;
+
+static int count_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
 {
-    cli_dump_error(d, rc);
-    if (rc == HEAPFMT_E_CORRUPT && heapfmt_reader_can_continue(d->reader)) {
-        f->corrupt_blocks++;
-        return 1;
-    }
-    if (rc == HEAPFMT_E_TRUNCATED)
-        f->truncated = 1;
-    else if (rc == HEAPFMT_E_CORRUPT)
-        f->stopped = 1;
-    else
-        *fatal = 1;
+    counts *n = ctx;
+    (void)r;
+    if (rec->tag == HEAPFMT_TAG_STRING)
+        n->strings++;
+    else if (rec->tag == HEAPFMT_TAG_ROOT)
+        n->roots++;
     return 0;
 }
 
-/* Reads the whole dump, counting what it holds. Returns 0, or -1 after a
- * fatal error. */
+/* Reads the whole dump (the tools' scan policy, cli_scan.h), counting what
+ * it holds. Returns 0, or -1 after a fatal error. */
 static int scan(cli_dump *d, facts *f)
 {
     heapfmt_reader *r = d->reader;
-    heapfmt_record rec;
-    uint64_t strings = 0, roots = 0;
-    int fatal = 0, ended = 0;
-    for (;;) {
-        int rc = heapfmt_reader_next(r, &rec);
-        if (rc == HEAPFMT_OK) {
-            if (rec.tag == HEAPFMT_TAG_STRING)
-                strings++;
-            else if (rec.tag == HEAPFMT_TAG_ROOT)
-                roots++;
-            continue;
-        }
-        if (rc == HEAPFMT_DONE) {
-            const heapfmt_footer *foot;
-            if (heapfmt_reader_footer(r, &foot) == HEAPFMT_OK) {
-                f->complete = f->corrupt_blocks == 0;
-                f->t = foot->totals;
-                ended = 1;
-                break;
-            }
-        } else if (after_error(d, f, rc, &fatal)) {
-            continue;
-        }
-        break;
+    counts n = {0, 0};
+    cli_scan_report rep;
+    int code = cli_scan_with(d, CLI_SCAN_KEEP_GOING, count_record, &n, &rep);
+    uint64_t strings = n.strings, roots = n.roots;
+    int fatal = code == CLI_EXIT_ERROR, ended = 0;
+    f->corrupt_blocks = rep.skipped;
+    f->truncated = rep.end == HEAPFMT_E_TRUNCATED;
+    f->stopped = rep.end == HEAPFMT_E_CORRUPT;
+    const heapfmt_footer *foot;
+    if (code != CLI_EXIT_ERROR && rep.end == HEAPFMT_DONE &&
+        heapfmt_reader_footer(r, &foot) == HEAPFMT_OK) {
+        f->complete = f->corrupt_blocks == 0;
+        f->t = foot->totals;
+        ended = 1;
     }
     if (fatal)
         return -1;

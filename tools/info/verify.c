@@ -22,6 +22,7 @@
 
 #include "cli_exit.h"
 #include "cli_msg.h"
+#include "cli_scan.h"
 #include "cli_num.h"
 #include "info.h"
 
@@ -181,54 +182,54 @@ static int check_end(verifier *v, const heapfmt_record *rec)
     return CLI_EXIT_OK;
 }
 
-/* Reads every record. */
+/* Checks one record; nonzero (an exit code) stops the reading. */
+static int verify_record(void *ctx, heapfmt_reader *r,
+                         const heapfmt_record *record)
+{
+    verifier *v = ctx;
+    (void)r;
+    if (note_block(v, record->offset) != 0)
+        return out_of_memory(v);
+    int code = CLI_EXIT_OK;
+    switch (record->tag) {
+    case HEAPFMT_TAG_OBJECT:
+        code = check_object(v, record);
+        break;
+    case HEAPFMT_TAG_STRING:
+        v->strings++;
+        break;
+    case HEAPFMT_TAG_CLASS:
+        if (record->u.klass->name != NULL && record->u.klass->name->undefined)
+            code = problem(v, "record %" PRIu64 ": class index %" PRIu32
+                              " is named by string %" PRIu32
+                              ", which no STRING record defines",
+                           record->index, record->u.klass->index,
+                           record->u.klass->name->id);
+        break;
+    case HEAPFMT_TAG_ROOT:
+        v->roots++;
+        if (record->u.root->kind->undefined)
+            code = problem(v, "record %" PRIu64 ": root kind string %"
+                              PRIu32 " is never defined",
+                           record->index, record->u.root->kind->id);
+        else
+            code = check_refs(v, record->u.root->nrefs, record->index);
+        break;
+    case HEAPFMT_TAG_END:
+        code = check_end(v, record);
+        break;
+    default:
+        break;
+    }
+    return code;
+}
+
+/* Reads every record, strictly: the first damage is the verdict. */
 static int read_all(verifier *v)
 {
-    heapfmt_record rec;
-    for (;;) {
-        int rc = heapfmt_reader_next(v->r, &rec);
-        if (rc == HEAPFMT_DONE)
-            break;
-        if (rc != HEAPFMT_OK) {
-            cli_dump_error(v->d, rc);
-            return cli_dump_exit_code(rc);
-        }
-        if (note_block(v, rec.offset) != 0)
-            return out_of_memory(v);
-        int code = CLI_EXIT_OK;
-        switch (rec.tag) {
-        case HEAPFMT_TAG_OBJECT:
-            code = check_object(v, &rec);
-            break;
-        case HEAPFMT_TAG_STRING:
-            v->strings++;
-            break;
-        case HEAPFMT_TAG_CLASS:
-            if (rec.u.klass->name != NULL && rec.u.klass->name->undefined)
-                code = problem(v, "record %" PRIu64 ": class index %" PRIu32
-                                  " is named by string %" PRIu32
-                                  ", which no STRING record defines",
-                               rec.index, rec.u.klass->index,
-                               rec.u.klass->name->id);
-            break;
-        case HEAPFMT_TAG_ROOT:
-            v->roots++;
-            if (rec.u.root->kind->undefined)
-                code = problem(v, "record %" PRIu64 ": root kind string %"
-                                  PRIu32 " is never defined",
-                               rec.index, rec.u.root->kind->id);
-            else
-                code = check_refs(v, rec.u.root->nrefs, rec.index);
-            break;
-        case HEAPFMT_TAG_END:
-            code = check_end(v, &rec);
-            break;
-        default:
-            break;
-        }
-        if (code != CLI_EXIT_OK)
-            return code;
-    }
+    int code = cli_scan_with(v->d, CLI_SCAN_STRICT, verify_record, v, NULL);
+    if (code != CLI_EXIT_OK)
+        return code;
     if (!v->end_seen)
         return problem(v, "the dump has no END record");
     return CLI_EXIT_OK;
