@@ -32,6 +32,9 @@ void *diff_mem_realloc(const diff_mem *m, void *p, size_t size);
 /* Frees p; p may be NULL. */
 void diff_mem_free(const diff_mem *m, void *p);
 
+/* Frees the array p points to and makes p NULL. */
+#define DIFF_MEM_DROP(m, p) (diff_mem_free((m), (p)), (p) = NULL)
+
 /* Makes room for at least need elements of elem bytes in the array *p of
  * capacity *cap (in elements). Grows by half again at least, so that
  * appending one at a time is amortised O(1). Returns 0, or -1 when the

@@ -310,11 +310,8 @@ void input_close(input *in)
     cli_dump_close(&in->d);
     in->footer = NULL;
     tuples_free(&in->lkinds);
-    diff_mem_free(in->mem, in->slot_class);
-    diff_mem_free(in->mem, in->slot_kind);
-    diff_mem_free(in->mem, in->lkind_class);
-    in->slot_class = NULL;
-    in->slot_kind = NULL;
-    in->lkind_class = NULL;
+    DIFF_MEM_DROP(in->mem, in->slot_class);
+    DIFF_MEM_DROP(in->mem, in->slot_kind);
+    DIFF_MEM_DROP(in->mem, in->lkind_class);
     in->nslot_class = in->nslot_kind = in->clkind_class = 0;
 }

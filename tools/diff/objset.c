@@ -13,10 +13,8 @@ void objset_init(objset *s, const diff_mem *mem)
 
 void objset_free(objset *s)
 {
-    diff_mem_free(s->mem, s->v);
-    diff_mem_free(s->mem, s->big);
-    s->v = NULL;
-    s->big = NULL;
+    DIFF_MEM_DROP(s->mem, s->v);
+    DIFF_MEM_DROP(s->mem, s->big);
     s->n = s->cap = s->nbig = s->capbig = 0;
 }
 

@@ -53,10 +53,8 @@ void tuples_init(tuples *t, const diff_mem *mem, uint32_t limit)
 
 void tuples_free(tuples *t)
 {
-    diff_mem_free(t->mem, t->v);
-    diff_mem_free(t->mem, t->slots);
-    t->v = NULL;
-    t->slots = NULL;
+    DIFF_MEM_DROP(t->mem, t->v);
+    DIFF_MEM_DROP(t->mem, t->slots);
     t->n = t->cap = t->nslots = 0;
     t->last_no = UINT32_MAX;
     t->frozen = 0;
@@ -124,8 +122,7 @@ int tuples_intern(tuples *t, const tuple *k, uint32_t *no)
 
 void tuples_drop_index(tuples *t)
 {
-    diff_mem_free(t->mem, t->slots);
-    t->slots = NULL;
+    DIFF_MEM_DROP(t->mem, t->slots);
     t->nslots = 0;
     t->last_no = UINT32_MAX;
     t->frozen = 1;

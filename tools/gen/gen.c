@@ -775,18 +775,39 @@ static int emit(gen *g, heapfmt_object *o)
     return rc;
 }
 
+/* One band of a size distribution: below `upto` per mille (cumulative),
+ * a size drawn in [lo, hi]; lo = hi = 0 draws nothing. */
+typedef struct band {
+    uint16_t upto;
+    uint64_t lo, hi;
+} band;
+
+/* A size from a distribution whose last band ends at 1000. */
+static uint64_t draw_size(rng *r, const band *b)
+{
+    uint64_t p = rng_below(r, 1000);
+    while (p >= b->upto)
+        b++;
+    return b->hi == 0 ? 0 : rng_range(r, b->lo, b->hi);
+}
+
+/* Lengths of strings, elements of arrays, pairs of hashes: most small,
+ * a few big, as in a web application's heap. */
+static const band string_lengths[] = {
+    {550, 0, 23}, /* embedded in the slot */
+    {930, 24, 120}, {995, 121, 2048}, {1000, 2049, 32768}};
+static const band array_lengths[] = {
+    {300, 0, 0},        {650, 1, 3},       {920, 4, 16},
+    {995, 17, 128},     {999, 129, 1000},
+    {1000, 1000, 10000}, /* a cache, a constant table */
+};
+static const band hash_sizes[] = {
+    {250, 0, 0}, {880, 1, 8}, {990, 9, 32}, {1000, 33, 256}};
+
 static void shape_string(gen *g, heapfmt_object *o)
 {
     rng *r = &g->r;
-    uint64_t p = rng_below(r, 1000), len;
-    if (p < 550)
-        len = rng_range(r, 0, 23); /* embedded in the slot */
-    else if (p < 930)
-        len = rng_range(r, 24, 120);
-    else if (p < 995)
-        len = rng_range(r, 121, 2048);
-    else
-        len = rng_range(r, 2049, 32768);
+    uint64_t len = draw_size(r, string_lengths);
     o->size = len <= 23 ? SLOT : SLOT + round8(len + 1);
     if (rng_below(r, 100) < 4) /* shared string: points at its root */
         o->nrefs = pick_refs(g, 1);
@@ -804,19 +825,7 @@ static void shape_string(gen *g, heapfmt_object *o)
 static void shape_array(gen *g, heapfmt_object *o)
 {
     rng *r = &g->r;
-    uint64_t p = rng_below(r, 1000), n;
-    if (p < 300)
-        n = 0;
-    else if (p < 650)
-        n = rng_range(r, 1, 3);
-    else if (p < 920)
-        n = rng_range(r, 4, 16);
-    else if (p < 995)
-        n = rng_range(r, 17, 128);
-    else if (p < 999)
-        n = rng_range(r, 129, 1000);
-    else
-        n = rng_range(r, 1000, 10000); /* a cache, a constant table */
+    uint64_t n = draw_size(r, array_lengths);
     uint64_t capa = n + rng_below(r, n / 2 + 1);
     o->size = n <= 3 ? SLOT : SLOT + 8 * capa;
     /* Some elements are immediates (Integer, nil, true), not references. */
@@ -826,15 +835,7 @@ static void shape_array(gen *g, heapfmt_object *o)
 static void shape_hash(gen *g, heapfmt_object *o)
 {
     rng *r = &g->r;
-    uint64_t p = rng_below(r, 1000), n;
-    if (p < 250)
-        n = 0;
-    else if (p < 880)
-        n = rng_range(r, 1, 8);
-    else if (p < 990)
-        n = rng_range(r, 9, 32);
-    else
-        n = rng_range(r, 33, 256);
+    uint64_t n = draw_size(r, hash_sizes);
     if (n == 0) {
         o->size = SLOT;
     } else if (n <= 8) {

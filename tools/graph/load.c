@@ -344,8 +344,7 @@ int graph_index_build(graph *g)
 
 void graph_index_drop(graph *g)
 {
-    diff_mem_free(g->mem, g->index);
-    g->index = NULL;
+    DIFF_MEM_DROP(g->mem, g->index);
     g->nindex = 0;
 }
 
@@ -426,8 +425,7 @@ static int resolve(loader *l)
     if (!l->opt->keep_index)
         graph_index_drop(g);
     if (!l->opt->keep_objects) {
-        diff_mem_free(g->mem, g->id);
-        g->id = NULL;
+        DIFF_MEM_DROP(g->mem, g->id);
     }
     return 0;
 }
@@ -494,12 +492,9 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
 
 void graph_drop_edges(graph *g)
 {
-    diff_mem_free(g->mem, g->dst);
-    diff_mem_free(g->mem, g->label);
-    diff_mem_free(g->mem, g->big);
-    g->dst = NULL;
-    g->label = NULL;
-    g->big = NULL;
+    DIFF_MEM_DROP(g->mem, g->dst);
+    DIFF_MEM_DROP(g->mem, g->label);
+    DIFF_MEM_DROP(g->mem, g->big);
     g->nbig = g->capbig = 0;
 }
 
