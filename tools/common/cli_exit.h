@@ -13,4 +13,9 @@ enum cli_exit {
                                 results cover the readable part only */
 };
 
+/* Not an exit code: what an option parser returns when the tool goes on
+ * (otherwise it returns the code to exit with, after --help, --version or
+ * a usage message). */
+#define CLI_GO_ON (-1)
+
 #endif /* CLI_EXIT_H */

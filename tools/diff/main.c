@@ -76,8 +76,8 @@ static int parse_format(const char *s, int *format)
     return 0;
 }
 
-/* Parses the options into opt, f and format; returns -1 after the usage
- * message, 1 after --help or --version (exit 0), 0 to go on. */
+/* Parses the options into opt, f and format; returns CLI_GO_ON, or the
+ * exit code after --help, --version or a usage message. */
 static int parse(int argc, char **argv, diff_options *opt, filter *f,
                  int *format, int *human)
 {
@@ -92,7 +92,7 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                 cli_usage_error("invalid --by value '%s': expected class, "
                                 "site or class,site",
                                 optarg);
-                return -1;
+                return CLI_EXIT_USAGE;
             }
             break;
         case 'l':
@@ -102,61 +102,54 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
             if (diff_filter_add_name(f, optarg) != 0) {
                 cli_usage_error("too many --class options (at most %d)",
                                 FILTER_MAX);
-                return -1;
+                return CLI_EXIT_USAGE;
             }
             break;
         case 'm':
             if (diff_filter_add_regex(f, optarg, err, sizeof err) != 0) {
                 cli_usage_error("invalid --match expression '%s': %s", optarg,
                                 err);
-                return -1;
+                return CLI_EXIT_USAGE;
             }
             break;
         case 'n':
             if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
                 0)
-                return -1;
+                return CLI_EXIT_USAGE;
             break;
         case 'f':
             if (parse_format(optarg, format) != 0) {
                 cli_usage_error("invalid --format value '%s': expected "
                                 "table, tsv or json",
                                 optarg);
-                return -1;
+                return CLI_EXIT_USAGE;
             }
             break;
         case 'H':
             *human = 1;
             break;
-        case 'h':
-            usage();
-            return 1;
-        case 'V':
-            cli_print_version();
-            return 1;
-        default:
-            cli_getopt_error(c, argv);
-            return -1;
+        default: /* -h, -V, errors */
+            return cli_standard_option(c, argv, usage);
         }
     }
     int n = argc - optind;
     if (n < 2 || n > 3) {
         cli_usage_error("expected two or three dumps, got %d", n);
-        return -1;
+        return CLI_EXIT_USAGE;
     }
     int stdin_uses = 0;
     for (int i = optind; i < argc; i++) {
         if (argv[i][0] == '\0') {
             cli_usage_error("empty file name");
-            return -1;
+            return CLI_EXIT_USAGE;
         }
         stdin_uses += strcmp(argv[i], "-") == 0;
     }
     if (stdin_uses > 1) {
         cli_usage_error("standard input (-) can be only one of the dumps");
-        return -1;
+        return CLI_EXIT_USAGE;
     }
-    return 0;
+    return CLI_GO_ON;
 }
 
 int main(int argc, char **argv)
@@ -167,9 +160,9 @@ int main(int argc, char **argv)
     diff_filter_init(&f);
     int format = DIFF_FORMAT_TABLE, human = 0;
     int rc = parse(argc, argv, &opt, &f, &format, &human);
-    if (rc != 0) {
+    if (rc != CLI_GO_ON) {
         diff_filter_free(&f);
-        return rc > 0 ? cli_finish_stdout(CLI_EXIT_OK) : CLI_EXIT_USAGE;
+        return rc;
     }
     opt.filter = &f;
     diff_result res;

@@ -81,8 +81,8 @@ static const struct command {
     {"owners", cmd_owners},
 };
 
-/* Parses the options; returns -1 after a usage message, 1 after --help
- * or --version, 0 to go on. */
+/* Parses the options; returns CLI_GO_ON, or the exit code after --help,
+ * --version or a usage message. */
 static int parse(int argc, char **argv, cmd_options *opt,
                  const char **classes)
 {
@@ -96,19 +96,19 @@ static int parse(int argc, char **argv, cmd_options *opt,
                 cli_usage_error("invalid --format value '%s': expected "
                                 "table, tsv, csv or json",
                                 optarg);
-                return -1;
+                return CLI_EXIT_USAGE;
             }
             break;
         case 'n':
             if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
                 0)
-                return -1;
+                return CLI_EXIT_USAGE;
             opt->top_given = 1;
             break;
         case 'k':
             if (cli_option_u64("--paths", optarg, 1, 1000000,
                                &opt->npaths) != 0)
-                return -1;
+                return CLI_EXIT_USAGE;
             break;
         case OPT_NO_WEAK:
             opt->no_weak = 1;
@@ -118,35 +118,28 @@ static int parse(int argc, char **argv, cmd_options *opt,
                 cli_usage_error("invalid --by value '%s': expected class, "
                                 "site or class,site",
                                 optarg);
-                return -1;
+                return CLI_EXIT_USAGE;
             }
             break;
         case OPT_CLASS:
             if (opt->nclasses == MAX_CLASSES) {
                 cli_usage_error("too many --class options (at most %d)",
                                 MAX_CLASSES);
-                return -1;
+                return CLI_EXIT_USAGE;
             }
             classes[opt->nclasses++] = optarg;
             break;
-        case 'h':
-            usage();
-            return 1;
-        case 'V':
-            cli_print_version();
-            return 1;
-        default:
-            cli_getopt_error(c, argv);
-            return -1;
+        default: /* -h, -V, errors */
+            return cli_standard_option(c, argv, usage);
         }
     }
     for (int i = optind; i < argc; i++) {
         if (argv[i][0] == '\0') {
             cli_usage_error("empty argument");
-            return -1;
+            return CLI_EXIT_USAGE;
         }
     }
-    return 0;
+    return CLI_GO_ON;
 }
 
 int main(int argc, char **argv)
@@ -176,8 +169,8 @@ int main(int argc, char **argv)
     const char *classes[MAX_CLASSES];
     opt.classes = classes;
     int rc = parse(argc - shift, argv + shift, &opt, classes);
-    if (rc != 0)
-        return rc > 0 ? cli_finish_stdout(CLI_EXIT_OK) : CLI_EXIT_USAGE;
+    if (rc != CLI_GO_ON)
+        return rc;
     if (cmd == NULL) {
         cli_usage_error("expected a command: referrers, path, dominators "
                         "or owners");
