@@ -88,12 +88,8 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                             NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0) {
-                cli_usage_error("invalid --by value '%s': expected class, "
-                                "site or class,site",
-                                optarg);
+            if (summary_parse_by(optarg, &opt->by) != 0)
                 return CLI_EXIT_USAGE;
-            }
             break;
         case 'l':
             opt->list = 1;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_msg.h"
 #include "summary.h"
 
 /* qsort has no context argument: each row carries a pointer to the names
@@ -106,7 +107,11 @@ int summary_parse_by(const char *s, unsigned *by)
         *by = DIFF_BY_SITE;
     else if (strcmp(s, "class,site") == 0 || strcmp(s, "site,class") == 0)
         *by = DIFF_BY_CLASS | DIFF_BY_SITE;
-    else
+    else {
+        cli_usage_error("invalid --by value '%s': expected class, site or "
+                        "class,site",
+                        s);
         return -1;
+    }
     return 0;
 }

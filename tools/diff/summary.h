@@ -33,7 +33,8 @@ static inline tuple summary_group_key(const tuple *kind, unsigned by)
 }
 
 /* Parses a --by value: class, site, or class,site (either order) into
- * DIFF_BY_* bits. Returns 0, or -1 for anything else. */
+ * DIFF_BY_* bits. Returns 0, or -1 after a usage message (cli_msg.h) for
+ * anything else. */
 int summary_parse_by(const char *s, unsigned *by);
 
 /* [DIFF_NEW] new (two dumps) or retained (three); [DIFF_FREED] freed. */

@@ -114,12 +114,8 @@ static int parse(int argc, char **argv, cmd_options *opt,
             opt->no_weak = 1;
             break;
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0) {
-                cli_usage_error("invalid --by value '%s': expected class, "
-                                "site or class,site",
-                                optarg);
+            if (summary_parse_by(optarg, &opt->by) != 0)
                 return CLI_EXIT_USAGE;
-            }
             break;
         case OPT_CLASS:
             if (opt->nclasses == MAX_CLASSES) {
