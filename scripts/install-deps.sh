@@ -12,7 +12,9 @@ set -eu
 # libzstd-dev: Zstandard, the default block codec of format 1.1.
 # python3-pymongo: tests/export/check_mongo.py checks the MongoDB export
 # with MongoDB's own bson module.
-PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev python3 python3-pymongo"
+# ruby-bundler, git: tests/cli/ruby_gem.sh installs the gem with Bundler
+# from a git: and a path: source.
+PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-like system; make sure these (or your"

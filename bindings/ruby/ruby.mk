@@ -3,6 +3,10 @@
 #
 #   make ruby            build $(BUILD)/ruby/heapfmt.so: ruby -I build/ruby
 #                        -e 'require "heapfmt"'
+#   make ruby-lib        also copies it to lib/heapfmt.so (RUBY_LIB_DIR=dir:
+#                        elsewhere), where Bundler finds it for a
+#                        `gem "heapfmt", path: "..."` source: Bundler does
+#                        not compile the extensions of path sources
 #   make install         also installs it into Ruby's sitearchdir (where
 #                        `require "heapfmt"` finds it), under DESTDIR;
 #                        RUBY_SITEARCHDIR=dir installs it elsewhere.
@@ -40,7 +44,9 @@ RUBY_EXT_SRCS := $(wildcard bindings/ruby/*.c)
 RUBY_EXT_OBJS := $(RUBY_EXT_SRCS:%.c=$(BUILD)/obj/%.o)
 RUBY_EXT      := $(BUILD)/ruby/heapfmt.$(or $(RUBY_DLEXT),so)
 
-.PHONY: ruby install-ruby uninstall-ruby
+.PHONY: ruby ruby-lib install-ruby uninstall-ruby
+
+RUBY_LIB_DIR ?= lib
 
 ifneq ($(RUBY_DLEXT),)
 all: ruby
@@ -64,6 +70,11 @@ $(RUBY_EXT): $(RUBY_EXT_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(RUBY_EXT_CFLAGS) $(RUBY_EXT_LDFLAGS) -o $@ $(RUBY_EXT_OBJS) \
 	  $(LIB_A) $(RUBY_EXT_LIBS)
+
+## ruby-lib: the extension in lib/heapfmt.so, for Bundler's path: sources
+ruby-lib: $(RUBY_EXT)
+	@mkdir -p '$(RUBY_LIB_DIR)'
+	cp $(RUBY_EXT) '$(RUBY_LIB_DIR)/'
 
 install-ruby: $(RUBY_EXT)
 	install -d '$(DESTDIR)$(RUBY_SITEARCHDIR)'
