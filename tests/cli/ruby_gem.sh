@@ -62,8 +62,10 @@ run sh -c "cd '$src' && git init -q && git add -A &&
     git -c user.name=t -c user.email=t@t commit -qm gem"
 expect_rc 0 "a git repository of the gem's files"
 bundled git "gem \"heapfmt\", git: \"file://$src\"" "$TMPDIR/bundle-git"
-# path: Bundler does not compile; make ruby-lib puts the extension in lib/.
-run make -s -C "$root" ruby-lib RUBY_LIB_DIR="$src/lib"
+# path: Bundler does not compile; make ruby-lib puts the extension in lib/
+# (built in a scratch directory: not with this run's BUILD, which make
+# exports, and which is a sanitizer build under make asan).
+run make -s -C "$root" ruby-lib BUILD="$TMPDIR/build" RUBY_LIB_DIR="$src/lib"
 expect_rc 0 "make ruby-lib"
 bundled path "gem \"heapfmt\", path: \"$src\"" "$src/lib"
 finish
