@@ -104,8 +104,10 @@ typedef struct walk {
     uint32_t types[32]; /* string id of each type name, 0 until written */
     const char *root_kind;
     uint32_t root_kind_id;
-    const char *last_path; /* objspace interns paths: a pointer cache works */
-    uint32_t last_path_id;
+    struct {
+        const char *path; /* objspace interns paths: a pointer cache works */
+        uint32_t id;
+    } paths[256]; /* allocation-site paths written, direct-mapped */
 
     uint64_t objects, truncated;
     char buf[HR_LABEL_MAX + HR_PATH_MAX + 48]; /* a value made here */
@@ -714,18 +716,21 @@ static void allocation_site(walk *k, VALUE v, heapfmt_object *o)
     if (!info)
         return;
     if (info->path) {
-        if (info->path != k->last_path) {
+        size_t slot = (size_t)(((uintptr_t)info->path * 0x9E3779B97F4A7C15ull) >>
+                               56);
+        if (k->paths[slot].path != info->path) {
+            uint32_t id;
             int rc = heapfmt_write_string(k->w, info->path, strlen(info->path),
-                                          &k->last_path_id);
+                                          &id);
             if (rc != HEAPFMT_OK) {
                 fail(k, rc);
-                k->last_path = NULL;
                 return;
             }
-            k->last_path = info->path;
+            k->paths[slot].path = info->path;
+            k->paths[slot].id = id;
         }
         o->fields |= HEAPFMT_F_SITE;
-        o->file = k->last_path_id;
+        o->file = k->paths[slot].id;
         o->line = info->line;
     }
     o->fields |= HEAPFMT_F_GENERATION;
