@@ -167,6 +167,17 @@ Check.eq(d.objects[hex(NODES)].size, ObjectSpace.memsize_of(NODES),
 Check.eq(d.objects[hex(A)].class_id, hex(Node), "class of an object")
 Check.ok(d.objects.values.any? { |o| o.type == "T_IMEMO" && o.class_id == "0" },
          "internal objects: T_IMEMO without a class")
+# ObjectSpace::WeakMap: its mark function reports none of its entries, so
+# they are no references at all (they keep nothing alive).
+WEAK = ObjectSpace::WeakMap.new
+WEAK_KEY = +"weak key"
+WEAK_VALUE = +"weak value"
+WEAK[WEAK_KEY] = WEAK_VALUE
+HeapFmt.dump(path)
+d = Dump.new(path, refs: true)
+wrefs = d.objects[hex(WEAK)]&.refs || []
+Check.ok(d.objects.key?(hex(WEAK)) && !wrefs.include?(hex(WEAK_VALUE)) &&
+         !wrefs.include?(hex(WEAK_KEY)), "a WeakMap's entries are not references")
 d = nil
 long = "x" * 1000
 HeapFmt.dump(path)
