@@ -42,6 +42,6 @@ GC.start
 HeapFmt.dump("#{dir}/g2.dump")
 fill(3100, 3000)
 GC.start
-HeapFmt.dump("#{dir}/g3.dump")
+HeapFmt.dump("#{dir}/g3.dump", fork: true) # the production way: labels from the child
 File.write("#{dir}/ids", [address.(($cache["req-150"])),
                          address.(HANDLER.call(nil))].join("\n") + "\n")
