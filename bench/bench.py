@@ -739,6 +739,23 @@ class Bench:
 
     # ---- output -----------------------------------------------------------
 
+    def update_readme(self, block):
+        """Writes the results of a full run into bench/README.md, between
+        its markers: the README's results are this run's, never kept by
+        hand."""
+        path = os.path.join(self.root, "bench", "README.md")
+        try:
+            with open(path) as f:
+                text = update_readme_text(f.read(), block)
+            if text is None:
+                sys.stderr.write("bench: %s has no results markers\n" % path)
+                return
+            with open(path, "w") as f:
+                f.write(text)
+            sys.stderr.write("bench: results written into %s\n" % path)
+        except OSError as e:
+            sys.stderr.write("bench: %s: %s\n" % (path, e))
+
     def load_text(self):
         return "%.1f -> %.1f" % (self.load0, os.getloadavg()[0])
 
@@ -866,14 +883,19 @@ class Bench:
             json.dump(result, f, indent=1)
             f.write("\n")
         m = result["machine"]
-        print("heapfmt bench, %s, scale %s, median of %d runs" %
-              (result["date"], self.scale, self.runs))
-        print("machine: %s, %d cores, zlib %s; load average %s" %
-              (m["cpu"], m["cores"], m["zlib"], self.load_text()))
-        print("heap: %s; issue-7 cases on DEFLATE dumps" % result["heap"])
+        head = ["heapfmt bench, %s, scale %s, median of %d runs, %.0f s" %
+                (result["date"], self.scale, self.runs, result["elapsed_s"]),
+                "machine: %s, %d cores, kernel %s, zlib %s; load average %s" %
+                (m["cpu"], m["cores"], m["kernel"], m["zlib"],
+                 self.load_text()),
+                "heap: %s; issue-7 cases on DEFLATE dumps" % result["heap"]]
+        table = self.table(targets)
+        print("\n".join(head))
         print()
-        print(self.table(targets))
+        print(table)
         print()
+        if self.scale == "full":
+            self.update_readme("\n".join(head) + "\n\n" + table)
         print("%s written in %.0f s" % (os.path.relpath(self.path(
             "results.json")), result["elapsed_s"]))
         # the big files are not needed any more
@@ -882,6 +904,21 @@ class Bench:
                 p = self.path("d%s-%s.hfd" % (label, s))
                 if os.path.exists(p):
                     os.unlink(p)
+
+
+README_BEGIN = "<!-- BEGIN RESULTS: written by make bench (bench/bench.py) -->"
+README_END = "<!-- END RESULTS -->"
+
+
+def update_readme_text(text, block):
+    """text with the part between README_BEGIN and README_END replaced by
+    block (in a code fence), or None when the markers are missing."""
+    a = text.find(README_BEGIN)
+    b = text.find(README_END)
+    if a < 0 or b < a:
+        return None
+    return (text[:a + len(README_BEGIN)] + "\n\n```\n" + block.rstrip() +
+            "\n```\n\n" + text[b:])
 
 
 def main():
