@@ -297,6 +297,17 @@ static void collect_globals(hr_context *c)
     }
 }
 
+/* The IDs the walk compares rb_obj_gc_flags' answers with. */
+static void flag_ids(hr_context *c)
+{
+    c->id_wb_protected = id_wb_protected;
+    c->id_old = id_old;
+    c->id_uncollectible = id_uncollectible;
+    c->id_marked = id_marked;
+    c->id_pinned = id_pinned;
+    c->id_attached = id_attached;
+}
+
 static void fill_context(dump_args *a)
 {
     hr_context *c = &a->ctx;
@@ -321,12 +332,7 @@ static void fill_context(dump_args *a)
      * gc.compactions counts. */
     c->ids_stable = !auto_compact_enabled();
     c->lookup = find_allocation_lookup();
-    c->id_wb_protected = id_wb_protected;
-    c->id_old = id_old;
-    c->id_uncollectible = id_uncollectible;
-    c->id_marked = id_marked;
-    c->id_pinned = id_pinned;
-    c->id_attached = id_attached;
+    flag_ids(c);
     c->codec = a->codec;
     c->level = a->level;
     c->threads = a->threads;
@@ -920,11 +926,7 @@ static VALUE hr_walk_floor_m(VALUE self)
     int was_disabled = RTEST(rb_gc_disable());
     hr_context c;
     memset(&c, 0, sizeof c);
-    c.id_wb_protected = id_wb_protected;
-    c.id_old = id_old;
-    c.id_uncollectible = id_uncollectible;
-    c.id_marked = id_marked;
-    c.id_pinned = id_pinned;
+    flag_ids(&c);
     uint64_t sum = 0, n = hr_walk_floor(&c, &sum);
     if (!was_disabled)
         rb_gc_enable();
