@@ -531,10 +531,10 @@ class Bench:
                               "objects": int(f[3]),
                               "objects_per_s": int(f[4]),
                               "bytes_per_object": float(f[5])}
-            elif section == "pause" and len(f) == 2:
-                rows["pause"][f[0]] = float(f[1])
             elif len(f) == 2 and f[0] == "import_throughput_MB_per_s":
                 rows["import_MB_per_s"] = float(f[1])
+            elif section == "pause" and len(f) == 2:
+                rows["pause"][f[0]] = float(f[1])
         if self.ruby is None:
             self.ruby = {}
         self.ruby[key] = rows
