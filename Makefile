@@ -348,6 +348,7 @@ help:
          $(TEST_OBJS:.o=.d)
 
 # Optional parts, each in its own fragment.
+-include libheapfmt-malloc/malloc.mk
 -include bindings/ruby/ruby.mk
 -include bench/bench.mk
 -include fuzz/fuzz.mk

@@ -1,0 +1,40 @@
+/* heapfmt_malloc.h -- the C API of libheapfmt-malloc, the malloc tracker.
+ *
+ * A program run under the tracker (heapfmt-malloc -- PROG, or
+ * LD_PRELOAD=libheapfmt-malloc.so), or linked with -lheapfmt-malloc, may
+ * ask for a dump of its native heap at a moment of its choosing. A program
+ * that may run without the tracker declares these functions weak and
+ * checks them for NULL:
+ *
+ *     #pragma weak heapfmt_malloc_dump
+ *     if (heapfmt_malloc_dump) heapfmt_malloc_dump(NULL, NULL, 0);
+ *
+ * See heapfmt-malloc(1) for what a dump holds. */
+#ifndef HEAPFMT_MALLOC_H
+#define HEAPFMT_MALLOC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Writes a dump of the allocations live now to path, or, when path is
+ * NULL, to DIR/PREFIX-PID-N.hfd as configured (HEAPFMT_MALLOC_DIR,
+ * HEAPFMT_MALLOC_PREFIX). When written is not NULL, the path written is
+ * copied there (len bytes at most, NUL-terminated). Blocks other threads'
+ * malloc and free for the copy of the table (about 10 ns an allocation),
+ * not for the writing. Thread-safe; dumps are serialised. Not
+ * async-signal-safe: from a signal handler, send the tracker's signal
+ * instead. Returns 0, or -1 with errno set (EAGAIN: the tracker is not
+ * running yet; the errno of a failed open or write). */
+int heapfmt_malloc_dump(const char *path, char *written, size_t len);
+
+/* 1 when the tracker is recording allocations, else 0. */
+int heapfmt_malloc_tracking(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HEAPFMT_MALLOC_H */

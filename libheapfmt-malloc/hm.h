@@ -1,0 +1,221 @@
+/* hm.h -- internals of libheapfmt-malloc, the LD_PRELOAD malloc tracker.
+ *
+ * The tracker sits between a program and its allocator. Each tracked
+ * allocation gets an entry in the live table (hm_live.c) and the id of its
+ * interned call stack (hm_stacks.c); a dump (hm_dump.c) writes the live
+ * table as a heapfmt file. Everything here runs inside malloc, so:
+ *   - nothing here calls the program's malloc: memory comes from mmap or
+ *     from the real allocator through hm_real (never through the hooks);
+ *   - a thread inside the tracker is marked busy (hm_busy), and any
+ *     allocation it makes meanwhile (by libunwind, dladdr, the writer, a
+ *     signal handler that calls malloc) goes straight to the allocator;
+ *   - no lock of the tracker is held while calling anything that may take
+ *     a lock of its own (the unwinder, the loader), so no lock order can
+ *     invert. */
+#ifndef HM_H
+#define HM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HM_EXPORT __attribute__((visibility("default")))
+#define HM_TLS __attribute__((tls_model("initial-exec")))
+#define HM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The allocation calls, as the dump names them (the object's type). */
+typedef enum hm_kind {
+    HM_KIND_MALLOC,
+    HM_KIND_CALLOC,
+    HM_KIND_REALLOC,
+    HM_KIND_REALLOCARRAY,
+    HM_KIND_POSIX_MEMALIGN,
+    HM_KIND_ALIGNED_ALLOC,
+    HM_KIND_MEMALIGN,
+    HM_KIND_VALLOC,
+    HM_KIND_PVALLOC,
+    HM_KIND_COUNT
+} hm_kind;
+
+const char *hm_kind_name(hm_kind k);
+
+/* The allocator underneath, found with dlsym(RTLD_NEXT) at start. */
+typedef struct hm_real {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+    size_t (*usable_size)(void *);
+} hm_real;
+
+extern hm_real hm_next;
+
+/* Nonzero while this thread runs tracker code (its own allocations are
+ * not tracked). */
+extern HM_TLS __thread int hm_busy;
+
+/* ------------------------------------------------------------------ */
+/* Configuration (hm_config.c), from the environment at start          */
+/* ------------------------------------------------------------------ */
+
+typedef enum hm_mode { HM_MODE_SAMPLED, HM_MODE_EXACT } hm_mode;
+
+typedef struct hm_config {
+    hm_mode mode;
+    uint64_t sample_bytes;   /* mean bytes between samples (sampled mode) */
+    unsigned depth;          /* frames kept per stack */
+    int signal;              /* 0: no signal */
+    unsigned interval;       /* seconds between periodic dumps, 0: none */
+    int at_exit;             /* dump when the process exits */
+    int ruby;                /* attribute to Ruby's file:line: 1 on, 0 off */
+    int log;                 /* one line on stderr per dump */
+    int level;               /* zstd level of the dump */
+    char dir[1024];          /* where dumps go */
+    char prefix[64];         /* dump file names start with this */
+} hm_config;
+
+extern hm_config hm_cfg;
+
+/* The default dump signal: SIGRTMIN+7. Real-time signals are used by no
+ * Ruby server (Puma and Unicorn take USR1, USR2, TTIN, TTOU, WINCH, HUP;
+ * Sidekiq TSTP, TTIN, USR2) nor by profilers (PROF, VTALRM). */
+#define HM_DEFAULT_SIGNAL_OFFSET 7
+
+/* A signal by name (USR1, SIGUSR2, RTMIN+3, PROF...) or number; 0 for
+ * "none"; -1 if not valid. */
+int hm_parse_signal(const char *s);
+
+/* Reads HEAPFMT_MALLOC_* into hm_cfg (defaults for what is unset or bad;
+ * a bad value is reported once through hm_log when log is on). */
+void hm_config_load(hm_config *c);
+
+/* ------------------------------------------------------------------ */
+/* Raw memory (hm_config.c): mmap'd, never from the hooked allocator    */
+/* ------------------------------------------------------------------ */
+
+void *hm_map(size_t bytes);
+void hm_unmap(void *p, size_t bytes);
+
+/* ------------------------------------------------------------------ */
+/* Live allocations (hm_live.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/* One live allocation: 24 bytes. size is what the program asked for
+ * (HM_SIZE_MAX if larger); epoch is the number of dumps taken before it
+ * was made, so that an address reused after a dump gets a new object id
+ * (hm_dump.c). */
+#define HM_SIZE_BITS 40
+#define HM_SIZE_MAX ((UINT64_C(1) << HM_SIZE_BITS) - 1)
+typedef struct hm_entry {
+    uintptr_t addr;      /* 0: empty slot */
+    uint64_t size : HM_SIZE_BITS;
+    uint64_t kind : 8;
+    uint64_t epoch : 16;
+    uint32_t stack;      /* hm_stacks id, 0: none */
+    uint32_t site;       /* hm_ruby site id, 0: none */
+} hm_entry;
+
+void hm_live_init(void);
+/* Adds e. Returns 0, or -1 when no memory could be mapped (not tracked). */
+int hm_live_insert(const hm_entry *e);
+/* Removes addr; copies its entry to *out and returns 1, or returns 0 when
+ * addr is not tracked. */
+int hm_live_remove(uintptr_t addr, hm_entry *out);
+/* Cheap, lock-free test: 0 means addr is certainly not tracked. */
+int hm_live_maybe(uintptr_t addr);
+/* Entries in the table now (racy: for sizing). */
+size_t hm_live_count(void);
+/* With every shard locked (hm_live_lock_all): copies every entry to buf
+ * (room for cap) and its usable size to usable; returns the number of
+ * entries, more than cap when buf is too small (then only cap copied). */
+size_t hm_live_snapshot(hm_entry *buf, uint64_t *usable, size_t cap);
+/* Bytes of memory the table holds now. */
+size_t hm_live_memory(void);
+void hm_live_lock_all(void);
+void hm_live_unlock_all(void);
+
+/* ------------------------------------------------------------------ */
+/* Call stacks (hm_stacks.c)                                            */
+/* ------------------------------------------------------------------ */
+
+#define HM_MAX_DEPTH 128
+
+/* Counters of one stack since start; updated without a lock. */
+typedef struct hm_stack_counts {
+    uint64_t allocs, frees;
+    uint64_t alloc_bytes, free_bytes;
+} hm_stack_counts;
+
+void hm_stacks_init(void);
+/* The id (>= 1) of the stack of ips (innermost first), interned; counts
+ * one allocation of size bytes on it. Returns HM_STACK_OVERFLOW when the
+ * table is full. */
+uint32_t hm_stacks_intern(const uintptr_t *ips, unsigned n, uint64_t size);
+#define HM_STACK_OVERFLOW 1u /* id 1: "stack table full", no frames */
+/* Counts one free of size bytes on stack id. */
+void hm_stacks_count_free(uint32_t id, uint64_t size);
+/* Number of ids given so far (ids are 1..n). */
+uint32_t hm_stacks_count(void);
+/* Frames and counters of id (1..hm_stacks_count()). */
+unsigned hm_stacks_get(uint32_t id, const uintptr_t **ips,
+                       hm_stack_counts *counts);
+size_t hm_stacks_memory(void);
+void hm_stacks_lock_all(void);
+void hm_stacks_unlock_all(void);
+
+/* Captures the caller's stack, innermost first, without the tracker's own
+ * frames; returns the number of frames (<= max). */
+unsigned hm_capture(uintptr_t *ips, unsigned max);
+
+/* ------------------------------------------------------------------ */
+/* Sampling (hm_sample.c)                                               */
+/* ------------------------------------------------------------------ */
+
+/* Whether an allocation of size bytes is sampled (sampled mode). */
+int hm_sample(size_t size);
+/* The number of allocations one sampled allocation of size bytes stands
+ * for: 1 / P(sampled). */
+double hm_sample_weight(uint64_t size, uint64_t mean);
+
+/* ------------------------------------------------------------------ */
+/* Ruby attribution (hm_ruby.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/* Finds the Ruby VM's symbols; returns 1 when the process is a Ruby VM. */
+int hm_ruby_init(void);
+/* The site id (>= 1) of the Ruby file:line the calling thread runs now,
+ * or 0 (no Ruby code running on this thread). */
+uint32_t hm_ruby_site(void);
+/* File and line of site id. */
+const char *hm_ruby_site_get(uint32_t id, size_t *len, uint32_t *line);
+uint32_t hm_ruby_site_count(void);
+void hm_ruby_lock_all(void);
+void hm_ruby_unlock_all(void);
+
+/* ------------------------------------------------------------------ */
+/* Dumps (hm_dump.c)                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Dumps taken so far, mod 2^16 (hm_entry.epoch). */
+extern volatile uint16_t hm_epoch;
+
+/* Starts the dump thread, the signal handler and the exit dump. */
+void hm_dump_start(void);
+/* Writes one dump to path (NULL: a new name in the configured dir).
+ * Returns 0 or -1 with errno set; the path written goes to out (size
+ * outlen) when out is not NULL. */
+int hm_dump_write(const char *path, char *out, size_t outlen);
+void hm_dump_atfork_child(void);
+/* In a forked child: starts the child's dump thread if it is due. */
+void hm_dump_child_poll(void);
+
+/* Writes a one-line message to stderr when logging is on. */
+void hm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* HM_H */

@@ -1,0 +1,449 @@
+/* hm_dump.c -- writing the live allocations as a heapfmt dump, and when.
+ *
+ * When: on a signal (the handler only writes a byte to a pipe: nothing
+ * else is safe there, least of all inside malloc), every N seconds, at
+ * exit, and on request (heapfmt_malloc_dump). A thread of the tracker's
+ * own waits on the pipe and writes the dumps; it is marked busy for its
+ * whole life, so what it allocates is not tracked.
+ *
+ * What: the live table is copied with every shard locked, so a dump is
+ * one consistent moment (the program's malloc and free wait for the copy,
+ * some 10 ns an allocation), then written with no lock held. Each dump
+ * starts a new epoch: an object's id is its address (the low 48 bits)
+ * with the epoch it was made in above it, so an address that is freed and
+ * reused between two dumps is two objects to heapfmt-diff, not one
+ * "retained" object. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "heapfmt.h"
+#include "hf_common.h"
+#include "hm.h"
+#include "hm_symbols.h"
+
+volatile uint16_t hm_epoch;
+
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static int wake[2] = {-1, -1};
+static unsigned seq;              /* dumps written by this process */
+static volatile int child_due;    /* a forked child needs its thread */
+static time_t started;
+
+static void *real_alloc(void *opaque, size_t n) { (void)opaque; return hm_next.malloc(n); }
+static void real_free(void *opaque, void *p) { (void)opaque; hm_next.free(p); }
+static const heapfmt_allocator real_allocator = {real_alloc, real_free, NULL};
+
+/* ------------------------------------------------------------------ */
+/* Writing one dump                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct dumper {
+    heapfmt_writer *w;
+    hf_map frames;      /* instruction address -> frame id */
+    uint32_t *stack_ids; /* tracker stack id -> dump stack id, 0: not yet */
+    uint32_t nstacks;
+    uint32_t *site_files; /* Ruby site id -> string id */
+    uint32_t nsites;
+    uint32_t kind_str[HM_KIND_COUNT];
+} dumper;
+
+static int put_string(dumper *d, const char *s, uint32_t *id) {
+    if (s == NULL) {
+        *id = 0;
+        return HEAPFMT_OK;
+    }
+    size_t n = strnlen(s, 4096);
+    return heapfmt_write_string(d->w, s, n, id);
+}
+
+static int put_frame(dumper *d, uintptr_t ip, uint32_t *id) {
+    if (hf_map_get(&d->frames, ip, id))
+        return HEAPFMT_OK;
+    hm_symbol sym;
+    hm_symbolize(ip, &sym);
+    heapfmt_frame f = {0};
+    int rc;
+    if ((rc = put_string(d, sym.function, &f.function)) != HEAPFMT_OK ||
+        (rc = put_string(d, sym.library, &f.library)) != HEAPFMT_OK)
+        return rc;
+    f.offset = sym.offset;
+    if ((rc = heapfmt_write_frame(d->w, &f, id)) != HEAPFMT_OK)
+        return rc;
+    return hf_map_put(&d->frames, &real_allocator, ip, *id) == 0
+               ? HEAPFMT_OK : HEAPFMT_E_NOMEM;
+}
+
+/* The dump's id of tracker stack sid, writing its frames on first use. */
+static int put_stack(dumper *d, uint32_t sid, uint32_t *id) {
+    *id = 0;
+    if (sid == 0 || sid > d->nstacks)
+        return HEAPFMT_OK;
+    if (d->stack_ids[sid - 1] != 0) {
+        *id = d->stack_ids[sid - 1];
+        return HEAPFMT_OK;
+    }
+    const uintptr_t *ips;
+    hm_stack_counts c;
+    unsigned n = hm_stacks_get(sid, &ips, &c);
+    uint32_t frames[HM_MAX_DEPTH];
+    int rc;
+    if (n == 0) { /* the overflow stack: one frame that says so */
+        heapfmt_frame f = {0};
+        if ((rc = put_string(d, "(stack table full)", &f.function)) != HEAPFMT_OK ||
+            (rc = heapfmt_write_frame(d->w, &f, &frames[0])) != HEAPFMT_OK)
+            return rc;
+        n = 1;
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            if ((rc = put_frame(d, ips[i], &frames[i])) != HEAPFMT_OK)
+                return rc;
+    }
+    if ((rc = heapfmt_write_stack(d->w, frames, n, id)) != HEAPFMT_OK)
+        return rc;
+    d->stack_ids[sid - 1] = *id;
+    return HEAPFMT_OK;
+}
+
+static uint64_t rss_bytes(void) {
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char buf[128];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    unsigned long size, resident;
+    if (sscanf(buf, "%lu %lu", &size, &resident) != 2)
+        return 0;
+    return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
+                      uint64_t allocs, uint64_t frees) {
+    heapfmt_writer *w = d->w;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    struct mallinfo2 mi = mallinfo2();
+    int rc = 0;
+    rc |= heapfmt_write_meta_text(w, "producer", "heapfmt-malloc " HEAPFMT_LIB_VERSION_STRING);
+    rc |= heapfmt_write_meta_text(w, "vm.name", "native");
+    rc |= heapfmt_write_meta_uint(w, "pid", (uint64_t)getpid());
+    if (host[0])
+        rc |= heapfmt_write_meta_text(w, "host", host);
+    rc |= heapfmt_write_meta_uint(w, "time", (uint64_t)time(NULL));
+    rc |= heapfmt_write_meta_uint(w, "process.start", (uint64_t)started);
+    rc |= heapfmt_write_meta_uint(w, "pointer_size", sizeof(void *));
+    rc |= heapfmt_write_meta_uint(w, "ids_stable", 1);
+    rc |= heapfmt_write_meta_text(w, "malloc.mode",
+                                  hm_cfg.mode == HM_MODE_EXACT ? "exact" : "sampled");
+    rc |= heapfmt_write_meta_uint(w, "malloc.estimates", hm_cfg.mode == HM_MODE_SAMPLED);
+    if (hm_cfg.mode == HM_MODE_SAMPLED)
+        rc |= heapfmt_write_meta_uint(w, "malloc.sample_bytes", hm_cfg.sample_bytes);
+    rc |= heapfmt_write_meta_uint(w, "malloc.depth", hm_cfg.depth);
+    rc |= heapfmt_write_meta_uint(w, "malloc.epoch", hm_epoch);
+    rc |= heapfmt_write_meta_uint(w, "malloc.live.objects", nlive);
+    rc |= heapfmt_write_meta_uint(w, "malloc.live.bytes", live_bytes);
+    rc |= heapfmt_write_meta_uint(w, "malloc.allocs", allocs);
+    rc |= heapfmt_write_meta_uint(w, "malloc.frees", frees);
+    rc |= heapfmt_write_meta_uint(w, "malloc.tracker_bytes",
+                                  hm_live_memory() + hm_stacks_memory());
+    rc |= heapfmt_write_meta_uint(w, "malloc.ruby", hm_ruby_site_count() > 0);
+    rc |= heapfmt_write_meta_uint(w, "rss", rss_bytes());
+    rc |= heapfmt_write_meta_uint(w, "mallinfo2.arena", mi.arena);
+    rc |= heapfmt_write_meta_uint(w, "mallinfo2.hblkhd", mi.hblkhd);
+    rc |= heapfmt_write_meta_uint(w, "mallinfo2.uordblks", mi.uordblks);
+    rc |= heapfmt_write_meta_uint(w, "mallinfo2.fordblks", mi.fordblks);
+    rc |= heapfmt_write_meta_uint(w, "mallinfo2.keepcost", mi.keepcost);
+    return rc == 0 ? HEAPFMT_OK : HEAPFMT_E_IO;
+}
+
+/* Per-stack counts since start, one META per stack that allocated:
+ * malloc.stack.ID = "ALLOCS FREES ALLOC_BYTES FREE_BYTES". */
+static int write_stack_counts(dumper *d) {
+    for (uint32_t sid = 1; sid <= d->nstacks; sid++) {
+        const uintptr_t *ips;
+        hm_stack_counts c;
+        hm_stacks_get(sid, &ips, &c);
+        if (c.allocs == 0)
+            continue;
+        uint32_t id;
+        int rc = put_stack(d, sid, &id);
+        if (rc != HEAPFMT_OK)
+            return rc;
+        char key[48], val[96];
+        snprintf(key, sizeof key, "malloc.stack.%u", id);
+        snprintf(val, sizeof val, "%llu %llu %llu %llu",
+                 (unsigned long long)c.allocs, (unsigned long long)c.frees,
+                 (unsigned long long)c.alloc_bytes, (unsigned long long)c.free_bytes);
+        if ((rc = heapfmt_write_meta_text(d->w, key, val)) != HEAPFMT_OK)
+            return rc;
+    }
+    return HEAPFMT_OK;
+}
+
+static int write_objects(dumper *d, const hm_entry *e, const uint64_t *usable,
+                         size_t n) {
+    int rc;
+    for (unsigned k = 0; k < HM_KIND_COUNT; k++) {
+        if ((rc = put_string(d, hm_kind_name((hm_kind)k), &d->kind_str[k])) != HEAPFMT_OK)
+            return rc;
+        heapfmt_class c = {.id = k + 1, .name = hm_kind_name((hm_kind)k),
+                           .name_len = strlen(hm_kind_name((hm_kind)k))};
+        if ((rc = heapfmt_write_class(d->w, &c)) != HEAPFMT_OK)
+            return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        heapfmt_object o = {0};
+        o.id = (uint64_t)e[i].addr | ((uint64_t)e[i].epoch << 48);
+        o.class_id = e[i].kind + 1;
+        o.type = d->kind_str[e[i].kind < HM_KIND_COUNT ? e[i].kind : 0];
+        o.size = e[i].size;
+        if (hm_cfg.mode == HM_MODE_SAMPLED)
+            o.size = (uint64_t)(e[i].size * hm_sample_weight(e[i].size, hm_cfg.sample_bytes) + 0.5);
+        char value[48];
+        if (usable[i] != 0 && usable[i] != e[i].size) {
+            o.fields |= HEAPFMT_F_VALUE;
+            o.value_len = (size_t)snprintf(value, sizeof value, "usable %llu",
+                                           (unsigned long long)usable[i]);
+            o.value = value;
+        }
+        if ((rc = put_stack(d, e[i].stack, &o.stack)) != HEAPFMT_OK)
+            return rc;
+        if (o.stack != 0)
+            o.fields |= HEAPFMT_F_STACK;
+        size_t flen;
+        uint32_t line;
+        const char *file = e[i].site ? hm_ruby_site_get(e[i].site, &flen, &line) : NULL;
+        if (file != NULL) {
+            if (e[i].site <= d->nsites && d->site_files[e[i].site - 1] == 0 &&
+                (rc = heapfmt_write_string(d->w, file, flen,
+                                           &d->site_files[e[i].site - 1])) != HEAPFMT_OK)
+                return rc;
+            o.file = e[i].site <= d->nsites ? d->site_files[e[i].site - 1] : 0;
+            o.line = line;
+            if (o.file != 0)
+                o.fields |= HEAPFMT_F_SITE;
+        }
+        if ((rc = heapfmt_write_object(d->w, &o)) != HEAPFMT_OK)
+            return rc;
+    }
+    return HEAPFMT_OK;
+}
+
+/* Copies the live table at one moment: every shard locked, epoch moved. */
+static size_t snapshot(hm_entry **entries, uint64_t **usable, size_t *mapped) {
+    size_t cap = hm_live_count() + hm_live_count() / 8 + 1024;
+    for (;;) {
+        size_t bytes = cap * (sizeof **entries + sizeof **usable);
+        char *m = hm_map(bytes);
+        if (m == NULL)
+            return (size_t)-1;
+        hm_live_lock_all();
+        size_t n = hm_live_snapshot((hm_entry *)m,
+                                    (uint64_t *)(m + cap * sizeof **entries), cap);
+        if (n <= cap)
+            hm_epoch++;
+        hm_live_unlock_all();
+        if (n <= cap) {
+            *entries = (hm_entry *)m;
+            *usable = (uint64_t *)(m + cap * sizeof **entries);
+            *mapped = bytes;
+            return n;
+        }
+        hm_unmap(m, bytes);
+        cap = n + n / 4;
+    }
+}
+
+static int write_dump(heapfmt_writer *w) {
+    dumper d = {.w = w};
+    hm_entry *e = NULL;
+    uint64_t *usable = NULL;
+    size_t mapped = 0;
+    size_t n = snapshot(&e, &usable, &mapped);
+    if (n == (size_t)-1)
+        return HEAPFMT_E_NOMEM;
+    hf_map_init(&d.frames);
+    d.nstacks = hm_stacks_count();
+    d.nsites = hm_ruby_site_count();
+    d.stack_ids = hm_next.calloc(d.nstacks + 1, sizeof *d.stack_ids);
+    d.site_files = hm_next.calloc(d.nsites + 1, sizeof *d.site_files);
+    int rc = HEAPFMT_E_NOMEM;
+    if (d.stack_ids != NULL && d.site_files != NULL) {
+        uint64_t live_bytes = 0, allocs = 0, frees = 0;
+        for (size_t i = 0; i < n; i++)
+            live_bytes += e[i].size;
+        for (uint32_t sid = 1; sid <= d.nstacks; sid++) {
+            const uintptr_t *ips;
+            hm_stack_counts c;
+            hm_stacks_get(sid, &ips, &c);
+            allocs += c.allocs;
+            frees += c.frees;
+        }
+        rc = write_meta(&d, n, live_bytes, allocs, frees);
+        if (rc == HEAPFMT_OK)
+            rc = write_objects(&d, e, usable, n);
+        if (rc == HEAPFMT_OK)
+            rc = write_stack_counts(&d);
+    }
+    hm_next.free(d.stack_ids);
+    hm_next.free(d.site_files);
+    hf_map_free(&d.frames, &real_allocator);
+    hm_unmap(e, mapped);
+    return rc;
+}
+
+int hm_dump_write(const char *path, char *out, size_t outlen) {
+    int was_busy = hm_busy;
+    hm_busy = 1;
+    pthread_mutex_lock(&dump_lock);
+    char name[1200];
+    if (path == NULL) {
+        snprintf(name, sizeof name, "%s/%s-%ld-%u.hfd", hm_cfg.dir, hm_cfg.prefix,
+                 (long)getpid(), seq + 1);
+        path = name;
+    }
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.allocator = &real_allocator;
+    opt.level = hm_cfg.level;
+    heapfmt_writer *w = NULL;
+    int rc = heapfmt_writer_open_path(&w, &opt, path);
+    int err = errno;
+    if (rc == HEAPFMT_OK) {
+        rc = write_dump(w);
+        if (rc == HEAPFMT_OK)
+            rc = heapfmt_writer_finish(w);
+        err = rc == HEAPFMT_OK ? 0 : heapfmt_writer_error(w)->sys_errno;
+        if (rc != HEAPFMT_OK)
+            hm_log("%s: %s", path, heapfmt_writer_error(w)->message);
+        heapfmt_writer_free(w);
+    } else {
+        hm_log("%s: %s", path, strerror(err));
+    }
+    if (rc == HEAPFMT_OK) {
+        seq++;
+        hm_log("wrote %s", path);
+        if (out != NULL && outlen > 0)
+            snprintf(out, outlen, "%s", path);
+    }
+    pthread_mutex_unlock(&dump_lock);
+    hm_busy = was_busy;
+    if (rc != HEAPFMT_OK) {
+        errno = err != 0 ? err : rc == HEAPFMT_E_NOMEM ? ENOMEM : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* When: the signal, the thread, exit, fork                            */
+/* ------------------------------------------------------------------ */
+
+static void on_signal(int sig) {
+    (void)sig;
+    int saved = errno;
+    char c = 'd';
+    ssize_t n = write(wake[1], &c, 1); /* a full pipe: a dump is due anyway */
+    (void)n;
+    errno = saved;
+}
+
+static void *dump_thread(void *arg) {
+    (void)arg;
+    hm_busy = 1;
+    for (;;) {
+        struct pollfd p = {.fd = wake[0], .events = POLLIN};
+        int timeout = hm_cfg.interval ? (int)hm_cfg.interval * 1000 : -1;
+        int r = poll(&p, 1, timeout);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return NULL;
+        if (r > 0) {
+            char buf[64];
+            while (read(wake[0], buf, sizeof buf) > 0)
+                ;
+        }
+        hm_dump_write(NULL, NULL, 0);
+    }
+    return NULL;
+}
+
+static int start_thread(void) {
+    if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        return -1;
+    /* The thread takes no signal: they stay the program's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &a, dump_thread, NULL);
+    pthread_attr_destroy(&a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(wake[0]);
+        close(wake[1]);
+        wake[0] = wake[1] = -1;
+        return -1;
+    }
+    return 0;
+}
+
+static void at_exit_dump(void) {
+    if (hm_cfg.at_exit)
+        hm_dump_write(NULL, NULL, 0);
+}
+
+void hm_dump_start(void) {
+    started = time(NULL);
+    if ((hm_cfg.signal != 0 || hm_cfg.interval != 0) && start_thread() == 0 &&
+        hm_cfg.signal != 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(hm_cfg.signal, &sa, NULL);
+    }
+    atexit(at_exit_dump);
+}
+
+/* In the child of fork(): the parent's thread is not here, and its pipe is
+ * shared with the parent, so a signal to the child would wake the parent.
+ * Only async-signal-safe calls here; the thread starts at the child's next
+ * allocation (hm_dump_child_poll). */
+void hm_dump_atfork_child(void) {
+    if (wake[0] >= 0) {
+        close(wake[0]);
+        close(wake[1]);
+        wake[0] = wake[1] = -1;
+        child_due = 1;
+    }
+    seq = 0;
+    pthread_mutex_init(&dump_lock, NULL);
+}
+
+void hm_dump_child_poll(void) {
+    if (HM_LIKELY(!child_due))
+        return;
+    child_due = 0;
+    int was_busy = hm_busy;
+    hm_busy = 1;
+    start_thread();
+    hm_busy = was_busy;
+}

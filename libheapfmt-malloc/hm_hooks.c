@@ -1,0 +1,263 @@
+/* hm_hooks.c -- the allocation functions the program calls instead of its
+ * allocator's, and the tracker's start.
+ *
+ * Each hook calls the real function (found with dlsym(RTLD_NEXT) at start)
+ * and then records the result; a free is forgotten before the memory goes
+ * back, so that no other thread can be handed the same address while the
+ * old entry is still in the table. What the program gets back is always
+ * exactly what the allocator returned.
+ *
+ * Start-up: dlsym itself may call calloc (for its error buffer) before the
+ * real calloc is known; those few early allocations come from a static
+ * arena and are never freed. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heapfmt_malloc.h"
+#include "hm.h"
+
+hm_real hm_next;
+HM_TLS __thread int hm_busy;
+
+enum { STATE_NEW, STATE_RESOLVING, STATE_RESOLVED, STATE_TRACKING };
+static _Atomic int state = STATE_NEW;
+
+/* ---- the arena for allocations made while dlsym runs ---- */
+
+static _Alignas(64) char boot[64 * 1024];
+static _Atomic size_t boot_used;
+
+static void *boot_alloc(size_t n) {
+    size_t need = (n + 15) & ~(size_t)15;
+    size_t at = atomic_fetch_add(&boot_used, need);
+    if (n > sizeof boot || at + need > sizeof boot)
+        return NULL;
+    return boot + at; /* static: already zero, as calloc wants */
+}
+
+static int in_boot(const void *p) {
+    return (const char *)p >= boot && (const char *)p < boot + sizeof boot;
+}
+
+static void resolve(void) {
+    int expected = STATE_NEW;
+    if (!atomic_compare_exchange_strong(&state, &expected, STATE_RESOLVING))
+        return;
+    hm_next.malloc = dlsym(RTLD_NEXT, "malloc");
+    hm_next.calloc = dlsym(RTLD_NEXT, "calloc");
+    hm_next.realloc = dlsym(RTLD_NEXT, "realloc");
+    hm_next.free = dlsym(RTLD_NEXT, "free");
+    hm_next.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    hm_next.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+    hm_next.memalign = dlsym(RTLD_NEXT, "memalign");
+    hm_next.valloc = dlsym(RTLD_NEXT, "valloc");
+    hm_next.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+    hm_next.usable_size = dlsym(RTLD_NEXT, "malloc_usable_size");
+    atomic_store(&state, STATE_RESOLVED);
+}
+
+/* 1 when the real functions are known; 0 while dlsym runs (the caller
+ * then serves from the boot arena). */
+static inline int ready(void) {
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (HM_LIKELY(s >= STATE_RESOLVED))
+        return 1;
+    if (s == STATE_NEW)
+        resolve();
+    return atomic_load(&state) >= STATE_RESOLVED;
+}
+
+static void prepare_fork(void) {
+    hm_busy++;
+    hm_ruby_lock_all();
+    hm_stacks_lock_all();
+    hm_live_lock_all();
+}
+
+static void parent_fork(void) {
+    hm_live_unlock_all();
+    hm_stacks_unlock_all();
+    hm_ruby_unlock_all();
+    hm_busy--;
+}
+
+static void child_fork(void) {
+    parent_fork();
+    hm_dump_atfork_child();
+}
+
+__attribute__((constructor)) static void hm_start(void) {
+    if (!ready())
+        return;
+    hm_busy = 1;
+    hm_config_load(&hm_cfg);
+    hm_live_init();
+    hm_stacks_init();
+    if (hm_cfg.ruby)
+        hm_cfg.ruby = hm_ruby_init();
+    pthread_atfork(prepare_fork, parent_fork, child_fork);
+    hm_dump_start();
+    hm_log("tracking (%s mode)", hm_cfg.mode == HM_MODE_EXACT ? "exact" : "sampled");
+    hm_busy = 0;
+    atomic_store(&state, STATE_TRACKING);
+}
+
+/* ---- recording ---- */
+
+static void track(void *p, size_t size, hm_kind kind) {
+    if (p == NULL || hm_busy ||
+        atomic_load_explicit(&state, memory_order_relaxed) != STATE_TRACKING)
+        return;
+    hm_dump_child_poll();
+    if (hm_cfg.mode == HM_MODE_SAMPLED && !hm_sample(size))
+        return;
+    hm_busy = 1;
+    uintptr_t ips[HM_MAX_DEPTH];
+    unsigned n = hm_capture(ips, hm_cfg.depth);
+    hm_entry e = {.addr = (uintptr_t)p,
+                  .size = size > HM_SIZE_MAX ? HM_SIZE_MAX : size,
+                  .kind = kind,
+                  .epoch = hm_epoch,
+                  .stack = hm_stacks_intern(ips, n, size),
+                  .site = hm_cfg.ruby ? hm_ruby_site() : 0};
+    hm_live_insert(&e);
+    hm_busy = 0;
+}
+
+/* Forgets p if tracked; the removed entry goes to *old. */
+static int untrack(void *p, hm_entry *old) {
+    if (p == NULL || !hm_live_maybe((uintptr_t)p))
+        return 0;
+    if (!hm_live_remove((uintptr_t)p, old))
+        return 0;
+    hm_stacks_count_free(old->stack, old->size);
+    return 1;
+}
+
+/* ---- the hooks ---- */
+
+HM_EXPORT void *malloc(size_t n) {
+    if (HM_UNLIKELY(!ready()))
+        return boot_alloc(n);
+    void *p = hm_next.malloc(n);
+    track(p, n, HM_KIND_MALLOC);
+    return p;
+}
+
+HM_EXPORT void *calloc(size_t k, size_t n) {
+    if (HM_UNLIKELY(!ready())) {
+        size_t total;
+        return __builtin_mul_overflow(k, n, &total) ? NULL : boot_alloc(total);
+    }
+    void *p = hm_next.calloc(k, n);
+    track(p, k * n, HM_KIND_CALLOC);
+    return p;
+}
+
+HM_EXPORT void free(void *p) {
+    if (p == NULL || in_boot(p))
+        return;
+    hm_entry old;
+    untrack(p, &old);
+    hm_next.free(p);
+}
+
+static void *realloc_as(void *p, size_t n, hm_kind kind) {
+    if (HM_UNLIKELY(!ready()))
+        return NULL;
+    if (in_boot(p)) { /* out of the arena, into the real heap */
+        void *q = hm_next.malloc(n);
+        if (q != NULL) {
+            size_t room = (size_t)(boot + sizeof boot - (char *)p);
+            memcpy(q, p, n < room ? n : room);
+            track(q, n, kind);
+        }
+        return q;
+    }
+    /* The old block is forgotten first (as in free), but its free is
+     * counted only once realloc has succeeded. */
+    hm_entry old;
+    int had = p != NULL && hm_live_maybe((uintptr_t)p) &&
+              hm_live_remove((uintptr_t)p, &old);
+    void *q = hm_next.realloc(p, n);
+    if (q == NULL && (p == NULL || n != 0)) {
+        if (had) /* failed: p is still the program's, as it was */
+            hm_live_insert(&old);
+        return NULL;
+    }
+    if (had)
+        hm_stacks_count_free(old.stack, old.size);
+    track(q, n, kind);
+    return q;
+}
+
+HM_EXPORT void *realloc(void *p, size_t n) { return realloc_as(p, n, HM_KIND_REALLOC); }
+
+HM_EXPORT void *reallocarray(void *p, size_t k, size_t n) {
+    size_t total;
+    if (__builtin_mul_overflow(k, n, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc_as(p, total, HM_KIND_REALLOCARRAY);
+}
+
+HM_EXPORT int posix_memalign(void **out, size_t align, size_t n) {
+    if (HM_UNLIKELY(!ready()))
+        return ENOMEM;
+    int rc = hm_next.posix_memalign(out, align, n);
+    if (rc == 0)
+        track(*out, n, HM_KIND_POSIX_MEMALIGN);
+    return rc;
+}
+
+HM_EXPORT void *aligned_alloc(size_t align, size_t n) {
+    if (HM_UNLIKELY(!ready()))
+        return NULL;
+    void *p = hm_next.aligned_alloc(align, n);
+    track(p, n, HM_KIND_ALIGNED_ALLOC);
+    return p;
+}
+
+HM_EXPORT void *memalign(size_t align, size_t n) {
+    if (HM_UNLIKELY(!ready()))
+        return NULL;
+    void *p = hm_next.memalign(align, n);
+    track(p, n, HM_KIND_MEMALIGN);
+    return p;
+}
+
+HM_EXPORT void *valloc(size_t n) {
+    if (HM_UNLIKELY(!ready()))
+        return NULL;
+    void *p = hm_next.valloc(n);
+    track(p, n, HM_KIND_VALLOC);
+    return p;
+}
+
+HM_EXPORT void *pvalloc(size_t n) {
+    if (HM_UNLIKELY(!ready()))
+        return NULL;
+    void *p = hm_next.pvalloc(n);
+    track(p, n, HM_KIND_PVALLOC);
+    return p;
+}
+
+/* ---- the C API (heapfmt_malloc.h) ---- */
+
+HM_EXPORT int heapfmt_malloc_dump(const char *path, char *written, size_t len) {
+    if (atomic_load(&state) != STATE_TRACKING) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return hm_dump_write(path, written, len);
+}
+
+HM_EXPORT int heapfmt_malloc_tracking(void) {
+    return atomic_load(&state) == STATE_TRACKING;
+}

@@ -1,0 +1,132 @@
+/* hm_ruby.c -- attributing native allocations to the Ruby line running.
+ *
+ * When the process is a Ruby VM, an allocation made on a Ruby thread is
+ * also attributed to the file:line of the innermost Ruby frame, as mwrap
+ * does, so that memory taken through Fiddle, FFI or a C extension points
+ * at the Ruby code that asked for it.
+ *
+ * The VM is found through weak references resolved when the program
+ * loads: rb_source_location_cstr (exported by libruby) and the VM's
+ * thread-local execution context, ruby_current_ec. A thread without an
+ * execution context (the VM's timer thread, any thread Ruby did not make,
+ * the VM before it has booted) is never asked: the call would read
+ * through a NULL context. rb_source_location_cstr reads the thread's own
+ * control frames and allocates nothing; a context that exists but has no
+ * stack yet (early boot) gives no frame and so no site.
+ *
+ * Sites are interned by text (file and line): the file name's pointer
+ * belongs to the VM and may be freed. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "hm.h"
+
+extern const char *rb_source_location_cstr(int *pline) __attribute__((weak));
+extern __thread void *ruby_current_ec __attribute__((weak));
+
+#define MAX_SITES (1u << 20)
+#define ARENA_CHUNK (1u << 20)
+
+typedef struct site {
+    uint64_t hash;
+    uint32_t id;
+    uint32_t line;
+    uint32_t len;
+    char file[];
+} site;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static site **slots;       /* open addressing, by hash */
+static size_t mask, count;
+static site **by_id;       /* by_id[id - 1] */
+static char *arena;
+static size_t arena_left;
+static int enabled;
+
+int hm_ruby_init(void) {
+    enabled = rb_source_location_cstr != NULL && &ruby_current_ec != NULL;
+    if (!enabled)
+        return 0;
+    slots = hm_map((size_t)MAX_SITES * 2 * sizeof *slots);
+    by_id = hm_map((size_t)MAX_SITES * sizeof *by_id);
+    if (slots == NULL || by_id == NULL) {
+        enabled = 0;
+        return 0;
+    }
+    mask = (size_t)MAX_SITES * 2 - 1;
+    return 1;
+}
+
+static uint64_t hash_site(const char *f, size_t len, uint32_t line) {
+    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ line;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)f[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+uint32_t hm_ruby_site(void) {
+    if (!enabled || ruby_current_ec == NULL)
+        return 0;
+    int line = 0;
+    const char *f = rb_source_location_cstr(&line);
+    if (f == NULL)
+        return 0;
+    size_t len = strnlen(f, 4096);
+    uint64_t h = hash_site(f, len, (uint32_t)line);
+    uint32_t id = 0;
+    pthread_mutex_lock(&lock);
+    size_t j = (size_t)h & mask;
+    for (; slots[j] != NULL; j = (j + 1) & mask) {
+        site *s = slots[j];
+        if (s->hash == h && s->line == (uint32_t)line && s->len == len &&
+            memcmp(s->file, f, len) == 0) {
+            id = s->id;
+            break;
+        }
+    }
+    if (id == 0 && count < MAX_SITES) {
+        size_t need = (sizeof(site) + len + 1 + 7) & ~(size_t)7;
+        if (need > arena_left) {
+            arena = hm_map(ARENA_CHUNK);
+            arena_left = arena ? ARENA_CHUNK : 0;
+        }
+        if (need <= arena_left) {
+            site *s = (site *)arena;
+            arena += need;
+            arena_left -= need;
+            s->hash = h;
+            s->id = id = (uint32_t)++count;
+            s->line = (uint32_t)line;
+            s->len = (uint32_t)len;
+            memcpy(s->file, f, len);
+            s->file[len] = 0;
+            slots[j] = s;
+            by_id[id - 1] = s;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
+const char *hm_ruby_site_get(uint32_t id, size_t *len, uint32_t *line) {
+    pthread_mutex_lock(&lock);
+    site *s = id >= 1 && id <= count ? by_id[id - 1] : NULL;
+    pthread_mutex_unlock(&lock);
+    if (s == NULL)
+        return NULL;
+    *len = s->len;
+    *line = s->line;
+    return s->file;
+}
+
+uint32_t hm_ruby_site_count(void) {
+    pthread_mutex_lock(&lock);
+    uint32_t n = (uint32_t)count;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+void hm_ruby_lock_all(void) { pthread_mutex_lock(&lock); }
+void hm_ruby_unlock_all(void) { pthread_mutex_unlock(&lock); }

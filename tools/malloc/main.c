@@ -1,0 +1,222 @@
+/* main.c -- heapfmt-malloc: run a program under the malloc tracker.
+ *
+ * The tracker is libheapfmt-malloc.so, preloaded; this launcher only turns
+ * its options into the HEAPFMT_MALLOC_* variables the tracker reads, puts
+ * the tracker first in LD_PRELOAD and executes the program, which keeps
+ * this process's pid (so the dumps are named with the pid the user sees). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "hm.h"
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s [OPTION]... [--] COMMAND [ARG]...\n"
+        "Run COMMAND with its native heap tracked: every live malloc'd block\n"
+        "with the call stack that made it, written as heapfmt dumps that\n"
+        "histo, heapfmt-diff and the other tools read.\n"
+        "\n"
+        "  -m, --mode=MODE       sampled (default: Poisson sampling by bytes,\n"
+        "                        low overhead, sizes scaled to estimates) or\n"
+        "                        exact (every allocation)\n"
+        "  -s, --sample=BYTES    mean bytes between samples (default 524288)\n"
+        "      --depth=N         frames kept per stack, 1-%d (default 32)\n"
+        "  -d, --dir=DIR         write dumps into DIR (default .), named\n"
+        "                        PREFIX-PID-N.hfd\n"
+        "  -p, --prefix=NAME     dump name prefix (default heapfmt-malloc)\n"
+        "  -S, --signal=SIG      dump when SIG arrives: a name (USR1, RTMIN+7)\n"
+        "                        or number, or none (default RTMIN+7)\n"
+        "  -i, --interval=SECS   also dump every SECS seconds\n"
+        "      --no-exit-dump    no dump when the program exits\n"
+        "      --no-ruby         do not attribute allocations to Ruby lines\n"
+        "  -l, --level=N         zstd level of the dumps, 0-19 (default 1)\n"
+        "  -v, --verbose         one line on stderr per dump written\n"
+        "  -h, --help            show this help and exit\n"
+        "  -V, --version         show the version and exit\n"
+        "\n"
+        "Exit status: COMMAND's own; 2 for a usage error; 126 if COMMAND\n"
+        "cannot be run, 127 if it is not found; 1 if the tracker is missing.\n"
+        "The manual: man heapfmt-malloc.\n",
+        cli_progname(), HM_MAX_DEPTH);
+}
+
+enum { OPT_DEPTH = 256, OPT_NO_EXIT, OPT_NO_RUBY };
+
+static const struct option long_options[] = {
+    {"mode", required_argument, NULL, 'm'},
+    {"sample", required_argument, NULL, 's'},
+    {"depth", required_argument, NULL, OPT_DEPTH},
+    {"dir", required_argument, NULL, 'd'},
+    {"prefix", required_argument, NULL, 'p'},
+    {"signal", required_argument, NULL, 'S'},
+    {"interval", required_argument, NULL, 'i'},
+    {"no-exit-dump", no_argument, NULL, OPT_NO_EXIT},
+    {"no-ruby", no_argument, NULL, OPT_NO_RUBY},
+    {"level", required_argument, NULL, 'l'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int set(const char *var, const char *value)
+{
+    if (setenv(var, value, 1) != 0) {
+        cli_error(NULL, "%s: %s", var, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int set_u64(const char *opt, const char *var, const char *arg,
+                   uint64_t min, uint64_t max)
+{
+    uint64_t v;
+    if (cli_option_u64(opt, arg, min, max, &v) != 0)
+        return -1;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    return set(var, buf);
+}
+
+/* The tracker beside this program: BINDIR/../lib/libheapfmt-malloc.so, or
+ * HEAPFMT_MALLOC_LIB when set. */
+static int find_tracker(char *out, size_t len)
+{
+    const char *env = getenv("HEAPFMT_MALLOC_LIB");
+    if (env != NULL && env[0] != 0) {
+        snprintf(out, len, "%s", env);
+    } else {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+            return -1;
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash == NULL)
+            return -1;
+        *slash = 0;
+        snprintf(out, len, "%s/../lib/libheapfmt-malloc.so", self);
+    }
+    struct stat st;
+    return stat(out, &st) == 0 ? 0 : -1;
+}
+
+/* Parses the options into the environment; returns CLI_GO_ON or an exit
+ * code. */
+static int parse(int argc, char **argv)
+{
+    int c;
+    opterr = 0;
+    /* "+": options stop at the first non-option, COMMAND's own options
+     * are COMMAND's. */
+    while ((c = getopt_long(argc, argv, "+:m:s:d:p:S:i:l:vhV", long_options,
+                            NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case 'm':
+            if (strcmp(optarg, "exact") != 0 && strcmp(optarg, "sampled") != 0) {
+                cli_usage_error("--mode: '%s' is not exact or sampled", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            bad = set("HEAPFMT_MALLOC_MODE", optarg);
+            break;
+        case 's':
+            bad = set_u64("--sample", "HEAPFMT_MALLOC_SAMPLE", optarg, 1,
+                          UINT64_C(1) << 40);
+            break;
+        case OPT_DEPTH:
+            bad = set_u64("--depth", "HEAPFMT_MALLOC_DEPTH", optarg, 1, HM_MAX_DEPTH);
+            break;
+        case 'd': {
+            struct stat st;
+            if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                cli_error(optarg, "not a directory");
+                return CLI_EXIT_USAGE;
+            }
+            char real[PATH_MAX];
+            bad = set("HEAPFMT_MALLOC_DIR", realpath(optarg, real) ? real : optarg);
+            break;
+        }
+        case 'p':
+            if (optarg[0] == 0 || strchr(optarg, '/') != NULL || strlen(optarg) >= 64) {
+                cli_usage_error("--prefix: a file name of 1 to 63 bytes without '/'");
+                return CLI_EXIT_USAGE;
+            }
+            bad = set("HEAPFMT_MALLOC_PREFIX", optarg);
+            break;
+        case 'S':
+            if (hm_parse_signal(optarg) < 0) {
+                cli_usage_error("--signal: '%s' is not a signal", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            bad = set("HEAPFMT_MALLOC_SIGNAL", optarg);
+            break;
+        case 'i':
+            bad = set_u64("--interval", "HEAPFMT_MALLOC_INTERVAL", optarg, 0, 86400 * 365);
+            break;
+        case 'l':
+            bad = set_u64("--level", "HEAPFMT_MALLOC_LEVEL", optarg, 0, 19);
+            break;
+        case OPT_NO_EXIT:
+            bad = set("HEAPFMT_MALLOC_AT_EXIT", "0");
+            break;
+        case OPT_NO_RUBY:
+            bad = set("HEAPFMT_MALLOC_RUBY", "0");
+            break;
+        case 'v':
+            bad = set("HEAPFMT_MALLOC_LOG", "1");
+            break;
+        default: /* -h, -V, errors */
+            return cli_standard_option(c, argv, usage);
+        }
+        if (bad)
+            return CLI_EXIT_USAGE;
+    }
+    return CLI_GO_ON;
+}
+
+int main(int argc, char **argv)
+{
+    cli_set_progname("heapfmt-malloc");
+    int code = parse(argc, argv);
+    if (code != CLI_GO_ON)
+        return code;
+    if (optind == argc) {
+        cli_usage_error("missing COMMAND");
+        return CLI_EXIT_USAGE;
+    }
+    char lib[PATH_MAX + 64];
+    if (find_tracker(lib, sizeof lib) != 0) {
+        cli_error(lib, "the tracker library is missing (set HEAPFMT_MALLOC_LIB)");
+        return CLI_EXIT_ERROR;
+    }
+    /* The tracker first, so that its malloc is the one every library
+     * binds to; an existing LD_PRELOAD follows it. */
+    const char *old = getenv("LD_PRELOAD");
+    size_t n = strlen(lib) + (old ? strlen(old) + 1 : 0) + 1;
+    char *preload = malloc(n);
+    if (preload == NULL) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    snprintf(preload, n, "%s%s%s", lib, old && old[0] ? ":" : "", old ? old : "");
+    if (set("LD_PRELOAD", preload) != 0)
+        return CLI_EXIT_ERROR;
+    free(preload);
+    execvp(argv[optind], argv + optind);
+    int err = errno;
+    cli_error(argv[optind], "%s", strerror(err));
+    return err == ENOENT ? 127 : 126;
+}
