@@ -157,6 +157,7 @@ static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
     rc |= heapfmt_write_meta_uint(w, "malloc.live.bytes", live_bytes);
     rc |= heapfmt_write_meta_uint(w, "malloc.allocs", allocs);
     rc |= heapfmt_write_meta_uint(w, "malloc.frees", frees);
+    rc |= heapfmt_write_meta_uint(w, "malloc.table_bytes", hm_live_memory());
     rc |= heapfmt_write_meta_uint(w, "malloc.tracker_bytes",
                                   hm_live_memory() + hm_stacks_memory());
     rc |= heapfmt_write_meta_uint(w, "malloc.ruby", hm_ruby_site_count() > 0);

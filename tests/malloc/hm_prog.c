@@ -101,7 +101,12 @@ static void *storm_thread(void *arg) {
     return NULL;
 }
 
-__attribute__((noinline)) void *keep_function(size_t n) { return malloc(n); }
+__attribute__((noinline)) void *keep_function(size_t n) {
+    char *p = malloc(n); /* not a tail call: its frame stays on the stack */
+    if (p)
+        p[0] = 1;
+    return p;
+}
 
 static int cmd_storm(int argc, char **argv) {
     if (argc < 3)

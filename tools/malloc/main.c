@@ -142,7 +142,7 @@ static int parse(int argc, char **argv)
         case 'd': {
             struct stat st;
             if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                cli_error(optarg, "not a directory");
+                cli_usage_error("--dir: '%s' is not a directory", optarg);
                 return CLI_EXIT_USAGE;
             }
             char real[PATH_MAX];
