@@ -9,8 +9,11 @@ what the program under the tracker did. KEY is, with --by:
   function every distinct function anywhere on the stack (an object
            counts once for each function on its stack)
   library  every distinct library basename anywhere on the stack
+  in:LIB   the innermost frame in library LIB (a basename), so that
+           blocks made through LIB are told apart by where LIB made them
   site     the Ruby file:line (objects without one are left out)
   class    the allocation call
+With --size N, only objects of N bytes count.
 This is an independent reading of the dump (the export, not histo), so
 that the tracker and the tools are checked against each other."""
 import json
@@ -35,6 +38,12 @@ def keys(obj, by):
             if not lib.startswith(ALLOCATOR_LIBS):
                 return [frame_name(f)]
         return ["(allocator only)"]
+    if by.startswith("in:"):
+        for f in stack:
+            if os.path.basename(f.get("library") or "") == by[3:]:
+                return [frame_name(f) if f.get("function") else
+                        "%s+0x%x" % (by[3:], f.get("offset", 0))]
+        return []
     if by == "function":
         return sorted({frame_name(f) for f in stack})
     if by == "library":
@@ -46,10 +55,11 @@ def keys(obj, by):
 
 def main():
     by = sys.argv[sys.argv.index("--by") + 1] if "--by" in sys.argv else "frame"
+    size = int(sys.argv[sys.argv.index("--size") + 1]) if "--size" in sys.argv else None
     groups = {}
     for line in sys.stdin:
         obj = json.loads(line)
-        if "id" not in obj:
+        if "id" not in obj or (size is not None and int(obj.get("bytes", 0)) != size):
             continue
         for k in keys(obj, by):
             c, b = groups.get(k, (0, 0))
