@@ -127,6 +127,10 @@ int hm_live_insert(const hm_entry *e);
 /* Removes addr; copies its entry to *out and returns 1, or returns 0 when
  * addr is not tracked. */
 int hm_live_remove(uintptr_t addr, hm_entry *out);
+/* Starts loading addr's slot into the cache: the table is read at random
+ * (a freed block's address is reused in any order), so the insert after a
+ * stack capture finds it there instead of waiting for memory. */
+void hm_live_prefetch(uintptr_t addr);
 /* Cheap, lock-free test: 0 means addr is certainly not tracked. */
 int hm_live_maybe(uintptr_t addr);
 /* Entries in the table now (racy: for sizing). */

@@ -117,6 +117,7 @@ static void track(void *p, size_t size, hm_kind kind) {
     if (hm_cfg.mode == HM_MODE_SAMPLED && !hm_sample(size))
         return;
     hm_busy = 1;
+    hm_live_prefetch((uintptr_t)p);
     uintptr_t ips[HM_MAX_DEPTH];
     unsigned n = hm_capture(ips, hm_cfg.depth);
     hm_entry e = {.addr = (uintptr_t)p,
@@ -162,6 +163,10 @@ HM_EXPORT void *calloc(size_t k, size_t n) {
 HM_EXPORT void free(void *p) {
     if (p == NULL || in_boot(p))
         return;
+    /* Two cache misses are coming, the table's slot and the allocator's
+     * chunk header: start both, so that they overlap. */
+    hm_live_prefetch((uintptr_t)p);
+    __builtin_prefetch((const char *)p - 16, 1, 3);
     hm_entry old;
     untrack(p, &old);
     hm_next.free(p);
