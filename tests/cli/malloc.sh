@@ -127,7 +127,7 @@ for live in 1000000 3000000; do
     kill -s RTMIN+7 "$pid"
     for _ in $(seq 400); do
         f=$(ls heapfmt-malloc-*.hfd 2>/dev/null | head -1)
-        [ -n "$f" ] && [ "$(stat -c %s "$f")" -gt 200000 ] && break
+        [ -n "$f" ] && [ "$(stat -c %s "$f")" -gt 500 ] && break
         sleep 0.02
     done
     kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
