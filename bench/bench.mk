@@ -34,9 +34,16 @@ $(BENCH_OUT)/writer_bench: bench/writer_bench.c $(BUILD)/lib/libheapfmt.a
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -Ilibheapfmt -o $@ $< \
 	  $(LDFLAGS) $(BUILD)/lib/libheapfmt.a $(LIB_LIBS)
 
+# The malloc tracker's workload (issue 16): plain C, no library.
+$(BENCH_OUT)/malloc_bench: bench/malloc_bench.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
+	  -o $@ $<
+
 .PHONY: bench bench-helpers
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
-               $(BENCH_OUT)/writer_bench
+               $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
+               $(BUILD)/tests/hm_prog
 
 ## bench: measure speed and memory at scale (BENCH_SCALE=small|full) into build/bench/results.json
 bench: all bench-helpers

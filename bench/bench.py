@@ -548,6 +548,84 @@ class Bench:
             self.graph_cases("ruby", objects, heap, group="graph (Ruby)")
         shutil.rmtree(rdir, ignore_errors=True)
 
+    def malloc_cases(self):
+        """Issue 16: the malloc tracker's overhead on malloc-heavy programs
+        (bench/malloc_bench.c, bench/malloc_bench.rb) alone, sampled and
+        exact, and heaptrack's on the same C program when installed; the
+        live table's bytes per block with a million blocks live."""
+        hm = self.tool("heapfmt-malloc")
+        prog = self.helper("malloc_bench")
+        if not (os.access(hm, os.X_OK) and os.access(prog, os.X_OK)):
+            self.skipped.append(("malloc tracker", "heapfmt-malloc or "
+                                 "malloc_bench not built"))
+            return
+        rounds = "10" if self.scale == "full" else "3"
+        quiet = ["--no-exit-dump", "--"]
+        runs = [("C", [prog, rounds])]
+        rb = os.path.join(self.root, "bench", "malloc_bench.rb")
+        if shutil.which("ruby"):
+            runs.append(("Ruby", ["ruby", rb, "30" if self.scale == "full"
+                                  else "10"]))
+        for lang, argv in runs:
+            self.case("malloc", "%s alone" % lang, argv, size=lang)
+            self.case("malloc", "%s sampled" % lang,
+                      [hm, "--mode=sampled"] + quiet + argv, size=lang)
+            self.case("malloc", "%s exact" % lang,
+                      [hm, "--mode=exact"] + quiet + argv, size=lang)
+        if shutil.which("heaptrack"):
+            out = self.path("heaptrack")
+            self.case("malloc", "C heaptrack", ["heaptrack", "-o", out] +
+                      runs[0][1], size="C", stdout="capture")
+            for f in os.listdir(self.out):
+                if f.startswith("heaptrack"):
+                    os.unlink(os.path.join(self.out, f))
+        else:
+            self.skipped.append(("heaptrack", "not installed"))
+        held = self.path("malloc-held")
+        os.makedirs(held, exist_ok=True)
+        subprocess.run([hm, "--mode=exact", "-d", held, "--",
+                        os.path.join(self.build, "tests", "hm_prog"),
+                        "sampled", "1000000", "16", "16"], check=True,
+                       capture_output=True)
+        dump = os.path.join(held, sorted(os.listdir(held))[0])
+        self.malloc_table = (self.info_meta(dump, "malloc.table_bytes"),
+                             self.info_meta(dump, "malloc.live.objects"))
+        shutil.rmtree(held, ignore_errors=True)
+
+    def info_meta(self, dump, key):
+        p = subprocess.run([self.tool("heapfmt-info"), "-p", dump],
+                           capture_output=True, text=True, check=True)
+        for line in p.stdout.splitlines():
+            f = line.split()
+            if len(f) == 2 and f[0] == "meta." + key:
+                return int(f[1])
+        return 0
+
+    def malloc_targets(self, add):
+        """Issue 16: sampled at most 1.15x and exact at most 2x the CPU
+        time of the same program alone; at most 64 table bytes per live
+        block in exact mode."""
+        for lang in ("C", "Ruby"):
+            alone = self.find("%s alone" % lang, lang)
+            if not alone:
+                continue
+            for mode, goal in (("sampled", 1.15), ("exact", 2.0)):
+                c = self.find("%s %s" % (lang, mode), lang)
+                r = c["cpu_s"] / alone["cpu_s"]
+                ht = self.find("C heaptrack", "C") if lang == "C" else None
+                add("heapfmt-malloc %s / alone, %s program (CPU)" %
+                    (mode, lang), r, goal, r <= goal,
+                    "%.2f s vs %.2f s; RSS %.0f vs %.0f MiB%s; load average %s"
+                    % (c["cpu_s"], alone["cpu_s"], c["rss_kib"] / 1024,
+                       alone["rss_kib"] / 1024,
+                       "; heaptrack %.2fx" % (ht["cpu_s"] / alone["cpu_s"])
+                       if ht and mode == "exact" else "", self.load_text()))
+        table, live = getattr(self, "malloc_table", (0, 0))
+        if live:
+            add("heapfmt-malloc exact: table bytes per live block",
+                table / live, 64, table / live <= 64,
+                "%d live blocks, %d bytes of table" % (live, table))
+
     def ruby_targets(self, add):
         """Issue 14: HeapFmt.dump (default options) at least 4x faster than
         dump_all, tracing off and on; within 1.3x of its walk floor; with
@@ -663,6 +741,7 @@ class Bench:
         self.zstd_targets(big, add)
         self.graph_targets(big, add)
         self.ruby_targets(add)
+        self.malloc_targets(add)
         nd = self.files.get("1M ndjson")
         z = self.files.get("1M heapfmt level 1")
         if nd and z:
@@ -860,6 +939,7 @@ class Bench:
             self.graph(label, n)
         self.peer(*self.sizes[0])
         self.importer(20 if self.scale == "small" else 100)
+        self.malloc_cases()
         rn = 1_000_000 if self.scale == "small" else 5_000_000
         self.ruby_case(rn)
         if self.scale != "small":

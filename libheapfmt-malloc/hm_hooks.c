@@ -163,10 +163,13 @@ HM_EXPORT void *calloc(size_t k, size_t n) {
 HM_EXPORT void free(void *p) {
     if (p == NULL || in_boot(p))
         return;
-    /* Two cache misses are coming, the table's slot and the allocator's
-     * chunk header: start both, so that they overlap. */
-    hm_live_prefetch((uintptr_t)p);
-    __builtin_prefetch((const char *)p - 16, 1, 3);
+    /* In exact mode two cache misses are coming, the table's slot and the
+     * allocator's chunk header: start both, so that they overlap. (In
+     * sampled mode the slot is rarely wanted: the filter says so.) */
+    if (hm_cfg.mode == HM_MODE_EXACT) {
+        hm_live_prefetch((uintptr_t)p);
+        __builtin_prefetch((const char *)p - 16, 1, 3);
+    }
     hm_entry old;
     untrack(p, &old);
     hm_next.free(p);
