@@ -48,3 +48,12 @@ $(HM_PROG): tests/malloc/hm_prog.c libheapfmt-malloc/heapfmt_malloc.h
 	$(CC) $(REQUIRED_CFLAGS) $(HM_CFLAGS) -Ilibheapfmt-malloc \
 	  -o $@ $< -pthread
 test: $(HM_PROG)
+
+# tests/test_malloc_*.c: units of the tracker, linked with its objects
+# (built without sanitizers; the test itself may have them).
+HM_UNIT_OBJS := $(BUILD)/obj/hm/libheapfmt-malloc/hm_live.o \
+                $(BUILD)/obj/hm/libheapfmt-malloc/hm_sample.o \
+                $(BUILD)/obj/hm/libheapfmt-malloc/hm_config.o
+$(BUILD)/obj/tests/test_malloc_%.o: TEST_CPPFLAGS += -Ilibheapfmt-malloc
+$(foreach t,$(filter test_malloc_%,$(TEST_NAMES)),$(eval $(BUILD)/tests/$(t): $(HM_UNIT_OBJS)))
+$(BUILD)/tests/test_malloc_%: TEST_LIBS += -lm
