@@ -280,6 +280,12 @@ demo:
 	$(BUILD)/bin/heapfmt-graph owners --top 3 $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump $(DEMO_DIR)/leak-3-later.dump
 	@echo '== the same dump as MongoDB-ready documents (first two lines)'
 	$(BUILD)/bin/heapfmt-export --format=mongo --dump-tag=later $(DEMO_DIR)/leak-3-later.dump | head -n 2
+	@echo '== the native half: examples/native_leak.rb keeps Fiddle.malloc buffers, under heapfmt-malloc'
+	$(BUILD)/bin/heapfmt-malloc --mode=exact --no-exit-dump -- $(RUBY) -I $(BUILD)/ruby examples/native_leak.rb $(DEMO_DIR)
+	@echo '== its Ruby heap (HeapFmt.dump) before and after 20,000 messages: flat'
+	$(BUILD)/bin/histo -n 3 $(DEMO_DIR)/ruby-1.hfd $(DEMO_DIR)/ruby-2.hfd
+	@echo '== its malloc heap (heapfmt-malloc): the blocks new since the first dump, by Ruby line'
+	$(BUILD)/bin/heapfmt-diff --by=site --top 3 $(DEMO_DIR)/native-1.hfd $(DEMO_DIR)/native-2.hfd
 
 # ---------------------------------------------------------------------------
 # Installation
@@ -318,6 +324,8 @@ install: all $(PC_FILE)
 	ln -sf $(SO_REAL) '$(DESTDIR)$(LIBDIR)/$(SO_NAME)'
 	ln -sf $(SO_NAME) '$(DESTDIR)$(LIBDIR)/$(SO_LINK)'
 	install -m 644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc'
+	install -m 755 $(HM_SO) '$(DESTDIR)$(LIBDIR)/libheapfmt-malloc.so'
+	install -m 644 libheapfmt-malloc/heapfmt_malloc.h '$(DESTDIR)$(INCLUDEDIR)/heapfmt_malloc.h'
 	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) '$(DESTDIR)$(BINDIR)/')
 	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) '$(DESTDIR)$(MANDIR)/man1/')
 	$(if $(MAN3_PAGES),install -m 644 $(MAN3_PAGES) '$(DESTDIR)$(MANDIR)/man3/')
@@ -328,6 +336,7 @@ uninstall:
 	  '$(DESTDIR)$(LIBDIR)/libheapfmt.a' '$(DESTDIR)$(LIBDIR)/$(SO_REAL)' \
 	  '$(DESTDIR)$(LIBDIR)/$(SO_NAME)' '$(DESTDIR)$(LIBDIR)/$(SO_LINK)' \
 	  '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc' \
+	  '$(DESTDIR)$(LIBDIR)/libheapfmt-malloc.so' '$(DESTDIR)$(INCLUDEDIR)/heapfmt_malloc.h' \
 	  $(foreach b,$(notdir $(TOOL_BINS)),'$(DESTDIR)$(BINDIR)/$(b)') \
 	  $(foreach m,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(MANDIR)/man1/$(m)') \
 	  $(foreach m,$(notdir $(MAN3_PAGES)),'$(DESTDIR)$(MANDIR)/man3/$(m)')
