@@ -49,6 +49,7 @@ static const heapfmt_allocator real_allocator = {real_alloc, real_free, NULL};
 
 typedef struct dumper {
     heapfmt_writer *w;
+    hm_symbolizer *symbols;
     hf_map frames;      /* instruction address -> frame id */
     uint32_t *stack_ids; /* tracker stack id -> dump stack id, 0: not yet */
     uint32_t nstacks;
@@ -70,13 +71,15 @@ static int put_frame(dumper *d, uintptr_t ip, uint32_t *id) {
     if (hf_map_get(&d->frames, ip, id))
         return HEAPFMT_OK;
     hm_symbol sym;
-    hm_symbolize(ip, &sym);
+    hm_symbolize(d->symbols, ip, &sym);
     heapfmt_frame f = {0};
     int rc;
     if ((rc = put_string(d, sym.function, &f.function)) != HEAPFMT_OK ||
-        (rc = put_string(d, sym.library, &f.library)) != HEAPFMT_OK)
+        (rc = put_string(d, sym.library, &f.library)) != HEAPFMT_OK ||
+        (rc = put_string(d, sym.file, &f.file)) != HEAPFMT_OK)
         return rc;
     f.offset = sym.offset;
+    f.line = f.file ? sym.line : 0;
     if ((rc = heapfmt_write_frame(d->w, &f, id)) != HEAPFMT_OK)
         return rc;
     return hf_map_put(&d->frames, &real_allocator, ip, *id) == 0
@@ -277,6 +280,7 @@ static int write_dump(heapfmt_writer *w) {
     if (n == (size_t)-1)
         return HEAPFMT_E_NOMEM;
     hf_map_init(&d.frames);
+    d.symbols = hm_symbols_open();
     d.nstacks = hm_stacks_count();
     d.nsites = hm_ruby_site_count();
     d.stack_ids = hm_next.calloc(d.nstacks + 1, sizeof *d.stack_ids);
@@ -302,6 +306,7 @@ static int write_dump(heapfmt_writer *w) {
     hm_next.free(d.stack_ids);
     hm_next.free(d.site_files);
     hf_map_free(&d.frames, &real_allocator);
+    hm_symbols_close(d.symbols);
     hm_unmap(e, mapped);
     return rc;
 }

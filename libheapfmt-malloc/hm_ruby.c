@@ -14,8 +14,17 @@
  * control frames and allocates nothing; a context that exists but has no
  * stack yet (early boot) gives no frame and so no site.
  *
+ * The VM's end: ruby_vm_destruct frees the threads and their contexts but
+ * leaves ruby_current_ec pointing at them, and exit handlers that run
+ * after it (OpenSSL's, for one) still call malloc: asking the VM then
+ * reads freed memory (it crashed). libruby calls ruby_vm_destruct through
+ * its PLT, so the tracker stands in for it, turns attribution off, and
+ * calls the real one.
+ *
  * Sites are interned by text (file and line): the file name's pointer
  * belongs to the VM and may be freed. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -41,7 +50,7 @@ static size_t mask, count;
 static site **by_id;       /* by_id[id - 1] */
 static char *arena;
 static size_t arena_left;
-static int enabled;
+static _Atomic int enabled;
 
 int hm_ruby_init(void) {
     enabled = rb_source_location_cstr != NULL && &ruby_current_ec != NULL;
@@ -66,8 +75,18 @@ static uint64_t hash_site(const char *f, size_t len, uint32_t line) {
     return h;
 }
 
+HM_EXPORT int ruby_vm_destruct(void *vm) {
+    atomic_store(&enabled, 0);
+    int was_busy = hm_busy;
+    hm_busy = 1;
+    int (*real)(void *) = (int (*)(void *))dlsym(RTLD_NEXT, "ruby_vm_destruct");
+    hm_busy = was_busy;
+    return real != NULL ? real(vm) : 0;
+}
+
 uint32_t hm_ruby_site(void) {
-    if (!enabled || ruby_current_ec == NULL)
+    if (!atomic_load_explicit(&enabled, memory_order_relaxed) ||
+        ruby_current_ec == NULL)
         return 0;
     int line = 0;
     const char *f = rb_source_location_cstr(&line);

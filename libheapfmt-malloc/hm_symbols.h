@@ -1,4 +1,5 @@
-/* hm_symbols.h -- names for instruction addresses (hm_symbols.c). */
+/* hm_symbols.h -- names and source lines for instruction addresses
+ * (hm_symbols.c), looked up when a dump is written. */
 #ifndef HM_SYMBOLS_H
 #define HM_SYMBOLS_H
 
@@ -9,10 +10,18 @@ typedef struct hm_symbol {
     const char *library;  /* the object's path, NULL when unknown */
     uint64_t offset;      /* the address as in the library's file (what
                            * addr2line -e LIBRARY takes) */
+    const char *file;     /* source file, NULL without debug information */
+    unsigned line;
 } hm_symbol;
 
-/* Names ip. The strings stay valid for the life of the process (or until
- * the library is unloaded). Not thread-safe: the dumping thread only. */
-void hm_symbolize(uintptr_t ip, hm_symbol *out);
+typedef struct hm_symbolizer hm_symbolizer;
+
+/* A view of the process's modules as mapped now, for one dump. NULL only
+ * without memory; the strings it gives stay valid until it is closed. */
+hm_symbolizer *hm_symbols_open(void);
+void hm_symbols_close(hm_symbolizer *s);
+
+/* Names ip (a return address). s may be NULL (then dladdr alone). */
+void hm_symbolize(hm_symbolizer *s, uintptr_t ip, hm_symbol *out);
 
 #endif

@@ -12,7 +12,7 @@ HM_OBJS   := $(HM_SRCS:%.c=$(BUILD)/obj/hm/%.o) \
              $(LIB_SRCS:%.c=$(BUILD)/obj/hm/%.o)
 HM_SO     := $(BUILD)/lib/libheapfmt-malloc.so
 HM_CFLAGS  = $(filter-out -fsanitize%,$(CFLAGS))
-HM_LIBS   := -lunwind -lzstd -lz -ldl -lm -pthread
+HM_LIBS   := -lunwind -ldw -lzstd -lz -ldl -lm -pthread
 
 $(BUILD)/obj/hm/%.o: %.c
 	@mkdir -p $(@D)

@@ -15,8 +15,9 @@ set -eu
 # ruby-bundler, git: tests/cli/ruby_gem.sh installs the gem with Bundler
 # from a git: and a path: source.
 # libunwind-dev: the malloc tracker unwinds with unw_backtrace (15x faster
-# than glibc backtrace(), libheapfmt-malloc/hm_stacks.c).
-PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo"
+# than glibc backtrace(), libheapfmt-malloc/hm_stacks.c); libdw-dev: it
+# names frames and their source lines from DWARF (hm_symbols.c).
+PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-like system; make sure these (or your"

@@ -63,6 +63,17 @@ expect_rc 0 "leak: heapfmt-diff"
 row=$(printf '%s\n' "$out" | awk -F'\t' '$1 == "malloc" {print $2, $3, $4}')
 [ "$row" = "10000 480000 0" ] && pass || fail "leak: diff new/bytes/freed: want '10000 480000 0', got '$row'"
 [ "$(meta d2.hfd malloc.mode)" = exact ] && pass || fail "leak: META malloc.mode"
+# the frame's source line, from the program's debug information
+want_line=$(grep -n 'char \*p = malloc(n);' "$root/tests/malloc/hm_prog.c" | head -1 | cut -d: -f1)
+got=$("$BIN/heapfmt-export" -r objects d2.hfd | python3 -c '
+import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    for f in o.get("stack") or []:
+        if f.get("function") == "leaky_function":
+            print(f.get("file", "").rsplit("/", 1)[-1], f.get("line")); sys.exit()
+')
+[ "$got" = "hm_prog.c $want_line" ] && pass || fail "leak: leaky_function's frame: want 'hm_prog.c $want_line', got '$got'"
 allocs=$(meta d2.hfd malloc.allocs); frees=$(meta d2.hfd malloc.frees)
 live=$(meta d2.hfd malloc.live.objects)
 [ $((allocs - frees)) = "$live" ] && pass || fail "leak: allocs $allocs - frees $frees != live $live"

@@ -53,6 +53,15 @@ got=$(groups "$dump" in:fiddle.so 1024 | head -1)
     || fail "fiddle: 1 KiB blocks by their fiddle.so frame: want '50000 51200000 fiddle.so+0x...', got '$got'"
 cd ..
 
+# Regression: exit handlers that run after the VM is destroyed (OpenSSL's)
+# still call malloc; asking the dead VM for a line crashed (SIGSEGV in
+# rb_iseq_path, 2 runs in 3).
+for i in 1 2 3 4 5; do
+    run "$BIN/heapfmt-malloc" --mode=exact --no-exit-dump -- ruby -ropenssl -rfiddle \
+        -e 'a = Array.new(1000) { Fiddle.malloc(100) }'
+    expect_success "fiddle: malloc after the VM's end, run $i"
+done
+
 # Sampled (the default): the estimate is close to 51.2 MB at that line.
 mkdir sampled && cd sampled
 run "$BIN/heapfmt-malloc" --sample=65536 -- ruby ../fiddle_leak.rb
