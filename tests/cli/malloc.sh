@@ -50,6 +50,27 @@ for k in malloc calloc realloc reallocarray posix_memalign aligned_alloc memalig
 done
 cd ..
 
+# --- real programs, threaded and not, both modes: the same output ---
+mkdir real && cd real
+seq 200000 | sort -R --random-source=<(yes) > shuffled
+same_output() { # MODE CMD...: CMD prints the same under the tracker
+    local mode=$1; shift
+    local want got
+    want=$("$@" | md5sum)
+    got=$("$BIN/heapfmt-malloc" --mode="$mode" --no-exit-dump -- "$@" | md5sum)
+    [ "$got" = "$want" ] && pass || fail "real programs, $mode: '$*' printed something else"
+}
+for mode in sampled exact; do
+    same_output "$mode" sort -n shuffled
+    same_output "$mode" python3 -c 'import json, threading
+out = []
+t = [threading.Thread(target=lambda k=k: out.append(len(json.dumps([str(i) * k for i in range(50000)])))) for k in range(4)]
+[x.start() for x in t]; [x.join() for x in t]; print(sorted(out))'
+    same_output "$mode" ruby -e 'puts((1..50000).map { |i| i.to_s * 3 }.join.size)'
+    same_output "$mode" sh -c 'seq 1000 | sort | uniq | wc -l'
+done
+cd ..
+
 # --- the leak story: two dumps, the function and the counts, exactly ---
 mkdir leak && cd leak
 run hm --mode=exact --no-exit-dump -- "$prog" leak 20000 48 d1.hfd d2.hfd
