@@ -317,7 +317,12 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
                        const heapfmt_footer *f, const histo_options *opt)
 {
     size_t jobs = opt->jobs > HISTO_MAX_JOBS ? HISTO_MAX_JOBS : opt->jobs;
-    if (jobs < 2 || f->nblocks < 2 || path == NULL || strcmp(path, "-") == 0)
+    /* A range knows only the stacks, frames and strings defined in it:
+     * naming a stack from another range's records is not done yet, and
+     * --by=stack and frame read the dump with one thread. */
+    if (jobs < 2 || f->nblocks < 2 || path == NULL ||
+        strcmp(path, "-") == 0 || opt->by == HISTO_BY_STACK ||
+        opt->by == HISTO_BY_FRAME)
         return HISTO_JOBS_FALLBACK;
     size_t start[HISTO_MAX_JOBS + 1];
     size_t nparts = cut_ranges(f, jobs, start);
