@@ -308,6 +308,36 @@ static int add_warnings(run *r)
     return 0;
 }
 
+/* --by=site, stack or frame: dumps with objects but none of what the
+ * rows are made of have nothing to show; says why. Returns CLI_EXIT_OK or
+ * CLI_EXIT_ERROR. */
+static int check_keys(const run *r)
+{
+    uint64_t objects = 0, sites = 0, stacks = 0;
+    for (int i = 0; i < r->n; i++) {
+        objects += r->in[i].objects;
+        sites += r->in[i].with_site;
+        stacks += r->in[i].with_stack;
+    }
+    unsigned by = r->opt->by;
+    const char *what, *word;
+    if (objects == 0)
+        return CLI_EXIT_OK;
+    if ((by & DIFF_BY_SITE) && sites == 0) {
+        what = "allocation sites";
+        word = "site";
+    } else if ((by & (DIFF_BY_STACK | DIFF_BY_FRAME)) && stacks == 0) {
+        what = "call stacks";
+        word = (by & DIFF_BY_STACK) ? "stack" : "frame";
+    } else {
+        return CLI_EXIT_OK;
+    }
+    cli_error(NULL, "no %s in these dumps (their writer did not record "
+                    "them), so --by=%s has nothing to show",
+              what, word);
+    return CLI_EXIT_ERROR;
+}
+
 /* ---- the diff ---- */
 
 /* Which of two dumps to hold: the one without a footer (its names cannot
@@ -326,13 +356,20 @@ static int pick_held(const input *in)
 static int compute(run *r, const char *const *paths)
 {
     const diff_options *opt = r->opt;
-    int want_site = opt->list || (opt->by & DIFF_BY_SITE);
+    unsigned want = 0;
+    if (opt->list)
+        want |= INPUT_TYPE | INPUT_SITE;
+    if (opt->by & DIFF_BY_SITE)
+        want |= INPUT_SITE;
+    if (!opt->list && (opt->by & DIFF_BY_STACK))
+        want |= INPUT_STACK;
+    if (!opt->list && (opt->by & DIFF_BY_FRAME))
+        want |= INPUT_FRAME;
     int rc = CLI_EXIT_OK;
     for (int i = 0; i < r->n; i++) {
         /* With three dumps, only d2's objects are ever reported. */
         int report = r->n == 2 || i == 1;
-        int orc = input_open(&r->in[i], paths[i], r->mem,
-                             report && opt->list, report && want_site);
+        int orc = input_open(&r->in[i], paths[i], r->mem, report ? want : 0);
         r->res->dumps[i] = r->in[i].name;
         r->res->paths[i] = paths[i];
         if (orc == CLI_EXIT_INCOMPLETE)
@@ -376,19 +413,8 @@ static int compute(run *r, const char *const *paths)
     objset_free(&r->chunk);
     objset_free(&r->deferred);
     diff_result *res = r->res;
-    if ((opt->by & DIFF_BY_SITE) && !opt->list) {
-        uint64_t objects = 0, sites = 0;
-        for (int i = 0; i < r->n; i++) {
-            objects += r->in[i].objects;
-            sites += r->in[i].with_site;
-        }
-        if (objects > 0 && sites == 0) {
-            cli_error(NULL, "no allocation sites in these dumps (their writer "
-                            "did not record them), so --by=site has nothing "
-                            "to show");
-            return CLI_EXIT_ERROR;
-        }
-    }
+    if (!opt->list && check_keys(r) != CLI_EXIT_OK)
+        return CLI_EXIT_ERROR;
     if (opt->list) {
         olist_finish(&res->items);
     } else {
