@@ -30,7 +30,8 @@ static const ts_obj heap[] = {
 
 /* Writes the heap (flags as ts_write's) to a file of its own and returns
  * what histo prints on it by by in format fmt (free it), and in *rc its
- * exit code. */
+ * exit code; with HEAPFMT_JOBS threads when flags has TS_SPLIT. */
+#define HEAPFMT_JOBS 8u
 static char *histo_heap(const char *name, unsigned flags, enum histo_by by,
                         enum histo_format fmt, enum histo_sort sort, int *rc)
 {
@@ -42,6 +43,7 @@ static char *histo_heap(const char *name, unsigned flags, enum histo_by by,
     opt.format = fmt;
     opt.sort = sort;
     opt.progress = 0;
+    opt.jobs = (flags & TS_SPLIT) ? HEAPFMT_JOBS : 1;
     FILE *out = tmpfile();
     cr_assert_not_null(out);
     const char *paths[1] = {path};
@@ -158,4 +160,35 @@ Test(histo_stacks, unfinished_dump)
     cr_expect_eq(rc, CLI_EXIT_INCOMPLETE);
     cr_expect(strstr(s, "7\t13312\t" TS_F_LEAKY "\n") != NULL, "%s", s);
     free(s);
+}
+
+/* -jN: the ranges hold the strings, the frames, the stacks and the
+ * objects apart, so each range names its stacks from the others'
+ * records; the output is the one-thread scan's, in every format. */
+Test(histo_stacks, jobs_name_stacks_across_ranges)
+{
+    static const enum histo_format formats[] = {
+        HISTO_FORMAT_TSV, HISTO_FORMAT_JSON, HISTO_FORMAT_FOLDED};
+    for (int by = HISTO_BY_STACK; by <= HISTO_BY_FRAME; by++) {
+        for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+            if (formats[f] == HISTO_FORMAT_FOLDED && by != HISTO_BY_STACK)
+                continue;
+            int rc1, rcj;
+            char *one = histo_heap("one", 0, (enum histo_by)by, formats[f],
+                                   HISTO_SORT_DEFAULT, &rc1);
+            char *jobs = histo_heap("jobs", TS_SPLIT, (enum histo_by)by,
+                                    formats[f], HISTO_SORT_DEFAULT, &rcj);
+            cr_expect_eq(rc1, CLI_EXIT_OK);
+            cr_expect_eq(rcj, CLI_EXIT_OK);
+            if (formats[f] == HISTO_FORMAT_JSON) {
+                /* "source" may differ; the rows may not */
+                cr_expect_str_eq(strstr(jobs, "\"rows\""),
+                                 strstr(one, "\"rows\""));
+            } else {
+                cr_expect_str_eq(jobs, one);
+            }
+            free(one);
+            free(jobs);
+        }
+    }
 }

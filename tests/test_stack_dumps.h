@@ -97,6 +97,9 @@ static const ts_stack ts_stacks[TS_NSTACKS] = {
 #define TS_LOSE_STACKS 0x01u /* the block of the FRAME and STACK records
                                 is damaged: every stack is undefined */
 #define TS_UNFINISHED 0x02u  /* no END, footer or trailer */
+#define TS_SPLIT 0x04u       /* strings, frames, stacks and every two
+                                objects in blocks of their own: the ranges
+                                of histo -jN see each other's records */
 
 static inline uint32_t ts_string(heapfmt_writer *w, const char *s)
 {
@@ -125,6 +128,16 @@ static inline void ts_damage_first_block(const char *path)
     cr_assert_eq(fclose(fp), 0);
 }
 
+/* The number of frames of stack s. */
+static inline size_t ts_depth(size_t s)
+{
+    size_t n = 0;
+    while (n < TS_MAX_FRAMES &&
+           (ts_stacks[s].f[n].fn != NULL || ts_stacks[s].f[n].lib != NULL))
+        n++;
+    return n;
+}
+
 /* Writes objs to path: the strings, frames and stacks first (one block of
  * their own with TS_LOSE_STACKS), then the objects, type "malloc". */
 static inline void ts_write(const char *path, const ts_obj *objs, size_t n,
@@ -135,25 +148,35 @@ static inline void ts_write(const char *path, const ts_obj *objs, size_t n,
     cr_assert_eq(heapfmt_write_meta_uint(w, "pid", 4242), HEAPFMT_OK);
     cr_assert_eq(heapfmt_write_meta_uint(w, "ids_stable", 1), HEAPFMT_OK);
     uint32_t type = ts_string(w, "malloc");
-    uint32_t stack_ids[TS_NSTACKS];
-    for (size_t s = 0; s < TS_NSTACKS; s++) {
-        uint32_t frames[TS_MAX_FRAMES];
-        size_t nf = 0;
-        for (; nf < TS_MAX_FRAMES; nf++) {
-            const ts_frame *f = &ts_stacks[s].f[nf];
-            if (f->fn == NULL && f->lib == NULL)
-                break;
-            heapfmt_frame hf = {ts_string(w, f->fn), ts_string(w, f->lib),
-                                f->offset, ts_string(w, f->file), f->line};
-            cr_assert_eq(heapfmt_write_frame(w, &hf, &frames[nf]),
-                         HEAPFMT_OK);
+    /* The strings first, then the frames, then the stacks: with TS_SPLIT
+     * each in blocks of their own. */
+    heapfmt_frame hf[TS_NSTACKS][TS_MAX_FRAMES];
+    for (size_t s = 0; s < TS_NSTACKS; s++)
+        for (size_t i = 0; i < ts_depth(s); i++) {
+            const ts_frame *f = &ts_stacks[s].f[i];
+            hf[s][i] = (heapfmt_frame){ts_string(w, f->fn),
+                                       ts_string(w, f->lib), f->offset,
+                                       ts_string(w, f->file), f->line};
         }
-        cr_assert_eq(heapfmt_write_stack(w, frames, nf, &stack_ids[s]),
+    if (flags & TS_SPLIT)
+        cr_assert_eq(heapfmt_writer_flush(w), HEAPFMT_OK);
+    uint32_t frames[TS_NSTACKS][TS_MAX_FRAMES];
+    for (size_t s = 0; s < TS_NSTACKS; s++)
+        for (size_t i = 0; i < ts_depth(s); i++)
+            cr_assert_eq(heapfmt_write_frame(w, &hf[s][i], &frames[s][i]),
+                         HEAPFMT_OK);
+    if (flags & TS_SPLIT)
+        cr_assert_eq(heapfmt_writer_flush(w), HEAPFMT_OK);
+    uint32_t stack_ids[TS_NSTACKS];
+    for (size_t s = 0; s < TS_NSTACKS; s++)
+        cr_assert_eq(heapfmt_write_stack(w, frames[s], ts_depth(s),
+                                         &stack_ids[s]),
                      HEAPFMT_OK);
-    }
-    if (flags & TS_LOSE_STACKS)
+    if (flags & (TS_LOSE_STACKS | TS_SPLIT))
         cr_assert_eq(heapfmt_writer_flush(w), HEAPFMT_OK);
     for (size_t i = 0; i < n; i++) {
+        if ((flags & TS_SPLIT) && i > 0 && i % 2 == 0)
+            cr_assert_eq(heapfmt_writer_flush(w), HEAPFMT_OK);
         heapfmt_object o;
         memset(&o, 0, sizeof o);
         o.id = objs[i].id;

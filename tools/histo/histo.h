@@ -188,8 +188,7 @@ int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
 #define HISTO_JOBS_FALLBACK (-1)
 
 /* Reads the complete dump at path, whose footer f is already read, into
- * column d with opt->jobs threads (opt->by: class, type or site; stacks
- * and frames fall back), each
+ * column d with opt->jobs threads (any opt->by), each
  * decoding a contiguous range of blocks with its own reader. The table is
  * the same as a one-thread scan gives. Returns CLI_EXIT_OK,
  * CLI_EXIT_ERROR (out of memory, message printed; t may hold part of the
@@ -257,11 +256,19 @@ int histo_sites_add(histo_sites *s, uint32_t file, uint64_t line,
 
 /* ---- histo_stacks.c ---- */
 
+/* Gives the stack to name for a stack a reader met: s itself, or (-jN)
+ * a copy completed with what other ranges defined; NULL when out of
+ * memory. */
+typedef const heapfmt_rstack *(*histo_stack_resolver)(void *ctx,
+                                                      const heapfmt_rstack *s);
+
 /* Adds the stacks an accumulator counted (--by=stack or frame) to column
  * d, named as cli_stack.h says (folded names for -f folded), objects
- * without a stack as CLI_NO_STACK. Returns 0, or -1 when out of memory. */
-int histo_stacks_to_table(histo_table *t, size_t d,
-                          const histo_acc *a, const histo_options *opt);
+ * without a stack as CLI_NO_STACK. resolve (NULL: none) is applied to
+ * each stack first. Returns 0, or -1 when out of memory. */
+int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
+                          const histo_options *opt,
+                          histo_stack_resolver resolve, void *ctx);
 
 /* Prints the shown rows of a one-dump table of folded stacks: the name, a
  * space, and the bytes (the count with --sort=count). */

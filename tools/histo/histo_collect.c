@@ -119,7 +119,7 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
             rc = add_or_fail(t, d, s, name, len, &s->acc.v[slot]);
         }
     } else if (opt->by == HISTO_BY_STACK || opt->by == HISTO_BY_FRAME) {
-        if (histo_stacks_to_table(t, d, &s->acc, opt) != 0)
+        if (histo_stacks_to_table(t, d, &s->acc, opt, NULL, NULL) != 0)
             rc = out_of_memory(s);
     } else if (opt->by == HISTO_BY_TYPE) {
         size_t n = heapfmt_reader_string_count(r);

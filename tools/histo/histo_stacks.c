@@ -13,7 +13,8 @@
 #include "histo.h"
 
 int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
-                          const histo_options *opt)
+                          const histo_options *opt,
+                          histo_stack_resolver resolve, void *ctx)
 {
     enum cli_stack_style style = opt->format == HISTO_FORMAT_FOLDED
                                      ? CLI_STACK_FOLDED
@@ -27,6 +28,10 @@ int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
         if (a->v[slot].count == 0)
             continue;
         const heapfmt_rstack *s = a->stack_of[slot];
+        if (resolve != NULL && (s = resolve(ctx, s)) == NULL) {
+            rc = -1;
+            break;
+        }
         rc = opt->by == HISTO_BY_FRAME ? cli_stack_top_name(&b, s, style)
                                        : cli_stack_name(&b, s, style);
         if (rc == 0)
