@@ -300,18 +300,55 @@ static int string_name(input *in, cli_strmap *t, uint32_t slot, int is_file,
     return nameid_get(t, text, len, out);
 }
 
-/* The name id of local stack part lstack (the reader's stack slot + 1, 0
- * for none) as in->want asks: the stack's name or its top frame's
- * (cli_stack.h). b is scratch room. */
-static int stack_name(input *in, cli_strmap *t, uint32_t lstack, cli_buf *b,
+/* The reader's stack of local stack part lstack (the stack slot + 1, 0
+ * for none), or NULL. */
+static const heapfmt_rstack *stack_of(const input *in, uint32_t lstack)
+{
+    return lstack != 0 && lstack - 1 < in->nslot_stack
+               ? in->slot_stack[lstack - 1]
+               : NULL;
+}
+
+int input_stacks(input *in, cli_strmap *t)
+{
+    size_t n = tuples_count(&in->lkinds);
+    if (n <= in->nlkind_stack)
+        return 0;
+    if (diff_mem_reserve(in->mem, (void **)&in->lkind_stack,
+                         &in->clkind_stack, n, sizeof *in->lkind_stack) != 0)
+        return -1;
+    cli_buf b = {0};
+    int rc = 0;
+    for (size_t lk = in->nlkind_stack; lk < n && rc == 0; lk++) {
+        const heapfmt_rstack *s =
+            stack_of(in, tuples_get(&in->lkinds, (uint32_t)lk)->stack);
+        in->lkind_stack[lk] = DIFF_NONE;
+        if (s == NULL)
+            continue;
+        in->lost_stacks |= s->undefined;
+        rc = cli_stack_name(&b, s, CLI_STACK_TEXT) != 0 ||
+                     nameid_get(t, b.s, b.len, &in->lkind_stack[lk]) != 0
+                 ? -1
+                 : 0;
+    }
+    cli_buf_free(&b);
+    if (rc == 0)
+        in->nlkind_stack = n;
+    return rc;
+}
+
+/* The name id of the top frame of local stack part lstack, DIFF_NONE for
+ * no stack. b is scratch room. */
+static int frame_name(input *in, cli_strmap *t, uint32_t lstack, cli_buf *b,
                       uint32_t *out)
 {
-    const heapfmt_rstack *s =
-        lstack != 0 && lstack - 1 < in->nslot_stack ? in->slot_stack[lstack - 1]
-                                                    : NULL;
-    int rc = (in->want & INPUT_FRAME) ? cli_stack_top_name(b, s, CLI_STACK_TEXT)
-                                      : cli_stack_name(b, s, CLI_STACK_TEXT);
-    return rc != 0 ? -1 : nameid_get(t, b->s, b->len, out);
+    const heapfmt_rstack *s = stack_of(in, lstack);
+    *out = DIFF_NONE;
+    if (s == NULL)
+        return 0;
+    if (cli_stack_top_name(b, s, CLI_STACK_TEXT) != 0)
+        return -1;
+    return nameid_get(t, b->s, b->len, out);
 }
 
 int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
@@ -330,6 +367,10 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
         diff_mem_free(in->mem, m);
         return -1;
     }
+    if ((in->want & INPUT_STACK) && input_stacks(in, t) != 0) {
+        diff_mem_free(in->mem, m);
+        return -1;
+    }
     cli_buf b = {0};
     for (size_t lk = 0; lk < n; lk++) {
         const tuple *l = tuples_get(&in->lkinds, (uint32_t)lk);
@@ -339,8 +380,10 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
             rc = string_name(in, t, l->type, 0, &k.type);
         if (rc == 0 && l->file != 0)
             rc = string_name(in, t, tuple_slot_of_file(l), 1, &k.file);
-        if (rc == 0 && (in->want & (INPUT_STACK | INPUT_FRAME)))
-            rc = stack_name(in, t, l->stack, &b, &k.stack);
+        if (in->want & INPUT_STACK)
+            k.stack = in->lkind_stack[lk];
+        if (rc == 0 && (in->want & INPUT_FRAME))
+            rc = frame_name(in, t, l->stack, &b, &k.frame);
         if (rc == 0)
             rc = tuples_intern(kinds, &k, &m[lk]);
         if (rc != 0) {
@@ -363,6 +406,7 @@ void input_close(input *in)
     DIFF_MEM_DROP(in->mem, in->slot_kind);
     DIFF_MEM_DROP(in->mem, in->lkind_class);
     DIFF_MEM_DROP(in->mem, in->slot_stack);
+    DIFF_MEM_DROP(in->mem, in->lkind_stack);
     in->nslot_class = in->nslot_kind = in->clkind_class = 0;
-    in->nslot_stack = 0;
+    in->nslot_stack = in->nlkind_stack = in->clkind_stack = 0;
 }

@@ -28,8 +28,8 @@
 /* What a local kind holds besides the class (input_open's want). */
 #define INPUT_TYPE 1u  /* the type */
 #define INPUT_SITE 2u  /* the allocation site */
-#define INPUT_STACK 4u /* the call stack, named by its frames */
-#define INPUT_FRAME 8u /* the call stack, named by its top frame */
+#define INPUT_STACK 4u /* the call stack (an object's identity) */
+#define INPUT_FRAME 8u /* and its top frame (--by=frame) */
 
 typedef struct input {
     cli_dump d;
@@ -49,6 +49,10 @@ typedef struct input {
     size_t clkind_class;
     const heapfmt_rstack **slot_stack; /* stack slot -> the reader's stack */
     size_t nslot_stack;
+    uint32_t *lkind_stack;  /* local kind -> stack name id (DIFF_NONE: no
+                               stack), for the first nlkind_stack kinds */
+    size_t nlkind_stack, clkind_stack;
+    int lost_stacks;        /* some object's stack was never defined */
     int status;             /* CLI_EXIT_* of the scan */
     uint64_t objects;       /* objects read */
     uint64_t with_site;     /* of which with an allocation site */
@@ -84,6 +88,12 @@ int input_scan(input *in, input_sink sink, void *ctx);
  * (no memory). */
 int input_classes(input *in, cli_strmap *t, int final);
 
+/* Brings in->lkind_stack up to date for every local kind so far: the name
+ * id of its call stack (cli_stack.h), DIFF_NONE for none. A stack's name
+ * does not change: a STACK record comes before the objects that use it.
+ * Returns 0 or -1 (no memory). */
+int input_stacks(input *in, cli_strmap *t);
+
 /* The class of local kind lk (after input_classes): a name id, or
  * DIFF_MATCH_DEFER. */
 static inline uint32_t input_class_of(const input *in, uint32_t lk)
@@ -94,9 +104,8 @@ static inline uint32_t input_class_of(const input *in, uint32_t lk)
 /* Maps every local kind to a shared kind (class, type, file name id,
  * stack name id, line) in kinds, with final names; the dump's objects must all have been
  * read (the local kinds' hash index is freed). Type DIFF_NONE is no type; file
- * DIFF_NONE is no site (a site's file is never DIFF_NONE). Stack DIFF_NONE
- * is "not asked for"; an object without a stack has the name id of
- * CLI_NO_STACK. On success *map is an array of
+ * DIFF_NONE is no site (a site's file is never DIFF_NONE). Stack (and
+ * frame, with INPUT_FRAME) DIFF_NONE is no stack. On success *map is an array of
  * tuples_count(&in->lkinds) kind numbers, to be freed with diff_mem_free.
  * Returns 0, -1 (no memory) or -2 (too many kinds). */
 int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map);

@@ -4,6 +4,7 @@
 
 #include "cli_escape.h"
 #include "cli_num.h"
+#include "cli_stack.h"
 #include "print.h"
 
 /* ---- pieces ---- */
@@ -57,6 +58,24 @@ static size_t name_width(const diff_result *res, uint32_t id)
     size_t len;
     const char *s = nameid_text(&res->names, id, &len);
     return cli_text_width(s, len);
+}
+
+/* A stack or frame name id as text: CLI_NO_STACK for DIFF_NONE. */
+static const char *stack_text(const diff_result *res, uint32_t id,
+                              size_t *len)
+{
+    if (id == DIFF_NONE) {
+        *len = strlen(CLI_NO_STACK);
+        return CLI_NO_STACK;
+    }
+    return nameid_text(&res->names, id, len);
+}
+
+static void put_stack(FILE *out, const diff_result *res, uint32_t id)
+{
+    size_t len;
+    const char *s = stack_text(res, id, &len);
+    cli_put_text(out, s, len);
 }
 
 /* "file:line", or none when the object has no site. */
@@ -268,7 +287,7 @@ static void summary_table(const diff_result *res, int human, FILE *out)
         const diff_row *row = &res->rows[r];
         put_cells(out, res, &row->s, human, width);
         if (stack_column(res->by, 0) != NULL)
-            put_name(out, res, row->stack, 0);
+            put_stack(out, res, row->stack);
         if (by_class)
             put_name(out, res, row->cls, by_site ? class_width + 2 : 0);
         if (by_site)
@@ -310,7 +329,7 @@ static void summary_tsv(const diff_result *res, FILE *out)
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
         if (column != NULL) {
-            put_name(out, res, row->stack, 0);
+            put_stack(out, res, row->stack);
             fputc('\t', out);
         }
         if (by_class) {
@@ -366,8 +385,10 @@ static void summary_json(const diff_result *res, FILE *out)
             fputs(", ", out);
         }
         if (stack_column(res->by, 0) != NULL) {
+            size_t len;
+            const char *s = stack_text(res, row->stack, &len);
             fprintf(out, "\"%s\": ", stack_column(res->by, 0));
-            json_name(out, res, row->stack);
+            cli_put_json(out, s, len);
             fputs(", ", out);
         }
         json_stat(out, res, &row->s);

@@ -4,7 +4,7 @@
  * Counts are kept per kind while dumps are matched (a kind is a class,
  * type, site and stack together), then folded into rows by what --by asks
  * for: the class, the allocation site, or both; or the call stack or its
- * top frame (cli_stack.h), whose names the kinds already hold. Kinds that fail the class
+ * top frame (cli_stack.h), whose names the kinds hold. Kinds that fail the class
  * filter and kinds with nothing new, freed or retained make no row. */
 #ifndef DIFF_SUMMARY_H
 #define DIFF_SUMMARY_H
@@ -33,8 +33,10 @@ static inline tuple summary_group_key(const tuple *kind, unsigned by)
         key.file = kind->file;
         key.line = kind->line;
     }
-    if (by & (DIFF_BY_STACK | DIFF_BY_FRAME))
+    if (by & DIFF_BY_STACK)
         key.stack = kind->stack;
+    if (by & DIFF_BY_FRAME)
+        key.stack = kind->frame;
     return key;
 }
 
@@ -53,7 +55,8 @@ typedef struct diff_row {
     uint32_t cls;  /* class name id, or 0 when not grouped by class */
     uint32_t file; /* site file name id, 0 for no site / not by site */
     uint64_t line;
-    uint32_t stack; /* stack or frame name id, 0 when not grouped by it */
+    uint32_t stack; /* stack or frame name id, DIFF_NONE for no stack (or
+                       not grouped by it) */
     diff_stat s;
 } diff_row;
 
