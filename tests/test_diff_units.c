@@ -171,7 +171,8 @@ Test(tuples, dense_numbers_and_limit)
     tuples_init(&t, NULL, 5000);
     for (uint32_t round = 0; round < 2; round++)
         for (uint32_t i = 0; i < 5000; i++) {
-            tuple k = {i % 17, i % 3, i, (uint64_t)i << 33};
+            tuple k = {.klass = i % 17, .type = i % 3, .file = i,
+                       .line = (uint64_t)i << 33};
             uint32_t no;
             cr_assert_eq(tuples_intern(&t, &k, &no), 0);
             cr_assert_eq(no, i);
@@ -180,7 +181,7 @@ Test(tuples, dense_numbers_and_limit)
             cr_assert(tuples_find(&t, &k, &found));
             cr_assert_eq(found, i);
         }
-    tuple extra = {1, 2, 3, 4};
+    tuple extra = {.klass = 1, .type = 2, .file = 3, .line = 4};
     uint32_t no;
     cr_assert_eq(tuples_intern(&t, &extra, &no), -2);
     cr_assert_not(tuples_find(&t, &extra, &no));

@@ -327,6 +327,41 @@ Test(histo_output, csv_quotes_what_needs_it)
     }
 }
 
+/* A name longer than any buffer (a deep call stack with commas and
+ * quotes) is written whole, quoted, its quotes doubled. */
+Test(histo_output, csv_long_name_is_whole)
+{
+    enum { PARTS = 600 };
+    static const char part[] = "f(a, \"b\") (lib.so+0x1) < ";
+    size_t plen = sizeof part - 1;
+    char *name = malloc(PARTS * plen + 1);
+    cr_assert_not_null(name);
+    for (size_t i = 0; i < PARTS; i++)
+        memcpy(name + i * plen, part, plen);
+    size_t len = PARTS * plen - 3; /* without the last " < " */
+    name[len] = '\0';
+    histo_table t;
+    cr_assert_eq(histo_table_init(&t, 1), 0);
+    cr_assert_eq(histo_table_add(&t, 0, name, len, 1, 2), 0);
+    histo_options o = opts(HISTO_FORMAT_CSV);
+    histo_table_finish(&t, &o);
+    capture c;
+    histo_print(cap_open(&c), &t, &o);
+    char *text = cap_close(&c);
+    static const char head[] = "count,bytes,class\n1,2,\"";
+    cr_assert_eq(strncmp(text, head, sizeof head - 1), 0, "%.40s", text);
+    const char *p = text + sizeof head - 1;
+    for (size_t i = 0; i < len; i++, p++) {
+        cr_assert_eq(*p, name[i], "byte %zu", i);
+        if (name[i] == '"')
+            cr_assert_eq(*++p, '"', "quote %zu doubled", i);
+    }
+    cr_assert_str_eq(p, "\"\n");
+    free(text);
+    free(name);
+    histo_table_free(&t);
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
 
 static json_t *parse_json_flags(const char *text, size_t flags)

@@ -54,6 +54,7 @@ for cur in "${inputs[@]}"; do
     bound=$((64 * size + 1048576))
     base=$(basename "$cur")
     for cmd in "info" "info --verify" "histo" "histo -S" "histo -S --by=type" \
+               "histo --by=stack" "histo --by=frame -f csv" "histo -f folded" \
                "export -r all" "export -r all --format=mongo" \
                "export --format=json" "graph dominators -n 5" \
                "graph referrers --class=String -n 50"; do
@@ -92,8 +93,39 @@ for cur in "${inputs[@]}"; do
     [ "$r1" = "$r2" ] && pass || fail "$base: histo -S exit $r1 with -j1, $r2 with -j2"
     cmp -s out.j1 out.j2 && pass || fail "$base: histo -S output differs with -j2"
     cmp -s err.j1 err.j2 && pass || fail "$base: histo -S messages differ with -j2"
+    r1=$(run_bounded j1 "$cur" "$BIN/histo" --by=stack -j1 "$cur")
+    r2=$(run_bounded j2 "$cur" "$BIN/histo" --by=stack -j2 "$cur")
+    [ "$r1" = "$r2" ] && pass || fail "$base: --by=stack exit $r1 with -j1, $r2 with -j2"
+    cmp -s out.j1 out.j2 && pass || fail "$base: --by=stack output differs with -j2"
+    # heapfmt-diff takes two dumps: the input against itself
+    rc=$(run_bounded diff "$cur" "$BIN/heapfmt-diff" --by=frame "$cur" "$cur")
+    case $rc in
+    0 | 1 | 3) pass ;;
+    *) fail "$base: heapfmt-diff --by=frame: exit $rc" ;;
+    esac
 done
 echo "$checked runs over ${#inputs[@]} inputs"
+
+# Call stacks whose records are missing: placeholders, and a stack of
+# 4096 frames named whole (issue 16).
+run "$BIN/histo" --by=stack -f tsv hostile/stacks-undefined.hfd
+expect_success "undefined frames and stacks"
+expect_out_has "#<undefined frame 77>" "a lost frame has a placeholder"
+expect_out_has "#<undefined string 1000> (0xdead)" "a lost function name"
+expect_out_has "(unknown stack)" "an object of a lost stack"
+expect_out_has "(no stack)" "an object without a stack"
+run "$BIN/histo" --by=frame -f tsv hostile/stacks-undefined.hfd
+expect_success "--by=frame: undefined frames and stacks"
+expect_out_has "#<undefined frame 77>" "--by=frame: the lost frame is the top"
+run "$BIN/histo" -f folded hostile/stacks-undefined.hfd
+expect_success "folded: undefined frames and stacks"
+[ "$(printf '%s\n' "$out" | wc -l)" = 4 ] && pass ||
+    fail "folded: one line per stack, names never split a line"
+expect_out_has "a,b?c (libheapfmt-malloc.so+0x10) a,b?c:7" "folded: ';' and newline replaced"
+run "$BIN/histo" --by=stack -f csv hostile/stacks-undefined.hfd
+expect_success "csv: a stack of 4096 frames"
+[ "$(printf '%s\n' "$out" | awk 'length > 100000' | wc -l)" = 1 ] && pass ||
+    fail "csv: the 4096-frame stack is not written whole"
 
 # The cases of the adversarial run, by name (issue 15).
 run "$BIN/heapfmt-export" -r all hostile/huge-class-index.hfd

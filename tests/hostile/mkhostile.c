@@ -22,6 +22,11 @@
  *   summary-disagrees.hfd   a footer whose per-class counts are wrong
  *   claims-many-refs.hfd    an object that claims 2^40 references and has
  *                           none
+ *   stacks-undefined.hfd    call stacks (1.1) at their limits: a frame whose
+ *                           function string and a stack whose frame were
+ *                           never defined, an object of a stack never
+ *                           defined, a stack of HEAPFMT_MAX_FRAMES frames,
+ *                           a function name holding ';' and a newline
  * Exits 0, or 1 with a message.
  */
 #include <stdio.h>
@@ -190,6 +195,37 @@ int main(int argc, char **argv)
     object(&d, 0x20000, 1, 1, NULL, 0);
     traw_finish(&d);
     save(&d, "claims-many-refs.hfd", 0);
+
+    begin(&d);
+    traw_string(&d, 3, "malloc");
+    traw_string(&d, 4, "/usr/lib/x86_64-linux-gnu/libheapfmt-malloc.so");
+    traw_string(&d, 5, "a;b\nc");
+    traw_frame(&d, 1, 3, 4, 0x2f10, 0, 0);
+    traw_frame(&d, 2, 1000, 0, 0xdead, 0, 0); /* string 1000: never */
+    traw_frame(&d, 3, 5, 4, 0x10, 5, 7);
+    uint32_t lost[] = {1, 77, 2}; /* frame 77: never */
+    traw_stack(&d, 1, lost, 3);
+    uint32_t *deep = malloc(HEAPFMT_MAX_FRAMES * sizeof *deep);
+    if (deep == NULL)
+        return 1;
+    for (size_t i = 0; i < HEAPFMT_MAX_FRAMES; i++)
+        deep[i] = 1 + (uint32_t)(i % 3);
+    traw_stack(&d, 2, deep, HEAPFMT_MAX_FRAMES);
+    free(deep);
+    static const uint32_t stacks[] = {1, 2, 999, 1, 0}; /* 999: never */
+    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
+        heapfmt_object o;
+        memset(&o, 0, sizeof o);
+        o.id = 0x10000 + 40 * i;
+        o.class_id = 1;
+        o.type = 1;
+        o.size = 40;
+        o.fields = stacks[i] ? HEAPFMT_F_STACK : 0;
+        o.stack = stacks[i];
+        traw_object(&d, &o);
+    }
+    traw_finish(&d);
+    save(&d, "stacks-undefined.hfd", 0);
 
     free(kind);
     free(name);

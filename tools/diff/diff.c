@@ -41,6 +41,13 @@ typedef struct run {
     size_t nkstat;
     unsigned char *pass; /* per class name id: passes the filter */
     size_t npass, cpass;
+    /* An object's identity besides its id: its class and its call stack
+     * (name ids), numbered by keys. */
+    tuples keys;
+    uint32_t *held_key; /* per shared kind of the held dump */
+    size_t nheld_key;
+    uint32_t *chunk_key; /* per local kind of cur, or DIFF_MATCH_DEFER */
+    size_t cchunk_key;
 } run;
 
 static int nomem(void)
@@ -88,16 +95,49 @@ static int update_pass(run *r)
 
 /* ---- matching callbacks ---- */
 
+/* The number of (class, stack): two objects of one id are the same when
+ * it is the same. A block of a native heap keeps its stack for its life:
+ * an address taken again by a block of another stack is another object.
+ * Returns 0 or -1 (no memory). */
+static int identity(run *r, uint32_t cls, uint32_t stack, uint32_t *key)
+{
+    tuple k = {.klass = cls, .stack = stack};
+    return tuples_intern(&r->keys, &k, key) == 0 ? 0 : -1;
+}
+
 static uint32_t held_class(void *ctx, uint32_t kind)
 {
     run *r = ctx;
-    return tuples_get(&r->res->kinds, kind)->klass;
+    return r->held_key[kind];
 }
 
 static uint32_t chunk_class(void *ctx, uint32_t lk)
 {
     run *r = ctx;
-    return input_class_of(r->cur, lk);
+    return r->chunk_key[lk];
+}
+
+/* Brings r->chunk_key up to date for every local kind of the dump being
+ * streamed, with class names as they are known now (final: at its end).
+ * Returns 0 or -1 (no memory). */
+static int update_chunk_keys(run *r, int final)
+{
+    input *in = r->cur;
+    if (input_classes(in, &r->res->names, final) != 0 ||
+        input_stacks(in, &r->res->names) != 0)
+        return -1;
+    size_t n = tuples_count(&in->lkinds);
+    if (diff_mem_reserve(r->mem, (void **)&r->chunk_key, &r->cchunk_key, n,
+                         sizeof *r->chunk_key) != 0)
+        return -1;
+    for (size_t lk = 0; lk < n; lk++) {
+        uint32_t cls = input_class_of(in, (uint32_t)lk);
+        r->chunk_key[lk] = DIFF_MATCH_DEFER;
+        if (cls != DIFF_MATCH_DEFER &&
+            identity(r, cls, in->lkind_stack[lk], &r->chunk_key[lk]) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int unmatched(void *ctx, const objset *chunk, const dobj *o,
@@ -107,6 +147,7 @@ static int unmatched(void *ctx, const objset *chunk, const dobj *o,
     if (r->change < 0)
         return 0;
     uint32_t lk = o->kind & OBJSET_KIND_MASK;
+    cls = input_class_of(r->cur, lk); /* not the identity: the class */
     uint64_t size = objset_size(chunk, o);
     diff_stat *s = &r->lstat[lk];
     stat_add(&s->count[r->change], 1);
@@ -137,7 +178,7 @@ static const diff_match_ops ops = {held_class, chunk_class, unmatched, defer};
 /* Matches the objects in set against the held ones, then empties set. */
 static int flush(run *r, objset *set, int final)
 {
-    if (input_classes(r->cur, &r->res->names, final) != 0)
+    if (update_chunk_keys(r, final) != 0)
         return nomem();
     if (r->change >= 0 && grow_stats(r->mem, &r->lstat, &r->nlstat,
                                      tuples_count(&r->cur->lkinds)) != 0)
@@ -192,6 +233,17 @@ static int read_held(run *r, input *in)
     for (size_t i = 0; i < r->held.n; i++)
         r->held.v[i].kind = map[r->held.v[i].kind];
     diff_mem_free(r->mem, map);
+    /* The identities of the held objects' kinds, all known now. */
+    r->nheld_key = tuples_count(&r->res->kinds);
+    r->held_key = diff_mem_alloc(
+        r->mem, (r->nheld_key > 0 ? r->nheld_key : 1) * sizeof *r->held_key);
+    if (r->held_key == NULL)
+        return nomem();
+    for (size_t k = 0; k < r->nheld_key; k++) {
+        const tuple *kind = tuples_get(&r->res->kinds, (uint32_t)k);
+        if (identity(r, kind->klass, kind->stack, &r->held_key[k]) != 0)
+            return nomem();
+    }
     input_close(in);
     objset_sort(&r->held);
     return rc;
@@ -300,12 +352,51 @@ static int add_warnings(run *r)
         "retained objects in its lost blocks are missing",
         "objects in its lost blocks are not counted as retained",
     };
+    /* An object is matched by its stack too: a stack lost with its block
+     * is another stack. */
+    for (int i = 0; i < r->n; i++)
+        if (r->in[i].lost_stacks &&
+            notes_add(w, r->in[i].name, "%s",
+                      "call stacks were lost with its damaged blocks: "
+                      "objects of those stacks do not match the same "
+                      "objects in the other dumps") != 0)
+            return -1;
     for (int i = 0; i < r->n; i++)
         if (r->in[i].status == CLI_EXIT_INCOMPLETE &&
             notes_add(w, r->in[i].name, "%s",
                       r->n == 2 ? two[i] : three[i]) != 0)
             return -1;
     return 0;
+}
+
+/* --by=site, stack or frame: dumps with objects but none of what the
+ * rows are made of have nothing to show; says why. Returns CLI_EXIT_OK or
+ * CLI_EXIT_ERROR. */
+static int check_keys(const run *r)
+{
+    uint64_t objects = 0, sites = 0, stacks = 0;
+    for (int i = 0; i < r->n; i++) {
+        objects += r->in[i].objects;
+        sites += r->in[i].with_site;
+        stacks += r->in[i].with_stack;
+    }
+    unsigned by = r->opt->by;
+    const char *what, *word;
+    if (objects == 0)
+        return CLI_EXIT_OK;
+    if ((by & DIFF_BY_SITE) && sites == 0) {
+        what = "allocation sites";
+        word = "site";
+    } else if ((by & (DIFF_BY_STACK | DIFF_BY_FRAME)) && stacks == 0) {
+        what = "call stacks";
+        word = (by & DIFF_BY_STACK) ? "stack" : "frame";
+    } else {
+        return CLI_EXIT_OK;
+    }
+    cli_error(NULL, "no %s in these dumps (their writer did not record "
+                    "them), so --by=%s has nothing to show",
+              what, word);
+    return CLI_EXIT_ERROR;
 }
 
 /* ---- the diff ---- */
@@ -326,13 +417,19 @@ static int pick_held(const input *in)
 static int compute(run *r, const char *const *paths)
 {
     const diff_options *opt = r->opt;
-    int want_site = opt->list || (opt->by & DIFF_BY_SITE);
+    unsigned want = INPUT_STACK;
+    if (opt->list)
+        want |= INPUT_TYPE | INPUT_SITE;
+    if (opt->by & DIFF_BY_SITE)
+        want |= INPUT_SITE;
+    if (!opt->list && (opt->by & DIFF_BY_FRAME))
+        want |= INPUT_FRAME;
     int rc = CLI_EXIT_OK;
     for (int i = 0; i < r->n; i++) {
         /* With three dumps, only d2's objects are ever reported. */
         int report = r->n == 2 || i == 1;
         int orc = input_open(&r->in[i], paths[i], r->mem,
-                             report && opt->list, report && want_site);
+                             report ? want : INPUT_STACK);
         r->res->dumps[i] = r->in[i].name;
         r->res->paths[i] = paths[i];
         if (orc == CLI_EXIT_INCOMPLETE)
@@ -376,19 +473,8 @@ static int compute(run *r, const char *const *paths)
     objset_free(&r->chunk);
     objset_free(&r->deferred);
     diff_result *res = r->res;
-    if ((opt->by & DIFF_BY_SITE) && !opt->list) {
-        uint64_t objects = 0, sites = 0;
-        for (int i = 0; i < r->n; i++) {
-            objects += r->in[i].objects;
-            sites += r->in[i].with_site;
-        }
-        if (objects > 0 && sites == 0) {
-            cli_error(NULL, "no allocation sites in these dumps (their writer "
-                            "did not record them), so --by=site has nothing "
-                            "to show");
-            return CLI_EXIT_ERROR;
-        }
-    }
+    if (!opt->list && check_keys(r) != CLI_EXIT_OK)
+        return CLI_EXIT_ERROR;
     if (opt->list) {
         olist_finish(&res->items);
     } else {
@@ -440,6 +526,7 @@ int diff_compute(const char *const *paths, int n, const diff_options *opt,
     objset_init(&r.held, r.mem);
     objset_init(&r.chunk, r.mem);
     objset_init(&r.deferred, r.mem);
+    tuples_init(&r.keys, r.mem, UINT32_MAX - 1); /* never DIFF_MATCH_DEFER */
     for (int i = 0; i < n; i++) {
         r.in[i].d.fd = -1; /* closed, for input_close */
         r.in[i].mem = r.mem;
@@ -455,6 +542,9 @@ int diff_compute(const char *const *paths, int n, const diff_options *opt,
     diff_mem_free(r.mem, r.lstat);
     diff_mem_free(r.mem, r.kstat);
     diff_mem_free(r.mem, r.pass);
+    tuples_free(&r.keys);
+    diff_mem_free(r.mem, r.held_key);
+    diff_mem_free(r.mem, r.chunk_key);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         diff_result_free(res);
         res->ndumps = n;

@@ -3,7 +3,8 @@
  * Two dumps (before, after): objects new in after, and freed since
  * before. Three dumps (d1, d2, d3): objects new in d2 (not in d1) and still
  * alive in d3 -- "retained", the leak suspects. An object is the same in
- * two dumps when its id and its class name are the same.
+ * two dumps when its id, its class name and its call stack (format 1.1,
+ * for objects that have one) are the same.
  *
  * Memory: one dump is held as a sorted array of 16 bytes per object (the
  * smaller one of two, when both footers tell the counts; d2 of three);

@@ -5,8 +5,8 @@
  * walked in step with the held array, so the cost is a merge, not a hash
  * lookup per object, and only the held dump is ever fully in memory.
  *
- * Two objects are the same when their ids are equal and their classes
- * (as name ids, nameid.h) are equal. A held object pairs with at most one
+ * Two objects are the same when their ids are equal and their identities
+ * (numbers of their class and call stack names, nameid.h) are equal. A held object pairs with at most one
  * streamed object: matching sets a mark bit on it, and a marked object is
  * not paired again (so duplicate ids pair off one to one). */
 #ifndef DIFF_MATCH_H

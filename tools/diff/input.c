@@ -9,6 +9,7 @@
 #include "cli_names.h"
 #include "cli_progress.h"
 #include "cli_scan.h"
+#include "cli_stack.h"
 #include "input.h"
 #include "diff_match.h"
 #include "objset.h"
@@ -26,14 +27,13 @@ static int sorted_by_index(const heapfmt_footer *f)
 }
 
 int input_open(input *in, const char *path, const diff_mem *mem,
-               int want_type, int want_site)
+               unsigned want)
 {
     memset(in, 0, sizeof *in);
     in->mem = mem;
     in->name = path;
     in->alloc = diff_mem_heapfmt(mem);
-    in->want_type = want_type;
-    in->want_site = want_site;
+    in->want = want;
     tuples_init(&in->lkinds, mem, OBJSET_MAX_KINDS);
     heapfmt_reader_options opt = HEAPFMT_READER_OPTIONS_INIT;
     opt.allocator = &in->alloc;
@@ -90,6 +90,23 @@ static int remember_slot_kind(input *in, uint32_t slot, uint32_t lk)
     return 0;
 }
 
+/* Notes the reader's stack of a stack slot, to name it at the end.
+ * Returns 0 or -1. */
+static int remember_stack(input *in, const heapfmt_rstack *s)
+{
+    if (s->slot >= in->nslot_stack) {
+        size_t old = in->nslot_stack, cap = old;
+        if (diff_mem_reserve(in->mem, (void **)&in->slot_stack, &cap,
+                             (size_t)s->slot + 1, sizeof *in->slot_stack) != 0)
+            return -1;
+        for (size_t i = old; i < cap; i++)
+            in->slot_stack[i] = NULL;
+        in->nslot_stack = cap;
+    }
+    in->slot_stack[s->slot] = s;
+    return 0;
+}
+
 static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
 {
     scan_ctx *s = opaque;
@@ -105,18 +122,31 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
         return 0;
     const heapfmt_robject *o = rec->u.object;
     uint32_t slot = o->klass->slot;
-    tuple k = {slot, 0, 0, 0};
-    if (in->want_type)
+    tuple k = {.klass = slot};
+    if (in->want & INPUT_TYPE)
         k.type = o->type->slot;
     if (o->fields & HEAPFMT_F_SITE) {
         in->with_site++;
-        if (in->want_site) {
+        if (in->want & INPUT_SITE) {
             k.file = tuple_file_of_slot(o->file->slot);
             k.line = o->line;
         }
     }
+    if ((o->fields & HEAPFMT_F_STACK) && o->stack != NULL) {
+        in->with_stack++;
+        if (in->want & (INPUT_STACK | INPUT_FRAME)) {
+            k.stack = o->stack->slot + 1;
+            if ((o->stack->slot >= in->nslot_stack ||
+                 in->slot_stack[o->stack->slot] == NULL) &&
+                remember_stack(in, o->stack) != 0) {
+                cli_error(in->name, "out of memory");
+                return CLI_EXIT_ERROR;
+            }
+        }
+    }
     uint32_t lk;
-    int bare = k.type == 0 && k.file == 0; /* the class alone: the common case */
+    /* the class alone: the common case */
+    int bare = k.type == 0 && k.file == 0 && k.stack == 0;
     if (bare && slot < in->nslot_kind && in->slot_kind[slot] != UNSET) {
         lk = in->slot_kind[slot];
     } else {
@@ -270,6 +300,57 @@ static int string_name(input *in, cli_strmap *t, uint32_t slot, int is_file,
     return nameid_get(t, text, len, out);
 }
 
+/* The reader's stack of local stack part lstack (the stack slot + 1, 0
+ * for none), or NULL. */
+static const heapfmt_rstack *stack_of(const input *in, uint32_t lstack)
+{
+    return lstack != 0 && lstack - 1 < in->nslot_stack
+               ? in->slot_stack[lstack - 1]
+               : NULL;
+}
+
+int input_stacks(input *in, cli_strmap *t)
+{
+    size_t n = tuples_count(&in->lkinds);
+    if (n <= in->nlkind_stack)
+        return 0;
+    if (diff_mem_reserve(in->mem, (void **)&in->lkind_stack,
+                         &in->clkind_stack, n, sizeof *in->lkind_stack) != 0)
+        return -1;
+    cli_buf b = {0};
+    int rc = 0;
+    for (size_t lk = in->nlkind_stack; lk < n && rc == 0; lk++) {
+        const heapfmt_rstack *s =
+            stack_of(in, tuples_get(&in->lkinds, (uint32_t)lk)->stack);
+        in->lkind_stack[lk] = DIFF_NONE;
+        if (s == NULL)
+            continue;
+        in->lost_stacks |= s->undefined;
+        rc = cli_stack_name(&b, s, CLI_STACK_TEXT) != 0 ||
+                     nameid_get(t, b.s, b.len, &in->lkind_stack[lk]) != 0
+                 ? -1
+                 : 0;
+    }
+    cli_buf_free(&b);
+    if (rc == 0)
+        in->nlkind_stack = n;
+    return rc;
+}
+
+/* The name id of the top frame of local stack part lstack, DIFF_NONE for
+ * no stack. b is scratch room. */
+static int frame_name(input *in, cli_strmap *t, uint32_t lstack, cli_buf *b,
+                      uint32_t *out)
+{
+    const heapfmt_rstack *s = stack_of(in, lstack);
+    *out = DIFF_NONE;
+    if (s == NULL)
+        return 0;
+    if (cli_stack_top_name(b, s, CLI_STACK_TEXT) != 0)
+        return -1;
+    return nameid_get(t, b->s, b->len, out);
+}
+
 int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
 {
     /* No object comes after this: the local index can go before the
@@ -286,21 +367,32 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
         diff_mem_free(in->mem, m);
         return -1;
     }
+    if ((in->want & INPUT_STACK) && input_stacks(in, t) != 0) {
+        diff_mem_free(in->mem, m);
+        return -1;
+    }
+    cli_buf b = {0};
     for (size_t lk = 0; lk < n; lk++) {
         const tuple *l = tuples_get(&in->lkinds, (uint32_t)lk);
-        tuple k = {0, 0, 0, l->line};
+        tuple k = {.line = l->line};
         int rc = slot_class(in, t, l->klass, 1, &k.klass);
         if (rc == 0)
             rc = string_name(in, t, l->type, 0, &k.type);
         if (rc == 0 && l->file != 0)
             rc = string_name(in, t, tuple_slot_of_file(l), 1, &k.file);
+        if (in->want & INPUT_STACK)
+            k.stack = in->lkind_stack[lk];
+        if (rc == 0 && (in->want & INPUT_FRAME))
+            rc = frame_name(in, t, l->stack, &b, &k.frame);
         if (rc == 0)
             rc = tuples_intern(kinds, &k, &m[lk]);
         if (rc != 0) {
+            cli_buf_free(&b);
             diff_mem_free(in->mem, m);
             return rc;
         }
     }
+    cli_buf_free(&b);
     *map = m;
     return 0;
 }
@@ -313,5 +405,8 @@ void input_close(input *in)
     DIFF_MEM_DROP(in->mem, in->slot_class);
     DIFF_MEM_DROP(in->mem, in->slot_kind);
     DIFF_MEM_DROP(in->mem, in->lkind_class);
+    DIFF_MEM_DROP(in->mem, in->slot_stack);
+    DIFF_MEM_DROP(in->mem, in->lkind_stack);
     in->nslot_class = in->nslot_kind = in->clkind_class = 0;
+    in->nslot_stack = in->nlkind_stack = in->clkind_stack = 0;
 }

@@ -2,7 +2,8 @@
  *
  * Reading turns each OBJECT record into (id, local kind, size) for a sink.
  * The local kind numbers the combination of the reader's class slot, and,
- * when asked for, type slot and site (file slot, line) -- see tuples.h.
+ * when asked for, type slot, site (file slot, line) and call stack (stack
+ * slot) -- see tuples.h.
  * After the scan, input_resolve() maps local kinds to kinds shared by all
  * dumps (names instead of slots).
  *
@@ -24,6 +25,12 @@
 #include "nameid.h"
 #include "tuples.h"
 
+/* What a local kind holds besides the class (input_open's want). */
+#define INPUT_TYPE 1u  /* the type */
+#define INPUT_SITE 2u  /* the allocation site */
+#define INPUT_STACK 4u /* the call stack (an object's identity) */
+#define INPUT_FRAME 8u /* and its top frame (--by=frame) */
+
 typedef struct input {
     cli_dump d;
     const char *name;       /* for messages: the path or "(stdin)" */
@@ -31,7 +38,7 @@ typedef struct input {
     heapfmt_allocator alloc; /* the readers' view of mem */
     const heapfmt_footer *footer; /* NULL when not readable */
     int footer_names;       /* footer classes sorted by index: names usable */
-    int want_type, want_site;
+    unsigned want;          /* INPUT_* bits */
     tuples lkinds;          /* (class slot, type slot, file slot+1, line) */
     uint32_t *slot_class;   /* class slot -> class name id, or UNSET */
     size_t nslot_class;
@@ -40,19 +47,27 @@ typedef struct input {
     size_t nslot_kind;
     uint32_t *lkind_class;  /* local kind -> class name id or DIFF_MATCH_DEFER */
     size_t clkind_class;
+    const heapfmt_rstack **slot_stack; /* stack slot -> the reader's stack */
+    size_t nslot_stack;
+    uint32_t *lkind_stack;  /* local kind -> stack name id (DIFF_NONE: no
+                               stack), for the first nlkind_stack kinds */
+    size_t nlkind_stack, clkind_stack;
+    int lost_stacks;        /* some object's stack was never defined */
     int status;             /* CLI_EXIT_* of the scan */
     uint64_t objects;       /* objects read */
     uint64_t with_site;     /* of which with an allocation site */
+    uint64_t with_stack;    /* of which with a call stack */
     ident id;               /* identity META, captured after the scan */
 } input;
 
 /* Opens path ("-" for standard input) and, when it is seekable and
- * complete, reads its footer. Returns CLI_EXIT_OK; CLI_EXIT_INCOMPLETE
+ * complete, reads its footer; want (INPUT_* bits) says what the local
+ * kinds hold besides the class. Returns CLI_EXIT_OK; CLI_EXIT_INCOMPLETE
  * when the input ends inside the file header (printed): in then reads as
  * an incomplete dump without objects; or CLI_EXIT_ERROR after printing
  * why. */
 int input_open(input *in, const char *path, const diff_mem *mem,
-               int want_type, int want_site);
+               unsigned want);
 
 /* The object count of the footer, or 0 when unknown. */
 uint64_t input_footer_objects(const input *in);
@@ -73,6 +88,12 @@ int input_scan(input *in, input_sink sink, void *ctx);
  * (no memory). */
 int input_classes(input *in, cli_strmap *t, int final);
 
+/* Brings in->lkind_stack up to date for every local kind so far: the name
+ * id of its call stack (cli_stack.h), DIFF_NONE for none. A stack's name
+ * does not change: a STACK record comes before the objects that use it.
+ * Returns 0 or -1 (no memory). */
+int input_stacks(input *in, cli_strmap *t);
+
 /* The class of local kind lk (after input_classes): a name id, or
  * DIFF_MATCH_DEFER. */
 static inline uint32_t input_class_of(const input *in, uint32_t lk)
@@ -81,9 +102,10 @@ static inline uint32_t input_class_of(const input *in, uint32_t lk)
 }
 
 /* Maps every local kind to a shared kind (class, type, file name id,
- * line) in kinds, with final names; the dump's objects must all have been
+ * stack name id, line) in kinds, with final names; the dump's objects must all have been
  * read (the local kinds' hash index is freed). Type DIFF_NONE is no type; file
- * DIFF_NONE is no site (a site's file is never DIFF_NONE). On success *map is an array of
+ * DIFF_NONE is no site (a site's file is never DIFF_NONE). Stack (and
+ * frame, with INPUT_FRAME) DIFF_NONE is no stack. On success *map is an array of
  * tuples_count(&in->lkinds) kind numbers, to be freed with diff_mem_free.
  * Returns 0, -1 (no memory) or -2 (too many kinds). */
 int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map);

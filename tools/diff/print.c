@@ -4,6 +4,7 @@
 
 #include "cli_escape.h"
 #include "cli_num.h"
+#include "cli_stack.h"
 #include "print.h"
 
 /* ---- pieces ---- */
@@ -16,6 +17,17 @@ static const char *const change_names[2][2] = {
     {"new", "freed"},    /* two dumps */
     {"retained", "?"},   /* three dumps */
 };
+
+/* --by=stack or frame: the name of the rows' column, in lower or upper
+ * case; NULL for the other keys. */
+static const char *stack_column(unsigned by, int upper)
+{
+    if (by & DIFF_BY_STACK)
+        return upper ? "STACK" : "stack";
+    if (by & DIFF_BY_FRAME)
+        return upper ? "FRAME" : "frame";
+    return NULL;
+}
 
 static const char *change_name(const diff_result *res, int change)
 {
@@ -46,6 +58,24 @@ static size_t name_width(const diff_result *res, uint32_t id)
     size_t len;
     const char *s = nameid_text(&res->names, id, &len);
     return cli_text_width(s, len);
+}
+
+/* A stack or frame name id as text: CLI_NO_STACK for DIFF_NONE. */
+static const char *stack_text(const diff_result *res, uint32_t id,
+                              size_t *len)
+{
+    if (id == DIFF_NONE) {
+        *len = strlen(CLI_NO_STACK);
+        return CLI_NO_STACK;
+    }
+    return nameid_text(&res->names, id, len);
+}
+
+static void put_stack(FILE *out, const diff_result *res, uint32_t id)
+{
+    size_t len;
+    const char *s = stack_text(res, id, &len);
+    cli_put_text(out, s, len);
 }
 
 /* "file:line", or none when the object has no site. */
@@ -128,7 +158,9 @@ static void json_head(FILE *out, const diff_result *res)
     fprintf(out, "\n  ],\n  \"complete\": %s,\n",
             res->complete ? "true" : "false");
     if (!res->list)
-        fprintf(out, "  \"by\": \"%s\",\n", by_names[res->by & 3]);
+        fprintf(out, "  \"by\": \"%s\",\n",
+                stack_column(res->by, 0) ? stack_column(res->by, 0)
+                                         : by_names[res->by & 3]);
     fputs("  \"warnings\": [", out);
     for (size_t i = 0; i < res->warnings.n; i++) {
         const note *w = &res->warnings.v[i];
@@ -174,10 +206,13 @@ static size_t shown_rows(const diff_result *res)
 /* "class" or "classes", "site"..., "row"... for n rows of by. */
 static const char *noun(unsigned by, uint64_t n)
 {
-    static const char *const words[3][2] = {
-        {"class", "classes"}, {"site", "sites"}, {"row", "rows"}};
+    static const char *const words[5][2] = {
+        {"class", "classes"}, {"site", "sites"}, {"row", "rows"},
+        {"stack", "stacks"},  {"frame", "frames"}};
     int w = by == (DIFF_BY_CLASS | DIFF_BY_SITE) ? 2
             : by == DIFF_BY_SITE                 ? 1
+            : by == DIFF_BY_STACK                ? 3
+            : by == DIFF_BY_FRAME                ? 4
                                                  : 0;
     return words[w][n != 1];
 }
@@ -242,13 +277,17 @@ static void summary_table(const diff_result *res, int human, FILE *out)
 
     for (int i = 0; i < ncells; i++)
         fprintf(out, "%*s  ", (int)width[i], head[i]);
-    if (by_class && by_site)
+    if (stack_column(res->by, 1) != NULL)
+        fprintf(out, "%s\n", stack_column(res->by, 1));
+    else if (by_class && by_site)
         fprintf(out, "%-*s  SITE\n", (int)class_width, "CLASS");
     else
         fputs(by_class ? "CLASS\n" : "SITE\n", out);
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
         put_cells(out, res, &row->s, human, width);
+        if (stack_column(res->by, 0) != NULL)
+            put_stack(out, res, row->stack);
         if (by_class)
             put_name(out, res, row->cls, by_site ? class_width + 2 : 0);
         if (by_site)
@@ -276,7 +315,10 @@ static void summary_tsv(const diff_result *res, FILE *out)
 {
     int by_class = (res->by & DIFF_BY_CLASS) != 0;
     int by_site = (res->by & DIFF_BY_SITE) != 0;
-    if (by_class)
+    const char *column = stack_column(res->by, 0);
+    if (column != NULL)
+        fprintf(out, "%s\t", column);
+    else if (by_class)
         fputs(by_site ? "class\tsite\t" : "class\t", out);
     else
         fputs("site\t", out);
@@ -286,6 +328,10 @@ static void summary_tsv(const diff_result *res, FILE *out)
     size_t shown = shown_rows(res);
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
+        if (column != NULL) {
+            put_stack(out, res, row->stack);
+            fputc('\t', out);
+        }
         if (by_class) {
             put_name(out, res, row->cls, 0);
             fputc('\t', out);
@@ -336,6 +382,13 @@ static void summary_json(const diff_result *res, FILE *out)
         if (res->by & DIFF_BY_SITE) {
             fputs("\"site\": ", out);
             json_site(out, res, row->file, row->line);
+            fputs(", ", out);
+        }
+        if (stack_column(res->by, 0) != NULL) {
+            size_t len;
+            const char *s = stack_text(res, row->stack, &len);
+            fprintf(out, "\"%s\": ", stack_column(res->by, 0));
+            cli_put_json(out, s, len);
             fputs(", ", out);
         }
         json_stat(out, res, &row->s);

@@ -37,7 +37,8 @@ static int cmp_rows(const void *x, const void *y)
         (c = cmp_desc(a->s.count[0], b->s.count[0])) != 0 ||
         (c = cmp_desc(a->s.count[1], b->s.count[1])) != 0 ||
         (c = cmp_text(ra->t, a->cls, b->cls)) != 0 ||
-        (c = cmp_text(ra->t, a->file, b->file)) != 0)
+        (c = cmp_text(ra->t, a->file, b->file)) != 0 ||
+        (c = cmp_text(ra->t, a->stack, b->stack)) != 0)
         return c;
     return a->line < b->line ? -1 : a->line > b->line;
 }
@@ -70,6 +71,7 @@ int summary_rows(const tuples *kinds, const diff_stat *kstat,
             v[n].row.cls = key.klass;
             v[n].row.file = key.file;
             v[n].row.line = key.line;
+            v[n].row.stack = key.stack;
             v[n].t = t;
             n++;
         }
@@ -107,9 +109,13 @@ int summary_parse_by(const char *s, unsigned *by)
         *by = DIFF_BY_SITE;
     else if (strcmp(s, "class,site") == 0 || strcmp(s, "site,class") == 0)
         *by = DIFF_BY_CLASS | DIFF_BY_SITE;
+    else if (strcmp(s, "stack") == 0)
+        *by = DIFF_BY_STACK;
+    else if (strcmp(s, "frame") == 0)
+        *by = DIFF_BY_FRAME;
     else {
-        cli_usage_error("invalid --by value '%s': expected class, site or "
-                        "class,site",
+        cli_usage_error("invalid --by value '%s': expected class, site, "
+                        "class,site, stack or frame",
                         s);
         return -1;
     }

@@ -1,8 +1,10 @@
-/* summary.h -- per-class (or per-site) totals of a diff.
+/* summary.h -- per-class (or per-site, per-stack, per-frame) totals of a
+ * diff.
  *
  * Counts are kept per kind while dumps are matched (a kind is a class,
- * type and site together), then folded into rows by what --by asks for:
- * the class, the allocation site, or both. Kinds that fail the class
+ * type, site and stack together), then folded into rows by what --by asks
+ * for: the class, the allocation site, or both; or the call stack or its
+ * top frame (cli_stack.h), whose names the kinds hold. Kinds that fail the class
  * filter and kinds with nothing new, freed or retained make no row. */
 #ifndef DIFF_SUMMARY_H
 #define DIFF_SUMMARY_H
@@ -17,23 +19,29 @@
 /* --by bits */
 #define DIFF_BY_CLASS 1u
 #define DIFF_BY_SITE 2u
+#define DIFF_BY_STACK 4u /* the whole call stack */
+#define DIFF_BY_FRAME 8u /* the stack's top frame */
 
 /* The row a kind falls in: its class and/or site as by says, the parts
  * not grouped on set to 0. */
 static inline tuple summary_group_key(const tuple *kind, unsigned by)
 {
-    tuple key = {0, 0, 0, 0};
+    tuple key = {0};
     if (by & DIFF_BY_CLASS)
         key.klass = kind->klass;
     if (by & DIFF_BY_SITE) {
         key.file = kind->file;
         key.line = kind->line;
     }
+    if (by & DIFF_BY_STACK)
+        key.stack = kind->stack;
+    if (by & DIFF_BY_FRAME)
+        key.stack = kind->frame;
     return key;
 }
 
-/* Parses a --by value: class, site, or class,site (either order) into
- * DIFF_BY_* bits. Returns 0, or -1 after a usage message (cli_msg.h) for
+/* Parses a --by value: class, site, class,site (either order), stack or
+ * frame into DIFF_BY_* bits. Returns 0, or -1 after a usage message (cli_msg.h) for
  * anything else. */
 int summary_parse_by(const char *s, unsigned *by);
 
@@ -47,6 +55,8 @@ typedef struct diff_row {
     uint32_t cls;  /* class name id, or 0 when not grouped by class */
     uint32_t file; /* site file name id, 0 for no site / not by site */
     uint64_t line;
+    uint32_t stack; /* stack or frame name id, DIFF_NONE for no stack (or
+                       not grouped by it) */
     diff_stat s;
 } diff_row;
 

@@ -14,14 +14,16 @@ static inline uint64_t mix(uint64_t x)
 static uint32_t hash_tuple(const tuple *k)
 {
     uint64_t h = mix(((uint64_t)k->klass << 32 | k->type) + 0x9e3779b97f4a7c15ull);
-    h = mix(h ^ k->file);
+    h = mix(h ^ ((uint64_t)k->stack << 32 | k->file));
     h = mix(h ^ k->line);
+    h = mix(h ^ k->frame);
     return (uint32_t)(h >> 32);
 }
 
 static int same(const tuple *x, const tuple *y)
 {
-    return x->klass == y->klass && x->type == y->type && x->file == y->file && x->line == y->line;
+    return x->klass == y->klass && x->type == y->type && x->file == y->file &&
+           x->stack == y->stack && x->line == y->line && x->frame == y->frame;
 }
 
 static int rehash(tuples *t, size_t nslots)

@@ -1,12 +1,14 @@
 /* tuples.h -- dense numbers for small fixed-size keys.
  *
- * A tuple (class, type, file, line) gets the number 0, 1, 2... in order of first
- * appearance. heapfmt-diff uses it three times:
+ * A tuple (class, type, file, stack, line, frame) gets the number 0, 1,
+ * 2... in order of first appearance. heapfmt-diff uses it four times:
  *   - per dump, the "local kind" of an object: (class slot, type slot,
- *     site file slot + 1, line) as the reader numbers them;
- *   - across dumps, the "kind": (class, type, file, line) as name ids;
- *   - for the summary, the row a kind falls in: (class, file, line) with
- *     the parts not grouped on set to 0.
+ *     site file slot + 1, stack slot + 1, line) as the reader numbers them;
+ *   - across dumps, the "kind": (class, type, file, stack, line, frame) as
+ *     name ids (the stack's name, and its top frame's for --by=frame);
+ *   - for the summary, the row a kind falls in: (class, file, stack, line)
+ *     with the parts not grouped on set to 0;
+ *   - an object's identity besides its id: (class, stack).
  * Objects store a kind number (4 bytes) instead of their class, type and
  * site. Lookups are on the per-object path: one multiply-mix hash and, in
  * practice, one probe into a table that fits in cache.
@@ -26,15 +28,18 @@
 #include "diff_mem.h"
 
 /* The parts are named for what every use keeps in them: a class, a type,
- * a file and a line. Per dump (a "local kind") the class and type are the
- * reader's slots and file is the reader's file slot + 1 (0: no site);
- * across dumps they are name ids (nameid.h). Parts a use does not group
- * on are 0. */
+ * a file, a call stack, a line and the stack's top frame. Per dump (a
+ * "local kind") the class and type are the reader's slots, file is the
+ * reader's file slot + 1 (0: no site) and stack the reader's stack slot +
+ * 1 (0: no stack); across dumps they are name ids (nameid.h). Parts a use
+ * does not group on are 0. */
 typedef struct tuple {
     uint32_t klass;
     uint32_t type;
     uint32_t file;
+    uint32_t stack;
     uint64_t line;
+    uint32_t frame;
 } tuple;
 
 /* A local kind's file part: the reader's file slot + 1, so that 0 means

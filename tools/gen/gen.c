@@ -24,6 +24,9 @@
  *   - References point at recently written objects (locality), at a uniform
  *     sample of older ones, or at classes. About 3 per object on average.
  *   - About 30% of objects carry an allocation site and a GC generation.
+ *   - With --stacks, about 98% carry an allocation call stack, one of the
+ *     paths of stacks.h picked with a skewed popularity; its own random
+ *     stream, so that the objects are those of the same dump without.
  *   - ROOT records (vm, machine_context, global_tbl, ...) come last.
  *
  * Memory: the class tables and two fixed rings of ids; nothing per object.
@@ -35,6 +38,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "stacks.h"
 
 /* ------------------------------------------------------------------ */
 /* Random numbers                                                      */
@@ -423,6 +427,8 @@ typedef struct gen {
 
     uint32_t type_str[K_COUNT];
     uint32_t file_str[COUNT_OF(site_files)];
+    uint32_t stack_ids[GEN_STACK_PATHS]; /* --stacks */
+    rng sr; /* --stacks: which object gets which stack */
 
     uint64_t recent[RECENT];
     uint64_t nrecent;
@@ -767,6 +773,12 @@ static void age_and_site(gen *g, heapfmt_object *o, int wb_protected)
 
 static int emit(gen *g, heapfmt_object *o)
 {
+    /* One object in 50 without a stack: what a tracker started late, or
+     * a runtime's own objects, look like. */
+    if (g->opt->stacks && rng_below(&g->sr, 50) != 0) {
+        o->fields |= HEAPFMT_F_STACK;
+        o->stack = g->stack_ids[rng_skewed(&g->sr, GEN_STACK_PATHS)];
+    }
     int rc = heapfmt_write_object(g->w, o);
     if (rc == HEAPFMT_OK) {
         g->written++;
@@ -1390,6 +1402,8 @@ static int write_strings(gen *g)
         for (size_t i = 0; i < COUNT_OF(site_files); i++)
             if ((rc = intern(g, site_files[i], &g->file_str[i])) != HEAPFMT_OK)
                 return rc;
+    if (g->opt->stacks)
+        return gen_stacks_write(g->w, g->stack_ids);
     return HEAPFMT_OK;
 }
 
@@ -1530,6 +1544,7 @@ int gen_write(heapfmt_writer *w, const gen_options *opt)
     g->w = w;
     g->opt = opt;
     rng_seed(&g->r, derive(opt->seed, 0));
+    rng_seed(&g->sr, derive(opt->seed, 7));
     heap_init(&g->h, opt->seed);
     /* GCs so far: a base from the seed plus one per ~25,000 objects. */
     g->gc_count = 10 + derive(opt->seed, 6) % 40 + opt->objects / 25000;

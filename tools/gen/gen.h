@@ -33,6 +33,8 @@ typedef struct gen_options {
     uint64_t seed;    /* any value */
     uint32_t classes; /* CLASS records, 1 .. GEN_MAX_CLASSES */
     int sites;        /* nonzero: allocation sites on ~30% of objects */
+    int stacks;       /* nonzero: allocation call stacks (format 1.1) on
+                         ~98% of objects (stacks.h) */
     int profile;      /* enum gen_profile */
 } gen_options;
 

@@ -43,6 +43,10 @@ static void usage(void)
         "                        (%u to %u, default %u)\n"
         "      --no-sites        omit allocation sites (file, line,\n"
         "                        generation)\n"
+        "      --stacks          give ~98%% of objects a native allocation\n"
+        "                        call stack, one of 48 made-up paths\n"
+        "                        through a malloc tracker, libc and\n"
+        "                        libraries (format 1.1 FRAME and STACK)\n"
         "  -h, --help            show this help and exit\n"
         "  -V, --version         show the version and exit\n"
         "\n"
@@ -54,7 +58,7 @@ static void usage(void)
 }
 
 enum { OPT_BLOCK_SIZE = 256, OPT_NO_SITES, OPT_PROFILE, OPT_CODEC,
-       OPT_THREADS };
+       OPT_THREADS, OPT_STACKS };
 
 static const struct option long_options[] = {
     {"objects", required_argument, NULL, 'n'},
@@ -67,6 +71,7 @@ static const struct option long_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
     {"no-sites", no_argument, NULL, OPT_NO_SITES},
+    {"stacks", no_argument, NULL, OPT_STACKS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -171,6 +176,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_SITES:
             gopt.sites = 0;
+            break;
+        case OPT_STACKS:
+            gopt.stacks = 1;
             break;
         default: /* -h, -V, errors */
             return cli_standard_option(c, argv, usage);

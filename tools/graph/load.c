@@ -166,7 +166,7 @@ static int refs_failed(loader *l, int rc)
  * many kinds). */
 static int set_object(graph *g, size_t n, const heapfmt_robject *o)
 {
-    tuple k = {o->klass->slot, o->type->slot, 0, 0};
+    tuple k = {.klass = o->klass->slot, .type = o->type->slot};
     if (o->fields & HEAPFMT_F_SITE) {
         k.file = tuple_file_of_slot(o->file->slot);
         k.line = o->line;

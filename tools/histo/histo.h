@@ -1,7 +1,7 @@
 /* histo.h -- the work of histo, separate from its command line.
  *
- * histo turns one or more dumps into per-class (or per-type, per-site)
- * histograms, merged by display name into one table:
+ * histo turns one or more dumps into per-class (or per-type, per-site,
+ * per-stack, per-frame) histograms, merged by display name into one table:
  *
  *     histo_table_init()     an empty table for N dumps
  *     histo_collect()        read dump i into column i (footer or scan)
@@ -27,7 +27,9 @@
 enum histo_by {
     HISTO_BY_CLASS = 0, /* the object's class (display name) */
     HISTO_BY_TYPE,      /* the VM type string, e.g. T_STRING */
-    HISTO_BY_SITE       /* the allocation site, file:line */
+    HISTO_BY_SITE,      /* the allocation site, file:line */
+    HISTO_BY_STACK,     /* the whole allocation call stack (cli_stack.h) */
+    HISTO_BY_FRAME      /* the stack's top frame, past the allocator's */
 };
 
 enum histo_sort {
@@ -43,7 +45,8 @@ enum histo_format {
     HISTO_FORMAT_TABLE = 0,
     HISTO_FORMAT_TSV,
     HISTO_FORMAT_CSV,
-    HISTO_FORMAT_JSON
+    HISTO_FORMAT_JSON,
+    HISTO_FORMAT_FOLDED /* one dump, --by=stack: "frame;frame... value" */
 };
 
 typedef struct histo_options {
@@ -185,7 +188,7 @@ int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
 #define HISTO_JOBS_FALLBACK (-1)
 
 /* Reads the complete dump at path, whose footer f is already read, into
- * column d with opt->jobs threads (opt->by: class, type or site), each
+ * column d with opt->jobs threads (any opt->by), each
  * decoding a contiguous range of blocks with its own reader. The table is
  * the same as a one-thread scan gives. Returns CLI_EXIT_OK,
  * CLI_EXIT_ERROR (out of memory, message printed; t may hold part of the
@@ -227,15 +230,18 @@ typedef struct histo_total {
     uint64_t bytes;
 } histo_total;
 
-/* What one reader counted: by the class or type slot of its tables, or
- * (--by=site) by site and, apart, the objects without one. The one-thread
- * scan and each range of -jN count with it. */
+/* What one reader counted: by the class, type string or stack slot of
+ * its tables, or (--by=site) by site; apart, the objects without a site
+ * or stack. The one-thread scan and each range of -jN count with it. */
 typedef struct histo_acc {
     enum histo_by by;
-    histo_total *v;      /* by class or string slot */
+    histo_total *v;      /* by class, string or stack slot */
+    const heapfmt_rstack **stack_of; /* --by=stack, frame: by stack slot,
+                                        the reader's stack (NULL: none) */
     size_t cap;
     histo_sites sites;   /* --by=site */
     histo_total no_site; /* --by=site: objects without a site */
+    histo_total no_stack; /* --by=stack, frame: objects without a stack */
 } histo_acc;
 
 void histo_acc_init(histo_acc *a, enum histo_by by);
@@ -247,6 +253,27 @@ int histo_acc_add(histo_acc *a, const heapfmt_robject *o);
  * out of memory. */
 int histo_sites_add(histo_sites *s, uint32_t file, uint64_t line,
                     uint64_t size);
+
+/* ---- histo_stacks.c ---- */
+
+/* Gives the stack to name for a stack a reader met: s itself, or (-jN)
+ * a copy completed with what other ranges defined; NULL when out of
+ * memory. */
+typedef const heapfmt_rstack *(*histo_stack_resolver)(void *ctx,
+                                                      const heapfmt_rstack *s);
+
+/* Adds the stacks an accumulator counted (--by=stack or frame) to column
+ * d, named as cli_stack.h says (folded names for -f folded), objects
+ * without a stack as CLI_NO_STACK. resolve (NULL: none) is applied to
+ * each stack first. Returns 0, or -1 when out of memory. */
+int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
+                          const histo_options *opt,
+                          histo_stack_resolver resolve, void *ctx);
+
+/* Prints the shown rows of a one-dump table of folded stacks: the name, a
+ * space, and the bytes (the count with --sort=count). */
+void histo_print_folded(FILE *out, const histo_table *t,
+                        const histo_options *opt);
 
 /* ---- histo_spark.c ---- */
 
@@ -272,7 +299,7 @@ void histo_print_json(FILE *out, const histo_table *t,
 
 /* ---- histo_words.c ---- */
 
-/* "class", "type" or "site", and its plural. */
+/* "class", "type", "site", "stack" or "frame", and its plural. */
 const char *histo_by_word(enum histo_by by);
 const char *histo_by_plural(enum histo_by by);
 

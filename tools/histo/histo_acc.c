@@ -14,6 +14,7 @@ void histo_acc_init(histo_acc *a, enum histo_by by)
 void histo_acc_free(histo_acc *a)
 {
     free(a->v);
+    free(a->stack_of);
     histo_sites_free(&a->sites);
     histo_acc_init(a, a->by);
 }
@@ -29,6 +30,14 @@ static int grow(histo_acc *a, size_t slot)
         return -1;
     memset(v + a->cap, 0, (cap - a->cap) * sizeof *v);
     a->v = v;
+    if (a->by == HISTO_BY_STACK || a->by == HISTO_BY_FRAME) {
+        const heapfmt_rstack **s =
+            realloc(a->stack_of, cap * sizeof *s);
+        if (s == NULL)
+            return -1; /* v grew, cap did not: the next call retries */
+        memset(s + a->cap, 0, (cap - a->cap) * sizeof *s);
+        a->stack_of = s;
+    }
     a->cap = cap;
     return 0;
 }
@@ -44,6 +53,18 @@ int histo_acc_add(histo_acc *a, const heapfmt_robject *o)
         a->no_site.count++;
         a->no_site.bytes += o->size;
         return 0;
+    case HISTO_BY_STACK:
+    case HISTO_BY_FRAME:
+        if (!(o->fields & HEAPFMT_F_STACK) || o->stack == NULL) {
+            a->no_stack.count++;
+            a->no_stack.bytes += o->size;
+            return 0;
+        }
+        slot = o->stack->slot;
+        if (slot >= a->cap && grow(a, slot) != 0)
+            return -1;
+        a->stack_of[slot] = o->stack;
+        break;
     case HISTO_BY_TYPE:
         slot = o->type->slot;
         break;

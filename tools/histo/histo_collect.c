@@ -118,6 +118,9 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
                 cli_class_name(heapfmt_reader_class(r, slot), &buf, &len);
             rc = add_or_fail(t, d, s, name, len, &s->acc.v[slot]);
         }
+    } else if (opt->by == HISTO_BY_STACK || opt->by == HISTO_BY_FRAME) {
+        if (histo_stacks_to_table(t, d, &s->acc, opt, NULL, NULL) != 0)
+            rc = out_of_memory(s);
     } else if (opt->by == HISTO_BY_TYPE) {
         size_t n = heapfmt_reader_string_count(r);
         for (size_t slot = 0; slot < s->acc.cap && slot < n && rc == 0; slot++) {
@@ -189,6 +192,15 @@ static int check_summary(cli_dump *dump, scan *s)
     return CLI_EXIT_INCOMPLETE;
 }
 
+/* --by=stack, frame: whether any object had a stack. */
+static int has_stacks(const histo_acc *a)
+{
+    for (size_t slot = 0; slot < a->cap; slot++)
+        if (a->v[slot].count > 0)
+            return 1;
+    return 0;
+}
+
 static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
                         const histo_options *opt)
 {
@@ -209,6 +221,13 @@ static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
             cli_error(dump->name,
                       "no allocation sites in this dump (its writer did not "
                       "record them), so --by=site has nothing to show");
+            rc = CLI_EXIT_ERROR;
+        } else if ((opt->by == HISTO_BY_STACK || opt->by == HISTO_BY_FRAME) &&
+                   s.acc.no_stack.count > 0 && !has_stacks(&s.acc)) {
+            cli_error(dump->name,
+                      "no call stacks in this dump (its writer did not "
+                      "record them), so --by=%s has nothing to show",
+                      histo_by_word(opt->by));
             rc = CLI_EXIT_ERROR;
         } else if (scan_to_table(t, d, &s, dump->reader, opt) != 0) {
             rc = CLI_EXIT_ERROR;

@@ -13,7 +13,11 @@
  *   class  by class index, named from the footer summary (the final names,
  *          which the one-thread scan also shows);
  *   type   by string id, named from the thread that met its STRING record;
- *   site   by (file string id, line), the same way.
+ *   site   by (file string id, line), the same way;
+ *   stack, frame  by the reader's stack (its id), named from a copy of the
+ *          stack completed with the FRAME, STACK and STRING records every
+ *          range met (a range keeps the FRAME and STACK records it reads,
+ *          which no reader call lists afterwards).
  *
  * The result is checked before it is used: each thread must have stopped
  * cleanly at its boundary with exactly the objects the block index gives
@@ -31,9 +35,31 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_names.h"
+#include "cli_stack.h"
 #include "histo.h"
 
 enum part_status { PART_OK = 0, PART_FAILED, PART_NOMEM };
+
+/* FRAME or STACK table entries of a reader (--by=stack, frame), as
+ * pointers; sorted by id once every range is read. */
+typedef struct defs {
+    const void **v;
+    size_t n, cap;
+} defs;
+
+static int defs_push(defs *d, const void *x)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        const void **v = realloc(d->v, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        d->v = v;
+        d->cap = cap;
+    }
+    d->v[d->n++] = x;
+    return 0;
+}
 
 /* One thread's range and what it counted. */
 typedef struct part {
@@ -45,6 +71,8 @@ typedef struct part {
                               out is found even when it holds no object */
     heapfmt_reader *r;
     histo_acc acc;         /* what the range holds */
+    defs frames, stacks;   /* --by=stack, frame: the range's FRAME and
+                              STACK records */
     uint64_t objects;
     uint64_t records;
     enum part_status status;
@@ -65,6 +93,17 @@ static void *run_part(void *arg)
         if (rec.offset >= p->stop)
             break; /* the first record of the next range: not ours */
         p->records++;
+        int keep = p->acc.by == HISTO_BY_STACK || p->acc.by == HISTO_BY_FRAME;
+        if (keep && (rec.tag == HEAPFMT_TAG_FRAME ||
+                     rec.tag == HEAPFMT_TAG_STACK)) {
+            defs *d = rec.tag == HEAPFMT_TAG_FRAME ? &p->frames : &p->stacks;
+            if (defs_push(d, rec.tag == HEAPFMT_TAG_FRAME
+                                 ? (const void *)rec.u.frame
+                                 : (const void *)rec.u.stack) != 0) {
+                p->status = PART_NOMEM;
+                return NULL;
+            }
+        }
         if (rec.tag != HEAPFMT_TAG_OBJECT)
             continue;
         if (histo_acc_add(&p->acc, rec.u.object) != 0) {
@@ -103,12 +142,32 @@ static int cmp_string(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int cmp_frame(const void *a, const void *b)
+{
+    uint32_t x = ((const heapfmt_rframe *)*(const void *const *)a)->id;
+    uint32_t y = ((const heapfmt_rframe *)*(const void *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+    uint32_t x = ((const heapfmt_rstack *)*(const void *const *)a)->id;
+    uint32_t y = ((const heapfmt_rstack *)*(const void *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
 /* What the merge needs besides the parts. */
 typedef struct names {
     const heapfmt_class_summary **classes; /* sorted by index */
     size_t nclasses;
     const heapfmt_rstring **strings; /* defined strings, sorted by id */
     size_t nstrings;
+    defs frames, stacks; /* --by=stack, frame: every range's, by id */
+    /* The stack being named, completed (resolve_stack). */
+    heapfmt_rstack stack;
+    heapfmt_rframe *frame_copies;
+    const heapfmt_rframe **frame_ptrs;
+    size_t cap_copies;
 } names;
 
 static const heapfmt_class_summary *find_class(const names *nm,
@@ -132,6 +191,82 @@ static const heapfmt_rstring *resolve_string(const names *nm,
     CLI_LOWER_BOUND(lo, nm->nstrings, i, nm->strings[i]->id < s->id);
     return lo < nm->nstrings && nm->strings[lo]->id == s->id ? nm->strings[lo]
                                                              : s;
+}
+
+/* The defined frame with the id of f, or f when no range defined it. */
+static const heapfmt_rframe *resolve_frame(const names *nm,
+                                           const heapfmt_rframe *f)
+{
+    if (!f->undefined)
+        return f;
+    size_t lo;
+    CLI_LOWER_BOUND(lo, nm->frames.n, i,
+                    ((const heapfmt_rframe *)nm->frames.v[i])->id < f->id);
+    return lo < nm->frames.n &&
+                   ((const heapfmt_rframe *)nm->frames.v[lo])->id == f->id
+               ? nm->frames.v[lo]
+               : f;
+}
+
+/* histo_stack_resolver: the stack with the id of s as every range
+ * together defined it, in nm->stack. */
+static const heapfmt_rstack *resolve_stack(void *ctx, const heapfmt_rstack *s)
+{
+    names *nm = ctx;
+    if (s->undefined) {
+        size_t lo;
+        CLI_LOWER_BOUND(lo, nm->stacks.n, i,
+                        ((const heapfmt_rstack *)nm->stacks.v[i])->id < s->id);
+        if (lo < nm->stacks.n &&
+            ((const heapfmt_rstack *)nm->stacks.v[lo])->id == s->id)
+            s = nm->stacks.v[lo];
+    }
+    nm->stack = *s;
+    if (s->undefined)
+        return &nm->stack;
+    if (s->nframes > nm->cap_copies) {
+        heapfmt_rframe *c = realloc(nm->frame_copies, s->nframes * sizeof *c);
+        if (c != NULL)
+            nm->frame_copies = c;
+        const heapfmt_rframe **p =
+            realloc(nm->frame_ptrs, s->nframes * sizeof *p);
+        if (p != NULL)
+            nm->frame_ptrs = p;
+        if (c == NULL || p == NULL)
+            return NULL;
+        nm->cap_copies = s->nframes;
+    }
+    for (size_t i = 0; i < s->nframes; i++) {
+        heapfmt_rframe *f = &nm->frame_copies[i];
+        *f = *resolve_frame(nm, s->frames[i]);
+        f->function = resolve_string(nm, f->function);
+        f->library = resolve_string(nm, f->library);
+        f->file = resolve_string(nm, f->file);
+        nm->frame_ptrs[i] = f;
+    }
+    nm->stack.frames = nm->frame_ptrs;
+    return &nm->stack;
+}
+
+/* Gathers the FRAME (or STACK) records of every range into all, sorted by
+ * id. Returns PART_OK, PART_FAILED (an id defined by two ranges: one
+ * reader would call the dump corrupt) or PART_NOMEM. */
+static enum part_status gather(defs *all, const part *parts, size_t nparts,
+                               int stacks)
+{
+    for (size_t k = 0; k < nparts; k++) {
+        const defs *d = stacks ? &parts[k].stacks : &parts[k].frames;
+        for (size_t i = 0; i < d->n; i++)
+            if (defs_push(all, d->v[i]) != 0)
+                return PART_NOMEM;
+    }
+    int (*cmp)(const void *, const void *) = stacks ? cmp_stack : cmp_frame;
+    if (all->n > 1)
+        qsort(all->v, all->n, sizeof *all->v, cmp);
+    for (size_t i = 1; i < all->n; i++)
+        if (cmp(&all->v[i - 1], &all->v[i]) == 0)
+            return PART_FAILED;
+    return PART_OK;
 }
 
 /* Fills nm. Returns PART_OK, PART_FAILED (a class missing from the summary
@@ -203,25 +338,37 @@ static enum part_status make_names(names *nm, const heapfmt_footer *f,
     for (size_t i = 1; i < nm->nstrings; i++)
         if (nm->strings[i]->id == nm->strings[i - 1]->id)
             return PART_FAILED; /* one reader would call this corrupt */
-    return PART_OK;
+    if (by != HISTO_BY_STACK && by != HISTO_BY_FRAME)
+        return PART_OK;
+    enum part_status st = gather(&nm->frames, parts, nparts, 0);
+    return st != PART_OK ? st : gather(&nm->stacks, parts, nparts, 1);
 }
 
 static void free_names(names *nm)
 {
     free(nm->classes);
     free(nm->strings);
+    free(nm->frames.v);
+    free(nm->stacks.v);
+    free(nm->frame_copies);
+    free(nm->frame_ptrs);
 }
 
 /* Adds the counts of every part to column d. Returns 0 or -1 (out of
  * memory). */
-static int merge(histo_table *t, size_t d, const names *nm, const part *parts,
-                 size_t nparts, enum histo_by by)
+static int merge(histo_table *t, size_t d, names *nm, const part *parts,
+                 size_t nparts, const histo_options *opt)
 {
+    enum histo_by by = opt->by;
     char *buf = NULL;
     size_t cap = 0, len;
     int rc = 0;
     for (size_t k = 0; k < nparts && rc == 0; k++) {
         const part *p = &parts[k];
+        if (by == HISTO_BY_STACK || by == HISTO_BY_FRAME) {
+            rc = histo_stacks_to_table(t, d, &p->acc, opt, resolve_stack, nm);
+            continue;
+        }
         if (by == HISTO_BY_SITE) {
             if (p->acc.no_site.count > 0)
                 rc = histo_table_add(t, d, HISTO_NO_SITE,
@@ -265,16 +412,24 @@ static int merge(histo_table *t, size_t d, const names *nm, const part *parts,
     return rc;
 }
 
-/* --by=site: whether the dump has objects but no allocation site at all
- * (the one-thread scan refuses it with an explanation). */
-static int lacks_sites(const part *parts, size_t nparts)
+/* --by=site, stack, frame: whether the dump has objects but no allocation
+ * site (or stack) at all (the one-thread scan refuses it with an
+ * explanation). */
+static int lacks_keys(const part *parts, size_t nparts, enum histo_by by)
 {
-    uint64_t sites = 0, without = 0;
+    uint64_t with = 0, without = 0;
     for (size_t k = 0; k < nparts; k++) {
-        sites += histo_sites_count(&parts[k].acc.sites);
-        without += parts[k].acc.no_site.count;
+        const histo_acc *a = &parts[k].acc;
+        if (by == HISTO_BY_SITE) {
+            with += histo_sites_count(&a->sites);
+            without += a->no_site.count;
+            continue;
+        }
+        for (size_t slot = 0; slot < a->cap; slot++)
+            with += a->v[slot].count;
+        without += a->no_stack.count;
     }
-    return sites == 0 && without > 0;
+    return with == 0 && without > 0;
 }
 
 /* ---- ranges ---- */
@@ -372,12 +527,13 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
     if (status == PART_NOMEM) {
         cli_error(cli_input_name(path), "out of memory");
         rc = CLI_EXIT_ERROR;
-    } else if (status == PART_OK && opt->by == HISTO_BY_SITE &&
-               lacks_sites(parts, nparts)) {
+    } else if (status == PART_OK && opt->by != HISTO_BY_CLASS &&
+               opt->by != HISTO_BY_TYPE &&
+               lacks_keys(parts, nparts, opt->by)) {
         rc = HISTO_JOBS_FALLBACK; /* the one-thread scan explains */
     } else if (status == PART_OK) {
         rc = CLI_EXIT_OK;
-        if (merge(t, d, &nm, parts, nparts, opt->by) != 0) {
+        if (merge(t, d, &nm, parts, nparts, opt) != 0) {
             cli_error(cli_input_name(path), "out of memory");
             rc = CLI_EXIT_ERROR;
         }
@@ -386,6 +542,8 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
     for (size_t k = 0; k < nparts; k++) {
         heapfmt_reader_free(parts[k].r);
         histo_acc_free(&parts[k].acc);
+        free(parts[k].frames.v);
+        free(parts[k].stacks.v);
     }
     free(parts);
     free(tids);

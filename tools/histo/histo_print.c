@@ -13,6 +13,9 @@ int histo_print(FILE *out, const histo_table *t, const histo_options *opt)
     case HISTO_FORMAT_JSON:
         histo_print_json(out, t, opt);
         return 0;
+    case HISTO_FORMAT_FOLDED:
+        histo_print_folded(out, t, opt);
+        return 0;
     case HISTO_FORMAT_TABLE:
         break;
     }

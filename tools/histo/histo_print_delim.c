@@ -24,20 +24,25 @@ typedef struct delim {
 /* A CSV field (RFC 4180) of the text form of a name (cli_escape.h: control
  * bytes and invalid UTF-8 escaped, as in TSV and the table): as it is,
  * unless it holds a comma or a double quote, or begins or ends with a
- * space: then in double quotes, inner quotes doubled. */
+ * space: then in double quotes, inner quotes doubled. Escaping neither
+ * makes nor removes those characters, so the raw name decides; written
+ * piece by piece between quotes, a name of any length (a deep call stack)
+ * is never cut. */
 static void put_csv(FILE *out, const char *s, size_t len)
 {
-    char buf[4096];
-    const char *t = cli_text_format(buf, sizeof buf, s, len);
-    size_t n = strlen(t);
-    int quote = n > 0 && (t[0] == ' ' || t[n - 1] == ' ');
-    quote = quote || strpbrk(t, ",\"") != NULL;
+    int quote = len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
+    quote = quote || memchr(s, ',', len) != NULL || memchr(s, '"', len) != NULL;
     if (quote)
         fputc('"', out);
-    for (const char *p = t; *p; p++) {
-        if (*p == '"')
-            fputc('"', out);
-        fputc(*p, out);
+    for (;;) {
+        const char *q = memchr(s, '"', len);
+        size_t n = q != NULL ? (size_t)(q - s) : len;
+        cli_put_text(out, s, n);
+        if (q == NULL)
+            break;
+        fputs("\"\"", out);
+        s = q + 1;
+        len -= n + 1;
     }
     if (quote)
         fputc('"', out);

@@ -4,16 +4,20 @@
 
 #include "histo.h"
 
+/* By enum histo_by: the word and its plural. */
+static const char *const by_words[][2] = {
+    {"class", "classes"}, {"type", "types"},   {"site", "sites"},
+    {"stack", "stacks"},  {"frame", "frames"},
+};
+
 const char *histo_by_word(enum histo_by by)
 {
-    return by == HISTO_BY_TYPE ? "type" : by == HISTO_BY_SITE ? "site" : "class";
+    return by_words[(unsigned)by < 5 ? by : 0][0];
 }
 
 const char *histo_by_plural(enum histo_by by)
 {
-    return by == HISTO_BY_TYPE   ? "types"
-           : by == HISTO_BY_SITE ? "sites"
-                                 : "classes";
+    return by_words[(unsigned)by < 5 ? by : 0][1];
 }
 
 cli_num histo_fmt_value(uint64_t v, unsigned fmt)

@@ -32,8 +32,11 @@ static void usage(void)
         "\n"
         "Rows:\n"
         "  -b, --by=KEY          group objects by class (default), type (the\n"
-        "                        VM type, e.g. T_STRING) or site (allocation\n"
-        "                        file:line, when the dump records it)\n"
+        "                        VM type, e.g. T_STRING), site (allocation\n"
+        "                        file:line, when the dump records it), stack\n"
+        "                        (the whole allocation call stack) or frame\n"
+        "                        (its top frame, past malloc, libc and the\n"
+        "                        tracker)\n"
         "  -s, --sort=KEY        bytes, count, name, delta (change in bytes)\n"
         "                        or delta-count; the default is bytes for one\n"
         "                        dump and delta for more\n"
@@ -47,7 +50,11 @@ static void usage(void)
         "  -a, --all             several dumps: also show unchanged rows\n"
         "\n"
         "Output:\n"
-        "  -f, --format=FMT      table (default), tsv, csv or json\n"
+        "  -f, --format=FMT      table (default), tsv, csv, json, or folded:\n"
+        "                        one dump's stacks for flamegraph.pl and\n"
+        "                        speedscope, outermost frame first, then\n"
+        "                        the bytes (the count with --sort=count);\n"
+        "                        implies --by=stack\n"
         "  -H, --human           table: counts as 1,234,567, bytes in\n"
         "                        KiB/MiB/GiB\n"
         "  -S, --scan            read every block, even when the footer\n"
@@ -145,18 +152,19 @@ static int unicode_locale(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const by_words[] = {"class", "type", "site", NULL};
+    static const char *const by_words[] = {"class", "type",  "site",
+                                           "stack", "frame", NULL};
     static const char *const sort_words[] = {"bytes", "count", "name",
                                              "delta", "delta-count", NULL};
     static const enum histo_sort sorts[] = {
         HISTO_SORT_BYTES, HISTO_SORT_COUNT, HISTO_SORT_NAME, HISTO_SORT_DELTA,
         HISTO_SORT_DELTA_COUNT};
-    static const char *const format_words[] = {"table", "tsv", "csv", "json",
-                                               NULL};
+    static const char *const format_words[] = {"table", "tsv",    "csv",
+                                               "json",  "folded", NULL};
     cli_set_progname("histo");
     histo_options opt = HISTO_OPTIONS_INIT;
     const char *match = NULL;
-    int c, i;
+    int c, i, by_given = 0;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":b:s:n:m:c:B:af:HSj:hV", long_options,
@@ -166,6 +174,7 @@ int main(int argc, char **argv)
             if ((i = choose("--by", optarg, by_words)) < 0)
                 return CLI_EXIT_USAGE;
             opt.by = (enum histo_by)i;
+            by_given = 1;
             break;
         case 's':
             if ((i = choose("--sort", optarg, sort_words)) < 0)
@@ -230,6 +239,20 @@ int main(int argc, char **argv)
     if (stdin_uses > 1) {
         cli_usage_error("standard input (-) can be read only once");
         return CLI_EXIT_USAGE;
+    }
+    if (opt.format == HISTO_FORMAT_FOLDED) {
+        /* Folded stacks are stacks: --by=stack unless said otherwise, and
+         * nothing else makes sense. */
+        if (by_given && opt.by != HISTO_BY_STACK) {
+            cli_usage_error("--format=folded needs --by=stack, not --by=%s",
+                            by_words[opt.by]);
+            return CLI_EXIT_USAGE;
+        }
+        opt.by = HISTO_BY_STACK;
+        if (ndumps > 1) {
+            cli_usage_error("--format=folded takes one dump");
+            return CLI_EXIT_USAGE;
+        }
     }
     if (ndumps == 1 &&
         (opt.sort == HISTO_SORT_DELTA || opt.sort == HISTO_SORT_DELTA_COUNT)) {

@@ -1,0 +1,55 @@
+/* histo_stacks.c -- histo --by=stack and --by=frame: stacks counted by
+ * the reader's stack slot become rows named by cli_stack.h, and -f
+ * folded prints them for flamegraph.pl and speedscope.
+ *
+ * Names are made once per distinct stack, at the end of the scan, from
+ * the reader's table entries as they are then (a stack defined after an
+ * object used it, or never, is named as the reader finally knows it).
+ * Several stacks with one top frame fall into one --by=frame row because
+ * histo_table_add sums rows of the same name. */
+#include <string.h>
+
+#include "cli_stack.h"
+#include "histo.h"
+
+int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
+                          const histo_options *opt,
+                          histo_stack_resolver resolve, void *ctx)
+{
+    enum cli_stack_style style = opt->format == HISTO_FORMAT_FOLDED
+                                     ? CLI_STACK_FOLDED
+                                     : CLI_STACK_TEXT;
+    cli_buf b = {0};
+    int rc = 0;
+    if (a->no_stack.count > 0)
+        rc = histo_table_add(t, d, CLI_NO_STACK, strlen(CLI_NO_STACK),
+                             a->no_stack.count, a->no_stack.bytes);
+    for (size_t slot = 0; slot < a->cap && rc == 0; slot++) {
+        if (a->v[slot].count == 0)
+            continue;
+        const heapfmt_rstack *s = a->stack_of[slot];
+        if (resolve != NULL && (s = resolve(ctx, s)) == NULL) {
+            rc = -1;
+            break;
+        }
+        rc = opt->by == HISTO_BY_FRAME ? cli_stack_top_name(&b, s, style)
+                                       : cli_stack_name(&b, s, style);
+        if (rc == 0)
+            rc = histo_table_add(t, d, b.s, b.len, a->v[slot].count,
+                                 a->v[slot].bytes);
+    }
+    cli_buf_free(&b);
+    return rc;
+}
+
+void histo_print_folded(FILE *out, const histo_table *t,
+                        const histo_options *opt)
+{
+    for (size_t i = 0; i < t->nshown; i++) {
+        const histo_row *r = &t->rows[i];
+        uint64_t v = opt->sort == HISTO_SORT_COUNT ? histo_count(t, r, 0)
+                                                   : histo_bytes(t, r, 0);
+        fwrite(r->name, 1, r->len, out);
+        fprintf(out, " %llu\n", (unsigned long long)v);
+    }
+}
