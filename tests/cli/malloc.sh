@@ -83,6 +83,14 @@ run "$BIN/heapfmt-diff" -f tsv d1.hfd d2.hfd
 expect_rc 0 "leak: heapfmt-diff"
 row=$(printf '%s\n' "$out" | awk -F'\t' '$1 == "malloc" {print $2, $3, $4}')
 [ "$row" = "10000 480000 0" ] && pass || fail "leak: diff new/bytes/freed: want '10000 480000 0', got '$row'"
+# heapfmt-diff names the function, with the count and bytes leaked
+run "$BIN/heapfmt-diff" --by=frame -f tsv d1.hfd d2.hfd
+expect_success "leak: heapfmt-diff --by=frame"
+row=$(printf '%s\n' "$out" | sed -n 2p)
+[[ "$row" == "leaky_function ("*"hm_prog.c:"*$'\t'"10000"$'\t'"480000"$'\t'"0"$'\t'"0" ]] && pass \
+    || fail "leak: heapfmt-diff --by=frame's first row: '$row'"
+n=$(printf '%s\n' "$out" | wc -l)
+[ "$n" = 2 ] && pass || fail "leak: heapfmt-diff --by=frame: $((n - 1)) frames grew, not one"
 [ "$(meta d2.hfd malloc.mode)" = exact ] && pass || fail "leak: META malloc.mode"
 # the frame's source line, from the program's debug information
 want_line=$(grep -n 'char \*p = malloc(n);' "$root/tests/malloc/hm_prog.c" | head -1 | cut -d: -f1)
