@@ -108,6 +108,20 @@ live=$(meta d2.hfd malloc.live.objects)
 [ $((allocs - frees)) = "$live" ] && pass || fail "leak: allocs $allocs - frees $frees != live $live"
 cd ..
 
+# --- a program linked with the tracker (no LD_PRELOAD) asks for its dumps ---
+mkdir linked && cd linked
+lib=$(cd "$BIN/../lib" && pwd)
+if ${CC:-cc} -O2 -g -o linked "$root/tests/malloc/hm_prog.c" -I"$root/libheapfmt-malloc" \
+        -L"$lib" -lheapfmt-malloc -Wl,-rpath,"$lib" -pthread 2>cc.err; then
+    pass
+    run env -u LD_PRELOAD HEAPFMT_MALLOC_MODE=exact HEAPFMT_MALLOC_AT_EXIT=0 ./linked leak 2000 64 d1.hfd d2.hfd
+    expect_success "linked: runs"
+    group_is d2.hfd frame leaky_function 2000 128000 "linked: the program's own dump"
+else
+    fail "linked: cannot link with -lheapfmt-malloc: $(cat cc.err)"
+fi
+cd ..
+
 # --- a malloc storm: 8 threads, 10M operations, frees across threads ---
 mkdir storm && cd storm
 run timeout 120 "$BIN/heapfmt-malloc" --mode=exact -- "$prog" storm 8 10000000 777
