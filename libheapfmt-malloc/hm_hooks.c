@@ -224,36 +224,26 @@ HM_EXPORT int posix_memalign(void **out, size_t align, size_t n) {
     return rc;
 }
 
-HM_EXPORT void *aligned_alloc(size_t align, size_t n) {
-    if (HM_UNLIKELY(!ready()))
-        return NULL;
-    void *p = hm_next.aligned_alloc(align, n);
-    track(p, n, HM_KIND_ALIGNED_ALLOC);
+/* The hooks that need nothing but the real call and the record. */
+static void *tracked(void *p, size_t n, hm_kind kind) {
+    track(p, n, kind);
     return p;
+}
+
+HM_EXPORT void *aligned_alloc(size_t align, size_t n) {
+    return ready() ? tracked(hm_next.aligned_alloc(align, n), n, HM_KIND_ALIGNED_ALLOC) : NULL;
 }
 
 HM_EXPORT void *memalign(size_t align, size_t n) {
-    if (HM_UNLIKELY(!ready()))
-        return NULL;
-    void *p = hm_next.memalign(align, n);
-    track(p, n, HM_KIND_MEMALIGN);
-    return p;
+    return ready() ? tracked(hm_next.memalign(align, n), n, HM_KIND_MEMALIGN) : NULL;
 }
 
 HM_EXPORT void *valloc(size_t n) {
-    if (HM_UNLIKELY(!ready()))
-        return NULL;
-    void *p = hm_next.valloc(n);
-    track(p, n, HM_KIND_VALLOC);
-    return p;
+    return ready() ? tracked(hm_next.valloc(n), n, HM_KIND_VALLOC) : NULL;
 }
 
 HM_EXPORT void *pvalloc(size_t n) {
-    if (HM_UNLIKELY(!ready()))
-        return NULL;
-    void *p = hm_next.pvalloc(n);
-    track(p, n, HM_KIND_PVALLOC);
-    return p;
+    return ready() ? tracked(hm_next.pvalloc(n), n, HM_KIND_PVALLOC) : NULL;
 }
 
 /* ---- the C API (heapfmt_malloc.h) ---- */
