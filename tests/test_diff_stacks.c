@@ -70,7 +70,7 @@ static char *diff_dumps(int n, unsigned by, int format, unsigned flags,
                         int *rc)
 {
     char paths[3][256];
-    const char *p[3];
+    const char *p[3] = {NULL, NULL, NULL};
     for (int i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "diff-d%d", i + 1);
