@@ -124,6 +124,25 @@ class Bench:
         runs = runs or self.runs
         samples = [self.spawn(argv, stdout=stdout, stdin=stdin)
                    for _ in range(runs)]
+        return self.record(group, name, argv, samples, objects=objects,
+                           nbytes=nbytes, threads=threads, size=size,
+                           note=note)
+
+    def interleaved(self, group, size, named_argvs, stdout=None):
+        """Runs several commands in turn, round after round, so that a
+        change in the machine's load falls on all of them alike (their
+        ratios are the targets); records each as a case."""
+        samples = {name: [] for name, _ in named_argvs}
+        for _ in range(self.runs):
+            for name, argv in named_argvs:
+                samples[name].append(self.spawn(argv, stdout=stdout))
+        return [self.record(group, name, argv, samples[name], size=size)
+                for name, argv in named_argvs]
+
+    def record(self, group, name, argv, samples, objects=0, nbytes=0,
+               threads=1, size=None, note=""):
+        """Records the medians of samples (from spawn) as a case."""
+        runs = len(samples)
         c = {
             "group": group, "name": name, "size": size, "objects": objects,
             "bytes": nbytes, "runs": runs, "threads": threads,
@@ -566,16 +585,15 @@ class Bench:
         if shutil.which("ruby"):
             runs.append(("Ruby", ["ruby", rb, "30" if self.scale == "full"
                                   else "10"]))
+        out = self.path("heaptrack")
         for lang, argv in runs:
-            self.case("malloc", "%s alone" % lang, argv, size=lang)
-            self.case("malloc", "%s sampled" % lang,
-                      [hm, "--mode=sampled"] + quiet + argv, size=lang)
-            self.case("malloc", "%s exact" % lang,
-                      [hm, "--mode=exact"] + quiet + argv, size=lang)
+            cases = [("%s alone" % lang, argv),
+                     ("%s sampled" % lang, [hm, "--mode=sampled"] + quiet + argv),
+                     ("%s exact" % lang, [hm, "--mode=exact"] + quiet + argv)]
+            if lang == "C" and shutil.which("heaptrack"):
+                cases.append(("C heaptrack", ["heaptrack", "-o", out] + argv))
+            self.interleaved("malloc", lang, cases, stdout="capture")
         if shutil.which("heaptrack"):
-            out = self.path("heaptrack")
-            self.case("malloc", "C heaptrack", ["heaptrack", "-o", out] +
-                      runs[0][1], size="C", stdout="capture")
             for f in os.listdir(self.out):
                 if f.startswith("heaptrack"):
                     os.unlink(os.path.join(self.out, f))
