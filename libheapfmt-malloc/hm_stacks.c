@@ -45,6 +45,17 @@ typedef struct shard {
 } shard;
 
 static shard shards[SHARDS];
+
+/* Each thread remembers the stacks it met last, by hash: a program
+ * allocates from the same few call paths over and over, and a hit skips
+ * the shard's lock and table. Records are never freed, so a remembered
+ * pointer stays good (in a forked child too). */
+#define THREAD_CACHE 64
+typedef struct cached_stack {
+    uint64_t hash;
+    stack_rec *rec;
+} cached_stack;
+static HM_TLS __thread cached_stack thread_cache[THREAD_CACHE];
 static _Atomic(stack_rec *) *index_chunks[MAX_STACKS / INDEX_CHUNK];
 static _Atomic uint32_t next_id = 2; /* 1 is HM_STACK_OVERFLOW */
 static stack_rec overflow_rec = {.id = HM_STACK_OVERFLOW};
@@ -182,8 +193,12 @@ static int grow(shard *s) {
 
 uint32_t hm_stacks_intern(const uintptr_t *ips, unsigned n, uint64_t size) {
     uint64_t h = hash_ips(ips, n);
+    cached_stack *hit = &thread_cache[h % THREAD_CACHE];
+    stack_rec *r = hit->hash == h ? hit->rec : NULL;
+    if (r != NULL && r->n == n && memcmp(r->ips, ips, n * sizeof *ips) == 0)
+        goto count;
+    r = NULL;
     shard *s = &shards[h >> (64 - SHARD_BITS)];
-    stack_rec *r = NULL;
     pthread_mutex_lock(&s->lock);
     if ((s->count + 1) * 4 <= (s->mask + 1) * 3 || grow(s) == 0) {
         size_t j = (size_t)h & s->mask;
@@ -203,6 +218,9 @@ uint32_t hm_stacks_intern(const uintptr_t *ips, unsigned n, uint64_t size) {
     pthread_mutex_unlock(&s->lock);
     if (r == NULL)
         r = &overflow_rec;
+    else
+        *hit = (cached_stack){h, r};
+count:
     atomic_fetch_add_explicit(&r->allocs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&r->alloc_bytes, size, memory_order_relaxed);
     return r->id;
