@@ -14,6 +14,10 @@
  * control frames and allocates nothing; a context that exists but has no
  * stack yet (early boot) gives no frame and so no site.
  *
+ * Nor is it asked while the GC runs: what the GC allocates is not the
+ * running line's doing, and compaction may be moving the very strings
+ * the answer is read from.
+ *
  * The VM's end: ruby_vm_destruct frees the threads and their contexts but
  * leaves ruby_current_ec pointing at them, and exit handlers that run
  * after it (OpenSSL's, for one) still call malloc: asking the VM then
@@ -31,6 +35,7 @@
 #include "hm.h"
 
 extern const char *rb_source_location_cstr(int *pline) __attribute__((weak));
+extern int rb_during_gc(void) __attribute__((weak));
 extern __thread void *ruby_current_ec __attribute__((weak));
 
 #define MAX_SITES (1u << 20)
@@ -53,7 +58,8 @@ static size_t arena_left;
 static _Atomic int enabled;
 
 int hm_ruby_init(void) {
-    enabled = rb_source_location_cstr != NULL && &ruby_current_ec != NULL;
+    enabled = rb_source_location_cstr != NULL && rb_during_gc != NULL &&
+              &ruby_current_ec != NULL;
     if (!enabled)
         return 0;
     slots = hm_map((size_t)MAX_SITES * 2 * sizeof *slots);
@@ -86,7 +92,7 @@ HM_EXPORT int ruby_vm_destruct(void *vm) {
 
 uint32_t hm_ruby_site(void) {
     if (!atomic_load_explicit(&enabled, memory_order_relaxed) ||
-        ruby_current_ec == NULL)
+        ruby_current_ec == NULL || rb_during_gc())
         return 0;
     int line = 0;
     const char *f = rb_source_location_cstr(&line);
