@@ -71,6 +71,21 @@ t = [threading.Thread(target=lambda k=k: out.append(len(json.dumps([str(i) * k f
 done
 cd ..
 
+# --- allocations before the tracker's own start (another preloaded
+# library's constructor, the loader's dlopen and dlerror) ---
+mkdir early && cd early
+if ${CC:-cc} -O2 -shared -fPIC -o early.so "$root/tests/malloc/early.c" -ldl 2>cc.err; then
+    run timeout 20 env LD_PRELOAD="$BIN/../lib/libheapfmt-malloc.so:$PWD/early.so" \
+        HEAPFMT_MALLOC_MODE=exact "$prog" calls
+    expect_success "early: allocations before the tracker starts"
+    [ "$out" = "calls: ok" ] && pass || fail "early: '$out'"
+    dump=$(ls heapfmt-malloc-*-1.hfd 2>/dev/null)
+    [ -n "$dump" ] && pass || fail "early: no exit dump"
+else
+    fail "early: cannot build early.so: $(cat cc.err)"
+fi
+cd ..
+
 # --- the leak story: two dumps, the function and the counts, exactly ---
 mkdir leak && cd leak
 run hm --mode=exact --no-exit-dump -- "$prog" leak 20000 48 d1.hfd d2.hfd
