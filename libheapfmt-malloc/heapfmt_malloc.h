@@ -27,7 +27,8 @@ extern "C" {
  * not for the writing. Thread-safe; dumps are serialised. Not
  * async-signal-safe: from a signal handler, send the tracker's signal
  * instead. Returns 0, or -1 with errno set (EAGAIN: the tracker is not
- * running yet; the errno of a failed open or write). */
+ * running yet; ECANCELED: the process is exiting and its exit dump has
+ * begun; the errno of a failed open or write). */
 int heapfmt_malloc_dump(const char *path, char *written, size_t len);
 
 /* 1 when the tracker is recording allocations, else 0. */

@@ -311,10 +311,24 @@ static int write_dump(heapfmt_writer *w) {
     return rc;
 }
 
-int hm_dump_write(const char *path, char *out, size_t outlen) {
+/* Who asks for a dump: after the exit dump no other starts, or the
+ * process's end would cut it short and leave an empty file behind (seen
+ * with an interval dump due just as a program exited). */
+typedef enum dump_caller { DUMP_BY_THREAD, DUMP_BY_API, DUMP_AT_EXIT } dump_caller;
+static int exited; /* the exit dump ran; under dump_lock */
+
+static int dump(const char *path, char *out, size_t outlen, dump_caller who) {
     int was_busy = hm_busy;
     hm_busy = 1;
     pthread_mutex_lock(&dump_lock);
+    if (exited) {
+        pthread_mutex_unlock(&dump_lock);
+        hm_busy = was_busy;
+        errno = ECANCELED;
+        return -1;
+    }
+    if (who == DUMP_AT_EXIT)
+        exited = 1;
     char name[1200];
     if (path == NULL) {
         snprintf(name, sizeof name, "%s/%s-%ld-%u.hfd", hm_cfg.dir, hm_cfg.prefix,
@@ -353,6 +367,10 @@ int hm_dump_write(const char *path, char *out, size_t outlen) {
     return 0;
 }
 
+int hm_dump_write(const char *path, char *out, size_t outlen) {
+    return dump(path, out, outlen, DUMP_BY_API);
+}
+
 /* ------------------------------------------------------------------ */
 /* When: the signal, the thread, exit, fork                            */
 /* ------------------------------------------------------------------ */
@@ -382,7 +400,7 @@ static void *dump_thread(void *arg) {
             while (read(wake[0], buf, sizeof buf) > 0)
                 ;
         }
-        hm_dump_write(NULL, NULL, 0);
+        dump(NULL, NULL, 0, DUMP_BY_THREAD);
     }
     return NULL;
 }
@@ -411,8 +429,13 @@ static int start_thread(void) {
 }
 
 static void at_exit_dump(void) {
-    if (hm_cfg.at_exit)
-        hm_dump_write(NULL, NULL, 0);
+    if (hm_cfg.at_exit) {
+        dump(NULL, NULL, 0, DUMP_AT_EXIT);
+    } else { /* no dump, but none may start now either */
+        pthread_mutex_lock(&dump_lock);
+        exited = 1;
+        pthread_mutex_unlock(&dump_lock);
+    }
 }
 
 void hm_dump_start(void) {
@@ -441,6 +464,7 @@ void hm_dump_atfork_child(void) {
         child_due = 1;
     }
     seq = 0;
+    exited = 0;
     pthread_mutex_init(&dump_lock, NULL);
 }
 

@@ -149,6 +149,17 @@ run "$BIN/heapfmt-info" --verify "$dump"
 expect_rc 0 "storm: the dump verifies"
 cd ..
 
+# --- interval dumps while 8 threads allocate, and the program's exit:
+# every dump whole (one due as the program exited once left an empty file)
+mkdir storm-interval && cd storm-interval
+run timeout 120 "$BIN/heapfmt-malloc" --sample=64 --interval=1 -- "$prog" storm 8 6000000 10
+expect_success "storm with interval dumps"
+for d in heapfmt-malloc-*.hfd; do
+    run "$BIN/heapfmt-info" --verify "$d"
+    expect_rc 0 "storm with interval dumps: $d verifies"
+done
+cd ..
+
 # --- fork: the child keeps its inheritance and its dumps are its own ---
 mkdir fork && cd fork
 run hm --mode=exact --no-exit-dump -- "$prog" fork 1000 500 parent.hfd child.hfd
