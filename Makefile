@@ -97,6 +97,9 @@ TOOL_LIBS_histo  := -pthread
 # heapfmt-diff's three-dump comparison. They get -Itools/<dir> and link
 # that tool's objects except its main.o.
 TOOL_USES_graph := diff
+# heapfmt-report draws the answers of histo, heapfmt-diff and heapfmt-graph.
+TOOL_USES_report := histo diff graph
+TOOL_LIBS_report := -pthread
 
 tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
 
