@@ -69,6 +69,9 @@ static int write_page(const char *output, const char *page, size_t len)
 int main(int argc, char **argv)
 {
     cli_set_progname("heapfmt-report");
+    /* histo, heapfmt-diff and heapfmt-graph each read the dumps: say
+     * what is wrong with one once, not once per reading */
+    cli_warn_once();
     const char *output = "-";
     int c;
     opterr = 0;
