@@ -39,6 +39,8 @@ check owners owners.json "owners = heapfmt-graph owners"
 check diffsite diff.json "retained by site = heapfmt-diff --by=site"
 "$BIN/heapfmt-graph" dominators --by=class -n 50 -f json t3.dump >dom.json 2>/dev/null
 check dominators dom.json "treemap = heapfmt-graph dominators --by=class"
+"$BIN/heapfmt-graph" dominators --by=class,site -n 1000000 -f json t3.dump >domsites.json 2>/dev/null
+check domsites domsites.json "drill-down = heapfmt-graph dominators --by=class,site"
 "$BIN/histo" --by=site -n 20 -f json t3.dump >sites.json
 check sites sites.json "sites = histo --by=site"
 for id in overview-chart trend-table owners-table owners-chains \

@@ -70,6 +70,11 @@ chains=$(grep -o 'class="chain"' dom.html | wc -l)
     fail "owners: $chains chains of boxes for $owners owners"
 rendered "owners" 'class="box" role="listitem"'
 rendered "treemap" 'id="treemap-svg"' 'aria-label="Retained size by class: '
+# drill-down: #treemap=CLASS opens the treemap on the sites of a class
+browse "leak.html#treemap=String"
+no_errors "drill-down"
+rendered "drill-down" '<p id="treemap-title">Retained size of String by allocation site' \
+    'aria-label="Retained size of String by allocation site: '
 
 run "$report" -o native.html native.dump
 expect_rc 0 "a native dump"

@@ -10,6 +10,7 @@ Usage: check_report.py PAGE KIND TOOL_OUTPUT
     owners     heapfmt-graph owners -f json
     diffsite   heapfmt-diff --by=site -f json (three dumps)
     dominators heapfmt-graph dominators --by=class -f json
+    domsites   heapfmt-graph dominators --by=class,site -f json (all rows)
     sites      histo --by=site -f json (the last dump)
     folded     histo --by=stack -f folded (the last dump)
 Prints what differs and exits 1, or exits 0."""
@@ -90,6 +91,16 @@ def main():
                    tool["totals"]["retained_bytes"])
     elif kind == "dominators":
         ok &= same("dominators", data["dominators"]["rows"], tool)
+    elif kind == "domsites":
+        # the first sites of each class the page shows, in the tool's order
+        shown = {r["class"] for r in data["dominators"]["rows"]}
+        kept, want = {}, []
+        for r in tool:
+            if r["class"] in shown and kept.get(r["class"], 0) < 10:
+                kept[r["class"]] = kept.get(r["class"], 0) + 1
+                want.append(r)
+        ok &= same("dominators by class and site",
+                   data["dominator_sites"]["rows"], want)
     elif kind == "sites":
         ok &= same("sites", data["sites"]["rows"], tool["rows"])
         ok &= same("sites in all", data["sites"]["total_rows"],

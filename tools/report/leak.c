@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli_escape.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "diff.h"
@@ -71,12 +70,9 @@ static void node_out(report *r, const graph *g, uint32_t v, uint32_t edge,
         json_null(j);
     json_key(j, "site");
     if (v < g->nobjects && kt.file != NULL) {
-        /* as heapfmt-graph writes a site: the file's text form, :line */
         char site[HTML_MAX_NAME];
-        cli_text_format(site, sizeof site - 24, kt.file, kt.file_len);
-        size_t n = strlen(site);
-        snprintf(site + n, sizeof site - n, ":%" PRIu64, kt.line);
-        json_cstr(j, site);
+        json_cstr(j, report_site_text(site, sizeof site, kt.file,
+                                      kt.file_len, kt.line));
     } else {
         json_null(j);
     }

@@ -23,7 +23,8 @@ static const char style[] =
     ".box{border:1px solid #888;border-radius:4px;padding:2px 6px;"
     "background:#f7f7ff;font-size:12px}"
     ".edge{color:#555;font-size:12px;padding:0 4px}"
-    "svg text{font:11px system-ui,sans-serif}";
+    "svg text{font:11px system-ui,sans-serif}"
+    "g.drill{cursor:pointer}";
 
 /* The blob inside <script>: "</script>" or "<!--" in a name must not end
  * or change the element. '<' only occurs inside JSON strings, where

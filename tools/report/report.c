@@ -1,7 +1,9 @@
 /* report.c -- the sections in order, then the page. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_escape.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_num.h"
@@ -49,6 +51,15 @@ void report_table_end(report *r, const char *what, uint64_t shown,
     json_close(&r->data, '}');
     html_table_end(r->body);
     report_cut_note(r, what, shown, total);
+}
+
+char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
+                       uint64_t line)
+{
+    cli_text_format(buf, cap - 24, file, len);
+    size_t n = strlen(buf);
+    snprintf(buf + n, cap - n, ":%" PRIu64, line);
+    return buf;
 }
 
 typedef int (*section_fn)(report *);

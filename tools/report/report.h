@@ -35,6 +35,7 @@
 #define REPORT_TOP_OWNERS 10   /* leak owners, as heapfmt-graph's default */
 #define REPORT_TOP_STACKS 200  /* stacks of the flame graph */
 #define REPORT_MAX_META 32     /* META pairs per dump */
+#define REPORT_TOP_CLASS_SITES 10 /* sites of each class, treemap drill-down */
 
 typedef struct report {
     const char *const *paths;
@@ -69,6 +70,11 @@ void report_table_begin(report *r, const char *key, const char *id,
  * (what: the plural of a row's name). */
 void report_table_end(report *r, const char *what, uint64_t shown,
                       uint64_t total);
+
+/* A site as heapfmt-graph writes it: the file's text form (cli_escape.h),
+ * ':' and the line, into buf (cap >= 32 bytes, cut to fit). Returns buf. */
+char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
+                       uint64_t line);
 
 /* The worse of two exit codes: error over incomplete over success. */
 int report_worse(int a, int b);
