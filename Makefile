@@ -97,6 +97,9 @@ TOOL_LIBS_histo  := -pthread
 # heapfmt-diff's three-dump comparison. They get -Itools/<dir> and link
 # that tool's objects except its main.o.
 TOOL_USES_graph := diff
+# heapfmt-report draws the answers of histo, heapfmt-diff and heapfmt-graph.
+TOOL_USES_report := histo diff graph
+TOOL_LIBS_report := -pthread
 
 tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
 
@@ -286,6 +289,9 @@ demo:
 	$(BUILD)/bin/histo -n 3 $(DEMO_DIR)/ruby-1.hfd $(DEMO_DIR)/ruby-2.hfd
 	@echo '== its malloc heap (heapfmt-malloc): the blocks new since the first dump, by Ruby line'
 	$(BUILD)/bin/heapfmt-diff --by=site --top 3 $(DEMO_DIR)/native-1.hfd $(DEMO_DIR)/native-2.hfd
+	@echo '== the leak story on one page (heapfmt-report)'
+	$(BUILD)/bin/heapfmt-report -o $(DEMO_DIR)/leak-report.html $(DEMO_DIR)/leak-1-before.dump $(DEMO_DIR)/leak-2-after.dump $(DEMO_DIR)/leak-3-later.dump
+	@echo 'open it in a browser: $(abspath $(DEMO_DIR))/leak-report.html'
 
 # ---------------------------------------------------------------------------
 # Installation

@@ -103,6 +103,20 @@ for cur in "${inputs[@]}"; do
     0 | 1 | 3) pass ;;
     *) fail "$base: heapfmt-diff --by=frame: exit $rc" ;;
     esac
+    # heapfmt-report on three dumps (every section): the input three
+    # times; its names stay text, never markup of the page
+    rc=$(run_bounded report "$cur" "$BIN/heapfmt-report" "$cur" "$cur" "$cur")
+    case $rc in
+    0 | 1 | 3) pass ;;
+    *) fail "$base: heapfmt-report: exit $rc" ;;
+    esac
+    out_size=$(stat -c %s out.report)
+    [ "$out_size" -le "$bound" ] && pass ||
+        fail "$base: heapfmt-report: $out_size bytes out of $size in"
+    if [ "$rc" = 0 ] || [ "$rc" = 3 ]; then
+        [ "$(grep -o '<script' out.report | wc -l)" -eq 2 ] && pass ||
+            fail "$base: heapfmt-report: a name became a script element"
+    fi
 done
 echo "$checked runs over ${#inputs[@]} inputs"
 

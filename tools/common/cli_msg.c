@@ -1,6 +1,7 @@
 /* cli_msg.c -- program name and "prog: file: message" diagnostics. */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@
 #include "cli_msg.h"
 #include "heapfmt.h"
 
-/* The one piece of process-wide state of a tool: set once in main. */
+/* Process-wide state of a tool, set once in main: its name (and
+ * warn_seen below). */
 static const char *progname = "heapfmt";
 
 void cli_set_progname(const char *name)
@@ -46,9 +48,52 @@ void cli_error(const char *file, const char *fmt, ...)
     va_end(ap);
 }
 
+/* cli_warn_once: the warnings printed so far, by hash (the first
+ * WARN_SEEN_MAX; later ones are always printed). Set once in main, like
+ * progname. */
+#define WARN_SEEN_MAX 256
+static struct {
+    int on;
+    size_t n;
+    uint64_t hash[WARN_SEEN_MAX];
+} warn_seen;
+
+void cli_warn_once(void)
+{
+    warn_seen.on = 1;
+}
+
+/* Whether this warning was printed before; remembers it if not. */
+static int warned_before(const char *file, const char *fmt, va_list ap)
+{
+    char text[1024];
+    vsnprintf(text, sizeof text, fmt, ap);
+    uint64_t h = 14695981039346656037u; /* FNV-1a over file, 0, text */
+    const char *parts[2] = {file != NULL ? file : "", text};
+    for (size_t p = 0; p < 2; p++)
+        for (const char *c = parts[p];; c++) {
+            h = (h ^ (unsigned char)*c) * 1099511628211u;
+            if (*c == '\0')
+                break;
+        }
+    for (size_t i = 0; i < warn_seen.n; i++)
+        if (warn_seen.hash[i] == h)
+            return 1;
+    if (warn_seen.n < WARN_SEEN_MAX)
+        warn_seen.hash[warn_seen.n++] = h;
+    return 0;
+}
+
 void cli_warn(const char *file, const char *fmt, ...)
 {
     va_list ap;
+    if (warn_seen.on) {
+        va_start(ap, fmt);
+        int again = warned_before(file, fmt, ap);
+        va_end(ap);
+        if (again)
+            return;
+    }
     va_start(ap, fmt);
     vreport(file, "warning", fmt, ap);
     va_end(ap);

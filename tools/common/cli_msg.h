@@ -23,6 +23,12 @@ void cli_error(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* "prog: file: warning: message" (or "prog: warning: message"). */
 void cli_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 
+/* From now on, cli_warn prints a warning (file and text) only the first
+ * time: for a tool that reads each dump several times (heapfmt-report),
+ * whose every reading warns about the same truncation. Set once in
+ * main. */
+void cli_warn_once(void);
+
 /* "prog: message" followed by "Try 'prog --help' for more information."
  * The caller then exits with CLI_EXIT_USAGE. */
 void cli_usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);

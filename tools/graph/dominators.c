@@ -10,6 +10,7 @@
 #include "cli_num.h"
 #include "cmd.h"
 #include "dom.h"
+#include "dominators.h"
 #include "node.h"
 #include "rank.h"
 #include "rollup.h"
@@ -94,47 +95,54 @@ static int rereadable(const char *path)
            S_ISREG(st.st_mode);
 }
 
+int dominators_tree(const cmd_options *opt, const char *path, graph *g,
+                    dom_tree *t)
+{
+    memset(t, 0, sizeof *t);
+    int twice = rereadable(path);
+    int rc = cmd_load(g, path, opt, twice ? 0 : LOAD_OBJECTS);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        return rc;
+    int failed = dom_build(g, t, 1) != 0;
+    if (!failed && twice) {
+        int rrc = graph_reread(g, path);
+        if (rrc != CLI_EXIT_OK && rrc != CLI_EXIT_INCOMPLETE)
+            return rrc;
+    }
+    failed = failed || dom_retained(g, t) != 0;
+    if (failed) {
+        cli_error(g->d.name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    if (t->unreachable > 0)
+        cli_warn(g->d.name,
+                 "%s object%s (%s) %s not reachable from any root and %s "
+                 "left out",
+                 cli_fmt_count(t->unreachable).s,
+                 t->unreachable == 1 ? "" : "s",
+                 cli_fmt_bytes(t->unreachable_bytes).s,
+                 t->unreachable == 1 ? "is" : "are",
+                 t->unreachable == 1 ? "is" : "are");
+    return rc;
+}
+
 int cmd_dominators(const cmd_options *opt, char *const *args, int nargs)
 {
     if (nargs != 1) {
         cli_usage_error("dominators: expected one dump");
         return CLI_EXIT_USAGE;
     }
-    int twice = rereadable(args[0]);
     graph g;
-    int rc = cmd_load(&g, args[0], opt, twice ? 0 : LOAD_OBJECTS);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
-        graph_free(&g);
-        return rc;
-    }
     dom_tree t;
-    int failed = dom_build(&g, &t, 1) != 0;
-    if (!failed && twice) {
-        int rrc = graph_reread(&g, args[0]);
-        if (rrc != CLI_EXIT_OK && rrc != CLI_EXIT_INCOMPLETE) {
-            dom_free(&t);
-            graph_free(&g);
-            return rrc;
+    int rc = dominators_tree(opt, args[0], &g, &t);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+        uint64_t top = opt->top_given ? opt->top : DEFAULT_TOP;
+        if ((opt->by == 0 ? top_objects(&g, &t, top, opt->format)
+                          : top_groups(&g, &t, opt->by, top, opt->format)) !=
+            0) {
+            cli_error(g.d.name, "out of memory");
+            rc = CLI_EXIT_ERROR;
         }
-    }
-    failed = failed || dom_retained(&g, &t) != 0;
-    if (!failed && t.unreachable > 0)
-        cli_warn(g.d.name,
-                 "%s object%s (%s) %s not reachable from any root and %s "
-                 "left out",
-                 cli_fmt_count(t.unreachable).s,
-                 t.unreachable == 1 ? "" : "s",
-                 cli_fmt_bytes(t.unreachable_bytes).s,
-                 t.unreachable == 1 ? "is" : "are",
-                 t.unreachable == 1 ? "is" : "are");
-    uint64_t top = opt->top_given ? opt->top : DEFAULT_TOP;
-    if (!failed)
-        failed = (opt->by == 0 ? top_objects(&g, &t, top, opt->format)
-                               : top_groups(&g, &t, opt->by, top,
-                                            opt->format)) != 0;
-    if (failed) {
-        cli_error(g.d.name, "out of memory");
-        rc = CLI_EXIT_ERROR;
     }
     dom_free(&t);
     graph_free(&g);

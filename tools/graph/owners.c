@@ -17,7 +17,7 @@
 #include "diff.h"
 #include "dom.h"
 #include "node.h"
-#include "paths.h"
+#include "owners.h"
 #include "rank.h"
 
 #define DEFAULT_TOP 10
@@ -31,11 +31,6 @@ typedef struct held {
     uint32_t owner; /* preorder number */
     uint32_t node;  /* the leaked object's preorder number */
 } held;
-
-typedef struct owner_sum {
-    uint32_t owner;
-    uint64_t objects, bytes;
-} owner_sum;
 
 /* The ids heapfmt-diff reports as retained across the three dumps,
  * sorted. Returns the exit code of the diff; *ids is NULL on error. */
@@ -144,16 +139,20 @@ static int print_owner(out *o, const graph *g, const paths *p, uint64_t rank_no,
     return 0;
 }
 
-/* Sums the pairs by owner and prints the top owners. Returns 0 or -1. */
-static int report(const graph *g, const dom_tree *t, const held *h, size_t n,
-                  uint64_t top, int format)
+/* Sums the pairs by owner and keeps the top owners in res. Returns 0 or
+ * -1 (no memory). */
+static int rank_owners(owners_result *res, const held *h, size_t n,
+                       uint64_t top)
 {
+    const graph *g = &res->g;
+    const dom_tree *t = &res->t;
     owner_sum *sums = diff_mem_alloc(g->mem, (n ? n : 1) * sizeof *sums);
     rank r = {0};
-    paths p = {0};
     int rc = -1;
-    if (sums == NULL || rank_init(&r, g->mem, (size_t)(top < n ? top : n ? n : 1)) != 0 ||
-        paths_build(g, &p) != 0)
+    if (top == 0 || top > n)
+        top = n;
+    if (sums == NULL || rank_init(&r, g->mem, (size_t)(top ? top : 1)) != 0 ||
+        paths_build(g, &res->p) != 0)
         goto out;
     size_t ns = 0;
     for (size_t i = 0; i < n; i++) {
@@ -165,20 +164,73 @@ static int report(const graph *g, const dom_tree *t, const held *h, size_t n,
     for (size_t i = 0; i < ns; i++)
         rank_add(&r, sums[i].bytes, (uint32_t)i);
     size_t nr = rank_sort(&r);
-    out o;
-    out_begin(&o, stdout, format, g->mem, NCOLUMNS, columns);
+    res->top = diff_mem_alloc(g->mem, (nr ? nr : 1) * sizeof *res->top);
+    if (res->top == NULL)
+        goto out;
+    for (size_t i = 0; i < nr; i++)
+        res->top[i] = sums[r.v[i].value];
+    res->ntop = nr;
     rc = 0;
-    for (size_t i = 0; i < nr && rc == 0; i++) {
-        const owner_sum *s = &sums[r.v[i].value];
-        rc = print_owner(&o, g, &p, i + 1, t->vertex[s->owner], s);
-    }
-    if (out_finish(&o) != 0)
-        rc = -1;
 out:
-    paths_free(&p);
     rank_free(&r);
     diff_mem_free(g->mem, sums);
     return rc;
+}
+
+int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
+                   owners_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->g.mem = opt->mem;
+    res->g.d.fd = -1; /* not loaded: owners_free closes nothing */
+    uint64_t *ids;
+    size_t nids;
+    int rc = leaked_ids(opt, args, &ids, &nids);
+    if (ids == NULL)
+        return rc;
+    res->nleaked = nids;
+    graph *g = &res->g;
+    int lrc = cmd_load(g, args[2], opt, LOAD_LABELS | LOAD_INDEX | LOAD_OBJECTS);
+    rc = cmd_worse(rc, lrc);
+    if (lrc != CLI_EXIT_OK && lrc != CLI_EXIT_INCOMPLETE) {
+        diff_mem_free(opt->mem, ids);
+        return rc;
+    }
+    size_t n = SIZE_MAX;
+    uint64_t unreachable = 0;
+    held *h = NULL;
+    int failed = dom_build(g, &res->t, 0) != 0;
+    if (!failed) {
+        h = owners_of(g, &res->t, ids, nids, &n, &unreachable);
+        failed = h == NULL;
+    }
+    if (!failed && unreachable > 0)
+        cli_warn(g->d.name,
+                 "%s of the leaked objects are not reachable from any root "
+                 "(garbage not yet collected) and have no owner",
+                 cli_fmt_count(unreachable).s);
+    if (!failed && nids == 0)
+        cli_warn(NULL, "no object is new in %s and still alive in %s: "
+                       "nothing leaked",
+                 args[1], args[2]);
+    if (!failed)
+        failed = rank_owners(res, h, n, top) != 0;
+    if (failed) {
+        cli_error(g->d.name, "out of memory");
+        rc = CLI_EXIT_ERROR;
+    }
+    diff_mem_free(opt->mem, h);
+    diff_mem_free(opt->mem, ids);
+    return rc;
+}
+
+void owners_free(owners_result *res)
+{
+    diff_mem_free(res->g.mem, res->top);
+    res->top = NULL;
+    paths_free(&res->p);
+    dom_free(&res->t);
+    graph_free(&res->g);
 }
 
 int cmd_owners(const cmd_options *opt, char *const *args, int nargs)
@@ -196,47 +248,22 @@ int cmd_owners(const cmd_options *opt, char *const *args, int nargs)
         cli_usage_error("standard input (-) can be only one of the dumps");
         return CLI_EXIT_USAGE;
     }
-    uint64_t *ids;
-    size_t nids;
-    int rc = leaked_ids(opt, args, &ids, &nids);
-    if (ids == NULL)
-        return rc;
-    graph g;
-    int lrc = cmd_load(&g, args[2], opt, LOAD_LABELS | LOAD_INDEX | LOAD_OBJECTS);
-    rc = cmd_worse(rc, lrc);
-    if (lrc != CLI_EXIT_OK && lrc != CLI_EXIT_INCOMPLETE) {
-        diff_mem_free(opt->mem, ids);
-        graph_free(&g);
-        return rc;
+    owners_result res;
+    int rc = owners_compute(opt, args, opt->top_given ? opt->top : DEFAULT_TOP,
+                            &res);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+        out o;
+        int failed = 0;
+        out_begin(&o, stdout, opt->format, res.g.mem, NCOLUMNS, columns);
+        for (size_t i = 0; i < res.ntop && !failed; i++)
+            failed = print_owner(&o, &res.g, &res.p, i + 1,
+                                 res.t.vertex[res.top[i].owner],
+                                 &res.top[i]) != 0;
+        if (out_finish(&o) != 0 || failed) {
+            cli_error(res.g.d.name, "out of memory");
+            rc = CLI_EXIT_ERROR;
+        }
     }
-    dom_tree t;
-    size_t n = SIZE_MAX;
-    uint64_t unreachable = 0;
-    held *h = NULL;
-    int failed = dom_build(&g, &t, 0) != 0;
-    if (!failed) {
-        h = owners_of(&g, &t, ids, nids, &n, &unreachable);
-        failed = h == NULL;
-    }
-    if (!failed && unreachable > 0)
-        cli_warn(g.d.name,
-                 "%s of the leaked objects are not reachable from any root "
-                 "(garbage not yet collected) and have no owner",
-                 cli_fmt_count(unreachable).s);
-    if (!failed && nids == 0)
-        cli_warn(NULL, "no object is new in %s and still alive in %s: "
-                       "nothing leaked",
-                 args[1], args[2]);
-    uint64_t top = opt->top_given ? opt->top : DEFAULT_TOP;
-    if (!failed)
-        failed = report(&g, &t, h, n, top, opt->format) != 0;
-    if (failed) {
-        cli_error(g.d.name, "out of memory");
-        rc = CLI_EXIT_ERROR;
-    }
-    diff_mem_free(opt->mem, h);
-    diff_mem_free(opt->mem, ids);
-    dom_free(&t);
-    graph_free(&g);
+    owners_free(&res);
     return rc;
 }

@@ -63,6 +63,9 @@ typedef struct histo_options {
     int progress;       /* progress line on stderr if it is a terminal */
     int unicode;        /* sparklines with block characters */
     unsigned jobs;      /* threads decoding the blocks of a scan (--jobs) */
+    int empty_ok;       /* --by=site, stack, frame on a dump that records
+                           none: one "(no site)" or "(no stack)" row, not
+                           an error (heapfmt-report shows what there is) */
 } histo_options;
 
 #define HISTO_OPTIONS_INIT                                                  \
@@ -335,6 +338,14 @@ static inline uint64_t histo_line_bytes(const uint64_t *cb, size_t d)
 const char *histo_row_status(const histo_table *t, const histo_row *r);
 
 /* ---- histo_run.c ---- */
+
+/* Reads every dump into t and finishes it (histo_table_finish): the
+ * table histo_run prints. Returns CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (some
+ * dump incomplete; t holds what could be read) or CLI_EXIT_ERROR (message
+ * printed; t must not be shown). t must be freed with histo_table_free in
+ * every case. */
+int histo_build(histo_table *t, const char *const *paths, size_t npaths,
+                const histo_options *opt);
 
 /* Reads every dump, then prints the result to out. Returns the exit code:
  * CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (some dump incomplete; the partial

@@ -217,13 +217,14 @@ static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
         rc = check_summary(dump, &s);
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
         if (opt->by == HISTO_BY_SITE && histo_sites_count(&s.acc.sites) == 0 &&
-            s.acc.no_site.count > 0) {
+            s.acc.no_site.count > 0 && !opt->empty_ok) {
             cli_error(dump->name,
                       "no allocation sites in this dump (its writer did not "
                       "record them), so --by=site has nothing to show");
             rc = CLI_EXIT_ERROR;
         } else if ((opt->by == HISTO_BY_STACK || opt->by == HISTO_BY_FRAME) &&
-                   s.acc.no_stack.count > 0 && !has_stacks(&s.acc)) {
+                   s.acc.no_stack.count > 0 && !has_stacks(&s.acc) &&
+                   !opt->empty_ok) {
             cli_error(dump->name,
                       "no call stacks in this dump (its writer did not "
                       "record them), so --by=%s has nothing to show",

@@ -17,20 +17,20 @@ static int reopenable(const cli_dump *d)
            strcmp(d->path, "-") != 0;
 }
 
-int histo_run(FILE *out, const char *const *paths, size_t npaths,
-              const histo_options *opt)
+int histo_build(histo_table *t, const char *const *paths, size_t npaths,
+                const histo_options *opt)
 {
-    histo_table t;
+    memset(t, 0, sizeof *t); /* freeable whatever fails */
     cli_dump *dumps = calloc(npaths, sizeof *dumps);
-    if (dumps == NULL || histo_table_init(&t, npaths) != 0) {
+    if (dumps == NULL || histo_table_init(t, npaths) != 0) {
         free(dumps);
         cli_error(NULL, "out of memory");
         return CLI_EXIT_ERROR;
     }
     for (size_t d = 0; d < npaths; d++) {
         dumps[d].fd = -1; /* closed: cli_dump_close does nothing */
-        t.dumps[d].path = paths[d];
-        t.dumps[d].name = cli_input_name(paths[d]);
+        t->dumps[d].path = paths[d];
+        t->dumps[d].name = cli_input_name(paths[d]);
     }
     int result = CLI_EXIT_OK;
 
@@ -46,8 +46,8 @@ int histo_run(FILE *out, const char *const *paths, size_t npaths,
         if (rc == CLI_EXIT_INCOMPLETE) {
             /* Cut inside the file header: nothing readable, but still a
              * column of the table. dumps[d] is closed. */
-            t.dumps[d].status = rc;
-            cli_warn(t.dumps[d].name,
+            t->dumps[d].status = rc;
+            cli_warn(t->dumps[d].name,
                      "incomplete dump: results cover 0 objects");
             result = rc;
         } else if (rc != CLI_EXIT_OK) {
@@ -55,13 +55,13 @@ int histo_run(FILE *out, const char *const *paths, size_t npaths,
         }
     }
     for (size_t d = 0; d < npaths && result != CLI_EXIT_ERROR; d++) {
-        if (t.dumps[d].status == CLI_EXIT_INCOMPLETE)
+        if (t->dumps[d].status == CLI_EXIT_INCOMPLETE)
             continue; /* cut inside its header: nothing to read */
         int rc = CLI_EXIT_OK;
         if (dumps[d].reader == NULL)
             rc = cli_dump_open(&dumps[d], paths[d], NULL);
         if (rc == CLI_EXIT_OK)
-            rc = histo_collect_dump(&t, d, &dumps[d], opt);
+            rc = histo_collect_dump(t, d, &dumps[d], opt);
         cli_dump_close(&dumps[d]);
         if (rc != CLI_EXIT_OK)
             result = rc;
@@ -70,8 +70,17 @@ int histo_run(FILE *out, const char *const *paths, size_t npaths,
         cli_dump_close(&dumps[d]);
     free(dumps);
 
+    if (result != CLI_EXIT_ERROR)
+        histo_table_finish(t, opt);
+    return result;
+}
+
+int histo_run(FILE *out, const char *const *paths, size_t npaths,
+              const histo_options *opt)
+{
+    histo_table t;
+    int result = histo_build(&t, paths, npaths, opt);
     if (result != CLI_EXIT_ERROR) {
-        histo_table_finish(&t, opt);
         if (histo_print(out, &t, opt) != 0) {
             cli_error(NULL, "out of memory");
             result = CLI_EXIT_ERROR;

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# report.sh -- heapfmt-report's page on one, two and three dumps of one
+# heap grown (heapfmt-gen with one seed and more objects), and on a
+# native-like dump (--stacks): every number in its data blob equals what
+# histo, heapfmt-diff and heapfmt-graph print for the same dumps
+# (tests/report/check_report.py). Then the contract: errors and exit
+# codes as the other tools, a cut dump reported on the page, and the
+# page's size bounded on a million objects.
+. "$(dirname "$0")/lib.bash"
+
+report=$BIN/heapfmt-report
+check=$(cd "$(dirname "$0")/../report" && pwd)/check_report.py
+cd "$TMPDIR" || exit 1
+export LC_ALL=C
+
+gen_dump t1.dump -n 20000 -s 1
+gen_dump t2.dump -n 22000 -s 1
+gen_dump t3.dump -n 24000 -s 1
+gen_dump native.dump -n 20000 -s 5 --stacks
+
+# check KIND TOOL_OUTPUT WHAT: the page's numbers equal the tool's
+check() {
+    if python3 "$check" page.html "$1" "$2" >check.out 2>&1; then
+        pass
+    else
+        fail "$3: $(cat check.out)"
+    fi
+}
+
+# ---- three dumps: every section ----
+run "$report" -o page.html t1.dump t2.dump t3.dump
+expect_rc 0 "three dumps"
+expect_out_empty "three dumps: -o FILE leaves stdout empty"
+"$BIN/histo" -f json -n 50 t1.dump t2.dump t3.dump >histo.json
+check histo histo.json "overview and trend = histo"
+"$BIN/heapfmt-graph" owners -f json t1.dump t2.dump t3.dump >owners.json 2>/dev/null
+check owners owners.json "owners = heapfmt-graph owners"
+"$BIN/heapfmt-diff" --by=site --top 20 -f json t1.dump t2.dump t3.dump >diff.json
+check diffsite diff.json "retained by site = heapfmt-diff --by=site"
+"$BIN/heapfmt-graph" dominators --by=class -n 50 -f json t3.dump >dom.json 2>/dev/null
+check dominators dom.json "treemap = heapfmt-graph dominators --by=class"
+"$BIN/heapfmt-graph" dominators --by=class,site -n 1000000 -f json t3.dump >domsites.json 2>/dev/null
+check domsites domsites.json "drill-down = heapfmt-graph dominators --by=class,site"
+"$BIN/histo" --by=site -n 20 -f json t3.dump >sites.json
+check sites sites.json "sites = histo --by=site"
+for id in overview-chart trend-table owners-table owners-chains \
+          retained-sites-table treemap dominators-table sites-table; do
+    grep -q "id=\"$id\"" page.html && pass || fail "three dumps: no #$id"
+done
+grep -q '<th scope="col"' page.html && pass || fail "tables have header cells"
+if grep -Eq '<(script|link|img)[^>]* (src|href)=' page.html; then
+    fail "the page loads something from outside"
+else
+    pass
+fi
+
+# ---- two dumps: the trend, no leak ----
+run "$report" -o page.html t1.dump t3.dump
+expect_rc 0 "two dumps"
+"$BIN/histo" -f json -n 50 t1.dump t3.dump >histo.json
+check histo histo.json "two dumps: overview = histo"
+grep -q 'id="trend-table"' page.html && pass || fail "two dumps: a trend"
+grep -q 'id="owners-table"' page.html && fail "two dumps: owners" || pass
+
+# ---- one native dump, to standard output: the flame graph ----
+run "$report" native.dump
+expect_rc 0 "one native dump"
+printf '%s' "$out" >page.html
+"$BIN/histo" -f json native.dump >histo.json
+check histo histo.json "one dump: overview = histo"
+"$BIN/histo" --by=stack -f folded -n 200 native.dump >folded.txt
+check folded folded.txt "flame graph = histo -f folded"
+"$BIN/histo" --by=site -n 20 -f json native.dump >sites.json
+check sites sites.json "native: sites = histo --by=site"
+expect_out_has 'id="flame"' "a native dump has a flame graph"
+run "$report" -o page.html t1.dump
+grep -q 'id="flame"' page.html && fail "no stacks, no flame graph" || pass
+
+# ---- hostile names are escaped ----
+# A class name with markup cannot reach the page as markup.
+printf '%s\n' \
+    '{"address":"0xc0", "type":"CLASS", "name":"<script>alert(1)</script>", "memsize":40}' \
+    '{"address":"0x100", "type":"OBJECT", "class":"0xc0", "file":"</script><b>x.rb", "line":1, "memsize":40}' \
+    '{"type":"ROOT", "root":"vm", "references":["0x100"]}' >evil.json
+"$BIN/heapfmt-import" -o evil.dump evil.json
+run "$report" -o page.html evil.dump
+expect_rc 0 "hostile names"
+[ "$(grep -o '<script' page.html | wc -l)" -eq 2 ] && pass ||
+    fail "hostile names: a name became a script element"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' page.html && pass ||
+    fail "hostile names: the class is shown, escaped"
+
+# ---- errors, as the other tools ----
+run "$report" -o page.html missing.dump
+expect_failure 1 "a missing dump"
+expect_err_has "heapfmt-report: missing.dump: " "prog: file: message"
+echo '{"not": "a dump"}' >notes.json
+run "$report" notes.json
+expect_failure 1 "not a dump"
+expect_err_has "not a heapfmt dump" "said so"
+expect_usage_error "$report" "no dump"
+expect_usage_error "$report" "an unknown option" --bogus t1.dump
+expect_usage_error "$report" "standard input" -
+expect_usage_error "$report" "an empty argument" ""
+rm -f page.html
+run "$report" -o page.html t1.dump missing.dump
+expect_failure 1 "one dump missing of two"
+[ -e page.html ] && fail "a failed report leaves no page" || pass
+run "$report" --help
+expect_success "--help"
+expect_out_has "Usage: heapfmt-report" "usage"
+run "$report" --version
+expect_success "--version"
+
+# ---- a cut dump: exit 3 and a warning on the page ----
+size=$(stat -c %s t3.dump)
+head -c $((size / 2)) t3.dump >cut.dump
+run "$report" -o page.html t1.dump t2.dump cut.dump
+expect_rc 3 "a cut dump"
+expect_err_has "incomplete" "said on stderr"
+grep -q 'class="warn incomplete"' page.html && pass ||
+    fail "a cut dump: a warning on the page"
+grep -q '<strong>incomplete</strong>' page.html && pass ||
+    fail "a cut dump: its status in the table"
+
+# ---- the page stays small on a million objects ----
+gen_dump big.dump -n 1000000 -s 1
+run "$report" -o page.html big.dump
+expect_rc 0 "a million objects"
+bytes=$(stat -c %s page.html)
+[ "$bytes" -le 2000000 ] && pass ||
+    fail "a million objects: page of $bytes bytes (bound 2 MB)"
+
+finish

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# report_browser.sh -- heapfmt-report's page in a real browser: headless
+# Chromium renders it (--dump-dom gives the DOM after the page's script
+# ran), the charts the script draws are there with the expected numbers,
+# no script error was caught into #errors or logged on the console, and a
+# screenshot can be taken. Skipped without /usr/bin/chromium (CI
+# installs it: scripts/install-deps.sh).
+. "$(dirname "$0")/lib.bash"
+
+chromium=/usr/bin/chromium
+if [ ! -x "$chromium" ]; then
+    echo "SKIP: chromium not installed"
+    exit 0
+fi
+report=$BIN/heapfmt-report
+cd "$TMPDIR" || exit 1
+export LC_ALL=C
+
+# browse PAGE: the rendered DOM in dom.html, the browser's log in log.txt
+browse() {
+    timeout 120 "$chromium" --headless --no-sandbox --disable-gpu \
+        --user-data-dir="$TMPDIR/profile" --enable-logging=stderr --v=0 \
+        --dump-dom "file://$TMPDIR/$1" >dom.html 2>log.txt
+    [ -s dom.html ] && pass || fail "$1: chromium rendered nothing: $(tail -3 log.txt)"
+}
+
+# rendered WHAT PATTERN...: each extended regex matches the DOM
+rendered() {
+    local what=$1 p
+    shift
+    for p in "$@"; do
+        grep -Eq -- "$p" dom.html && pass || fail "$what: no /$p/ in the rendered page"
+    done
+}
+
+no_errors() {
+    grep -q '<pre id="errors" role="alert"></pre>' dom.html && pass ||
+        fail "$1: the page caught an error: $(grep -o '<pre id="errors"[^<]*' dom.html)"
+    grep -q 'data-rendered="yes"' dom.html && pass ||
+        fail "$1: the script did not finish"
+    if grep -E 'CONSOLE|Uncaught' log.txt >console.txt; then
+        fail "$1: the console logged: $(head -3 console.txt)"
+    else
+        pass
+    fi
+}
+
+gen_dump t1.dump -n 20000 -s 1
+gen_dump t2.dump -n 22000 -s 1
+gen_dump t3.dump -n 24000 -s 1
+gen_dump native.dump -n 20000 -s 5 --stacks
+
+run "$report" -o leak.html t1.dump t2.dump t3.dump
+expect_rc 0 "three dumps"
+browse leak.html
+no_errors "three dumps"
+rendered "overview" 'aria-label="Objects: dump 1 20,000, dump 2 22,000, dump 3 24,000"' \
+    'class="bars"'
+rendered "trend" 'class="spark" aria-label="counts: ' 'class="spark" aria-label="bytes: '
+# one count and one bytes sparkline per row of the trend table
+rows=$(grep -o '<tr data-row=' leak.html | wc -l)
+sparks=$(grep -o 'class="spark"' dom.html | wc -l)
+[ "$sparks" -eq $((2 * rows)) ] && pass ||
+    fail "trend: $sparks sparklines for $rows rows"
+owners=$(python3 -c 'import json,re,sys
+d=json.loads(re.search(r"id=\"data\">(.*?)</script>",open(sys.argv[1]).read(),re.S).group(1))
+print(len(d["owners"]))' leak.html)
+chains=$(grep -o 'class="chain"' dom.html | wc -l)
+[ "$owners" -gt 0 ] && [ "$chains" -eq "$owners" ] && pass ||
+    fail "owners: $chains chains of boxes for $owners owners"
+rendered "owners" 'class="box" role="listitem"'
+rendered "treemap" 'id="treemap-svg"' 'aria-label="Retained size by class: '
+# drill-down: #treemap=CLASS opens the treemap on the sites of a class
+browse "leak.html#treemap=String"
+no_errors "drill-down"
+rendered "drill-down" '<p id="treemap-title">Retained size of String by allocation site' \
+    'aria-label="Retained size of String by allocation site: '
+
+run "$report" -o native.html native.dump
+expect_rc 0 "a native dump"
+browse native.html
+no_errors "a native dump"
+rendered "flame graph" 'id="flame-svg"' '<rect[^>]*fill="hsl'
+
+# a screenshot, as docs/report.png was taken
+timeout 120 "$chromium" --headless --no-sandbox --disable-gpu \
+    --user-data-dir="$TMPDIR/profile" --window-size=1280,2000 \
+    --screenshot="$TMPDIR/leak.png" "file://$TMPDIR/leak.html" >/dev/null 2>&1
+[ "$(head -c 8 leak.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && pass ||
+    fail "no PNG screenshot"
+
+finish

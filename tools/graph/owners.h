@@ -1,0 +1,43 @@
+/* owners.h -- the work of heapfmt-graph owners, apart from its printing,
+ * for heapfmt-report. */
+#ifndef GRAPH_OWNERS_H
+#define GRAPH_OWNERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd.h"
+#include "dom.h"
+#include "graph.h"
+#include "paths.h"
+
+/* What one owner holds of the leak. */
+typedef struct owner_sum {
+    uint32_t owner; /* preorder number in the dominator tree */
+    uint64_t objects, bytes;
+} owner_sum;
+
+/* The owners of the leak in D3, ranked: top[i] is the i-th owner (by
+ * leaked bytes, ties by first in preorder), its node is
+ * t.vertex[top[i].owner]; p gives its path from a root. */
+typedef struct owners_result {
+    graph g; /* D3, with labels, the id index and the objects */
+    dom_tree t;
+    paths p;
+    owner_sum *top;
+    size_t ntop;
+    uint64_t nleaked; /* objects new in D2 and still alive in D3 */
+} owners_result;
+
+/* Computes the owners of the objects new in args[1] and still alive in
+ * args[2] (args[0] is the first dump), keeping the best top (0: all).
+ * Prints errors and warnings on stderr as heapfmt-graph owners does.
+ * Returns CLI_EXIT_OK or CLI_EXIT_INCOMPLETE with res filled, else
+ * CLI_EXIT_ERROR (message printed). res must be freed with owners_free
+ * in every case. */
+int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
+                   owners_result *res);
+
+void owners_free(owners_result *res);
+
+#endif /* GRAPH_OWNERS_H */

@@ -1,0 +1,42 @@
+/* html.h -- the page's plain HTML: escaped text and the tables that show
+ * the key numbers without JavaScript.
+ *
+ * Names come from the dump and are hostile input: every one goes through
+ * html_text, which writes the text form of cli_escape.h (control bytes
+ * and invalid UTF-8 made visible) with & < > " ' as entities. */
+#ifndef REPORT_HTML_H
+#define REPORT_HTML_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The most bytes of a name shown in a cell; longer ones are cut (at a
+ * character boundary) so that a hostile name cannot bloat the page. */
+#define HTML_MAX_NAME 1024
+
+void html_text(FILE *f, const char *s, size_t len);
+
+/* A column of a table: its header and whether it holds numbers (right
+ * aligned; the script sorts it by value). */
+typedef struct html_col {
+    const char *name;
+    int number;
+} html_col;
+
+/* <table id=..> with a caption and a header row; sortable tables get a
+ * class the script looks for. */
+void html_table_begin(FILE *f, const char *id, const char *caption,
+                      const html_col *cols, size_t ncols, int sortable);
+void html_table_end(FILE *f);
+
+void html_row_begin(FILE *f);
+void html_row_end(FILE *f);
+void html_cell_text(FILE *f, const char *s, size_t len);
+/* A number, written with thousands separators; data-v holds the value
+ * for sorting. */
+void html_cell_u64(FILE *f, uint64_t v);
+/* A cell for a value that is not known: empty. */
+void html_cell_none(FILE *f);
+
+#endif /* REPORT_HTML_H */

@@ -1,0 +1,229 @@
+/* leak.c -- three dumps: who holds the leak (heapfmt-graph owners), each
+ * owner with its path from a root, and the leaked objects by allocation
+ * site (heapfmt-diff --by=site). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "diff.h"
+#include "html.h"
+#include "node.h"
+#include "owners.h"
+#include "report.h"
+
+/* One node of a path, with the edge into it, in the blob under the names
+ * of heapfmt-graph owners' columns, and as text in the plain table. */
+static void node_out(report *r, const graph *g, uint32_t v, uint32_t edge,
+                     int first)
+{
+    json *j = &r->data;
+    FILE *f = r->body;
+    char via[512];
+    size_t via_len = node_label_text(g, edge, via, sizeof via);
+    json_open(j, '{');
+    json_key(j, "via");
+    if (via_len > 0)
+        json_str(j, via, via_len);
+    else
+        json_null(j);
+    if (!first) {
+        fputs(" \xe2\x86\x92 ", f);
+        if (via_len > 0) {
+            html_text(f, via, via_len);
+            fputs(" \xe2\x86\x92 ", f);
+        }
+    }
+    const char *klass, *type = NULL;
+    size_t klass_len, type_len = 0;
+    graph_kind_text kt;
+    if (v >= g->nobjects) {
+        klass = v == graph_vroot(g) ? "(roots)" : "(root)";
+        klass_len = strlen(klass);
+        if (v != graph_vroot(g))
+            type = graph_root_kind(g, v, &type_len);
+        json_key(j, "id");
+        json_null(j);
+    } else {
+        graph_kind_text_of(g, g->kind[v], &kt);
+        klass = kt.klass;
+        klass_len = kt.klass_len;
+        type = kt.type;
+        type_len = kt.type_len;
+        char id[24];
+        snprintf(id, sizeof id, "0x%016" PRIx64, g->id[v]);
+        json_key(j, "id");
+        json_cstr(j, id);
+    }
+    json_key(j, "class");
+    json_str(j, klass, klass_len);
+    html_text(f, klass, klass_len);
+    json_key(j, "type");
+    if (type != NULL && type_len > 0)
+        json_str(j, type, type_len);
+    else
+        json_null(j);
+    json_key(j, "bytes");
+    if (v < g->nobjects)
+        json_u64(j, g->size[v]);
+    else
+        json_null(j);
+    json_key(j, "site");
+    if (v < g->nobjects && kt.file != NULL) {
+        char site[HTML_MAX_NAME];
+        json_cstr(j, report_site_text(site, sizeof site, kt.file,
+                                      kt.file_len, kt.line));
+    } else {
+        json_null(j);
+    }
+    json_close(j, '}');
+}
+
+static const html_col owner_columns[] = {
+    {"owner", 1}, {"leaked objects", 1}, {"leaked bytes", 1},
+    {"path from a root", 0},
+};
+
+static int owners_section(report *r)
+{
+    cmd_options opt;
+    memset(&opt, 0, sizeof opt);
+    owners_result res;
+    int rc = owners_compute(&opt, (char *const *)r->paths, REPORT_TOP_OWNERS,
+                            &res);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
+        owners_free(&res);
+        return rc;
+    }
+    FILE *f = r->body;
+    const graph *g = &res.g;
+    fprintf(f, "<p>%s objects are new in dump 2 and still alive in dump 3 "
+               "(the leak). Their owners: the nearest object that keeps "
+               "them alive and is not itself part of the leak.</p>\n",
+            histo_fmt_value(res.nleaked, HISTO_FMT_HUMAN).s);
+    html_table_begin(f, "owners-table", "Who holds the leak", owner_columns,
+                     sizeof owner_columns / sizeof owner_columns[0], 0);
+    json_key(&r->data, "owners");
+    json_open(&r->data, '[');
+    for (size_t i = 0; i < res.ntop && rc != CLI_EXIT_ERROR; i++) {
+        const owner_sum *s = &res.top[i];
+        uint32_t v = res.t.vertex[s->owner];
+        uint32_t *nodes = NULL, *edges = NULL;
+        long n = 1;
+        if (v != graph_vroot(g))
+            n = paths_to(g, &res.p, v, &nodes, &edges);
+        if (n < 0) {
+            cli_error(g->d.name, "out of memory");
+            rc = CLI_EXIT_ERROR;
+            break;
+        }
+        json_open(&r->data, '{');
+        json_key(&r->data, "owner");
+        json_u64(&r->data, i + 1);
+        json_key(&r->data, "leaked_objects");
+        json_u64(&r->data, s->objects);
+        json_key(&r->data, "leaked_bytes");
+        json_u64(&r->data, s->bytes);
+        json_key(&r->data, "path");
+        json_open(&r->data, '[');
+        html_row_begin(f);
+        html_cell_u64(f, i + 1);
+        html_cell_u64(f, s->objects);
+        html_cell_u64(f, s->bytes);
+        fputs("<td>", f);
+        for (long k = 0; k < n; k++)
+            node_out(r, g, nodes != NULL ? nodes[k] : v,
+                     nodes != NULL ? edges[k] : GRAPH_NONE, k == 0);
+        fputs("</td>", f);
+        html_row_end(f);
+        json_close(&r->data, ']');
+        json_close(&r->data, '}');
+        diff_mem_free(g->mem, nodes);
+        diff_mem_free(g->mem, edges);
+    }
+    json_close(&r->data, ']');
+    html_table_end(f);
+    fputs("<div id=\"owners-chains\"></div>\n", f);
+    owners_free(&res);
+    return rc;
+}
+
+static const html_col site_columns[] = {
+    {"site", 0}, {"retained objects", 1}, {"retained bytes", 1},
+};
+
+static int sites_section(report *r)
+{
+    diff_options opt = DIFF_OPTIONS_INIT;
+    opt.by = DIFF_BY_SITE;
+    opt.top = REPORT_TOP_SITES;
+    diff_result res;
+    int rc = diff_compute(r->paths, 3, &opt, &res);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
+        diff_result_free(&res);
+        return rc;
+    }
+    /* The warnings of this diff are those owners_section printed. */
+    FILE *f = r->body;
+    size_t shown = res.nrows < REPORT_TOP_SITES ? res.nrows
+                                                : REPORT_TOP_SITES;
+    report_table_begin(r, "retained_sites", "retained-sites-table",
+                       "The leak by allocation site (new in dump 2, alive "
+                       "in dump 3)",
+                       site_columns, 3, 1);
+    for (size_t i = 0; i < shown; i++) {
+        const diff_row *row = &res.rows[i];
+        json_open(&r->data, '{');
+        json_key(&r->data, "site");
+        html_row_begin(f);
+        if (row->file == DIFF_NONE) {
+            json_null(&r->data);
+            html_cell_text(f, "(no site)", 9);
+        } else {
+            size_t len;
+            const char *file = nameid_text(&res.names, row->file, &len);
+            char site[HTML_MAX_NAME];
+            size_t n = len < sizeof site - 24 ? len : sizeof site - 24;
+            memcpy(site, file, n);
+            n += (size_t)snprintf(site + n, 24, ":%" PRIu64, row->line);
+            json_str(&r->data, site, n);
+            html_cell_text(f, site, n);
+        }
+        json_key(&r->data, "retained_count");
+        json_u64(&r->data, row->s.count[DIFF_NEW]);
+        json_key(&r->data, "retained_bytes");
+        json_u64(&r->data, row->s.bytes[DIFF_NEW]);
+        json_close(&r->data, '}');
+        html_cell_u64(f, row->s.count[DIFF_NEW]);
+        html_cell_u64(f, row->s.bytes[DIFF_NEW]);
+        html_row_end(f);
+    }
+    report_table_end(r, "sites", shown, res.nrows);
+    json_key(&r->data, "retained_total");
+    json_open(&r->data, '{');
+    json_key(&r->data, "retained_count");
+    json_u64(&r->data, res.total.count[DIFF_NEW]);
+    json_key(&r->data, "retained_bytes");
+    json_u64(&r->data, res.total.bytes[DIFF_NEW]);
+    json_close(&r->data, '}');
+    diff_result_free(&res);
+    return rc;
+}
+
+int report_leak(report *r)
+{
+    if (r->ndumps != 3) {
+        fputs("<section id=\"leak\">\n<h2>Leak</h2>\n<p>Give three dumps "
+              "(before, after, later) to see who holds the objects new "
+              "in the second and still alive in the third.</p>\n"
+              "</section>\n",
+              r->body);
+        return CLI_EXIT_OK;
+    }
+    fputs("<section id=\"leak\">\n<h2>Leak: who holds it</h2>\n", r->body);
+    int rc = owners_section(r);
+    if (rc != CLI_EXIT_ERROR)
+        rc = report_worse(rc, sites_section(r));
+    fputs("</section>\n", r->body);
+    return rc;
+}

@@ -1,0 +1,110 @@
+/* report.c -- the sections in order, then the page. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_escape.h"
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "html.h"
+#include "page.h"
+#include "report.h"
+
+int report_worse(int a, int b)
+{
+    if (a == CLI_EXIT_ERROR || b == CLI_EXIT_ERROR)
+        return CLI_EXIT_ERROR;
+    return a == CLI_EXIT_INCOMPLETE || b == CLI_EXIT_INCOMPLETE
+               ? CLI_EXIT_INCOMPLETE
+               : CLI_EXIT_OK;
+}
+
+void report_cut_note(report *r, const char *what, uint64_t shown,
+                     uint64_t total)
+{
+    if (shown >= total)
+        return;
+    fprintf(r->body, "<p class=\"cut\">Showing the first %s of %s ",
+            cli_fmt_count(shown).s, cli_fmt_count(total).s);
+    html_text(r->body, what, strlen(what));
+    fputs(" (the page keeps its size bounded).</p>\n", r->body);
+}
+
+void report_table_begin(report *r, const char *key, const char *id,
+                        const char *caption, const html_col *cols,
+                        size_t ncols, int sortable)
+{
+    html_table_begin(r->body, id, caption, cols, ncols, sortable);
+    json_key(&r->data, key);
+    json_open(&r->data, '{');
+    json_key(&r->data, "rows");
+    json_open(&r->data, '[');
+}
+
+void report_table_end(report *r, const char *what, uint64_t shown,
+                      uint64_t total)
+{
+    json_close(&r->data, ']');
+    json_key(&r->data, "total_rows");
+    json_u64(&r->data, total);
+    json_close(&r->data, '}');
+    html_table_end(r->body);
+    report_cut_note(r, what, shown, total);
+}
+
+char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
+                       uint64_t line)
+{
+    cli_text_format(buf, cap - 24, file, len);
+    size_t n = strlen(buf);
+    snprintf(buf + n, cap - n, ":%" PRIu64, line);
+    return buf;
+}
+
+typedef int (*section_fn)(report *);
+
+int report_write(FILE *out, const char *const *paths, size_t npaths)
+{
+    static const section_fn sections[] = {report_overview, report_trend,
+                                          report_leak, report_retained,
+                                          report_sites};
+    report r;
+    memset(&r, 0, sizeof r);
+    r.paths = paths;
+    r.ndumps = npaths;
+    char *body = NULL, *data = NULL;
+    size_t body_len = 0, data_len = 0;
+    FILE *data_f = NULL;
+    r.body = open_memstream(&body, &body_len);
+    if (r.body != NULL)
+        data_f = open_memstream(&data, &data_len);
+    if (data_f == NULL) {
+        if (r.body != NULL)
+            fclose(r.body);
+        free(body);
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    json_init(&r.data, data_f);
+    json_open(&r.data, '{');
+    int rc = CLI_EXIT_OK;
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        rc = report_worse(rc, sections[i](&r));
+        if (rc == CLI_EXIT_ERROR)
+            break;
+    }
+    json_close(&r.data, '}');
+    histo_table_free(&r.classes);
+    int failed = fclose(r.body) != 0;
+    failed |= fclose(data_f) != 0;
+    if (failed && rc != CLI_EXIT_ERROR) {
+        cli_error(NULL, "out of memory");
+        rc = CLI_EXIT_ERROR;
+    }
+    if (rc != CLI_EXIT_ERROR)
+        page_write(out, body, body_len, data, data_len);
+    free(body);
+    free(data);
+    return rc;
+}

@@ -1,0 +1,85 @@
+/* report.h -- the work of heapfmt-report, separate from its command line.
+ *
+ * The page is built from the tools' own work functions, so that its
+ * numbers are theirs: histo (totals, trend, sites, stacks), heapfmt-diff
+ * (retained by site) and heapfmt-graph (owners, dominators). Each section
+ * writes its plain HTML (tables that need no script) to body and its data
+ * to the JSON blob, which the page's script draws the charts from:
+ *
+ *     section     needs        data key      drawn by the script
+ *     overview    1+ dumps     "dumps"       bar chart of objects, bytes
+ *     trend       2+ dumps     "trend"       sparklines, sorting
+ *     leak        3 dumps      "owners",     chains of boxes
+ *                              "retained_sites"
+ *     retained    1+ dumps     "dominators"  treemap
+ *     sites       1+ dumps     "sites",      sorting; flame graph
+ *                              "stacks"
+ *
+ * Rows are capped (report_limits) so that the page stays a few MB
+ * whatever the heap; what was cut is said in the page, and each section's
+ * data has the total number of rows. */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "histo.h"
+#include "html.h"
+#include "json.h"
+
+/* The most rows of each part of the page. */
+#define REPORT_TOP_CLASSES 50  /* trend, dominators by class */
+#define REPORT_TOP_SITES 20    /* allocation sites, retained by site */
+#define REPORT_TOP_OWNERS 10   /* leak owners, as heapfmt-graph's default */
+#define REPORT_TOP_STACKS 200  /* stacks of the flame graph */
+#define REPORT_MAX_META 32     /* META pairs per dump */
+#define REPORT_TOP_CLASS_SITES 10 /* sites of each class, treemap drill-down */
+
+typedef struct report {
+    const char *const *paths;
+    size_t ndumps;
+    FILE *body;        /* the sections' HTML */
+    json data;         /* the blob */
+    histo_table classes; /* by class over every dump (overview, trend) */
+    int status;        /* the worst exit code so far */
+} report;
+
+/* Each section adds its HTML and data, and returns CLI_EXIT_OK,
+ * CLI_EXIT_INCOMPLETE (shown from what could be read) or CLI_EXIT_ERROR
+ * (message printed; the page is not written). */
+int report_overview(report *r);
+int report_trend(report *r);
+int report_leak(report *r);
+int report_retained(report *r);
+int report_sites(report *r);
+
+/* Says in the page that a table shows shown of total rows. Nothing when
+ * none was cut. */
+void report_cut_note(report *r, const char *what, uint64_t shown,
+                     uint64_t total);
+
+/* A table of a section, in the page and in the blob side by side: starts
+ * the HTML table and the blob's key: {"rows": [ ... for the rows the
+ * caller then writes (one JSON object and one <tr> each). */
+void report_table_begin(report *r, const char *key, const char *id,
+                        const char *caption, const html_col *cols,
+                        size_t ncols, int sortable);
+/* Ends both: ], "total_rows": total} and the table, then the cut note
+ * (what: the plural of a row's name). */
+void report_table_end(report *r, const char *what, uint64_t shown,
+                      uint64_t total);
+
+/* A site as heapfmt-graph writes it: the file's text form (cli_escape.h),
+ * ':' and the line, into buf (cap >= 32 bytes, cut to fit). Returns buf. */
+char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
+                       uint64_t line);
+
+/* The worse of two exit codes: error over incomplete over success. */
+int report_worse(int a, int b);
+
+/* Writes the whole page for paths to out. Returns the exit code. */
+int report_write(FILE *out, const char *const *paths, size_t npaths);
+
+#endif /* REPORT_H */
