@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "classes.h"
+#include "fit.h"
 #include "import.h"
 #include "jscan.h"
+#include "meta.h"
 
 /* References per ROOT record: a root line longer than this becomes several
  * ROOT records of the same kind (the format allows it). */
@@ -363,22 +365,9 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
         o.generation = l->generation;
     }
     o.refs = l->refs;
-    o.nrefs = l->nrefs;
-    if (o.nrefs > HEAPFMT_MAX_REFS)
-        o.nrefs = HEAPFMT_MAX_REFS;
-    for (;;) {
-        rc = heapfmt_write_object(m->w, &o);
-        /* A record must fit in one block: keep fewer references. */
-        if (rc != HEAPFMT_E_LIMIT || o.nrefs == 0)
-            break;
-        o.nrefs /= 2;
-    }
-    if (rc != HEAPFMT_OK)
+    if ((rc = fit_write_object(m->w, &o, l->nrefs, m->st)) != HEAPFMT_OK)
         return rc;
-    m->st->objects++;
-    m->st->refs += o.nrefs;
     if (o.nrefs < l->nrefs) {
-        m->st->refs_dropped += l->nrefs - o.nrefs;
         say(m, IMPORT_DIAG_WARNING, line,
             "%zu references, only the first %zu kept (format limit)",
             l->nrefs, o.nrefs);
@@ -591,23 +580,6 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
     return result;
 }
 
-static int write_meta(imp *m)
-{
-    int rc;
-    if ((rc = heapfmt_write_meta_text(m->w, "producer",
-                                      "heapfmt-import " HEAPFMT_LIB_VERSION_STRING)) ||
-        (rc = heapfmt_write_meta_text(m->w, "vm.name", "ruby")) ||
-        (rc = heapfmt_write_meta_text(m->w, "import.format",
-                                      "ObjectSpace.dump_all")))
-        return rc;
-    if (m->opt->source && *m->opt->source &&
-        strlen(m->opt->source) <= HEAPFMT_MAX_STRING &&
-        (rc = heapfmt_write_meta_text(m->w, "import.source", m->opt->source)))
-        return rc;
-    return HEAPFMT_OK;
-}
-
-
 int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
                const import_options *opt, import_stats *st)
 {
@@ -640,7 +612,7 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     r.sniff = 1;
 
     int result = IMPORT_OK;
-    int rc = write_meta(m);
+    int rc = meta_write(w, "ruby", "ObjectSpace.dump_all", o.source);
     if (rc != HEAPFMT_OK) {
         result = writer_failed(m, 0, rc);
         goto out;
