@@ -17,6 +17,8 @@
 #include "import.h"
 #include "jscan.h"
 #include "meta.h"
+#include "sniff.h"
+#include "v8.h"
 
 /* References per ROOT record: a root line longer than this becomes several
  * ROOT records of the same kind (the format allows it). */
@@ -532,10 +534,9 @@ static const char *not_dump_all(const char *p, size_t n)
         return NULL; /* blank so far: the lines will tell */
     if (p[i] != '{') /* text goes on to the lines, which say more */
         return memchr(p, '\0', n) != NULL ? "binary data" : NULL;
-    static const char snapshot[] = "{\"snapshot\"";
-    if (n - i >= sizeof snapshot - 1 &&
-        memcmp(p + i, snapshot, sizeof snapshot - 1) == 0)
-        return "a V8 heap snapshot (.heapsnapshot)";
+    if (sniff_is_v8(p, n)) /* here only gzip-packed or with --from=ruby */
+        return "a V8 heap snapshot (.heapsnapshot; heapfmt-import reads it "
+               "uncompressed, without --from=ruby)";
     return NULL;
 }
 
@@ -580,17 +581,10 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
     return result;
 }
 
-int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
-               const import_options *opt, import_stats *st)
+/* The ObjectSpace.dump_all importer (import_run after the sniffing). */
+static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
+                    const import_options *opt, import_stats *st)
 {
-    import_options defaults = IMPORT_OPTIONS_INIT;
-    import_stats local;
-    if (!opt)
-        opt = &defaults;
-    if (!st)
-        st = &local;
-    memset(st, 0, sizeof *st);
-
     imp *m = calloc(1, sizeof *m);
     if (!m) {
         if (opt->report)
@@ -710,4 +704,31 @@ out:
     free(m->file_text);
     free(m);
     return result;
+}
+
+int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
+               const import_options *opt, import_stats *st)
+{
+    import_options o = IMPORT_OPTIONS_INIT;
+    import_stats local;
+    if (opt)
+        o = *opt;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    if (o.from == SNIFF_HPROF) {
+        if (o.report)
+            o.report(o.report_ctx, IMPORT_DIAG_ERROR, 0,
+                     "HPROF heap dumps cannot be imported yet");
+        return IMPORT_FAILED;
+    }
+    /* The first bytes decide, and are then read again by the importer. */
+    sniff_src src;
+    sniff_open(&src, read, opaque, o.rewind);
+    if (o.rewind)
+        o.rewind = sniff_rewind;
+    int kind = o.from != SNIFF_AUTO ? o.from : sniff_kind(src.head, src.len);
+    if (kind == SNIFF_V8)
+        return v8_run(w, sniff_read, &src, &o, st);
+    return ruby_run(w, sniff_read, &src, &o, st);
 }
