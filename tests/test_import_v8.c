@@ -29,6 +29,7 @@ typedef struct run {
     int result;
     int finish;
     char log[4096]; /* the diagnostics, one per line */
+    unsigned errors; /* of kind IMPORT_DIAG_ERROR */
 } run;
 
 static void collect(void *ctx, int kind, uint64_t line, const char *msg)
@@ -36,6 +37,7 @@ static void collect(void *ctx, int kind, uint64_t line, const char *msg)
     run *R = ctx;
     (void)line; /* 0 for snapshots; cut ones may not be recognised */
     cr_assert_null(strchr(msg, '\n'));
+    R->errors += kind == IMPORT_DIAG_ERROR;
     size_t n = strlen(R->log);
     snprintf(R->log + n, sizeof R->log - n, "%s%s\n",
              kind == IMPORT_DIAG_WARNING ? "warning: " : "", msg);
@@ -284,6 +286,10 @@ Test(import_v8, cut_at_every_byte)
             cr_assert(!v8 || strstr(R.log, "byte ") != NULL, "cut at %zu: %s",
                       cut, R.log);
         }
+        /* a failure says why, also when the cut itself is a warning
+         * (fuzz/crashes/fuzz_import/v8-cut-in-meta-fails-silently) */
+        if (R.result == IMPORT_FAILED)
+            cr_assert_gt(R.errors, 0, "cut at %zu: %s", cut, R.log);
         if (v8 && R.result != IMPORT_FAILED) {
             cr_assert_eq(R.finish, HEAPFMT_OK);
             heap h;
@@ -447,6 +453,12 @@ Test(import_v8, huge_indexes_do_not_allocate)
     cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
     cr_assert(strstr(R.log, "names refer past") != NULL, "%s", R.log);
     cr_assert_eq(R.st.objects, 2);
+    tsink_free(&R.sink);
+    /* with --strict the loss is the error that fails the import
+     * (fuzz/crashes/fuzz_import/v8-strict-names-missing-fails-silently) */
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 1);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert_gt(R.errors, 0, "%s", R.log);
     tsink_free(&R.sink);
     free(s);
 }

@@ -848,8 +848,11 @@ int v8_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     if (result == IMPORT_FAILED)
         goto out;
     if (m->nn == 0) {
-        if (!m->stopped)
-            say(m, IMPORT_DIAG_ERROR, "the snapshot has no nodes");
+        /* a cut before the first node was only a warning so far: the
+         * failure must say why too (found by fuzz_import) */
+        say(m, IMPORT_DIAG_ERROR, m->stopped
+                                      ? "no node before that: nothing to import"
+                                      : "the snapshot has no nodes");
         result = IMPORT_FAILED;
         goto out;
     }
@@ -857,14 +860,17 @@ int v8_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         result = writer_failed(m, rc);
         goto out;
     }
+    /* data lost: a warning, or with --strict the reason of the failure
+     * (found by fuzz_import) */
+    int lost = opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING;
     if (m->ne < m->edges_claimed && !m->stopped) {
-        say(m, IMPORT_DIAG_WARNING,
+        say(m, lost,
             "the nodes claim %llu edges, \"edges\" has %zu: references lost",
             (unsigned long long)m->edges_claimed, m->ne);
         result = IMPORT_INCOMPLETE;
     }
     if (m->missing > 0) {
-        say(m, IMPORT_DIAG_WARNING,
+        say(m, lost,
             "%llu names refer past the %zu strings read: left unnamed",
             (unsigned long long)m->missing, m->ns);
         if (!m->stopped)
@@ -875,7 +881,7 @@ int v8_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
             "written what came before: %zu nodes, %zu edges, %zu strings",
             m->nn, m->ne, m->ns);
     if (st->refs_dropped > 0) {
-        say(m, IMPORT_DIAG_WARNING,
+        say(m, lost,
             "%llu references left out to fit the format's limits",
             (unsigned long long)st->refs_dropped);
         if (result == IMPORT_OK)
