@@ -138,12 +138,15 @@ static void print_stats(const char *in_name, const import_stats *st,
     if (wopt->level > 0)
         snprintf(codec, sizeof codec, "%s level %d",
                  heapfmt_codec_name(wopt->codec), wopt->level);
-    fprintf(stderr,
-            "%s: %s: lines %s, objects %s, root lines %s, references %s, "
-            "classes %s\n",
-            cli_progname(), in_name, cli_fmt_count(st->lines).s,
-            cli_fmt_count(st->objects).s, cli_fmt_count(st->roots).s,
-            cli_fmt_count(st->refs).s, cli_fmt_count(st->classes).s);
+    if (st->lines > 0)
+        fprintf(stderr, "%s: %s: lines %s, ", cli_progname(), in_name,
+                cli_fmt_count(st->lines).s);
+    else /* a V8 snapshot: no lines, ROOT records */
+        fprintf(stderr, "%s: %s: ", cli_progname(), in_name);
+    fprintf(stderr, "objects %s, %s %s, references %s, classes %s\n",
+            cli_fmt_count(st->objects).s, st->lines > 0 ? "root lines" : "roots",
+            cli_fmt_count(st->roots).s, cli_fmt_count(st->refs).s,
+            cli_fmt_count(st->classes).s);
     if (st->free_slots || st->shapes || st->malformed)
         fprintf(stderr,
                 "%s: %s: skipped: free slots %s, shapes %s, problem lines %s\n",
