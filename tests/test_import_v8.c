@@ -43,6 +43,9 @@ static void collect(void *ctx, int kind, uint64_t line, const char *msg)
              kind == IMPORT_DIAG_WARNING ? "warning: " : "", msg);
 }
 
+/* --preview of the imports (a test changes it and puts it back) */
+static size_t preview = IMPORT_PREVIEW;
+
 /* Imports len bytes at data read by policy (enum tsrc_policy), --from
  * (enum sniff_kind), with or without --strict. */
 static void import_mem(run *R, const void *data, size_t len, int policy,
@@ -62,6 +65,7 @@ static void import_mem(run *R, const void *data, size_t len, int policy,
     o.buffer = 64; /* the smallest: every token crosses a refill */
     o.strict = strict;
     o.from = from;
+    o.preview = preview;
     R->result = import_run(w, tsource_read, &src, &o, &R->st);
     if (R->result != IMPORT_FAILED)
         R->finish = heapfmt_writer_finish(w);
@@ -91,6 +95,7 @@ typedef struct ref {
 typedef struct obj {
     uint64_t id, size;
     char cls[32], type[32];
+    char value[32]; /* the preview, if any */
     ref refs[4];
     size_t nrefs;
 } obj;
@@ -146,6 +151,9 @@ static void read_heap(heap *h, const tbuf *dump)
             o->id = ro->id;
             o->size = ro->size;
             snprintf(o->type, sizeof o->type, "%s", ro->type->ptr);
+            if (ro->fields & HEAPFMT_F_VALUE)
+                snprintf(o->value, sizeof o->value, "%.*s",
+                         (int)ro->value_len, ro->value);
             if (ro->klass->name)
                 snprintf(o->cls, sizeof o->cls, "%.*s",
                          (int)ro->klass->name->len, ro->klass->name->ptr);
@@ -221,6 +229,12 @@ static void expect_small(const heap *h)
     expect_ref(find(h, 11), 1, 9, HEAPFMT_LABEL_INDEX, 0, "1");
     expect_ref(find(h, 15), 0, 17, HEAPFMT_LABEL_INDEX, 0, "3");
     cr_assert_eq(find(h, 13)->nrefs, 0);
+    /* previews: a string's text (escapes decoded), a function's name;
+     * none for objects */
+    cr_assert_str_eq(find(h, 13)->value,
+                     "hello \"world\" \xc3\xa9\xf0\x9f\x98\x80");
+    cr_assert_str_eq(find(h, 15)->value, "f");
+    cr_assert_str_empty(find(h, 9)->value);
     cr_assert_eq(h->nroots, 2);
     cr_assert_str_eq(h->roots[0], "v8:root");
     cr_assert(h->root_n[0] == 1 && h->root_ref[0][0] == 1);
@@ -245,6 +259,34 @@ Test(import_v8, small_snapshot_whole_and_in_pieces)
         heap h;
         read_heap(&h, &R.sink.out);
         expect_small(&h);
+        tsink_free(&R.sink);
+    }
+    tbuf_free(&in);
+}
+
+Test(import_v8, previews_follow_the_preview_option)
+{
+    tbuf in = fixture("v8_small.heapsnapshot");
+    static const struct {
+        size_t preview;
+        const char *string, *closure;
+    } cases[] = {
+        {0, "", ""},
+        {1, "h", "f"},
+        {15, "hello \"world\" ", "f"}, /* not half of the e-acute */
+        {16, "hello \"world\" \xc3\xa9", "f"},
+        {19, "hello \"world\" \xc3\xa9", "f"}, /* nor 3/4 of the emoji */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        preview = cases[i].preview;
+        run R;
+        import_mem(&R, in.data, in.len, TSRC_WHOLE, SNIFF_AUTO, 0);
+        preview = IMPORT_PREVIEW;
+        cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+        heap h;
+        read_heap(&h, &R.sink.out);
+        cr_assert_str_eq(find(&h, 13)->value, cases[i].string, "case %zu", i);
+        cr_assert_str_eq(find(&h, 15)->value, cases[i].closure, "case %zu", i);
         tsink_free(&R.sink);
     }
     tbuf_free(&in);

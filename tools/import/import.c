@@ -14,6 +14,7 @@
 
 #include "classes.h"
 #include "fit.h"
+#include "jescape.h"
 #include "import.h"
 #include "jscan.h"
 #include "meta.h"
@@ -290,17 +291,6 @@ uint64_t import_size(const js_line *l)
     return slot;
 }
 
-/* At most max bytes of t, not cutting a UTF-8 sequence. */
-static size_t preview_len(const js_text *t, size_t max)
-{
-    if (t->len <= max)
-        return t->len;
-    size_t n = max;
-    while (n > 0 && ((unsigned char)t->ptr[n] & 0xc0) == 0x80)
-        n--;
-    return n;
-}
-
 static int write_object(imp *m, const js_line *l, uint64_t line)
 {
     const js_text *ty = &l->type;
@@ -353,7 +343,7 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
     if (v && m->opt->preview > 0) {
         o.fields |= HEAPFMT_F_VALUE;
         o.value = v->ptr;
-        o.value_len = preview_len(v, m->opt->preview);
+        o.value_len = jescape_cut(v->ptr, v->len, m->opt->preview);
     }
     if (l->has & (JS_HAS_FILE | JS_HAS_LINE)) {
         o.fields |= HEAPFMT_F_SITE;
@@ -592,8 +582,6 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         return IMPORT_FAILED;
     }
     import_options o = *opt;
-    if (o.preview > JS_VALUE_MAX)
-        o.preview = JS_VALUE_MAX;
     m->w = w;
     m->opt = &o;
     m->st = st;
@@ -713,6 +701,8 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     import_stats local;
     if (opt)
         o = *opt;
+    if (o.preview > JS_VALUE_MAX)
+        o.preview = JS_VALUE_MAX;
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);

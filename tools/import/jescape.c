@@ -1,4 +1,4 @@
-/* jescape.c -- JSON \u escapes, for both of heapfmt-import's scanners. */
+/* jescape.c -- JSON text for both of heapfmt-import's readers. */
 #include "jescape.h"
 
 long jescape_hex4(const char *p)
@@ -39,4 +39,14 @@ size_t jescape_utf8(char *o, unsigned long v)
     o[2] = (char)(0x80 | ((v >> 6) & 0x3f));
     o[3] = (char)(0x80 | (v & 0x3f));
     return 4;
+}
+
+size_t jescape_cut(const char *p, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char)p[n] & 0xc0) == 0x80)
+        n--;
+    return n;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fit.h"
+#include "jescape.h"
 #include "meta.h"
 #include "v8.h"
 #include "v8scan.h"
@@ -26,8 +27,11 @@
 #define V8_CLASS_OF_TYPE(t) ((uint64_t)(t) + 1)
 #define V8_CLASS_OF_NAME(i) ((uint64_t)(i) + 512)
 
-/* sflag bits: why a string is interned when it streams by. */
-enum { SF_LABEL = 1, SF_CLASS = 2 };
+/* sflag bits: why a string is kept when it streams by: interned as a
+ * label or class name, or its first bytes kept as a value preview. */
+enum { SF_LABEL = 1, SF_CLASS = 2, SF_VALUE = 4 };
+
+#define V8_NO_VALUE UINT32_MAX /* pvo[i] of a string without a preview */
 
 /* How an edge type's name_or_index is a label. */
 enum { EK_INDEX, EK_FIELD, EK_WEAK, EK_OTHER };
@@ -76,6 +80,12 @@ typedef struct v8 {
     uint8_t sflag_beyond;
     uint32_t *sid;
     size_t ns, scap;
+    /* value previews: pvo[i] is where string i's preview starts in pv (a
+     * 2-byte length, then the bytes), or V8_NO_VALUE */
+    uint32_t *pvo;
+    size_t pvocap;
+    char *pv;
+    size_t pvlen, pvcap;
     uint64_t gc_roots; /* index of the string "(GC roots)", or UINT64_MAX */
     uint64_t missing;  /* names referring past the strings read */
 
@@ -83,6 +93,7 @@ typedef struct v8 {
     uint32_t type_sid[V8_MAX_TYPES];
     int type_by_name[V8_MAX_TYPES]; /* class named by the node's name */
     int type_synthetic[V8_MAX_TYPES];
+    int type_value[V8_MAX_TYPES]; /* the node's name is its value */
     int edge_kind[V8_MAX_TYPES];
 
     /* one object's references, sized by the largest edge count written */
@@ -321,6 +332,16 @@ static int use_meta(v8 *m)
         const char *n = l->node_types.name[t];
         m->type_by_name[t] = strcmp(n, "object") == 0 || strcmp(n, "native") == 0;
         m->type_synthetic[t] = strcmp(n, "synthetic") == 0;
+        /* names that are the value itself (a string's text, a number, a
+         * function's or a regexp's source name) make the preview */
+        m->type_value[t] = strcmp(n, "string") == 0 ||
+                           strcmp(n, "concatenated string") == 0 ||
+                           strcmp(n, "sliced string") == 0 ||
+                           strcmp(n, "closure") == 0 ||
+                           strcmp(n, "regexp") == 0 ||
+                           strcmp(n, "number") == 0 ||
+                           strcmp(n, "symbol") == 0 ||
+                           strcmp(n, "bigint") == 0;
     }
     for (unsigned t = 0; t < l->edge_types.n; t++) {
         const char *n = l->edge_types.name[t];
@@ -430,6 +451,7 @@ static int read_nodes(v8 *m)
         m->edges_claimed += edges;
         uint8_t why = m->type_by_name[type]    ? SF_CLASS
                       : m->type_synthetic[type] ? SF_LABEL
+                      : m->type_value[type] && m->opt->preview > 0 ? SF_VALUE
                                                 : 0;
         if (why && name < V8_NO_NAME && need_string(m, name, why) != 0)
             return VS_NOMEM;
@@ -493,6 +515,30 @@ static int read_edges(v8 *m)
     return VS_OK;
 }
 
+/* Keeps the first opt->preview bytes of string i (text, len) as its value
+ * preview. Returns 0, or -1 when memory runs out. */
+static int keep_value(v8 *m, size_t i, const char *text, size_t len)
+{
+    size_t n = jescape_cut(text, len, m->opt->preview);
+    if (m->pvlen + n + 2 > UINT32_MAX)
+        return 0; /* no preview past 4 GiB of them */
+    while (m->pvlen + n + 2 > m->pvcap) {
+        size_t cap = m->pvcap ? m->pvcap * 2 : 4096;
+        char *p = realloc(m->pv, cap);
+        if (!p)
+            return -1;
+        m->pv = p;
+        m->pvcap = cap;
+    }
+    m->pvo[i] = (uint32_t)m->pvlen;
+    m->pv[m->pvlen] = (char)(n & 0xff);
+    m->pv[m->pvlen + 1] = (char)(n >> 8);
+    if (n)
+        memcpy(m->pv + m->pvlen + 2, text, n);
+    m->pvlen += n + 2;
+    return 0;
+}
+
 /* A string as it streams by: interned if a class or a label uses it, and
  * the class it names defined. */
 static int take_string(v8 *m, int *wrc)
@@ -507,7 +553,14 @@ static int take_string(v8 *m, int *wrc)
     if (m->gc_roots == UINT64_MAX && text_is(s, "(GC roots)"))
         m->gc_roots = i;
     uint8_t why = i < m->nsflag ? m->sflag[i] : m->sflag_beyond;
-    if (why == 0)
+    if (m->opt->preview > 0) {
+        if (grow((void **)&m->pvo, &m->pvocap, i, sizeof *m->pvo) != 0)
+            return VS_NOMEM;
+        m->pvo[i] = V8_NO_VALUE;
+        if ((why & SF_VALUE) && keep_value(m, i, t, s->text_len) != 0)
+            return VS_NOMEM;
+    }
+    if ((why & (SF_LABEL | SF_CLASS)) == 0)
         return VS_OK;
     int rc = heapfmt_write_string(m->w, t, s->text_len, &m->sid[i]);
     if (rc == HEAPFMT_OK && (why & SF_CLASS)) {
@@ -708,6 +761,13 @@ static int write_node(v8 *m, size_t i, size_t e, size_t n)
                                     : V8_CLASS_OF_TYPE(t);
     o.type = m->type_sid[t];
     o.size = m->nself[i];
+    uint32_t name = m->nname[i];
+    if (m->type_value[t] && name < m->ns && m->pvo && m->pvo[name] != V8_NO_VALUE) {
+        const unsigned char *v = (const unsigned char *)m->pv + m->pvo[name];
+        o.fields |= HEAPFMT_F_VALUE;
+        o.value_len = (size_t)v[0] | (size_t)v[1] << 8;
+        o.value = (const char *)v + 2;
+    }
     if (n > HEAPFMT_MAX_REFS)
         n = HEAPFMT_MAX_REFS; /* all fit_write_object can keep */
     int rc = fill_refs(m, e, n);
@@ -715,7 +775,8 @@ static int write_node(v8 *m, size_t i, size_t e, size_t n)
         return rc;
     o.refs = m->refs;
     o.labels = m->labels;
-    o.fields = n ? HEAPFMT_F_LABELS : 0;
+    if (n)
+        o.fields |= HEAPFMT_F_LABELS;
     return fit_write_object(m->w, &o, n, m->st);
 }
 
@@ -812,6 +873,8 @@ static void v8_free(v8 *m)
     free(m->etype);
     free(m->sflag);
     free(m->sid);
+    free(m->pvo);
+    free(m->pv);
     free(m->refs);
     free(m->labels);
     free(m);

@@ -9,6 +9,8 @@
  *     "native" nodes (the constructor), "(system)" for "hidden",
  *     "(compiled code)" for "code", else the type in parentheses
  *   self_size -> size
+ *   the name of string, number, closure, regexp, symbol and bigint nodes
+ *     (their text or source name) -> value preview (opt->preview bytes)
  *   edges -> references, in order, labelled: "element" and "hidden" edges
  *     by their index, every other edge by its name (a field name), "weak"
  *     edges also marked weak.
