@@ -460,6 +460,27 @@ class Bench:
         self.size_of("heapfmt of that JSON (import)", out)
         c["output_bytes"] = self.files["heapfmt of that JSON (import)"]
 
+    def v8_importer(self, mb):
+        """heapfmt-import of a V8 heap snapshot that Node writes (issue
+        18): speed and the peak memory of keeping nodes and edges."""
+        node = shutil.which("node")
+        if not node:
+            self.skipped.append(("heapfmt-import of a V8 snapshot",
+                                 "node not installed"))
+            return
+        gen = os.path.join(self.root, "bench", "gen_heapsnapshot.js")
+        snap = self.path("heap.heapsnapshot")
+        self.spawn([node, gen, "--size", str(mb), "-o", snap])
+        sz = self.size_of("V8 heap snapshot (Node)", snap)
+        out = self.path("imported-v8.hfd")
+        c = self.case("import", "heapfmt-import (V8 heap snapshot)",
+                      [self.tool("heapfmt-import"), "-o", out, snap],
+                      nbytes=sz, size="%d MB" % mb,
+                      note="bench/gen_heapsnapshot.js")
+        self.size_of("heapfmt of that snapshot (import)", out)
+        c["objects"] = int(self.info_row(out, "objects").replace(",", ""))
+        c["output_bytes"] = self.files["heapfmt of that snapshot (import)"]
+
     def graph_cases(self, label, n, dump, group="graph"):
         """heapfmt-graph on one dump: dominators (by object and by class),
         path and referrers of the object that retains the most, and the
@@ -756,6 +777,13 @@ class Bench:
             r1 = jq["cpu_s"] / s1["cpu_s"]
             add("histo --scan vs jq, %s objects" % jq["size"], r1, 100,
                 r1 >= 100, "CPU, zlib dump; level 0 (stored): %.0fx" % r0)
+        v8 = self.find("heapfmt-import (V8 heap snapshot)")
+        if v8:
+            mbs = v8["bytes"] / MB / v8["cpu_s"] if v8["cpu_s"] else 0
+            add("heapfmt-import of a V8 snapshot, MB/s per core", mbs, 300,
+                mbs >= 300, "%s snapshot, CPU time; peak RSS %.0f MiB "
+                "(%.2f x the snapshot)" % (v8["size"], v8["rss_kib"] / 1024,
+                                          v8["rss_kib"] * 1024 / v8["bytes"]))
         self.zstd_targets(big, add)
         self.graph_targets(big, add)
         self.ruby_targets(add)
@@ -957,6 +985,7 @@ class Bench:
             self.graph(label, n)
         self.peer(*self.sizes[0])
         self.importer(20 if self.scale == "small" else 100)
+        self.v8_importer(20 if self.scale == "small" else 100)
         self.malloc_cases()
         rn = 1_000_000 if self.scale == "small" else 5_000_000
         self.ruby_case(rn)

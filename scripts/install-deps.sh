@@ -19,7 +19,9 @@ set -eu
 # names frames and their source lines from DWARF (hm_symbols.c).
 # chromium: tests/cli/report_browser.sh renders heapfmt-report's page in
 # headless Chromium (skipped without it).
-PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo chromium"
+# nodejs: tests/cli/import_v8.sh checks the V8 heap snapshot import
+# against snapshots the real Node writes (skipped without it).
+PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo chromium nodejs"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-like system; make sure these (or your"

@@ -1009,7 +1009,9 @@ Test(import, not_dump_all_at_all)
     const char *v8 = "{\"snapshot\":{\"meta\":{}}}\n";
     import_mem(&R, v8, strlen(v8), &h);
     cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "V8 heap snapshot"));
+    /* a V8 snapshot goes to its own importer (tests/test_import_v8.c),
+     * which finds this one's meta empty */
+    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "snapshot.meta"));
     run_free(&R);
 }
 

@@ -13,8 +13,13 @@
 #include <string.h>
 
 #include "classes.h"
+#include "fit.h"
+#include "jescape.h"
 #include "import.h"
 #include "jscan.h"
+#include "meta.h"
+#include "sniff.h"
+#include "v8.h"
 
 /* References per ROOT record: a root line longer than this becomes several
  * ROOT records of the same kind (the format allows it). */
@@ -286,17 +291,6 @@ uint64_t import_size(const js_line *l)
     return slot;
 }
 
-/* At most max bytes of t, not cutting a UTF-8 sequence. */
-static size_t preview_len(const js_text *t, size_t max)
-{
-    if (t->len <= max)
-        return t->len;
-    size_t n = max;
-    while (n > 0 && ((unsigned char)t->ptr[n] & 0xc0) == 0x80)
-        n--;
-    return n;
-}
-
 static int write_object(imp *m, const js_line *l, uint64_t line)
 {
     const js_text *ty = &l->type;
@@ -349,7 +343,7 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
     if (v && m->opt->preview > 0) {
         o.fields |= HEAPFMT_F_VALUE;
         o.value = v->ptr;
-        o.value_len = preview_len(v, m->opt->preview);
+        o.value_len = jescape_cut(v->ptr, v->len, m->opt->preview);
     }
     if (l->has & (JS_HAS_FILE | JS_HAS_LINE)) {
         o.fields |= HEAPFMT_F_SITE;
@@ -363,22 +357,9 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
         o.generation = l->generation;
     }
     o.refs = l->refs;
-    o.nrefs = l->nrefs;
-    if (o.nrefs > HEAPFMT_MAX_REFS)
-        o.nrefs = HEAPFMT_MAX_REFS;
-    for (;;) {
-        rc = heapfmt_write_object(m->w, &o);
-        /* A record must fit in one block: keep fewer references. */
-        if (rc != HEAPFMT_E_LIMIT || o.nrefs == 0)
-            break;
-        o.nrefs /= 2;
-    }
-    if (rc != HEAPFMT_OK)
+    if ((rc = fit_write_object(m->w, &o, l->nrefs, m->st)) != HEAPFMT_OK)
         return rc;
-    m->st->objects++;
-    m->st->refs += o.nrefs;
     if (o.nrefs < l->nrefs) {
-        m->st->refs_dropped += l->nrefs - o.nrefs;
         say(m, IMPORT_DIAG_WARNING, line,
             "%zu references, only the first %zu kept (format limit)",
             l->nrefs, o.nrefs);
@@ -543,10 +524,9 @@ static const char *not_dump_all(const char *p, size_t n)
         return NULL; /* blank so far: the lines will tell */
     if (p[i] != '{') /* text goes on to the lines, which say more */
         return memchr(p, '\0', n) != NULL ? "binary data" : NULL;
-    static const char snapshot[] = "{\"snapshot\"";
-    if (n - i >= sizeof snapshot - 1 &&
-        memcmp(p + i, snapshot, sizeof snapshot - 1) == 0)
-        return "a V8 heap snapshot (.heapsnapshot)";
+    if (sniff_is_v8(p, n)) /* here only gzip-packed or with --from=ruby */
+        return "a V8 heap snapshot (.heapsnapshot; heapfmt-import reads it "
+               "uncompressed, without --from=ruby)";
     return NULL;
 }
 
@@ -591,34 +571,10 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
     return result;
 }
 
-static int write_meta(imp *m)
+/* The ObjectSpace.dump_all importer (import_run after the sniffing). */
+static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
+                    const import_options *opt, import_stats *st)
 {
-    int rc;
-    if ((rc = heapfmt_write_meta_text(m->w, "producer",
-                                      "heapfmt-import " HEAPFMT_LIB_VERSION_STRING)) ||
-        (rc = heapfmt_write_meta_text(m->w, "vm.name", "ruby")) ||
-        (rc = heapfmt_write_meta_text(m->w, "import.format",
-                                      "ObjectSpace.dump_all")))
-        return rc;
-    if (m->opt->source && *m->opt->source &&
-        strlen(m->opt->source) <= HEAPFMT_MAX_STRING &&
-        (rc = heapfmt_write_meta_text(m->w, "import.source", m->opt->source)))
-        return rc;
-    return HEAPFMT_OK;
-}
-
-
-int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
-               const import_options *opt, import_stats *st)
-{
-    import_options defaults = IMPORT_OPTIONS_INIT;
-    import_stats local;
-    if (!opt)
-        opt = &defaults;
-    if (!st)
-        st = &local;
-    memset(st, 0, sizeof *st);
-
     imp *m = calloc(1, sizeof *m);
     if (!m) {
         if (opt->report)
@@ -626,8 +582,6 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         return IMPORT_FAILED;
     }
     import_options o = *opt;
-    if (o.preview > JS_VALUE_MAX)
-        o.preview = JS_VALUE_MAX;
     m->w = w;
     m->opt = &o;
     m->st = st;
@@ -640,7 +594,7 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     r.sniff = 1;
 
     int result = IMPORT_OK;
-    int rc = write_meta(m);
+    int rc = meta_write(w, "ruby", "ObjectSpace.dump_all", o.source);
     if (rc != HEAPFMT_OK) {
         result = writer_failed(m, 0, rc);
         goto out;
@@ -738,4 +692,33 @@ out:
     free(m->file_text);
     free(m);
     return result;
+}
+
+int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
+               const import_options *opt, import_stats *st)
+{
+    import_options o = IMPORT_OPTIONS_INIT;
+    import_stats local;
+    if (opt)
+        o = *opt;
+    if (o.preview > JS_VALUE_MAX)
+        o.preview = JS_VALUE_MAX;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    if (o.from == SNIFF_HPROF) {
+        if (o.report)
+            o.report(o.report_ctx, IMPORT_DIAG_ERROR, 0,
+                     "HPROF heap dumps cannot be imported yet");
+        return IMPORT_FAILED;
+    }
+    /* The first bytes decide, and are then read again by the importer. */
+    sniff_src src;
+    sniff_open(&src, read, opaque, o.rewind);
+    if (o.rewind)
+        o.rewind = sniff_rewind;
+    int kind = o.from != SNIFF_AUTO ? o.from : sniff_kind(src.head, src.len);
+    if (kind == SNIFF_V8)
+        return v8_run(w, sniff_read, &src, &o, st);
+    return ruby_run(w, sniff_read, &src, &o, st);
 }

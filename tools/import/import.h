@@ -1,6 +1,8 @@
 /* import.h -- the work of heapfmt-import, separate from its command line.
  *
- * import_run() reads the JSON lines of Ruby's ObjectSpace.dump_all (Ruby
+ * import_run() reads a V8 heap snapshot (v8.h) or, as described here, the
+ * JSON lines of Ruby's ObjectSpace.dump_all; sniff.h tells them apart.
+ * For dump_all, it reads the JSON lines of Ruby's ObjectSpace.dump_all (Ruby
  * 2.1 to 3.4, plain or gzip) through a read callback and writes the heap
  * they describe to a heapfmt writer: META first, then, line by line, a ROOT
  * record per "ROOT" line and an OBJECT record per object line, with CLASS
@@ -72,6 +74,8 @@ typedef struct import_options {
      * a class is named by a second CLASS record when its line comes after
      * objects that use it. */
     int (*rewind)(void *opaque);
+    int from;              /* enum sniff_kind: SNIFF_AUTO decides from
+                              the first bytes (sniff.h) */
     import_report_fn report; /* NULL: no diagnostics */
     void *report_ctx;
 } import_options;

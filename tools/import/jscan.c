@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jescape.h"
 #include "jscan.h"
 
 /* ------------------------------------------------------------------ */
@@ -192,43 +193,6 @@ static size_t utf8_len(const unsigned char *p)
     return 0;
 }
 
-/* Four hex digits at p, or -1. */
-static long hex4(const char *p)
-{
-    long v = 0;
-    for (int i = 0; i < 4; i++) {
-        unsigned h = hex_value[(unsigned char)p[i]];
-        if (h == NH)
-            return -1;
-        v = (v << 4) | (long)h;
-    }
-    return v;
-}
-
-static size_t put_utf8(char *o, unsigned long v)
-{
-    if (v < 0x80) {
-        o[0] = (char)v;
-        return 1;
-    }
-    if (v < 0x800) {
-        o[0] = (char)(0xc0 | (v >> 6));
-        o[1] = (char)(0x80 | (v & 0x3f));
-        return 2;
-    }
-    if (v < 0x10000) {
-        o[0] = (char)(0xe0 | (v >> 12));
-        o[1] = (char)(0x80 | ((v >> 6) & 0x3f));
-        o[2] = (char)(0x80 | (v & 0x3f));
-        return 3;
-    }
-    o[0] = (char)(0xf0 | (v >> 18));
-    o[1] = (char)(0x80 | ((v >> 12) & 0x3f));
-    o[2] = (char)(0x80 | ((v >> 6) & 0x3f));
-    o[3] = (char)(0x80 | (v & 0x3f));
-    return 4;
-}
-
 /* Where a decoded string goes. */
 enum smode {
     S_SKIP, /* validate only */
@@ -343,13 +307,13 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
         case 'r': ch = '\r'; break;
         case 't': ch = '\t'; break;
         case 'u': {
-            long v = hex4(p + 2);
+            long v = jescape_hex4(p + 2);
             if (v < 0)
                 return syntax(c, esc, "invalid \\u escape");
             p += 6;
             unsigned long cp = (unsigned long)v;
             if (v >= 0xd800 && v <= 0xdbff) {
-                long lo = p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
+                long lo = p[0] == '\\' && p[1] == 'u' ? jescape_hex4(p + 2) : -1;
                 if (lo < 0xdc00 || lo > 0xdfff)
                     return syntax(c, esc, "invalid Unicode surrogate pair");
                 cp = 0x10000 + (((unsigned long)v - 0xd800) << 10) +
@@ -361,7 +325,7 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
                 return syntax(c, esc, "NUL byte in an object key");
             }
             char u8[4];
-            if (emit(c, mode, o, limit, u8, put_utf8(u8, cp)) < 0)
+            if (emit(c, mode, o, limit, u8, jescape_utf8(u8, cp)) < 0)
                 return NULL;
             continue;
         }

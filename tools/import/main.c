@@ -1,5 +1,5 @@
-/* main.c -- heapfmt-import: command line of the ObjectSpace.dump_all
- * importer. The work is in import.c. */
+/* main.c -- heapfmt-import: command line of the ObjectSpace.dump_all and
+ * V8 heap snapshot importer. The work is in import.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,14 +16,16 @@
 #include "heapfmt.h"
 #include "import.h"
 #include "jscan.h"
+#include "sniff.h"
 
 static void usage(void)
 {
     printf(
         "Usage: %s [OPTION]... [FILE]\n"
         "Convert the JSON lines of Ruby's ObjectSpace.dump_all (Ruby 2.1 to\n"
-        "3.4, plain or gzip-compressed) into a heapfmt dump. FILE - or no\n"
-        "FILE reads standard input.\n"
+        "3.4, plain or gzip-compressed) or a V8 heap snapshot (.heapsnapshot,\n"
+        "Node and Chrome) into a heapfmt dump. FILE - or no FILE reads\n"
+        "standard input.\n"
         "\n"
         "  -o, --output FILE     write to FILE; - for standard output, which\n"
         "                        must not be a terminal (default -)\n"
@@ -33,6 +35,9 @@ static void usage(void)
         "                        1-%d; 0 = store blocks (default 1)\n"
         "      --threads         compress on a worker thread while the\n"
         "                        next block is filled\n"
+        "      --from=KIND       read FILE as ruby (dump_all) or v8\n"
+        "                        (.heapsnapshot); default: from its first\n"
+        "                        bytes\n"
         "      --strict          stop at the first line that cannot be\n"
         "                        imported (exit 1, no output file left)\n"
         "      --preview N       bytes of each string value to keep\n"
@@ -63,7 +68,8 @@ enum {
     OPT_MAX_LINE,
     OPT_ONE_PASS,
     OPT_CODEC,
-    OPT_THREADS
+    OPT_THREADS,
+    OPT_FROM
 };
 
 static const struct option long_options[] = {
@@ -72,6 +78,7 @@ static const struct option long_options[] = {
     {"level", required_argument, NULL, 'l'},
     {"threads", no_argument, NULL, OPT_THREADS},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"from", required_argument, NULL, OPT_FROM},
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"max-line", required_argument, NULL, OPT_MAX_LINE},
     {"one-pass", no_argument, NULL, OPT_ONE_PASS},
@@ -131,12 +138,15 @@ static void print_stats(const char *in_name, const import_stats *st,
     if (wopt->level > 0)
         snprintf(codec, sizeof codec, "%s level %d",
                  heapfmt_codec_name(wopt->codec), wopt->level);
-    fprintf(stderr,
-            "%s: %s: lines %s, objects %s, root lines %s, references %s, "
-            "classes %s\n",
-            cli_progname(), in_name, cli_fmt_count(st->lines).s,
-            cli_fmt_count(st->objects).s, cli_fmt_count(st->roots).s,
-            cli_fmt_count(st->refs).s, cli_fmt_count(st->classes).s);
+    if (st->lines > 0)
+        fprintf(stderr, "%s: %s: lines %s, ", cli_progname(), in_name,
+                cli_fmt_count(st->lines).s);
+    else /* a V8 snapshot: no lines, ROOT records */
+        fprintf(stderr, "%s: %s: ", cli_progname(), in_name);
+    fprintf(stderr, "objects %s, %s %s, references %s, classes %s\n",
+            cli_fmt_count(st->objects).s, st->lines > 0 ? "root lines" : "roots",
+            cli_fmt_count(st->roots).s, cli_fmt_count(st->refs).s,
+            cli_fmt_count(st->classes).s);
     if (st->free_slots || st->shapes || st->malformed)
         fprintf(stderr,
                 "%s: %s: skipped: free slots %s, shapes %s, problem lines %s\n",
@@ -254,6 +264,20 @@ int main(int argc, char **argv)
             break;
         case OPT_THREADS:
             a.wopt.threads = 1;
+            break;
+        case OPT_FROM:
+            if (strcmp(optarg, "ruby") == 0) {
+                a.iopt.from = SNIFF_RUBY;
+            } else if (strcmp(optarg, "v8") == 0) {
+                a.iopt.from = SNIFF_V8;
+            } else if (strcmp(optarg, "hprof") == 0) {
+                cli_usage_error("--from=hprof: HPROF import is not "
+                                "implemented yet");
+                return CLI_EXIT_USAGE;
+            } else {
+                cli_usage_error("--from: '%s' is not ruby or v8", optarg);
+                return CLI_EXIT_USAGE;
+            }
             break;
         case OPT_STRICT:
             a.iopt.strict = 1;

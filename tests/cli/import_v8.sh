@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# import_v8.sh -- heapfmt-import on real V8 heap snapshots written by the
+# installed Node (tests/v8/leaky.js; skipped without node): histo of the
+# import equals DevTools' Summary computed from the snapshot's JSON
+# (tests/v8/snapshot.js), heapfmt-diff's new objects equal its Comparison,
+# heapfmt-graph's path to a Leaky goes through the global array; then cut
+# and damaged snapshots and --from.
+. "$(dirname "$0")/lib.bash"
+
+imp=$BIN/heapfmt-import
+histo=$BIN/histo
+js=$PWD/tests/v8
+cd "$TMPDIR" || exit 1
+
+if ! command -v node >/dev/null 2>&1; then
+    echo "SKIP: node not installed"
+    exit 0
+fi
+
+run node "$js/leaky.js" before.heapsnapshot after.heapsnapshot
+expect_success "node writes two snapshots"
+
+run "$imp" -o before.dump before.heapsnapshot
+expect_success "import a snapshot"
+run "$imp" -o after.dump after.heapsnapshot
+expect_success "import the second snapshot"
+
+run "$BIN/heapfmt-info" before.dump
+expect_out_has "v8.heapsnapshot" "META import.format"
+[ "$(row meta.ids_stable)" = 1 ] && pass || fail "META ids_stable=1"
+
+# Per class, objects and self sizes as DevTools' Summary counts them.
+for d in before after; do
+    run "$histo" -f tsv -s name $d.dump
+    expect_success "histo $d"
+    printf '%s\n' "$out" > $d.tsv
+    run node "$js/snapshot.js" histo $d.heapsnapshot $d.tsv
+    expect_success "histo of $d equals the snapshot's own counts"
+done
+count_of() { awk -F '\t' -v c="$2" '$3 == c { print $1 }' "$1"; }
+[ "$(count_of before.tsv Leaky)" = 1000 ] && pass || fail "1000 Leaky before"
+[ "$(count_of after.tsv Leaky)" = 1500 ] && pass || fail "1500 Leaky after"
+
+# DevTools' Comparison: new Leaky objects by node id.
+want=$(node "$js/snapshot.js" new before.heapsnapshot after.heapsnapshot Leaky)
+run "$BIN/heapfmt-diff" -f tsv --class=Leaky before.dump after.dump
+expect_success "diff"
+got=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "Leaky" { print $2 }')
+[ "$want" = 500 ] && [ "$got" = "$want" ] && pass ||
+    fail "new Leaky: diff says $got, the snapshots $want"
+
+# The path from the root to a Leaky: ... the global `keep`, an element.
+id=$(node "$js/snapshot.js" first before.heapsnapshot Leaky)
+run "$BIN/heapfmt-graph" path -f tsv before.dump "$id"
+expect_success "graph path to a Leaky"
+first=$(printf '%s\n' "$out" | sed -n 2p | cut -f 6,7)
+[ "$first" = "$(printf '(root)\tv8:root')" ] && pass || fail "from the root: $first"
+via=$(printf '%s\n' "$out" | tail -n 2 | cut -f 4,6 | tr '\t\n' ' :')
+case $via in
+"keep Array:[0] Leaky:") pass ;;
+*) fail "the path ends keep -> Array -> [0] -> Leaky: $via" ;;
+esac
+
+# Through a pipe, and with --from=v8: the same heap.
+run bash -c "'$imp' < before.heapsnapshot > pipe.dump"
+expect_success "import from a pipe"
+run "$imp" --from=v8 -o from.dump before.heapsnapshot
+expect_success "--from=v8"
+for d in pipe from; do
+    run "$histo" -f tsv -s name $d.dump
+    [ "$out" = "$(cat before.tsv)" ] && pass || fail "$d import differs"
+done
+
+# Cut in the edges: the nodes are all written, exit 3 with a warning.
+size=$(wc -c < before.heapsnapshot)
+head -c $((size * 2 / 5)) before.heapsnapshot > cut.heapsnapshot
+run "$imp" -o cut.dump cut.heapsnapshot
+expect_rc 3 "a cut snapshot"
+expect_err_has "truncated snapshot" "a cut snapshot"
+run "$histo" -f tsv cut.dump
+expect_rc 0 "histo of a cut snapshot's import"
+total=$(printf '%s\n' "$out" | awk -F '\t' 'NR > 1 { n += $1 } END { print n }')
+want=$(awk -F '\t' 'NR > 1 { n += $1 } END { print n }' before.tsv)
+[ "$total" = "$want" ] && pass || fail "every node of a snapshot cut in its edges: $total of $want"
+run "$imp" --strict -o strict.dump cut.heapsnapshot
+expect_failure 1 "--strict on a cut snapshot"
+[ ! -e strict.dump ] && pass || fail "--strict leaves no output"
+
+# A damaged byte is named by its offset.
+sed '3s/^,/,x/' before.heapsnapshot > bad.heapsnapshot
+run "$imp" -o bad.dump bad.heapsnapshot
+expect_rc 3 "a damaged snapshot"
+expect_err_has "bad.heapsnapshot: byte " "the damage's offset"
+expect_err_has "expected a number" "what is wrong"
+
+# --from forces a reader; hprof is not there yet.
+run "$imp" --from=ruby -o r.dump before.heapsnapshot
+expect_failure 1 "--from=ruby on a snapshot"
+expect_err_has "V8 heap snapshot" "--from=ruby names the snapshot"
+printf '{"address":"0x1", "type":"OBJECT"}\n' > one.json
+run "$imp" --from=v8 -o v.dump one.json
+expect_failure 1 "--from=v8 on dump_all lines"
+expect_usage_error "$imp" "--from=hprof" --from=hprof x
+expect_usage_error "$imp" "--from=java" --from=java x
+
+finish

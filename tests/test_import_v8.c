@@ -1,0 +1,620 @@
+/*
+ * test_import_v8.c -- heapfmt-import of V8 heap snapshots (tools/import/
+ * v8.c) and its tokenizer (v8scan.c).
+ *
+ * The fixture tests/fixtures/import/v8_small.heapsnapshot is a snapshot
+ * written by hand in V8's layout, its expected heap worked out from it by
+ * hand below (the live check against Node is tests/cli/import_v8.sh). It
+ * is imported whole, a byte per read and in random pieces, with a small
+ * buffer; then cut at every byte (never a crash, never more than the
+ * whole, IMPORT_OK only for the whole), and damaged in the ways the table
+ * lists, each named with its byte offset.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapfmt.h"
+#include "import.h"
+#include "sniff.h"
+#include "tio.h"
+#include "v8scan.h"
+
+/* ---- running the importer ---------------------------------------------- */
+
+typedef struct run {
+    tsink sink;
+    import_stats st;
+    int result;
+    int finish;
+    char log[4096]; /* the diagnostics, one per line */
+    unsigned errors; /* of kind IMPORT_DIAG_ERROR */
+} run;
+
+static void collect(void *ctx, int kind, uint64_t line, const char *msg)
+{
+    run *R = ctx;
+    (void)line; /* 0 for snapshots; cut ones may not be recognised */
+    cr_assert_null(strchr(msg, '\n'));
+    R->errors += kind == IMPORT_DIAG_ERROR;
+    size_t n = strlen(R->log);
+    snprintf(R->log + n, sizeof R->log - n, "%s%s\n",
+             kind == IMPORT_DIAG_WARNING ? "warning: " : "", msg);
+}
+
+/* --preview of the imports (a test changes it and puts it back) */
+static size_t preview = IMPORT_PREVIEW;
+
+/* Imports len bytes at data read by policy (enum tsrc_policy), --from
+ * (enum sniff_kind), with or without --strict. */
+static void import_mem(run *R, const void *data, size_t len, int policy,
+                       int from, int strict)
+{
+    memset(R, 0, sizeof *R);
+    tsink_init(&R->sink);
+    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
+    wo.block_size = 4096;
+    heapfmt_writer *w = NULL;
+    cr_assert_eq(heapfmt_writer_open(&w, &wo, tsink_write, &R->sink), HEAPFMT_OK);
+    tsource src;
+    tsource_init(&src, data, len, policy, len);
+    import_options o = IMPORT_OPTIONS_INIT;
+    o.report = collect;
+    o.report_ctx = R;
+    o.buffer = 64; /* the smallest: every token crosses a refill */
+    o.strict = strict;
+    o.from = from;
+    o.preview = preview;
+    R->result = import_run(w, tsource_read, &src, &o, &R->st);
+    if (R->result != IMPORT_FAILED)
+        R->finish = heapfmt_writer_finish(w);
+    heapfmt_writer_free(w);
+}
+
+static tbuf fixture(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "tests/fixtures/import/%s", name);
+    const char *path = tfind_repo_file(NULL, rel);
+    cr_assert_not_null(path, "%s not found", rel);
+    tbuf b = {0};
+    cr_assert_eq(tread_file(path, &b.data, &b.len), 0, "%s", path);
+    b.cap = b.len;
+    return b;
+}
+
+/* ---- the heap read back ------------------------------------------------ */
+
+typedef struct ref {
+    uint64_t to;
+    uint32_t kind, weak;
+    char name[32]; /* FIELD / OTHER: the name; INDEX: the index in decimal */
+} ref;
+
+typedef struct obj {
+    uint64_t id, size;
+    char cls[32], type[32];
+    char value[32]; /* the preview, if any */
+    ref refs[4];
+    size_t nrefs;
+} obj;
+
+typedef struct heap {
+    obj o[16];
+    size_t no;
+    char roots[4][32];
+    uint64_t root_ref[4][4];
+    size_t nroots, root_n[4];
+} heap;
+
+static void take_refs(heapfmt_reader *r, ref *out, size_t *n, size_t max)
+{
+    const uint64_t *ids;
+    const heapfmt_rlabel *lb = NULL;
+    long k = heapfmt_reader_refs(r, &ids);
+    cr_assert_geq(k, 0);
+    cr_assert_leq((size_t)k, max);
+    long nl = heapfmt_reader_labels(r, &lb);
+    cr_assert(nl == 0 || nl == k);
+    for (long j = 0; j < k; j++) {
+        ref *f = &out[j];
+        memset(f, 0, sizeof *f);
+        f->to = ids[j];
+        if (nl == 0)
+            continue;
+        f->kind = lb[j].kind;
+        f->weak = lb[j].weak;
+        if (f->kind == HEAPFMT_LABEL_INDEX)
+            snprintf(f->name, sizeof f->name, "%llu",
+                     (unsigned long long)lb[j].index);
+        else if (lb[j].name)
+            snprintf(f->name, sizeof f->name, "%.*s", (int)lb[j].name->len,
+                     lb[j].name->ptr);
+    }
+    *n = (size_t)k;
+}
+
+static void read_heap(heap *h, const tbuf *dump)
+{
+    memset(h, 0, sizeof *h);
+    heapfmt_reader *r = NULL;
+    cr_assert_eq(heapfmt_reader_open_memory(&r, NULL, dump->data, dump->len),
+                 HEAPFMT_OK);
+    heapfmt_record rec;
+    int rc;
+    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
+        if (rec.tag == HEAPFMT_TAG_OBJECT) {
+            cr_assert_lt(h->no, 16);
+            const heapfmt_robject *ro = rec.u.object;
+            obj *o = &h->o[h->no++];
+            o->id = ro->id;
+            o->size = ro->size;
+            snprintf(o->type, sizeof o->type, "%s", ro->type->ptr);
+            if (ro->fields & HEAPFMT_F_VALUE)
+                snprintf(o->value, sizeof o->value, "%.*s",
+                         (int)ro->value_len, ro->value);
+            if (ro->klass->name)
+                snprintf(o->cls, sizeof o->cls, "%.*s",
+                         (int)ro->klass->name->len, ro->klass->name->ptr);
+            take_refs(r, o->refs, &o->nrefs, 4);
+        } else if (rec.tag == HEAPFMT_TAG_ROOT) {
+            cr_assert_lt(h->nroots, 4);
+            snprintf(h->roots[h->nroots], 32, "%s", rec.u.root->kind->ptr);
+            const uint64_t *ids;
+            long k = heapfmt_reader_refs(r, &ids);
+            cr_assert(k >= 0 && k <= 4);
+            memcpy(h->root_ref[h->nroots], ids, (size_t)k * sizeof *ids);
+            h->root_n[h->nroots++] = (size_t)k;
+        }
+    }
+    cr_assert_eq(rc, HEAPFMT_DONE, "%s", heapfmt_reader_error(r)->message);
+    const heapfmt_rmeta *m = heapfmt_reader_meta_get(r, "import.format");
+    cr_assert(m && strcmp(m->text, "v8.heapsnapshot") == 0);
+    m = heapfmt_reader_meta_get(r, "ids_stable");
+    cr_assert(m && m->type == HEAPFMT_META_UINT && m->uint_value == 1);
+    heapfmt_reader_free(r);
+}
+
+static const obj *find(const heap *h, uint64_t id)
+{
+    for (size_t i = 0; i < h->no; i++)
+        if (h->o[i].id == id)
+            return &h->o[i];
+    cr_assert_fail("no object %llu", (unsigned long long)id);
+    return NULL;
+}
+
+static void expect_ref(const obj *o, size_t j, uint64_t to, uint32_t kind,
+                       uint32_t weak, const char *name)
+{
+    cr_assert_lt(j, o->nrefs, "object %llu has %zu refs",
+                 (unsigned long long)o->id, o->nrefs);
+    const ref *f = &o->refs[j];
+    cr_assert_eq(f->to, to, "ref %zu of %llu", j, (unsigned long long)o->id);
+    cr_assert_eq(f->kind, kind, "label kind of ref %zu of %llu", j,
+                 (unsigned long long)o->id);
+    cr_assert_eq(f->weak, weak);
+    cr_assert_str_eq(f->name, name);
+}
+
+/* What v8_small.heapsnapshot holds (the README of the fixtures lists it). */
+static void expect_small(const heap *h)
+{
+    static const struct {
+        uint64_t id, size;
+        const char *cls, *type;
+    } want[] = {
+        {1, 0, "(synthetic)", "synthetic"},  {3, 0, "(synthetic)", "synthetic"},
+        {5, 0, "(synthetic)", "synthetic"},  {7, 40, "global", "object"},
+        {9, 32, "Foo", "object"},            {11, 32, "Array", "object"},
+        {13, 24, "(string)", "string"},      {15, 64, "(closure)", "closure"},
+        {17, 16, "(system)", "hidden"},
+    };
+    cr_assert_eq(h->no, 9);
+    for (size_t i = 0; i < 9; i++) {
+        cr_assert_eq(h->o[i].id, want[i].id, "object %zu in node order", i);
+        cr_assert_eq(h->o[i].size, want[i].size);
+        cr_assert_str_eq(h->o[i].cls, want[i].cls);
+        cr_assert_str_eq(h->o[i].type, want[i].type);
+    }
+    expect_ref(find(h, 1), 0, 3, HEAPFMT_LABEL_INDEX, 0, "1");
+    expect_ref(find(h, 1), 1, 7, HEAPFMT_LABEL_FIELD, 0, "global");
+    const obj *foo = find(h, 9);
+    cr_assert_eq(foo->nrefs, 3);
+    expect_ref(foo, 0, 13, HEAPFMT_LABEL_FIELD, 0, "bar");
+    expect_ref(foo, 1, 15, HEAPFMT_LABEL_FIELD, 1, "weakling");
+    expect_ref(foo, 2, 7, HEAPFMT_LABEL_FIELD, 0, "map");
+    expect_ref(find(h, 11), 0, 9, HEAPFMT_LABEL_INDEX, 0, "0");
+    expect_ref(find(h, 11), 1, 9, HEAPFMT_LABEL_INDEX, 0, "1");
+    expect_ref(find(h, 15), 0, 17, HEAPFMT_LABEL_INDEX, 0, "3");
+    cr_assert_eq(find(h, 13)->nrefs, 0);
+    /* previews: a string's text (escapes decoded), a function's name;
+     * none for objects */
+    cr_assert_str_eq(find(h, 13)->value,
+                     "hello \"world\" \xc3\xa9\xf0\x9f\x98\x80");
+    cr_assert_str_eq(find(h, 15)->value, "f");
+    cr_assert_str_empty(find(h, 9)->value);
+    cr_assert_eq(h->nroots, 2);
+    cr_assert_str_eq(h->roots[0], "v8:root");
+    cr_assert(h->root_n[0] == 1 && h->root_ref[0][0] == 1);
+    cr_assert_str_eq(h->roots[1], "(Stack roots)");
+    cr_assert(h->root_n[1] == 1 && h->root_ref[1][0] == 9);
+}
+
+Test(import_v8, small_snapshot_whole_and_in_pieces)
+{
+    tbuf in = fixture("v8_small.heapsnapshot");
+    static const int policies[] = {TSRC_WHOLE, TSRC_BYTE, TSRC_RANDOM};
+    for (size_t p = 0; p < 3; p++) {
+        run R;
+        import_mem(&R, in.data, in.len, policies[p], SNIFF_AUTO, 0);
+        cr_assert_eq(R.result, IMPORT_OK, "policy %d: %s", policies[p], R.log);
+        cr_assert_eq(R.finish, HEAPFMT_OK);
+        cr_assert_str_empty(R.log);
+        cr_assert_eq(R.st.objects, 9);
+        cr_assert_eq(R.st.roots, 2);
+        cr_assert_eq(R.st.refs, 11 + 2);
+        cr_assert_eq(R.st.bytes_read, in.len);
+        heap h;
+        read_heap(&h, &R.sink.out);
+        expect_small(&h);
+        tsink_free(&R.sink);
+    }
+    tbuf_free(&in);
+}
+
+Test(import_v8, previews_follow_the_preview_option)
+{
+    tbuf in = fixture("v8_small.heapsnapshot");
+    static const struct {
+        size_t preview;
+        const char *string, *closure;
+    } cases[] = {
+        {0, "", ""},
+        {1, "h", "f"},
+        {15, "hello \"world\" ", "f"}, /* not half of the e-acute */
+        {16, "hello \"world\" \xc3\xa9", "f"},
+        {19, "hello \"world\" \xc3\xa9", "f"}, /* nor 3/4 of the emoji */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        preview = cases[i].preview;
+        run R;
+        import_mem(&R, in.data, in.len, TSRC_WHOLE, SNIFF_AUTO, 0);
+        preview = IMPORT_PREVIEW;
+        cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+        heap h;
+        read_heap(&h, &R.sink.out);
+        cr_assert_str_eq(find(&h, 13)->value, cases[i].string, "case %zu", i);
+        cr_assert_str_eq(find(&h, 15)->value, cases[i].closure, "case %zu", i);
+        tsink_free(&R.sink);
+    }
+    tbuf_free(&in);
+}
+
+Test(import_v8, blank_space_and_byte_order_mark_are_allowed)
+{
+    tbuf in = fixture("v8_small.heapsnapshot");
+    tbuf b = {0};
+    tbuf_put(&b, "\xef\xbb\xbf \n{ \"snapshot\" :", 19);
+    tbuf_put(&b, in.data + 12, in.len - 12);
+    cr_assert(sniff_is_v8((const char *)b.data, b.len));
+    run R;
+    import_mem(&R, b.data, b.len, TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    heap h;
+    read_heap(&h, &R.sink.out);
+    expect_small(&h);
+    tsink_free(&R.sink);
+    tbuf_free(&b);
+    tbuf_free(&in);
+}
+
+Test(import_v8, cut_at_every_byte)
+{
+    tbuf in = fixture("v8_small.heapsnapshot");
+    size_t nodes_end = (size_t)(strstr((char *)in.data, "\"edges\"") -
+                                (char *)in.data);
+    for (size_t cut = 0; cut < in.len; cut++) {
+        run R;
+        import_mem(&R, in.data, cut, TSRC_WHOLE, SNIFF_AUTO, 0);
+        /* only the final newline may go; before '{"snapshot":' is whole,
+         * the input is not recognised as a snapshot */
+        int v8 = cut >= 12;
+        if (cut == in.len - 1) {
+            cr_assert_eq(R.result, IMPORT_OK);
+        } else {
+            cr_assert_neq(R.result, IMPORT_OK, "cut at %zu", cut);
+            cr_assert(!v8 || strstr(R.log, "byte ") != NULL, "cut at %zu: %s",
+                      cut, R.log);
+        }
+        /* a failure says why, also when the cut itself is a warning
+         * (fuzz/crashes/fuzz_import/v8-cut-in-meta-fails-silently) */
+        if (R.result == IMPORT_FAILED)
+            cr_assert_gt(R.errors, 0, "cut at %zu: %s", cut, R.log);
+        if (v8 && R.result != IMPORT_FAILED) {
+            cr_assert_eq(R.finish, HEAPFMT_OK);
+            heap h;
+            read_heap(&h, &R.sink.out);
+            cr_assert_leq(h.no, 9);
+        }
+        /* past the nodes, every node is there */
+        if (cut > nodes_end && cut < in.len - 1) {
+            cr_assert_eq(R.result, IMPORT_INCOMPLETE, "cut at %zu", cut);
+            cr_assert_eq(R.st.objects, 9, "cut at %zu", cut);
+            cr_assert(R.st.truncated);
+        }
+        tsink_free(&R.sink);
+        /* --strict fails every cut one */
+        if (cut < in.len - 1) {
+            import_mem(&R, in.data, cut, TSRC_WHOLE, SNIFF_AUTO, 1);
+            cr_assert_eq(R.result, IMPORT_FAILED);
+            tsink_free(&R.sink);
+        }
+    }
+    tbuf_free(&in);
+}
+
+/* ---- damaged snapshots ------------------------------------------------- */
+
+/* A snapshot made of a meta, nodes, edges and strings (each NULL for the
+ * default: v8_small's node and edge types, two nodes with one edge). */
+static char *snapshot(const char *meta, const char *nodes, const char *edges,
+                      const char *strings)
+{
+    static const char def_meta[] =
+        "{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\"],"
+        "\"node_types\":[[\"hidden\",\"object\",\"synthetic\"],\"string\","
+        "\"number\",\"number\",\"number\"],"
+        "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],"
+        "\"edge_types\":[[\"element\",\"property\",\"weak\"],"
+        "\"string_or_number\",\"node\"]}";
+    char *s = malloc(4096);
+    snprintf(s, 4096,
+             "{\"snapshot\":{\"meta\":%s,\"node_count\":2},\n"
+             "\"nodes\":[%s],\n\"edges\":[%s],\n\"strings\":[%s]}\n",
+             meta ? meta : def_meta, nodes ? nodes : "2,0,1,0,1,1,1,3,8,0",
+             edges ? edges : "1,1,5", strings ? strings : "\"\",\"A\"");
+    return s;
+}
+
+Test(import_v8, the_default_damage_case_is_fine)
+{
+    char *s = snapshot(NULL, NULL, NULL, NULL);
+    run R;
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    cr_assert_eq(R.st.objects, 2);
+    tsink_free(&R.sink);
+    free(s);
+}
+
+Test(import_v8, damage_is_named_with_its_offset)
+{
+    static const struct {
+        const char *meta, *nodes, *edges, *strings;
+        const char *at;     /* the text the offset must point to */
+        const char *what;   /* in the message */
+        int result;
+    } cases[] = {
+        {NULL, "2,0,1,0,1,1,1,3,-8,0", NULL, NULL, "-8", "negative", IMPORT_INCOMPLETE},
+        {NULL, "2,0,1,0,1,1,1,3,8.5,0", NULL, NULL, "8.5", "integer", IMPORT_INCOMPLETE},
+        {NULL, "2,0,1,0,1,1,1,3,08,0", NULL, NULL, "08", "leading zero", IMPORT_INCOMPLETE},
+        {NULL, "2,0,1,0,1,1,1,3,18446744073709551616,0", NULL, NULL,
+         "18446744073709551616", "2^64", IMPORT_INCOMPLETE},
+        {NULL, "2,0,1,0,1,7,1,3,8,0", NULL, NULL, "7,1,3", "node type", IMPORT_INCOMPLETE},
+        {NULL, "2,0,1,0,1,1,1,3,8", NULL, NULL, "]", "lacks fields", IMPORT_INCOMPLETE},
+        {NULL, NULL, "1,1,4", NULL, "4]", "to_node", IMPORT_INCOMPLETE},
+        {NULL, NULL, "1,1,10", NULL, "10]", "to_node", IMPORT_INCOMPLETE},
+        {NULL, NULL, "9,1,5", NULL, "9,1,5", "edge type", IMPORT_INCOMPLETE},
+        {NULL, NULL, "1,1,5,1,1,5", NULL, "1,1,5]", "more edges", IMPORT_INCOMPLETE},
+        {NULL, NULL, "1,4294967296,5", NULL, "4294967296", "2^32", IMPORT_INCOMPLETE},
+        {NULL, NULL, NULL, "\"\",\"A\001\"", "\001", "control", IMPORT_INCOMPLETE},
+        {NULL, NULL, NULL, "\"\",\"A\\q\"", "q\"", "escape", IMPORT_INCOMPLETE},
+        {NULL, NULL, NULL, "\"\",\"A\\u12G4\"", "u12G4", "\\u escape", IMPORT_INCOMPLETE},
+        {NULL, NULL, NULL, "\"\" \"A\"", "\"A\"]", "expected ','", IMPORT_INCOMPLETE},
+        {"{}", NULL, NULL, NULL, "}", "node_fields", IMPORT_FAILED},
+        {"{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\"],"
+         "\"node_types\":[\"x\",[\"object\"]],"
+         "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],"
+         "\"edge_types\":[[\"element\"]]}",
+         NULL, NULL, NULL, "}", "node_types", IMPORT_FAILED},
+        {"[[[[]]]}", NULL, NULL, NULL, "[[[[", "expected '{'", IMPORT_FAILED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *s = snapshot(cases[i].meta, cases[i].nodes, cases[i].edges,
+                           cases[i].strings);
+        const char *at = strstr(s, cases[i].at);
+        if (strcmp(cases[i].at, "}") == 0) /* after the meta */
+            at = strstr(s, "},\"node_count\"") + 1;
+        if (strcmp(cases[i].at, "]") == 0)
+            at = strstr(s, "],\n\"edges\"");
+        if (strcmp(cases[i].at, "[[[[") == 0)
+            at = strstr(s, "[[[[");
+        cr_assert_not_null(at, "case %zu", i);
+        run R;
+        import_mem(&R, s, strlen(s), TSRC_BYTE, SNIFF_AUTO, 0);
+        cr_assert_eq(R.result, cases[i].result, "case %zu: %s", i, R.log);
+        char where[64];
+        snprintf(where, sizeof where, "byte %zu ", (size_t)(at - s));
+        cr_assert(strstr(R.log, where) != NULL, "case %zu: want %s in %s", i,
+                  where, R.log);
+        cr_assert(strstr(R.log, cases[i].what) != NULL, "case %zu: want %s in %s",
+                  i, cases[i].what, R.log);
+        cr_assert_eq(R.st.malformed, 1, "case %zu", i);
+        tsink_free(&R.sink);
+        free(s);
+    }
+}
+
+Test(import_v8, members_out_of_order_or_missing)
+{
+    static const struct {
+        const char *text, *what;
+    } cases[] = {
+        {"{\"nodes\":[],\"snapshot\":{}}", "\"nodes\" before \"snapshot\""},
+        {"{\"snapshot\":{\"x\":1}}", "no \"meta\""},
+        {"{\"snapshot\":1}", "expected '{'"},
+        {"{\"snapshot\":{\"meta\":{}}}\n", "node_fields"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run R;
+        import_mem(&R, cases[i].text, strlen(cases[i].text), TSRC_WHOLE,
+                   SNIFF_V8, 0);
+        cr_assert_eq(R.result, IMPORT_FAILED, "case %zu", i);
+        cr_assert(strstr(R.log, cases[i].what) != NULL, "case %zu: %s", i, R.log);
+    }
+    /* strings before edges, edges missing: the nodes still come out */
+    char *s = snapshot(NULL, NULL, NULL, NULL);
+    char *e = strstr(s, "\"edges\"");
+    memcpy(e, "\"edgez\"", 7);
+    run R;
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+    cr_assert(strstr(R.log, "\"strings\" before \"edges\"") != NULL, "%s", R.log);
+    cr_assert_eq(R.st.objects, 2);
+    tsink_free(&R.sink);
+    /* trailing data */
+    s[strlen(s) - 1] = 'x';
+    memcpy(e, "\"edges\"", 7);
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+    cr_assert(strstr(R.log, "after the end") != NULL, "%s", R.log);
+    tsink_free(&R.sink);
+    free(s);
+}
+
+Test(import_v8, huge_indexes_do_not_allocate)
+{
+    /* names and to_node past anything read: no allocation by them (the
+     * test's 64-byte buffer and ASan keep it honest), names left out */
+    char *s = snapshot(NULL, "2,18446744073709551615,1,0,1,1,4000000000,3,8,0",
+                       "1,4000000000,5", NULL);
+    run R;
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+    cr_assert(strstr(R.log, "names refer past") != NULL, "%s", R.log);
+    cr_assert_eq(R.st.objects, 2);
+    tsink_free(&R.sink);
+    /* with --strict the loss is the error that fails the import
+     * (fuzz/crashes/fuzz_import/v8-strict-names-missing-fails-silently) */
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 1);
+    cr_assert_eq(R.result, IMPORT_FAILED);
+    cr_assert_gt(R.errors, 0, "%s", R.log);
+    tsink_free(&R.sink);
+    free(s);
+}
+
+Test(import_v8, hprof_is_refused_when_forced)
+{
+    run R;
+    memset(&R, 0, sizeof R);
+    import_options o = IMPORT_OPTIONS_INIT;
+    o.from = SNIFF_HPROF;
+    o.report = collect;
+    o.report_ctx = &R;
+    tsource src;
+    tsource_init(&src, "x", 1, TSRC_WHOLE, 1);
+    cr_assert_eq(import_run(NULL, tsource_read, &src, &o, &R.st), IMPORT_FAILED);
+    cr_assert(strstr(R.log, "HPROF") != NULL);
+}
+
+/* ---- the tokenizer ----------------------------------------------------- */
+
+static void scan_open(vs_stream *s, tsource *src, const char *text, int policy)
+{
+    tsource_init(src, text, strlen(text), policy, 7);
+    cr_assert_eq(vs_init(s, tsource_read, src, 64, 16), VS_OK);
+}
+
+Test(import_v8_scan, numbers)
+{
+    const char *text = " 0,\n18446744073709551615 ,42\n,7]";
+    for (int policy = TSRC_WHOLE; policy <= TSRC_RANDOM; policy++) {
+        vs_stream s;
+        tsource src;
+        scan_open(&s, &src, text, policy);
+        uint64_t v;
+        int more;
+        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(v, 0);
+        cr_assert_eq(s.tok_off, 1);
+        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
+        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(v, UINT64_MAX);
+        cr_assert_eq(s.tok_off, 4);
+        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
+        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(v, 42);
+        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
+        cr_assert_eq(more, 1);
+        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(v, 7);
+        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
+        cr_assert_eq(more, 0);
+        cr_assert_eq(vs_at_end(&s), VS_OK);
+        cr_assert_eq(vs_offset(&s), strlen(text));
+        cr_assert_eq(vs_uint(&s, &v), VS_CUT);
+        vs_free(&s);
+    }
+}
+
+Test(import_v8_scan, strings_and_escapes)
+{
+    const char *text = "\"plain\" \"a\\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00\" "
+                       "\"\\ud800x\" \"0123456789abcdefXYZ\" \"\"";
+    for (int policy = TSRC_WHOLE; policy <= TSRC_RANDOM; policy++) {
+        vs_stream s;
+        tsource src;
+        scan_open(&s, &src, text, policy);
+        cr_assert_eq(vs_string(&s), VS_OK);
+        cr_assert_str_eq(s.text, "plain");
+        cr_assert_eq(vs_string(&s), VS_OK);
+        cr_assert_eq(s.text_len, 13);
+        cr_assert_eq(memcmp(s.text, "a\"b\\c/\n\xc3\xa9\xf0\x9f\x98\x80", 13), 0);
+        cr_assert_eq(vs_string(&s), VS_OK); /* a lone surrogate: 3 bytes */
+        cr_assert_eq(memcmp(s.text, "\xed\xa0\x80x", 4), 0);
+        cr_assert_eq(vs_string(&s), VS_OK); /* kept: text_max 16 bytes */
+        cr_assert_eq(s.text_len, 16);
+        cr_assert(s.text_cut);
+        cr_assert_eq(vs_string(&s), VS_OK);
+        cr_assert_eq(s.text_len, 0);
+        cr_assert(!s.text_cut);
+        cr_assert_eq(vs_string(&s), VS_CUT);
+        vs_free(&s);
+    }
+}
+
+Test(import_v8_scan, skip_checks_brackets)
+{
+    static const struct {
+        const char *text;
+        int rc;
+    } cases[] = {
+        {"[1,[2,{\"a\":[true,null,-1.5e3]}],\"]\"] 9", VS_OK},
+        {"{}", VS_OK},
+        {"[1,{]", VS_BAD},
+        {"[1,2", VS_CUT},
+        {"]", VS_BAD},
+        {"\"abc", VS_CUT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_stream s;
+        tsource src;
+        scan_open(&s, &src, cases[i].text, TSRC_BYTE);
+        cr_assert_eq(vs_skip(&s), cases[i].rc, "case %zu", i);
+        vs_free(&s);
+    }
+    /* deep nesting is refused, not recursed into */
+    size_t n = VS_MAX_DEPTH + 10;
+    char *deep = malloc(n + 1);
+    memset(deep, '[', n);
+    deep[n] = '\0';
+    vs_stream s;
+    tsource src;
+    scan_open(&s, &src, deep, TSRC_WHOLE);
+    cr_assert_eq(vs_skip(&s), VS_BAD);
+    cr_assert_str_eq(s.err_msg, "nested too deeply");
+    vs_free(&s);
+    free(deep);
+}

@@ -1,0 +1,22 @@
+/* fit.c -- writing an object whose references may not fit the format. */
+#include "fit.h"
+
+int fit_write_object(heapfmt_writer *w, heapfmt_object *o, size_t nrefs,
+                     import_stats *st)
+{
+    int rc;
+    o->nrefs = nrefs > HEAPFMT_MAX_REFS ? HEAPFMT_MAX_REFS : nrefs;
+    for (;;) {
+        rc = heapfmt_write_object(w, o);
+        /* A record must fit in one block: keep fewer references. */
+        if (rc != HEAPFMT_E_LIMIT || o->nrefs == 0)
+            break;
+        o->nrefs /= 2;
+    }
+    if (rc != HEAPFMT_OK)
+        return rc;
+    st->objects++;
+    st->refs += o->nrefs;
+    st->refs_dropped += nrefs - o->nrefs;
+    return HEAPFMT_OK;
+}

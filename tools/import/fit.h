@@ -1,0 +1,18 @@
+/* fit.h -- writing an object whose references may not fit the format. */
+#ifndef FIT_H
+#define FIT_H
+
+#include <stddef.h>
+
+#include "heapfmt.h"
+#include "import.h"
+
+/* Writes o with its first nrefs references (o->refs, o->labels), or as
+ * many as fit: at most HEAPFMT_MAX_REFS, then halved while the record
+ * does not fit in a block. Counts the object and the references written
+ * and dropped in st. Returns the writer's result; o->nrefs tells how many
+ * were kept. */
+int fit_write_object(heapfmt_writer *w, heapfmt_object *o, size_t nrefs,
+                     import_stats *st);
+
+#endif /* FIT_H */

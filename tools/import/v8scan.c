@@ -1,0 +1,441 @@
+/* v8scan.c -- a streaming JSON tokenizer for V8 heap snapshots. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jescape.h"
+#include "v8scan.h"
+
+#define VS_DEFAULT_CAP ((size_t)1 << 20)
+
+/* Every token but a string fits in this many bytes (a 20-digit number and
+ * the byte after it); refilling to it first keeps the hot loops free of
+ * buffer-end checks. */
+#define VS_LOOKAHEAD 32
+
+int vs_init(vs_stream *s, lr_read_fn fn, void *opaque, size_t cap,
+            size_t text_max)
+{
+    memset(s, 0, sizeof *s);
+    s->read = fn;
+    s->opaque = opaque;
+    s->cap = cap == 0 ? VS_DEFAULT_CAP : cap < 64 ? 64 : cap;
+    s->text_max = text_max;
+    s->buf = malloc(s->cap + 1);
+    if (!s->buf)
+        return VS_NOMEM;
+    s->buf[0] = '\0';
+    return VS_OK;
+}
+
+void vs_free(vs_stream *s)
+{
+    free(s->buf);
+    free(s->text);
+    s->buf = NULL;
+    s->text = NULL;
+}
+
+uint64_t vs_offset(const vs_stream *s)
+{
+    return s->base + s->pos;
+}
+
+static int fail(vs_stream *s, int status, const char *msg)
+{
+    s->err_off = vs_offset(s);
+    s->err_msg = msg;
+    return status;
+}
+
+/* Makes at least want bytes available from pos (fewer at the end of the
+ * input). Returns VS_OK or VS_READ. */
+static int fill(vs_stream *s, size_t want)
+{
+    if (s->end - s->pos >= want || s->eof)
+        return VS_OK;
+    if (s->pos > 0) {
+        memmove(s->buf, s->buf + s->pos, s->end - s->pos);
+        s->base += s->pos;
+        s->end -= s->pos;
+        s->pos = 0;
+    }
+    while (s->end < want && !s->eof) {
+        long n = s->read(s->opaque, s->buf + s->end, s->cap - s->end);
+        if (n == -EINTR || n == -EAGAIN)
+            continue;
+        if (n < 0) {
+            s->sys_errno = (int)-n;
+            s->buf[s->end] = '\0';
+            return fail(s, VS_READ, "read error");
+        }
+        if (n == 0)
+            s->eof = 1;
+        else
+            s->end += (size_t)n > s->cap - s->end ? s->cap - s->end : (size_t)n;
+    }
+    s->buf[s->end] = '\0';
+    return VS_OK;
+}
+
+static int is_blank(int c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+int vs_peek(vs_stream *s, int *c)
+{
+    for (;;) {
+        while (s->pos < s->end && is_blank(s->buf[s->pos]))
+            s->pos++;
+        if (s->pos < s->end) {
+            *c = s->buf[s->pos];
+            return VS_OK;
+        }
+        if (s->eof)
+            return fail(s, VS_CUT, "the input ends here");
+        int rc = fill(s, VS_LOOKAHEAD);
+        if (rc != VS_OK)
+            return rc;
+    }
+}
+
+int vs_expect(vs_stream *s, int c)
+{
+    int got;
+    int rc = vs_peek(s, &got);
+    if (rc != VS_OK)
+        return rc;
+    if (got != c) {
+        static const char *const msgs[] = {"expected '{'", "expected '}'",
+                                           "expected '['", "expected ']'",
+                                           "expected ':'", "expected ','",
+                                           "unexpected byte"};
+        const char *m = c == '{' ? msgs[0] : c == '}' ? msgs[1]
+                      : c == '[' ? msgs[2] : c == ']' ? msgs[3]
+                      : c == ':' ? msgs[4] : c == ',' ? msgs[5] : msgs[6];
+        return fail(s, VS_BAD, m);
+    }
+    s->pos++;
+    return VS_OK;
+}
+
+int vs_open(vs_stream *s, int open, int *more)
+{
+    int c, rc = vs_expect(s, open);
+    if (rc != VS_OK || (rc = vs_peek(s, &c)) != VS_OK)
+        return rc;
+    *more = c != (open == '[' ? ']' : '}');
+    if (!*more)
+        s->pos++;
+    return VS_OK;
+}
+
+int vs_next_member(vs_stream *s, int close, int *more)
+{
+    int c;
+    int rc = vs_peek(s, &c);
+    if (rc != VS_OK)
+        return rc;
+    if (c == ',') {
+        *more = 1;
+    } else if (c == close) {
+        *more = 0;
+    } else {
+        return fail(s, VS_BAD, close == ']' ? "expected ',' or ']'"
+                                            : "expected ',' or '}'");
+    }
+    s->pos++;
+    return VS_OK;
+}
+
+int vs_uint(vs_stream *s, uint64_t *v)
+{
+    /* Blank space first: V8 puts a newline before each node's fields. */
+    while (s->pos < s->end && is_blank(s->buf[s->pos]))
+        s->pos++;
+    if (s->end - s->pos < VS_LOOKAHEAD) {
+        int c;
+        int rc = vs_peek(s, &c);
+        if (rc != VS_OK)
+            return rc;
+        if ((rc = fill(s, VS_LOOKAHEAD)) != VS_OK)
+            return rc;
+    }
+    const unsigned char *p = s->buf + s->pos;
+    s->tok_off = vs_offset(s);
+    if (*p < '0' || *p > '9')
+        return fail(s, VS_BAD, *p == '-' ? "a negative number"
+                                         : "expected a number");
+    uint64_t x = (uint64_t)(*p++ - '0');
+    if (x == 0 && *p >= '0' && *p <= '9')
+        return fail(s, VS_BAD, "a number with a leading zero");
+    while (*p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return fail(s, VS_BAD, "a number beyond 2^64");
+        x = x * 10 + d;
+        p++;
+    }
+    if (*p == '.' || *p == 'e' || *p == 'E')
+        return fail(s, VS_BAD, "expected an integer");
+    if ((size_t)(p - s->buf) == s->end) /* no byte after it */
+        return s->eof ? fail(s, VS_CUT, "the input ends inside a number")
+                      : fail(s, VS_BAD, "a number too long");
+    s->pos = (size_t)(p - s->buf);
+    *v = x;
+    return VS_OK;
+}
+
+/* The general path of vs_uints: each number and comma on its own. */
+static int uints_slow(vs_stream *s, unsigned n, uint64_t *v, uint64_t *off,
+                      const char *short_msg)
+{
+    int rc, more;
+    for (unsigned k = 0; k < n; k++) {
+        if (k > 0) {
+            if ((rc = vs_next_member(s, ']', &more)) != VS_OK)
+                return rc;
+            if (!more) { /* at the ']' just read */
+                s->pos--;
+                return fail(s, VS_BAD, short_msg);
+            }
+        }
+        if ((rc = vs_uint(s, &v[k])) != VS_OK)
+            return rc;
+        off[k] = s->tok_off;
+    }
+    return VS_OK;
+}
+
+int vs_uints(vs_stream *s, unsigned n, uint64_t *v, uint64_t *off,
+             const char *short_msg)
+{
+    /* Room for n numbers of 19 digits (which cannot overflow) with a
+     * comma and a blank or two; anything unusual (more blank space, a
+     * longer number, a sign, an error) goes the general way from the
+     * start, which also words the errors. The NUL after the data stops
+     * every loop. */
+    if (s->end - s->pos < (size_t)n * 24 + 8 && !s->eof)
+        return uints_slow(s, n, v, off, short_msg);
+    const unsigned char *p = s->buf + s->pos;
+    for (unsigned k = 0; k < n; k++) {
+        while (is_blank(*p))
+            p++;
+        if (k > 0) {
+            if (*p != ',')
+                return uints_slow(s, n, v, off, short_msg);
+            p++;
+            while (is_blank(*p))
+                p++;
+        }
+        const unsigned char *start = p;
+        uint64_t x = 0;
+        while (*p >= '0' && *p <= '9')
+            x = x * 10 + (uint64_t)(*p++ - '0');
+        size_t len = (size_t)(p - start);
+        if (len == 0 || len > 19 || (*start == '0' && len > 1) || *p == '.' ||
+            *p == 'e' || *p == 'E' || p == s->buf + s->end)
+            return uints_slow(s, n, v, off, short_msg);
+        v[k] = x;
+        off[k] = s->base + (uint64_t)(start - s->buf);
+    }
+    s->pos = (size_t)(p - s->buf);
+    return VS_OK;
+}
+
+/* Appends n bytes to the string being read, within text_max. */
+static int text_add(vs_stream *s, const void *p, size_t n)
+{
+    if (s->text_len + n > s->text_max) {
+        s->text_cut = 1;
+        n = s->text_max - s->text_len;
+        if (n == 0)
+            return VS_OK;
+    }
+    if (s->text_len + n + 1 > s->text_cap) {
+        size_t cap = s->text_cap ? s->text_cap : 256;
+        while (cap < s->text_len + n + 1)
+            cap *= 2;
+        char *t = realloc(s->text, cap);
+        if (!t)
+            return fail(s, VS_NOMEM, "out of memory");
+        s->text = t;
+        s->text_cap = cap;
+    }
+    memcpy(s->text + s->text_len, p, n);
+    s->text_len += n;
+    return VS_OK;
+}
+
+/* Decodes the escape at pos (the byte after '\'); 12 bytes are there or
+ * the input ends. */
+static int escape(vs_stream *s)
+{
+    const unsigned char *p = s->buf + s->pos;
+    char one;
+    switch (*p) {
+    case '"': one = '"'; break;
+    case '\\': one = '\\'; break;
+    case '/': one = '/'; break;
+    case 'b': one = '\b'; break;
+    case 'f': one = '\f'; break;
+    case 'n': one = '\n'; break;
+    case 'r': one = '\r'; break;
+    case 't': one = '\t'; break;
+    case 'u': {
+        const char *t = (const char *)p;
+        long cp = jescape_hex4(t + 1), lo = -1;
+        if (cp < 0)
+            return fail(s, VS_BAD, "a bad \\u escape");
+        size_t used = 5;
+        if (cp >= 0xd800 && cp < 0xdc00 && t[5] == '\\' && t[6] == 'u')
+            lo = jescape_hex4(t + 7);
+        if (lo >= 0xdc00 && lo < 0xe000) {
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            used = 11;
+        }
+        char u[4];
+        size_t n = jescape_utf8(u, (unsigned long)cp);
+        s->pos += used;
+        return text_add(s, u, n);
+    }
+    default:
+        return fail(s, VS_BAD, "a bad escape in a string");
+    }
+    s->pos++;
+    return text_add(s, &one, 1);
+}
+
+int vs_string(vs_stream *s)
+{
+    int rc = vs_expect(s, '"');
+    if (rc != VS_OK)
+        return rc == VS_BAD ? fail(s, VS_BAD, "expected a string") : rc;
+    s->text_len = 0;
+    s->text_cut = 0;
+    for (;;) {
+        const unsigned char *p = s->buf + s->pos, *e = s->buf + s->end;
+        const unsigned char *q = p;
+        while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
+            q++;
+        if ((rc = text_add(s, p, (size_t)(q - p))) != VS_OK)
+            return rc;
+        s->pos = (size_t)(q - s->buf);
+        if (q == e) {
+            if (s->eof)
+                return fail(s, VS_CUT, "the input ends inside a string");
+            if ((rc = fill(s, VS_LOOKAHEAD)) != VS_OK)
+                return rc;
+            continue;
+        }
+        if (*q == '"') {
+            s->pos++;
+            break;
+        }
+        if (*q < 0x20)
+            return fail(s, VS_BAD, "a control character in a string");
+        s->pos++; /* the backslash */
+        if ((rc = fill(s, 12)) != VS_OK)
+            return rc;
+        if (s->end - s->pos < 12 && s->eof) {
+            /* an escape cut by the end of the input, or one at the end of
+             * a string just before it: decode only what is whole */
+            const unsigned char *t = s->buf + s->pos;
+            size_t have = s->end - s->pos;
+            if (have == 0 || (*t == 'u' && have < 5))
+                return fail(s, VS_CUT, "the input ends inside a string");
+        }
+        if ((rc = escape(s)) != VS_OK)
+            return rc;
+    }
+    if (s->text)
+        s->text[s->text_len] = '\0';
+    return VS_OK;
+}
+
+/* A byte of a number or of true, false, null. */
+static int is_literal(int c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' ||
+           c == 'e' || c == 'E' || c == 't' || c == 'r' || c == 'u' ||
+           c == 'f' || c == 'a' || c == 'l' || c == 's' || c == 'n';
+}
+
+int vs_skip(vs_stream *s)
+{
+    unsigned depth = 0;
+    /* which bracket each open level needs, as bits: 1 = ']' */
+    unsigned char want[VS_MAX_DEPTH / 8];
+    int rc, c;
+    for (;;) {
+        if ((rc = vs_peek(s, &c)) != VS_OK)
+            return rc;
+        if (c == '"') {
+            size_t keep = s->text_max;
+            s->text_max = 0; /* validate only */
+            rc = vs_string(s);
+            s->text_max = keep;
+            if (rc != VS_OK)
+                return rc;
+        } else if (c == '[' || c == '{') {
+            if (depth == VS_MAX_DEPTH)
+                return fail(s, VS_BAD, "nested too deeply");
+            if (c == '[')
+                want[depth / 8] |= (unsigned char)(1u << depth % 8);
+            else
+                want[depth / 8] &= (unsigned char)~(1u << depth % 8);
+            depth++;
+            s->pos++;
+            continue; /* an empty container closes at the next turn */
+        } else if (c == ']' || c == '}') {
+            if (depth == 0 || ((want[(depth - 1) / 8] >> (depth - 1) % 8 & 1) !=
+                               (c == ']')))
+                return fail(s, VS_BAD, "unmatched bracket");
+            depth--;
+            s->pos++;
+        } else if (c == ',' || c == ':') {
+            if (depth == 0)
+                return fail(s, VS_BAD, "expected a value");
+            s->pos++;
+            continue;
+        } else {
+            /* a number or literal: a run of their characters */
+            size_t n = 0;
+            for (;;) {
+                while (s->pos < s->end && is_literal(s->buf[s->pos])) {
+                    s->pos++;
+                    n++;
+                }
+                if (s->pos < s->end || s->eof)
+                    break;
+                if ((rc = fill(s, VS_LOOKAHEAD)) != VS_OK)
+                    return rc;
+            }
+            if (n == 0)
+                return fail(s, VS_BAD, "expected a value");
+        }
+        if (depth == 0)
+            return VS_OK;
+    }
+}
+
+int vs_skip_bom(vs_stream *s)
+{
+    int rc = fill(s, 3);
+    if (rc == VS_OK && s->end - s->pos >= 3 &&
+        memcmp(s->buf + s->pos, "\xef\xbb\xbf", 3) == 0)
+        s->pos += 3;
+    return rc;
+}
+
+int vs_at_end(vs_stream *s)
+{
+    int c;
+    int rc = vs_peek(s, &c);
+    if (rc == VS_CUT)
+        return VS_OK;
+    if (rc != VS_OK)
+        return rc;
+    return fail(s, VS_BAD, "data after the end of the snapshot");
+}
