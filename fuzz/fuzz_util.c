@@ -81,10 +81,9 @@ const uint8_t *fz_take(fz_in *in, size_t len, size_t *got)
 
 /* ---- buffer ---- */
 
-void fz_put(fz_buf *b, const void *p, size_t n)
+/* Appends n bytes to b uninitialised; returns where they start. */
+static uint8_t *fz_extend(fz_buf *b, size_t n)
 {
-    if (n == 0)
-        return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n)
@@ -95,8 +94,15 @@ void fz_put(fz_buf *b, const void *p, size_t n)
         b->p = q;
         b->cap = cap;
     }
-    memcpy(b->p + b->len, p, n);
     b->len += n;
+    return b->p + b->len - n;
+}
+
+void fz_put(fz_buf *b, const void *p, size_t n)
+{
+    if (n == 0)
+        return;
+    memcpy(fz_extend(b, n), p, n);
 }
 
 void fz_put_u8(fz_buf *b, unsigned v)
@@ -236,8 +242,13 @@ void fz_enc_class(fz_buf *e, uint32_t index, uint32_t slot, uint64_t id,
 void fz_enc_refs(fz_buf *e, long rc, const uint64_t *ids)
 {
     fz_put_u64(e, (uint64_t)(int64_t)rc);
+    if (rc <= 0)
+        return;
+    /* thousands of ids per record: one extension, not one per id */
+    uint8_t *t = fz_extend(e, (size_t)rc * 8);
     for (long i = 0; i < rc; i++)
-        fz_put_u64(e, ids[i]);
+        for (int k = 0; k < 8; k++)
+            *t++ = (uint8_t)(ids[i] >> (8 * k));
 }
 
 void fz_enc_labels_head(fz_buf *e, long rc)
