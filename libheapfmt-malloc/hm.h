@@ -131,8 +131,32 @@ int hm_live_remove(uintptr_t addr, hm_entry *out);
  * (a freed block's address is reused in any order), so the insert after a
  * stack capture finds it there instead of waiting for memory. */
 void hm_live_prefetch(uintptr_t addr);
-/* Cheap, lock-free test: 0 means addr is certainly not tracked. */
-int hm_live_maybe(uintptr_t addr);
+/* Cheap, lock-free test: 0 means addr is certainly not tracked. In
+ * sampled mode most freed blocks were never tracked; a counting filter (a
+ * byte per address hash, 64 KiB so that it stays in cache; a 1 MiB one
+ * cost a miss per free) says so without the shard's lock. Counters
+ * saturate at 255 and then stay: false positives, never false negatives.
+ * Inline: it is all an untracked free pays. */
+#define HM_FILTER_BITS 16
+extern _Atomic unsigned char hm_live_filter[1u << HM_FILTER_BITS];
+extern int hm_live_filter_on;
+static inline uint64_t hm_live_mix(uintptr_t a) { /* MurmurHash3's finaliser */
+    uint64_t h = (uint64_t)a;
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+static inline size_t hm_live_filter_slot(uintptr_t a) {
+    return (size_t)(hm_live_mix(a) >> 20) & ((1u << HM_FILTER_BITS) - 1);
+}
+static inline int hm_live_maybe(uintptr_t addr) {
+    return !hm_live_filter_on ||
+           __atomic_load_n((unsigned char *)&hm_live_filter[hm_live_filter_slot(addr)],
+                           __ATOMIC_RELAXED) != 0;
+}
 /* Entries in the table now (racy: for sizing). */
 size_t hm_live_count(void);
 /* With every shard locked (hm_live_lock_all): copies every entry to buf
@@ -181,8 +205,14 @@ unsigned hm_capture(uintptr_t *ips, unsigned max);
 /* Sampling (hm_sample.c)                                               */
 /* ------------------------------------------------------------------ */
 
-/* Whether an allocation of size bytes is sampled (sampled mode). */
-int hm_sample(size_t size);
+/* Whether an allocation of size bytes is sampled (sampled mode). The
+ * countdown is inline: it is all an unsampled malloc pays. */
+extern HM_TLS __thread int64_t hm_sample_left;
+int hm_sample_slow(size_t size);
+static inline int hm_sample(size_t size) {
+    hm_sample_left -= (int64_t)(size > INT64_MAX ? INT64_MAX : size);
+    return HM_LIKELY(hm_sample_left > 0) ? 0 : hm_sample_slow(size);
+}
 /* The number of allocations one sampled allocation of size bytes stands
  * for: 1 / P(sampled). */
 double hm_sample_weight(uint64_t size, uint64_t mean);
@@ -218,6 +248,7 @@ int hm_dump_write(const char *path, char *out, size_t outlen);
 void hm_dump_atfork_child(void);
 /* In a forked child: starts the child's dump thread if it is due. */
 void hm_dump_child_poll(void);
+extern volatile int hm_child_due; /* hm_dump_child_poll is due */
 
 /* Writes a one-line message to stderr when logging is on. */
 void hm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -36,7 +36,7 @@ volatile uint16_t hm_epoch;
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 static int wake[2] = {-1, -1};
 static unsigned seq;              /* dumps written by this process */
-static volatile int child_due;    /* a forked child needs its thread */
+volatile int hm_child_due;      /* a forked child needs its thread */
 static time_t started;
 
 static void *real_alloc(void *opaque, size_t n) { (void)opaque; return hm_next.malloc(n); }
@@ -461,7 +461,7 @@ void hm_dump_atfork_child(void) {
         close(wake[0]);
         close(wake[1]);
         wake[0] = wake[1] = -1;
-        child_due = 1;
+        hm_child_due = 1;
     }
     seq = 0;
     exited = 0;
@@ -469,9 +469,7 @@ void hm_dump_atfork_child(void) {
 }
 
 void hm_dump_child_poll(void) {
-    if (HM_LIKELY(!child_due))
-        return;
-    child_due = 0;
+    hm_child_due = 0;
     int was_busy = hm_busy;
     hm_busy = 1;
     start_thread();

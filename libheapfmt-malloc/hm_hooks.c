@@ -113,7 +113,8 @@ static void track(void *p, size_t size, hm_kind kind) {
     if (p == NULL || hm_busy ||
         atomic_load_explicit(&state, memory_order_relaxed) != STATE_TRACKING)
         return;
-    hm_dump_child_poll();
+    if (HM_UNLIKELY(hm_child_due))
+        hm_dump_child_poll();
     if (hm_cfg.mode == HM_MODE_SAMPLED && !hm_sample(size))
         return;
     hm_busy = 1;

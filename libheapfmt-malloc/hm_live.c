@@ -18,7 +18,6 @@
 #define SHARD_BITS 6
 #define SHARDS (1u << SHARD_BITS)
 #define MIN_SLOTS 256u
-#define FILTER_BITS 16 /* 64 KiB: stays in cache (a 1 MiB one cost a miss per free) */
 
 /* A cache line each (64 bytes on x86-64), so that threads working on
  * different shards do not share lines. */
@@ -30,19 +29,8 @@ typedef struct shard {
 } shard;
 
 static shard shards[SHARDS];
-static _Atomic unsigned char filter[1u << FILTER_BITS];
-static int filter_on;
-
-static inline uint64_t mix(uintptr_t a) {
-    /* MurmurHash3's finaliser: the filter wants addresses spread. */
-    uint64_t h = (uint64_t)a;
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return h;
-}
+_Atomic unsigned char hm_live_filter[1u << HM_FILTER_BITS];
+int hm_live_filter_on;
 
 /* Where an address lives: the shard by its 4 KiB page (page p, p+64,
  * p+128... share a shard), the slot by the address itself with the shard's
@@ -56,12 +44,11 @@ static inline shard *shard_of(uintptr_t a) { return &shards[(a >> 12) & (SHARDS 
 static inline size_t home_of(uintptr_t a) {
     return (size_t)((((uint64_t)a >> (12 + SHARD_BITS)) << 8) | (((uint64_t)a >> 4) & 0xff));
 }
-static inline size_t filter_slot(uintptr_t a) { return (size_t)(mix(a) >> 20) & ((1u << FILTER_BITS) - 1); }
 
 void hm_live_init(void) {
     for (unsigned i = 0; i < SHARDS; i++)
         pthread_mutex_init(&shards[i].lock, NULL);
-    filter_on = hm_cfg.mode == HM_MODE_SAMPLED;
+    hm_live_filter_on = hm_cfg.mode == HM_MODE_SAMPLED;
 }
 
 /* Doubles s's slots (or makes the first ones). Called with s locked. */
@@ -101,8 +88,8 @@ int hm_live_insert(const hm_entry *e) {
         if (s->slots[j].addr == 0)
             s->count++;
         s->slots[j] = *e;
-        if (filter_on) {
-            _Atomic unsigned char *f = &filter[filter_slot(e->addr)];
+        if (hm_live_filter_on) {
+            _Atomic unsigned char *f = &hm_live_filter[hm_live_filter_slot(e->addr)];
             if (atomic_load_explicit(f, memory_order_relaxed) < 255)
                 atomic_fetch_add_explicit(f, 1, memory_order_relaxed);
         }
@@ -119,13 +106,6 @@ void hm_live_prefetch(uintptr_t addr) {
     size_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
     if (slots != NULL)
         __builtin_prefetch(&slots[home_of(addr) & mask], 1, 3);
-}
-
-int hm_live_maybe(uintptr_t addr) {
-    if (!filter_on)
-        return 1;
-    return atomic_load_explicit(&filter[filter_slot(addr)],
-                                memory_order_relaxed) != 0;
 }
 
 int hm_live_remove(uintptr_t addr, hm_entry *out) {
@@ -153,8 +133,8 @@ int hm_live_remove(uintptr_t addr, hm_entry *out) {
             }
             s->slots[hole].addr = 0;
             s->count--;
-            if (filter_on) {
-                _Atomic unsigned char *f = &filter[filter_slot(addr)];
+            if (hm_live_filter_on) {
+                _Atomic unsigned char *f = &hm_live_filter[hm_live_filter_slot(addr)];
                 unsigned char v = atomic_load_explicit(f, memory_order_relaxed);
                 if (v != 0 && v != 255)
                     atomic_fetch_sub_explicit(f, 1, memory_order_relaxed);
@@ -192,7 +172,7 @@ size_t hm_live_snapshot(hm_entry *buf, uint64_t *usable, size_t cap) {
 }
 
 size_t hm_live_memory(void) {
-    size_t b = sizeof shards + (filter_on ? sizeof filter : 0);
+    size_t b = sizeof shards + (hm_live_filter_on ? sizeof hm_live_filter : 0);
     for (unsigned i = 0; i < SHARDS; i++)
         b += shards[i].mask ? (shards[i].mask + 1) * sizeof(hm_entry) : 0;
     return b;

@@ -14,7 +14,7 @@
 
 #include "hm.h"
 
-static HM_TLS __thread int64_t bytes_left;
+HM_TLS __thread int64_t hm_sample_left;
 static HM_TLS __thread uint64_t rng;
 
 static uint64_t next_random(void) {
@@ -41,13 +41,13 @@ static int64_t draw_interval(void) {
     return v >= 9.0e18 ? INT64_MAX : (int64_t)v + 1;
 }
 
-int hm_sample(size_t size) {
-    if (HM_UNLIKELY(bytes_left == 0 && rng == 0))
-        bytes_left = draw_interval();
-    bytes_left -= (int64_t)(size > INT64_MAX ? INT64_MAX : size);
-    if (HM_LIKELY(bytes_left > 0))
-        return 0;
-    bytes_left = draw_interval();
+int hm_sample_slow(size_t size) {
+    if (HM_UNLIKELY(rng == 0)) { /* this thread's first allocation */
+        hm_sample_left = draw_interval() - (int64_t)(size > INT64_MAX ? INT64_MAX : size);
+        if (hm_sample_left > 0)
+            return 0;
+    }
+    hm_sample_left = draw_interval();
     return 1;
 }
 
