@@ -64,15 +64,21 @@ static void say(imp *m, int kind, uint64_t line, const char *fmt, ...)
 #endif
     ;
 
+void import_say(const import_options *opt, char *msg, size_t cap, int kind,
+                uint64_t line, const char *fmt, va_list ap)
+{
+    if (!opt->report)
+        return;
+    vsnprintf(msg, cap, fmt, ap);
+    opt->report(opt->report_ctx, kind, line, msg);
+}
+
 static void say(imp *m, int kind, uint64_t line, const char *fmt, ...)
 {
-    if (!m->opt->report)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+    import_say(m->opt, m->msg, sizeof m->msg, kind, line, fmt, ap);
     va_end(ap);
-    m->opt->report(m->opt->report_ctx, kind, line, m->msg);
 }
 
 /* Counts a skipped line and reports it, up to max_reports of them. */

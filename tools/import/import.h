@@ -24,6 +24,7 @@
 #define IMPORT_H
 
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "heapfmt.h"
@@ -82,6 +83,11 @@ typedef struct import_options {
 
 #define IMPORT_OPTIONS_INIT \
     { .preview = IMPORT_PREVIEW, .max_reports = IMPORT_MAX_REPORTS }
+
+/* Formats a diagnostic into msg (cap bytes) and hands it to opt->report,
+ * when there is one: the one way both importers (dump_all, V8) report. */
+void import_say(const import_options *opt, char *msg, size_t cap, int kind,
+                uint64_t line, const char *fmt, va_list ap);
 
 typedef struct import_stats {
     uint64_t lines;           /* lines read */

@@ -117,13 +117,10 @@ static void say(v8 *m, int kind, const char *fmt, ...)
 
 static void say(v8 *m, int kind, const char *fmt, ...)
 {
-    if (!m->opt->report)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+    import_say(m->opt, m->msg, sizeof m->msg, kind, 0, fmt, ap);
     va_end(ap);
-    m->opt->report(m->opt->report_ctx, kind, 0, m->msg);
 }
 
 /* Reports why reading stopped (s's error, or VS_BAD with msg at the
