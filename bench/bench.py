@@ -627,18 +627,9 @@ class Bench:
                         "sampled", "1000000", "16", "16"], check=True,
                        capture_output=True)
         dump = os.path.join(held, sorted(os.listdir(held))[0])
-        self.malloc_table = (self.info_meta(dump, "malloc.table_bytes"),
-                             self.info_meta(dump, "malloc.live.objects"))
+        self.malloc_table = (int(self.info_row(dump, "meta.malloc.table_bytes") or 0),
+                             int(self.info_row(dump, "meta.malloc.live.objects") or 0))
         shutil.rmtree(held, ignore_errors=True)
-
-    def info_meta(self, dump, key):
-        p = subprocess.run([self.tool("heapfmt-info"), "-p", dump],
-                           capture_output=True, text=True, check=True)
-        for line in p.stdout.splitlines():
-            f = line.split()
-            if len(f) == 2 and f[0] == "meta." + key:
-                return int(f[1])
-        return 0
 
     def malloc_targets(self, add):
         """Issue 16: sampled at most 1.15x and exact at most 2x the CPU
