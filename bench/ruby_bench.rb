@@ -30,16 +30,7 @@ runs = Integer(ENV.fetch("BENCH_RUNS", "3"))
 
 # ---- the heap: records of 7 objects, made until the heap is big enough ----
 
-class User
-  def initialize(id)
-    @id = id
-    @name = "user #{id}"
-    @email = "user#{id}@example.com"
-    @tags = [:"tag#{id % 50}", "t#{id % 7}"]
-    @prefs = { "lang" => "en", "n" => id, "score" => id * 0.5 }
-    @created = Time.at(1_600_000_000 + id)
-  end
-end
+require_relative "app_record"
 
 def live_objects
   c = ObjectSpace.count_objects

@@ -13,16 +13,7 @@
 # objects.
 require "heapfmt"
 
-class User
-  def initialize(id)
-    @id = id
-    @name = "user #{id}"
-    @email = "user#{id}@example.com"
-    @tags = [:"tag#{id % 50}", "t#{id % 7}"]
-    @prefs = { "lang" => "en", "n" => id, "score" => id * 0.5 }
-    @created = Time.at(1_600_000_000 + id)
-  end
-end
+require_relative "app_record"
 
 $heap = Array.new(Integer(ENV.fetch("RECORDS", "40000"))) { |i| User.new(i) }
 GC.start
