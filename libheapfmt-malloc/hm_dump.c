@@ -248,7 +248,8 @@ static int write_objects(dumper *d, const hm_entry *e, const uint64_t *usable,
 
 /* Copies the live table at one moment: every shard locked, epoch moved. */
 static size_t snapshot(hm_entry **entries, uint64_t **usable, size_t *mapped) {
-    size_t cap = hm_live_count() + hm_live_count() / 8 + 1024;
+    size_t live = hm_live_count(); /* racy: a first guess */
+    size_t cap = live + live / 8 + 1024;
     for (;;) {
         size_t bytes = cap * (sizeof **entries + sizeof **usable);
         char *m = hm_map(bytes);

@@ -7,17 +7,7 @@
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 prog=$BIN/../tests/hm_prog
-groups() { # DUMP BY: "COUNT BYTES KEY" lines (tests/malloc/native_groups.py)
-    "$BIN/heapfmt-export" -r objects "$1" | python3 "$root/tests/malloc/native_groups.py" --by "$2"
-}
-meta() { # DUMP KEY: the value heapfmt-info shows for meta.KEY
-    "$BIN/heapfmt-info" -p "$1" | sed -n "s/^meta\.$2  *//p"
-}
-group_is() { # DUMP BY KEY COUNT BYTES WHAT
-    local got
-    got=$(groups "$1" "$2" | awk -v k="$3" '{c=$1; b=$2; $1=""; $2=""; sub(/^  /, ""); if ($0 == k) print c, b}')
-    if [ "$got" = "$4 $5" ]; then pass; else fail "$6: $3: want '$4 $5', got '$got'"; fi
-}
+. "$root/tests/malloc/native.bash"
 hm() { "$BIN/heapfmt-malloc" "$@"; }
 cd "$TMPDIR"
 

@@ -9,11 +9,7 @@ if ! ruby -rfiddle -e 1 >/dev/null 2>&1; then
     echo "SKIP: ruby with fiddle is not installed"
     exit 0
 fi
-groups() { # DUMP BY [SIZE]: "COUNT BYTES KEY" lines
-    "$BIN/heapfmt-export" -r objects "$1" |
-        python3 "$root/tests/malloc/native_groups.py" --by "$2" ${3:+--size "$3"}
-}
-count_of() { awk -v k="$1" '{c=$1; b=$2; $1=""; $2=""; sub(/^  /, ""); if ($0 == k) print c, b}'; }
+. "$root/tests/malloc/native.bash"
 
 # The Ruby extension, for the VM's own dump of the same process; not in a
 # sanitizer build, whose extension needs the sanitizer's malloc first.
