@@ -52,6 +52,7 @@ typedef struct dumper {
     hm_symbolizer *symbols;
     hf_map frames;      /* instruction address -> frame id */
     uint32_t *stack_ids; /* tracker stack id -> dump stack id, 0: not yet */
+    hm_stack_counts *counts; /* per tracker stack, read once per dump */
     uint32_t nstacks;
     uint32_t *site_files; /* Ruby site id -> string id */
     uint32_t nsites;
@@ -177,9 +178,7 @@ static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
  * malloc.stack.ID = "ALLOCS FREES ALLOC_BYTES FREE_BYTES". */
 static int write_stack_counts(dumper *d) {
     for (uint32_t sid = 1; sid <= d->nstacks; sid++) {
-        const uintptr_t *ips;
-        hm_stack_counts c;
-        hm_stacks_get(sid, &ips, &c);
+        const hm_stack_counts c = d->counts[sid - 1];
         if (c.allocs == 0)
             continue;
         uint32_t id;
@@ -285,18 +284,20 @@ static int write_dump(heapfmt_writer *w) {
     d.nstacks = hm_stacks_count();
     d.nsites = hm_ruby_site_count();
     d.stack_ids = hm_next.calloc(d.nstacks + 1, sizeof *d.stack_ids);
+    d.counts = hm_next.calloc(d.nstacks + 1, sizeof *d.counts);
     d.site_files = hm_next.calloc(d.nsites + 1, sizeof *d.site_files);
     int rc = HEAPFMT_E_NOMEM;
-    if (d.stack_ids != NULL && d.site_files != NULL) {
+    if (d.stack_ids != NULL && d.counts != NULL && d.site_files != NULL) {
+        /* The counters move on while the dump is written: read them once,
+         * so that the totals are the sums of the per-stack lines. */
         uint64_t live_bytes = 0, allocs = 0, frees = 0;
         for (size_t i = 0; i < n; i++)
             live_bytes += e[i].size;
         for (uint32_t sid = 1; sid <= d.nstacks; sid++) {
             const uintptr_t *ips;
-            hm_stack_counts c;
-            hm_stacks_get(sid, &ips, &c);
-            allocs += c.allocs;
-            frees += c.frees;
+            hm_stacks_get(sid, &ips, &d.counts[sid - 1]);
+            allocs += d.counts[sid - 1].allocs;
+            frees += d.counts[sid - 1].frees;
         }
         rc = write_meta(&d, n, live_bytes, allocs, frees);
         if (rc == HEAPFMT_OK)
@@ -305,6 +306,7 @@ static int write_dump(heapfmt_writer *w) {
             rc = write_stack_counts(&d);
     }
     hm_next.free(d.stack_ids);
+    hm_next.free(d.counts);
     hm_next.free(d.site_files);
     hf_map_free(&d.frames, &real_allocator);
     hm_symbols_close(d.symbols);
