@@ -481,6 +481,50 @@ class Bench:
         c["objects"] = int(self.info_row(out, "objects").replace(",", ""))
         c["output_bytes"] = self.files["heapfmt of that snapshot (import)"]
 
+    def hprof_importer(self, nodes):
+        """heapfmt-import of an HPROF dump that the installed JVM's jmap
+        writes of tests/java/Leak.java holding `nodes` list nodes and a
+        third as many leaves with their int[] (issue 18): speed and peak
+        memory."""
+        tools = {t: shutil.which(t) for t in ("javac", "java", "jmap")}
+        if not all(tools.values()):
+            self.skipped.append(("heapfmt-import of an HPROF dump",
+                                 "no JDK (javac, java, jmap)"))
+            return
+        classes = self.path("java")
+        os.makedirs(classes, exist_ok=True)
+        subprocess.run([tools["javac"], "-d", classes,
+                        os.path.join(self.root, "tests", "java", "Leak.java")],
+                       check=True)
+        ready = self.path("java-ready.txt")
+        with open(ready, "w") as out:
+            jvm = subprocess.Popen([tools["java"], "-Xmx4g", "-cp", classes,
+                                    "Leak", str(nodes), str(nodes // 3)],
+                                   stdout=out, stderr=subprocess.STDOUT)
+        try:
+            for _ in range(1200):
+                if "ready" in open(ready).read():
+                    break
+                time.sleep(0.1)
+            hprof = self.path("heap.hprof")
+            if os.path.exists(hprof):
+                os.unlink(hprof)
+            subprocess.run([tools["jmap"], "-dump:live,format=b,file=" + hprof,
+                            str(jvm.pid)], check=True,
+                           stdout=subprocess.DEVNULL)
+        finally:
+            jvm.kill()
+            jvm.wait()
+        sz = self.size_of("HPROF dump (jmap)", hprof)
+        out = self.path("imported-hprof.hfd")
+        c = self.case("import", "heapfmt-import (HPROF dump)",
+                      [self.tool("heapfmt-import"), "-o", out, hprof],
+                      nbytes=sz, size="%d MB" % (sz // MB),
+                      note="tests/java/Leak.java, jmap -dump:live")
+        self.size_of("heapfmt of that HPROF dump (import)", out)
+        c["objects"] = int(self.info_row(out, "objects").replace(",", ""))
+        c["output_bytes"] = self.files["heapfmt of that HPROF dump (import)"]
+
     def graph_cases(self, label, n, dump, group="graph"):
         """heapfmt-graph on one dump: dominators (by object and by class),
         path and referrers of the object that retains the most, and the
@@ -775,6 +819,13 @@ class Bench:
                 mbs >= 300, "%s snapshot, CPU time; peak RSS %.0f MiB "
                 "(%.2f x the snapshot)" % (v8["size"], v8["rss_kib"] / 1024,
                                           v8["rss_kib"] * 1024 / v8["bytes"]))
+        hp = self.find("heapfmt-import (HPROF dump)")
+        if hp:
+            mbs = hp["bytes"] / MB / hp["cpu_s"] if hp["cpu_s"] else 0
+            add("heapfmt-import of an HPROF dump, MB/s per core", mbs, 300,
+                mbs >= 300, "%s dump, CPU time; peak RSS %.0f MiB "
+                "(%.2f x the dump)" % (hp["size"], hp["rss_kib"] / 1024,
+                                       hp["rss_kib"] * 1024 / hp["bytes"]))
         self.zstd_targets(big, add)
         self.graph_targets(big, add)
         self.ruby_targets(add)
@@ -977,6 +1028,7 @@ class Bench:
         self.peer(*self.sizes[0])
         self.importer(20 if self.scale == "small" else 100)
         self.v8_importer(20 if self.scale == "small" else 100)
+        self.hprof_importer(300_000 if self.scale == "small" else 3_000_000)
         self.malloc_cases()
         rn = 1_000_000 if self.scale == "small" else 5_000_000
         self.ruby_case(rn)

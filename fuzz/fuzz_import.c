@@ -1,9 +1,11 @@
 /*
  * fuzz_import.c -- heapfmt-import's work function, import_run()
- * (tools/import/import.h), over fuzzer-made ObjectSpace.dump_all input
- * and V8 heap snapshots: import_run tells them apart by their first
- * bytes, so the same checks hold for both (seeds of each kind in
- * fuzz/corpus/fuzz_import; a snapshot is read once either way).
+ * (tools/import/import.h), over fuzzer-made ObjectSpace.dump_all input,
+ * V8 heap snapshots and Java HPROF dumps: import_run tells them apart by
+ * their first bytes, so the same checks hold for all (seeds of each kind
+ * in fuzz/corpus/fuzz_import, the HPROF ones cut out of a real jmap dump
+ * by tests/java/mini_hprof.py; a snapshot or an HPROF dump is read once
+ * either way).
  *
  * The input is the JSON lines file (plain, or gzip when it starts with
  * 1f 8b). Options are chosen from a hash of it, so that each input always

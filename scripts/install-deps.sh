@@ -21,7 +21,9 @@ set -eu
 # headless Chromium (skipped without it).
 # nodejs: tests/cli/import_v8.sh checks the V8 heap snapshot import
 # against snapshots the real Node writes (skipped without it).
-PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo chromium nodejs"
+# openjdk-17-jdk-headless: tests/cli/import_hprof.sh checks the HPROF
+# import against a real JVM's jmap -dump and jmap -histo (skipped without).
+PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo chromium nodejs openjdk-17-jdk-headless"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-like system; make sure these (or your"

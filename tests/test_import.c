@@ -1004,7 +1004,9 @@ Test(import, not_dump_all_at_all)
     const char *hprof = "JAVA PROFILE 1.0.2\0\0\0\x08";
     import_mem(&R, hprof, 22, &h);
     cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "Java HPROF"));
+    /* an HPROF dump goes to its own importer (tests/test_import_hprof.c),
+     * which finds this one cut in its header */
+    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "truncated dump"));
     run_free(&R);
     const char *v8 = "{\"snapshot\":{\"meta\":{}}}\n";
     import_mem(&R, v8, strlen(v8), &h);

@@ -21,56 +21,7 @@
 #include "tio.h"
 #include "v8scan.h"
 
-/* ---- running the importer ---------------------------------------------- */
-
-typedef struct run {
-    tsink sink;
-    import_stats st;
-    int result;
-    int finish;
-    char log[4096]; /* the diagnostics, one per line */
-    unsigned errors; /* of kind IMPORT_DIAG_ERROR */
-} run;
-
-static void collect(void *ctx, int kind, uint64_t line, const char *msg)
-{
-    run *R = ctx;
-    (void)line; /* 0 for snapshots; cut ones may not be recognised */
-    cr_assert_null(strchr(msg, '\n'));
-    R->errors += kind == IMPORT_DIAG_ERROR;
-    size_t n = strlen(R->log);
-    snprintf(R->log + n, sizeof R->log - n, "%s%s\n",
-             kind == IMPORT_DIAG_WARNING ? "warning: " : "", msg);
-}
-
-/* --preview of the imports (a test changes it and puts it back) */
-static size_t preview = IMPORT_PREVIEW;
-
-/* Imports len bytes at data read by policy (enum tsrc_policy), --from
- * (enum sniff_kind), with or without --strict. */
-static void import_mem(run *R, const void *data, size_t len, int policy,
-                       int from, int strict)
-{
-    memset(R, 0, sizeof *R);
-    tsink_init(&R->sink);
-    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
-    wo.block_size = 4096;
-    heapfmt_writer *w = NULL;
-    cr_assert_eq(heapfmt_writer_open(&w, &wo, tsink_write, &R->sink), HEAPFMT_OK);
-    tsource src;
-    tsource_init(&src, data, len, policy, len);
-    import_options o = IMPORT_OPTIONS_INIT;
-    o.report = collect;
-    o.report_ctx = R;
-    o.buffer = 64; /* the smallest: every token crosses a refill */
-    o.strict = strict;
-    o.from = from;
-    o.preview = preview;
-    R->result = import_run(w, tsource_read, &src, &o, &R->st);
-    if (R->result != IMPORT_FAILED)
-        R->finish = heapfmt_writer_finish(w);
-    heapfmt_writer_free(w);
-}
+#include "test_import_run.h"
 
 static tbuf fixture(const char *name)
 {
@@ -82,120 +33,6 @@ static tbuf fixture(const char *name)
     cr_assert_eq(tread_file(path, &b.data, &b.len), 0, "%s", path);
     b.cap = b.len;
     return b;
-}
-
-/* ---- the heap read back ------------------------------------------------ */
-
-typedef struct ref {
-    uint64_t to;
-    uint32_t kind, weak;
-    char name[32]; /* FIELD / OTHER: the name; INDEX: the index in decimal */
-} ref;
-
-typedef struct obj {
-    uint64_t id, size;
-    char cls[32], type[32];
-    char value[32]; /* the preview, if any */
-    ref refs[4];
-    size_t nrefs;
-} obj;
-
-typedef struct heap {
-    obj o[16];
-    size_t no;
-    char roots[4][32];
-    uint64_t root_ref[4][4];
-    size_t nroots, root_n[4];
-} heap;
-
-static void take_refs(heapfmt_reader *r, ref *out, size_t *n, size_t max)
-{
-    const uint64_t *ids;
-    const heapfmt_rlabel *lb = NULL;
-    long k = heapfmt_reader_refs(r, &ids);
-    cr_assert_geq(k, 0);
-    cr_assert_leq((size_t)k, max);
-    long nl = heapfmt_reader_labels(r, &lb);
-    cr_assert(nl == 0 || nl == k);
-    for (long j = 0; j < k; j++) {
-        ref *f = &out[j];
-        memset(f, 0, sizeof *f);
-        f->to = ids[j];
-        if (nl == 0)
-            continue;
-        f->kind = lb[j].kind;
-        f->weak = lb[j].weak;
-        if (f->kind == HEAPFMT_LABEL_INDEX)
-            snprintf(f->name, sizeof f->name, "%llu",
-                     (unsigned long long)lb[j].index);
-        else if (lb[j].name)
-            snprintf(f->name, sizeof f->name, "%.*s", (int)lb[j].name->len,
-                     lb[j].name->ptr);
-    }
-    *n = (size_t)k;
-}
-
-static void read_heap(heap *h, const tbuf *dump)
-{
-    memset(h, 0, sizeof *h);
-    heapfmt_reader *r = NULL;
-    cr_assert_eq(heapfmt_reader_open_memory(&r, NULL, dump->data, dump->len),
-                 HEAPFMT_OK);
-    heapfmt_record rec;
-    int rc;
-    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
-        if (rec.tag == HEAPFMT_TAG_OBJECT) {
-            cr_assert_lt(h->no, 16);
-            const heapfmt_robject *ro = rec.u.object;
-            obj *o = &h->o[h->no++];
-            o->id = ro->id;
-            o->size = ro->size;
-            snprintf(o->type, sizeof o->type, "%s", ro->type->ptr);
-            if (ro->fields & HEAPFMT_F_VALUE)
-                snprintf(o->value, sizeof o->value, "%.*s",
-                         (int)ro->value_len, ro->value);
-            if (ro->klass->name)
-                snprintf(o->cls, sizeof o->cls, "%.*s",
-                         (int)ro->klass->name->len, ro->klass->name->ptr);
-            take_refs(r, o->refs, &o->nrefs, 4);
-        } else if (rec.tag == HEAPFMT_TAG_ROOT) {
-            cr_assert_lt(h->nroots, 4);
-            snprintf(h->roots[h->nroots], 32, "%s", rec.u.root->kind->ptr);
-            const uint64_t *ids;
-            long k = heapfmt_reader_refs(r, &ids);
-            cr_assert(k >= 0 && k <= 4);
-            memcpy(h->root_ref[h->nroots], ids, (size_t)k * sizeof *ids);
-            h->root_n[h->nroots++] = (size_t)k;
-        }
-    }
-    cr_assert_eq(rc, HEAPFMT_DONE, "%s", heapfmt_reader_error(r)->message);
-    const heapfmt_rmeta *m = heapfmt_reader_meta_get(r, "import.format");
-    cr_assert(m && strcmp(m->text, "v8.heapsnapshot") == 0);
-    m = heapfmt_reader_meta_get(r, "ids_stable");
-    cr_assert(m && m->type == HEAPFMT_META_UINT && m->uint_value == 1);
-    heapfmt_reader_free(r);
-}
-
-static const obj *find(const heap *h, uint64_t id)
-{
-    for (size_t i = 0; i < h->no; i++)
-        if (h->o[i].id == id)
-            return &h->o[i];
-    cr_assert_fail("no object %llu", (unsigned long long)id);
-    return NULL;
-}
-
-static void expect_ref(const obj *o, size_t j, uint64_t to, uint32_t kind,
-                       uint32_t weak, const char *name)
-{
-    cr_assert_lt(j, o->nrefs, "object %llu has %zu refs",
-                 (unsigned long long)o->id, o->nrefs);
-    const ref *f = &o->refs[j];
-    cr_assert_eq(f->to, to, "ref %zu of %llu", j, (unsigned long long)o->id);
-    cr_assert_eq(f->kind, kind, "label kind of ref %zu of %llu", j,
-                 (unsigned long long)o->id);
-    cr_assert_eq(f->weak, weak);
-    cr_assert_str_eq(f->name, name);
 }
 
 /* What v8_small.heapsnapshot holds (the README of the fixtures lists it). */
@@ -257,7 +94,7 @@ Test(import_v8, small_snapshot_whole_and_in_pieces)
         cr_assert_eq(R.st.refs, 11 + 2);
         cr_assert_eq(R.st.bytes_read, in.len);
         heap h;
-        read_heap(&h, &R.sink.out);
+        read_heap(&h, &R.sink.out, "v8.heapsnapshot", 1);
         expect_small(&h);
         tsink_free(&R.sink);
     }
@@ -284,7 +121,7 @@ Test(import_v8, previews_follow_the_preview_option)
         preview = IMPORT_PREVIEW;
         cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
         heap h;
-        read_heap(&h, &R.sink.out);
+        read_heap(&h, &R.sink.out, "v8.heapsnapshot", 1);
         cr_assert_str_eq(find(&h, 13)->value, cases[i].string, "case %zu", i);
         cr_assert_str_eq(find(&h, 15)->value, cases[i].closure, "case %zu", i);
         tsink_free(&R.sink);
@@ -303,7 +140,7 @@ Test(import_v8, blank_space_and_byte_order_mark_are_allowed)
     import_mem(&R, b.data, b.len, TSRC_WHOLE, SNIFF_AUTO, 0);
     cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
     heap h;
-    read_heap(&h, &R.sink.out);
+    read_heap(&h, &R.sink.out, "v8.heapsnapshot", 1);
     expect_small(&h);
     tsink_free(&R.sink);
     tbuf_free(&b);
@@ -335,7 +172,7 @@ Test(import_v8, cut_at_every_byte)
         if (v8 && R.result != IMPORT_FAILED) {
             cr_assert_eq(R.finish, HEAPFMT_OK);
             heap h;
-            read_heap(&h, &R.sink.out);
+            read_heap(&h, &R.sink.out, "v8.heapsnapshot", 1);
             cr_assert_leq(h.no, 9);
         }
         /* past the nodes, every node is there */
@@ -503,20 +340,6 @@ Test(import_v8, huge_indexes_do_not_allocate)
     cr_assert_gt(R.errors, 0, "%s", R.log);
     tsink_free(&R.sink);
     free(s);
-}
-
-Test(import_v8, hprof_is_refused_when_forced)
-{
-    run R;
-    memset(&R, 0, sizeof R);
-    import_options o = IMPORT_OPTIONS_INIT;
-    o.from = SNIFF_HPROF;
-    o.report = collect;
-    o.report_ctx = &R;
-    tsource src;
-    tsource_init(&src, "x", 1, TSRC_WHOLE, 1);
-    cr_assert_eq(import_run(NULL, tsource_read, &src, &o, &R.st), IMPORT_FAILED);
-    cr_assert(strstr(R.log, "HPROF") != NULL);
 }
 
 /* ---- the tokenizer ----------------------------------------------------- */

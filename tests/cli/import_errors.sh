@@ -124,12 +124,20 @@ expect_failure 1 "empty stdin"
 run timeout 10 "$imp" -o z.dump /dev/zero
 expect_failure 1 "/dev/zero, named at once"
 expect_err_has "this is binary data" "/dev/zero"
+# An HPROF header, plain or gzip, goes to the HPROF importer (which
+# finds this one cut: tests/cli/import_hprof.sh has real dumps); with
+# --from=ruby it is named for what it is.
 printf 'JAVA PROFILE 1.0.2\0\0\0\10' >heap.hprof
 run "$imp" -o h.dump heap.hprof
-expect_failure 1 "an HPROF file"
-expect_err_has "Java HPROF heap dump" "an HPROF file"
+expect_failure 1 "an HPROF file cut in its header"
+expect_err_has "truncated dump: the input ends at byte 19 (in the header)" "an HPROF file"
 gzip -c heap.hprof >heap.hprof.gz
 run "$imp" -o h.dump heap.hprof.gz
-expect_err_has "Java HPROF heap dump" "a gzipped HPROF file"
+expect_err_has "truncated dump: the input ends at byte 19" "a gzipped HPROF file"
+run "$imp" --from=ruby -o h.dump heap.hprof
+expect_failure 1 "an HPROF file with --from=ruby"
+expect_err_has "Java HPROF heap dump" "an HPROF file with --from=ruby"
+run "$imp" --from=ruby -o h.dump heap.hprof.gz
+expect_err_has "Java HPROF heap dump" "a gzipped HPROF file with --from=ruby"
 
 finish

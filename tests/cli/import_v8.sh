@@ -93,14 +93,13 @@ expect_rc 3 "a damaged snapshot"
 expect_err_has "bad.heapsnapshot: byte " "the damage's offset"
 expect_err_has "expected a number" "what is wrong"
 
-# --from forces a reader; hprof is not there yet.
+# --from forces a reader.
 run "$imp" --from=ruby -o r.dump before.heapsnapshot
 expect_failure 1 "--from=ruby on a snapshot"
 expect_err_has "V8 heap snapshot" "--from=ruby names the snapshot"
 printf '{"address":"0x1", "type":"OBJECT"}\n' > one.json
 run "$imp" --from=v8 -o v.dump one.json
 expect_failure 1 "--from=v8 on dump_all lines"
-expect_usage_error "$imp" "--from=hprof" --from=hprof x
 expect_usage_error "$imp" "--from=java" --from=java x
 
 finish

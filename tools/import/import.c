@@ -18,6 +18,7 @@
 #include "import.h"
 #include "jscan.h"
 #include "meta.h"
+#include "hprof.h"
 #include "sniff.h"
 #include "v8.h"
 
@@ -58,28 +59,20 @@ typedef struct imp {
 /* Diagnostics                                                         */
 /* ------------------------------------------------------------------ */
 
-static void say(imp *m, int kind, uint64_t line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
 void import_say(const import_options *opt, char *msg, size_t cap, int kind,
-                uint64_t line, const char *fmt, va_list ap)
+                uint64_t line, const char *fmt, ...)
 {
     if (!opt->report)
         return;
+    va_list ap;
+    va_start(ap, fmt);
     vsnprintf(msg, cap, fmt, ap);
+    va_end(ap);
     opt->report(opt->report_ctx, kind, line, msg);
 }
 
-static void say(imp *m, int kind, uint64_t line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    import_say(m->opt, m->msg, sizeof m->msg, kind, line, fmt, ap);
-    va_end(ap);
-}
+#define say(m, kind, line, ...)                                            \
+    import_say((m)->opt, (m)->msg, sizeof (m)->msg, (kind), (line), __VA_ARGS__)
 
 /* Counts a skipped line and reports it, up to max_reports of them. */
 static void problem(imp *m, uint64_t line, const char *fmt, ...)
@@ -712,19 +705,19 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
-    if (o.from == SNIFF_HPROF) {
-        if (o.report)
-            o.report(o.report_ctx, IMPORT_DIAG_ERROR, 0,
-                     "HPROF heap dumps cannot be imported yet");
-        return IMPORT_FAILED;
-    }
     /* The first bytes decide, and are then read again by the importer. */
     sniff_src src;
     sniff_open(&src, read, opaque, o.rewind);
     if (o.rewind)
         o.rewind = sniff_rewind;
     int kind = o.from != SNIFF_AUTO ? o.from : sniff_kind(src.head, src.len);
+    int result;
     if (kind == SNIFF_V8)
-        return v8_run(w, sniff_read, &src, &o, st);
-    return ruby_run(w, sniff_read, &src, &o, st);
+        result = v8_run(w, sniff_read, &src, &o, st);
+    else if (kind == SNIFF_HPROF)
+        result = hprof_run(w, sniff_read, &src, &o, st);
+    else
+        result = ruby_run(w, sniff_read, &src, &o, st);
+    st->kind = kind;
+    return result;
 }

@@ -75,6 +75,8 @@ typedef struct import_options {
      * a class is named by a second CLASS record when its line comes after
      * objects that use it. */
     int (*rewind)(void *opaque);
+    int jvm_wide;          /* HPROF: sizes without compressed references
+                              (jvm_layout.h's "wide" model) */
     int from;              /* enum sniff_kind: SNIFF_AUTO decides from
                               the first bytes (sniff.h) */
     import_report_fn report; /* NULL: no diagnostics */
@@ -85,9 +87,14 @@ typedef struct import_options {
     { .preview = IMPORT_PREVIEW, .max_reports = IMPORT_MAX_REPORTS }
 
 /* Formats a diagnostic into msg (cap bytes) and hands it to opt->report,
- * when there is one: the one way both importers (dump_all, V8) report. */
+ * when there is one: the one way every importer (dump_all, V8, HPROF)
+ * reports. Each defines say(m, kind, ...) over it with its own buffer. */
 void import_say(const import_options *opt, char *msg, size_t cap, int kind,
-                uint64_t line, const char *fmt, va_list ap);
+                uint64_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
 
 typedef struct import_stats {
     uint64_t lines;           /* lines read */
@@ -107,7 +114,8 @@ typedef struct import_stats {
     int gzip;                 /* the input was gzip */
     int two_pass;             /* classes were defined by a first pass */
     uint64_t bytes_read;      /* input bytes (compressed if gzip) */
-    uint64_t bytes_json;      /* JSON bytes (after gunzip) */
+    uint64_t bytes_json;      /* input bytes after gunzip: JSON, or HPROF */
+    int kind;                 /* enum sniff_kind: what the input was */
 } import_stats;
 
 /* Imports through read (see lines.h) into w, which must be freshly opened;

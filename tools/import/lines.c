@@ -300,3 +300,36 @@ int lr_next(lr *r)
         fill(r);
     }
 }
+
+size_t lr_need(lr *r, size_t n)
+{
+    /* fill() moves the bytes left to the front, grows the buffer only
+     * when it is full, and sets eof at the end or on an error */
+    while ((!r->buf || r->end - r->start < n) && !r->eof)
+        fill(r);
+    return r->buf ? r->end - r->start : 0;
+}
+
+void lr_take(lr *r, size_t n)
+{
+    r->start += n;
+    r->taken += n;
+}
+
+uint64_t lr_skip(lr *r, uint64_t n)
+{
+    uint64_t done = 0;
+    while (done < n) {
+        size_t have = r->buf ? r->end - r->start : 0;
+        if (have == 0) {
+            if (r->eof)
+                break;
+            fill(r); /* an empty buffer: reads without growing */
+            continue;
+        }
+        size_t k = have < n - done ? have : (size_t)(n - done);
+        lr_take(r, k);
+        done += k;
+    }
+    return done;
+}

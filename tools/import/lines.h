@@ -79,6 +79,7 @@ typedef struct lr {
     int terminated;   /* the line ended with '\n' (0: last line of input) */
     uint64_t bytes_read;    /* bytes from the callback */
     uint64_t bytes_decoded; /* bytes after gunzip (= bytes_read if plain) */
+    uint64_t taken;   /* bytes consumed through lr_take and lr_skip */
     int error;        /* enum lr_error after LR_ERROR */
     int sys_errno;
     char message[128];
@@ -95,6 +96,30 @@ int lr_next(lr *r);
 
 /* 1 if the input is gzip (known after the first lr_next). */
 int lr_is_gzip(const lr *r);
+
+/* Byte access, for binary inputs (HPROF) through the same plain or gzip
+ * decoding; not to be mixed with lr_next on one reader.
+ * lr_need makes n decoded bytes available at lr_bytes(r), reading and
+ * growing the buffer only as bytes arrive (so memory follows what the
+ * input holds, not what a length in it claims), and returns how many are
+ * available: n or more, fewer only at the end of the input or after an
+ * error (r->error). lr_take consumes n of them (n <= available). */
+size_t lr_need(lr *r, size_t n);
+static inline const unsigned char *lr_bytes(const lr *r)
+{
+    return r->buf + r->start;
+}
+void lr_take(lr *r, size_t n);
+
+/* Consumes up to n decoded bytes without keeping them; returns how many
+ * (fewer only at the end of the input or after an error). */
+uint64_t lr_skip(lr *r, uint64_t n);
+
+/* Decoded bytes consumed so far by lr_take and lr_skip. */
+static inline uint64_t lr_offset(const lr *r)
+{
+    return r->taken;
+}
 
 /* Releases the buffers and zlib state. */
 void lr_free(lr *r);

@@ -23,9 +23,9 @@ static void usage(void)
     printf(
         "Usage: %s [OPTION]... [FILE]\n"
         "Convert the JSON lines of Ruby's ObjectSpace.dump_all (Ruby 2.1 to\n"
-        "3.4, plain or gzip-compressed) or a V8 heap snapshot (.heapsnapshot,\n"
-        "Node and Chrome) into a heapfmt dump. FILE - or no FILE reads\n"
-        "standard input.\n"
+        "3.4, plain or gzip-compressed), a V8 heap snapshot (.heapsnapshot,\n"
+        "Node and Chrome) or a Java HPROF dump (jmap, jcmd; plain or gzip)\n"
+        "into a heapfmt dump. FILE - or no FILE reads standard input.\n"
         "\n"
         "  -o, --output FILE     write to FILE; - for standard output, which\n"
         "                        must not be a terminal (default -)\n"
@@ -35,9 +35,12 @@ static void usage(void)
         "                        1-%d; 0 = store blocks (default 1)\n"
         "      --threads         compress on a worker thread while the\n"
         "                        next block is filled\n"
-        "      --from=KIND       read FILE as ruby (dump_all) or v8\n"
-        "                        (.heapsnapshot); default: from its first\n"
-        "                        bytes\n"
+        "      --from=KIND       read FILE as ruby (dump_all), v8\n"
+        "                        (.heapsnapshot) or hprof; default: from\n"
+        "                        its first bytes\n"
+        "      --jvm=MODEL       HPROF object sizes: compressed (references\n"
+        "                        of 4 bytes, the default below 32 GiB of\n"
+        "                        heap) or wide (-XX:-UseCompressedOops)\n"
         "      --strict          stop at the first line that cannot be\n"
         "                        imported (exit 1, no output file left)\n"
         "      --preview N       bytes of each string value to keep\n"
@@ -69,7 +72,8 @@ enum {
     OPT_ONE_PASS,
     OPT_CODEC,
     OPT_THREADS,
-    OPT_FROM
+    OPT_FROM,
+    OPT_JVM
 };
 
 static const struct option long_options[] = {
@@ -79,6 +83,7 @@ static const struct option long_options[] = {
     {"threads", no_argument, NULL, OPT_THREADS},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"from", required_argument, NULL, OPT_FROM},
+    {"jvm", required_argument, NULL, OPT_JVM},
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"max-line", required_argument, NULL, OPT_MAX_LINE},
     {"one-pass", no_argument, NULL, OPT_ONE_PASS},
@@ -141,7 +146,7 @@ static void print_stats(const char *in_name, const import_stats *st,
     if (st->lines > 0)
         fprintf(stderr, "%s: %s: lines %s, ", cli_progname(), in_name,
                 cli_fmt_count(st->lines).s);
-    else /* a V8 snapshot: no lines, ROOT records */
+    else /* a V8 snapshot or an HPROF dump: no lines, ROOT records */
         fprintf(stderr, "%s: %s: ", cli_progname(), in_name);
     fprintf(stderr, "objects %s, %s %s, references %s, classes %s\n",
             cli_fmt_count(st->objects).s, st->lines > 0 ? "root lines" : "roots",
@@ -153,10 +158,10 @@ static void print_stats(const char *in_name, const import_stats *st,
                 cli_progname(), in_name, cli_fmt_count(st->free_slots).s,
                 cli_fmt_count(st->shapes).s, cli_fmt_count(st->malformed).s);
     fprintf(stderr,
-            "%s: %s: %s of JSON%s in %.2f s (%.0f MB/s); CPU %.2f s "
+            "%s: %s: %s of %s%s in %.2f s (%.0f MB/s); CPU %.2f s "
             "(%.0f MB/s per core); dump %s (%s)\n",
             cli_progname(), in_name, cli_fmt_bytes(st->bytes_json).s,
-            st->gzip ? " (gzip)" : "", secs, secs > 0 ? mb / secs : 0.0, cpu,
+            st->kind == SNIFF_HPROF ? "HPROF" : "JSON", st->gzip ? " (gzip)" : "", secs, secs > 0 ? mb / secs : 0.0, cpu,
             cpu > 0 ? mb / cpu : 0.0, cli_fmt_bytes(out_bytes).s, codec);
 }
 
@@ -271,11 +276,19 @@ int main(int argc, char **argv)
             } else if (strcmp(optarg, "v8") == 0) {
                 a.iopt.from = SNIFF_V8;
             } else if (strcmp(optarg, "hprof") == 0) {
-                cli_usage_error("--from=hprof: HPROF import is not "
-                                "implemented yet");
-                return CLI_EXIT_USAGE;
+                a.iopt.from = SNIFF_HPROF;
             } else {
-                cli_usage_error("--from: '%s' is not ruby or v8", optarg);
+                cli_usage_error("--from: '%s' is not ruby, v8 or hprof", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case OPT_JVM:
+            if (strcmp(optarg, "compressed") == 0) {
+                a.iopt.jvm_wide = 0;
+            } else if (strcmp(optarg, "wide") == 0) {
+                a.iopt.jvm_wide = 1;
+            } else {
+                cli_usage_error("--jvm: '%s' is not compressed or wide", optarg);
                 return CLI_EXIT_USAGE;
             }
             break;

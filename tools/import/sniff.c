@@ -1,7 +1,11 @@
 /* sniff.c -- which importer an input needs, from its first bytes. */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
+#include <zlib.h>
+
+#include "hprof.h"
 #include "sniff.h"
 
 static size_t blanks(const char *p, size_t n, size_t i)
@@ -28,10 +32,32 @@ int sniff_is_v8(const char *p, size_t n)
     return i < n && p[i] == ':';
 }
 
+/* Whether gzip input begins an HPROF dump: its first decoded bytes. */
+static int gzip_hprof(const char *p, size_t n)
+{
+    char out[32];
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return 0;
+    z.next_in = (Bytef *)(uintptr_t)p;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out;
+    z.avail_out = sizeof out;
+    (void)inflate(&z, Z_SYNC_FLUSH); /* partial: the head only */
+    size_t got = sizeof out - z.avail_out;
+    inflateEnd(&z);
+    return hprof_magic(out, got);
+}
+
 int sniff_kind(const char *p, size_t n)
 {
     if (sniff_is_v8(p, n))
         return SNIFF_V8;
+    if (hprof_magic(p, n) ||
+        (n >= 2 && (unsigned char)p[0] == 0x1f && (unsigned char)p[1] == 0x8b &&
+         gzip_hprof(p, n)))
+        return SNIFF_HPROF;
     return SNIFF_RUBY;
 }
 

@@ -17,20 +17,22 @@ enum sniff_kind {
     SNIFF_AUTO = 0,  /* decide from the first bytes */
     SNIFF_RUBY = 1,  /* ObjectSpace.dump_all JSON lines, plain or gzip */
     SNIFF_V8 = 2,    /* a V8 .heapsnapshot */
-    SNIFF_HPROF = 3  /* a Java HPROF dump: recognised, not imported yet */
+    SNIFF_HPROF = 3  /* a Java HPROF dump, plain or gzip */
 };
 
 /* Bytes looked at: enough for a V8 snapshot's '{"snapshot":' after some
- * blank space, and for every magic number not_dump_all() knows. */
-#define SNIFF_LEN 64
+ * blank space, for every magic number not_dump_all() knows, and for the
+ * gzip header (with HotSpot's comment) and first block of a gzip HPROF. */
+#define SNIFF_LEN 256
 
 /* Whether the n bytes at p begin a V8 heap snapshot: '{', "snapshot" and
  * ':' with optional blank space (and a UTF-8 byte order mark) between. */
 int sniff_is_v8(const char *p, size_t n);
 
 /* The kind of an input starting with the n bytes at p (n < SNIFF_LEN only
- * at the end of the input). Gzip goes to the dump_all reader, which
- * unpacks it. */
+ * at the end of the input). Gzip goes to the HPROF reader when its first
+ * decoded bytes are an HPROF header, else to the dump_all reader; both
+ * unpack it. */
 int sniff_kind(const char *p, size_t n);
 
 /* A read callback that replays the first bytes, then reads on. */

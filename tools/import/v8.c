@@ -109,19 +109,8 @@ typedef struct v8 {
 /* Diagnostics                                                         */
 /* ------------------------------------------------------------------ */
 
-static void say(v8 *m, int kind, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void say(v8 *m, int kind, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    import_say(m->opt, m->msg, sizeof m->msg, kind, 0, fmt, ap);
-    va_end(ap);
-}
+#define say(m, kind, ...)                                                  \
+    import_say((m)->opt, (m)->msg, sizeof (m)->msg, (kind), 0, __VA_ARGS__)
 
 /* Reports why reading stopped (s's error, or VS_BAD with msg at the
  * current offset). Returns IMPORT_FAILED for what no salvage helps (a

@@ -1,0 +1,639 @@
+/*
+ * test_import_hprof.c -- heapfmt-import of Java HPROF dumps (tools/import/
+ * hprof.c) and HotSpot's field layout (jvm_layout.c).
+ *
+ * The dumps are written here from the HPROF specification (OpenJDK's
+ * hprof_b_spec), with 8- and 4-byte ids: a few classes, instances,
+ * arrays and roots whose heap is worked out by hand below (the check
+ * against a real JVM is tests/cli/import_hprof.sh). Each is imported
+ * whole, a byte per read, in random pieces and gzip-packed in two
+ * members; then cut at every byte (never a crash, never more than the
+ * whole, IMPORT_OK only for the whole) and damaged in the ways the table
+ * lists, each named with its byte offset.
+ */
+#include <zlib.h>
+
+#include "hprof.h"
+#include "jvm_layout.h"
+
+#include "test_import_run.h"
+
+/* ---- the layout model -------------------------------------------------- */
+
+static jl_field prim(unsigned size)
+{
+    jl_field f = {(uint8_t)size, 0, 0};
+    return f;
+}
+
+static jl_field oop(const jl_model *m)
+{
+    jl_field f = {(uint8_t)m->ref, 1, 0};
+    return f;
+}
+
+Test(jvm_layout, fields_fill_gaps_as_hotspot_does)
+{
+    const jl_model *m = &jl_compressed;
+    jl_layout root, node, base, mid, leaf;
+    jl_root(m, &root);
+    /* Leak$Node: Node next; long value; int id; byte flag -> 32 (jmap) */
+    jl_field nf[] = {oop(m), prim(8), prim(4), prim(1)};
+    cr_assert_eq(jl_extend(m, &root, nf, 4, &node), 0);
+    cr_assert_eq(jl_instance_size(&node), 32);
+    cr_assert_eq(node.end, 32); /* int at 12, long 16, byte 24, ref 28 */
+    /* Base { byte } 16, Mid { long } 24, Leaf { int; short; Object } 32:
+     * the short goes into Base's gap, the int cannot (13..16) */
+    jl_field bf[] = {prim(1)}, mf[] = {prim(8)};
+    jl_field lf[] = {prim(4), prim(2), oop(m)};
+    cr_assert_eq(jl_extend(m, &root, bf, 1, &base), 0);
+    cr_assert_eq(jl_extend(m, &base, mf, 1, &mid), 0);
+    cr_assert_eq(jl_extend(m, &mid, lf, 3, &leaf), 0);
+    cr_assert_eq(jl_instance_size(&base), 16);
+    cr_assert_eq(jl_instance_size(&mid), 24);
+    cr_assert_eq(leaf.end, 32); /* short 14, int 24, ref 28 */
+    cr_assert_eq(jl_instance_size(&leaf), 32);
+    jl_free(&node);
+    jl_free(&base);
+    jl_free(&mid);
+    jl_free(&leaf);
+}
+
+Test(jvm_layout, contended_groups_are_padded_and_close_their_gaps)
+{
+    const jl_model *m = &jl_compressed;
+    jl_layout root, t, sub;
+    jl_root(m, &root);
+    /* long a; @Contended long seed; @Contended int probe */
+    jl_field tf[] = {prim(8), {8, 0, 1}, {4, 0, 1}};
+    cr_assert_eq(jl_extend(m, &root, tf, 3, &t), 0);
+    /* a 16..24 (gap 12..16); pad 24..152; seed 152, probe 160..164; pad */
+    cr_assert_eq(t.end, 164 + 128);
+    cr_assert_eq(jl_instance_size(&t), 296);
+    /* a subclass's byte is appended, not put into the gap at 12 */
+    jl_field sf[] = {prim(1)};
+    cr_assert_eq(jl_extend(m, &t, sf, 1, &sub), 0);
+    cr_assert_eq(sub.end, 293);
+    jl_free(&t);
+    jl_free(&sub);
+}
+
+Test(jvm_layout, wide_references_and_arrays)
+{
+    const jl_model *m = &jl_wide;
+    jl_layout root, node;
+    jl_root(m, &root);
+    jl_field nf[] = {oop(m), prim(8), prim(4), prim(1)};
+    cr_assert_eq(jl_extend(m, &root, nf, 4, &node), 0);
+    cr_assert_eq(jl_instance_size(&node), 40); /* 16 + 8 + 4 + 1 -> 32 + 8 */
+    jl_free(&node);
+    cr_assert_eq(jl_array_size(&jl_compressed, 5, 4), 40); /* 16 + 20 */
+    cr_assert_eq(jl_array_size(&jl_wide, 5, 4), 48);       /* 24 + 20 */
+    cr_assert_eq(jl_array_size(&jl_compressed, 0, 8), 16);
+    cr_assert_eq(jl_array_size(&jl_compressed, 3, 4), 32); /* Object[3] */
+}
+
+Test(jvm_layout, injected_fields_of_the_vm)
+{
+    jl_field f[JL_MAX_INJECTED];
+    cr_assert_eq(jl_injected(&jl_compressed, "java.lang.Module", 16, f), 1);
+    cr_assert_eq(f[0].size, 8);
+    cr_assert_eq(jl_injected(&jl_compressed, "java.lang.Class", 15, f), 7);
+    cr_assert_eq(jl_injected(&jl_compressed, "java.lang.Object", 16, f), 0);
+    cr_assert(jl_contended("java.lang.Thread", 16, "threadLocalRandomSeed", 21));
+    cr_assert(!jl_contended("java.lang.Thread", 16, "name", 4));
+}
+
+/* ---- an HPROF encoder, from the specification -------------------------- */
+
+typedef struct hw {
+    tbuf b;
+    unsigned idsz;
+    size_t seg_len_at; /* where the open heap dump segment's length is */
+} hw;
+
+static void be32(tbuf *b, uint32_t v)
+{
+    unsigned char p[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 8), (unsigned char)v};
+    tbuf_put(b, p, 4);
+}
+
+static void be16(tbuf *b, unsigned v)
+{
+    tbuf_u8(b, (v >> 8) & 0xff);
+    tbuf_u8(b, v & 0xff);
+}
+
+static void id(hw *w, uint64_t v)
+{
+    if (w->idsz == 8)
+        be32(&w->b, (uint32_t)(v >> 32));
+    be32(&w->b, (uint32_t)v);
+}
+
+static void header(hw *w, unsigned idsz)
+{
+    memset(w, 0, sizeof *w);
+    w->idsz = idsz;
+    tbuf_put(&w->b, "JAVA PROFILE 1.0.2", 19); /* with its NUL */
+    be32(&w->b, idsz);
+    be32(&w->b, 0x190);
+    be32(&w->b, 0x12345678); /* the time, in ms */
+}
+
+static void record(hw *w, unsigned tag, uint32_t len)
+{
+    tbuf_u8(&w->b, tag);
+    be32(&w->b, 0);
+    be32(&w->b, len);
+}
+
+static void utf8(hw *w, uint64_t sid, const char *text)
+{
+    record(w, 0x01, w->idsz + (uint32_t)strlen(text));
+    id(w, sid);
+    tbuf_put(&w->b, text, strlen(text));
+}
+
+static void load_class(hw *w, uint64_t cid, uint64_t name)
+{
+    record(w, 0x02, 8 + 2 * w->idsz);
+    be32(&w->b, 1);
+    id(w, cid);
+    be32(&w->b, 0);
+    id(w, name);
+}
+
+static void segment_open(hw *w)
+{
+    record(w, 0x1c, 0);
+    w->seg_len_at = w->b.len - 4;
+}
+
+static void segment_close(hw *w)
+{
+    uint32_t len = (uint32_t)(w->b.len - w->seg_len_at - 4);
+    unsigned char *p = w->b.data + w->seg_len_at;
+    p[0] = (unsigned char)(len >> 24);
+    p[1] = (unsigned char)(len >> 16);
+    p[2] = (unsigned char)(len >> 8);
+    p[3] = (unsigned char)len;
+}
+
+/* A CLASS DUMP: nst statics of type object (names st[], values sv[]) and
+ * nf instance fields (names fn[], types ft[]). */
+static void class_dump(hw *w, uint64_t cid, uint64_t super, uint64_t loader,
+                       size_t nst, const uint64_t *st, const uint64_t *sv,
+                       size_t nf, const uint64_t *fn, const unsigned *ft)
+{
+    tbuf_u8(&w->b, 0x20);
+    id(w, cid);
+    be32(&w->b, 0);
+    id(w, super);
+    id(w, loader);
+    for (int i = 0; i < 4; i++)
+        id(w, 0); /* signers, protection domain, reserved */
+    be32(&w->b, 99); /* the instance size HPROF states: not used */
+    be16(&w->b, 1);  /* one constant, an int */
+    be16(&w->b, 7);
+    tbuf_u8(&w->b, 10);
+    be32(&w->b, 42);
+    be16(&w->b, (unsigned)nst);
+    for (size_t i = 0; i < nst; i++) {
+        id(w, st[i]);
+        tbuf_u8(&w->b, 2);
+        id(w, sv[i]);
+    }
+    be16(&w->b, (unsigned)nf);
+    for (size_t i = 0; i < nf; i++) {
+        id(w, fn[i]);
+        tbuf_u8(&w->b, ft[i]);
+    }
+}
+
+/* An instance of Node: next (object), value (long), id (int). */
+static void node(hw *w, uint64_t oid, uint64_t cls, uint64_t next)
+{
+    tbuf_u8(&w->b, 0x21);
+    id(w, oid);
+    be32(&w->b, 0);
+    id(w, cls);
+    be32(&w->b, w->idsz + 12);
+    id(w, next);
+    be32(&w->b, 0);
+    be32(&w->b, 7); /* value */
+    be32(&w->b, 3); /* id */
+}
+
+static void root(hw *w, unsigned tag, uint64_t oid)
+{
+    tbuf_u8(&w->b, tag);
+    id(w, oid);
+    if (tag == 0x01)
+        id(w, 0x999); /* the JNI global ref */
+    else if (tag == 0x03) {
+        be32(&w->b, 1);
+        be32(&w->b, 2);
+    }
+}
+
+/* String ids, class ids and object ids of the test heap. */
+enum {
+    S_OBJECT = 0x11, S_CLASS, S_NODE, S_INTS, S_NEXT, S_VALUE, S_ID, S_CACHE,
+    S_NODES,
+    C_OBJECT = 0x1000, C_CLASS = 0x1010, C_NODE = 0x1020, C_INTS = 0x1030,
+    C_NODES = 0x1040,
+    O_A = 0x2000, O_B = 0x2010, O_INTS = 0x2020, O_ARR = 0x2030
+};
+
+/* The heap every well-formed variant holds (expect_heap). */
+static void small_dump(hw *w, unsigned idsz)
+{
+    header(w, idsz);
+    utf8(w, S_OBJECT, "java/lang/Object");
+    utf8(w, S_CLASS, "java/lang/Class");
+    utf8(w, S_NODE, "Leak$Node");
+    utf8(w, S_INTS, "[I");
+    utf8(w, S_NEXT, "next");
+    utf8(w, S_VALUE, "value");
+    utf8(w, S_ID, "id");
+    utf8(w, S_CACHE, "CACHE");
+    utf8(w, S_NODES, "[LLeak$Node;");
+    record(w, 0x05, 12); /* a STACK TRACE: skipped */
+    be32(&w->b, 1);
+    be32(&w->b, 1);
+    be32(&w->b, 0);
+    load_class(w, C_OBJECT, S_OBJECT);
+    load_class(w, C_CLASS, S_CLASS);
+    load_class(w, C_NODE, S_NODE);
+    load_class(w, C_INTS, S_INTS);
+    load_class(w, C_NODES, S_NODES);
+    segment_open(w);
+    root(w, 0x05, C_NODE); /* sticky class */
+    root(w, 0x05, C_OBJECT);
+    root(w, 0x03, O_B);    /* java frame */
+    class_dump(w, C_OBJECT, 0, 0, 0, NULL, NULL, 0, NULL, NULL);
+    class_dump(w, C_CLASS, C_OBJECT, 0, 0, NULL, NULL, 0, NULL, NULL);
+    static const uint64_t st[] = {S_CACHE}, sv[] = {O_A};
+    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
+    static const unsigned ft[] = {2, 11, 10};
+    class_dump(w, C_NODE, C_OBJECT, 0, 1, st, sv, 3, fn, ft);
+    class_dump(w, C_INTS, C_OBJECT, 0, 0, NULL, NULL, 0, NULL, NULL);
+    class_dump(w, C_NODES, C_OBJECT, 0, 0, NULL, NULL, 0, NULL, NULL);
+    segment_close(w);
+    segment_open(w);
+    node(w, O_A, C_NODE, O_B);
+    node(w, O_B, C_NODE, 0);
+    tbuf_u8(&w->b, 0x23); /* int[5] */
+    id(w, O_INTS);
+    be32(&w->b, 0);
+    be32(&w->b, 5);
+    tbuf_u8(&w->b, 10);
+    for (int i = 0; i < 5; i++)
+        be32(&w->b, (uint32_t)i);
+    tbuf_u8(&w->b, 0x22); /* Node[3] = {A, null, B} */
+    id(w, O_ARR);
+    be32(&w->b, 0);
+    be32(&w->b, 3);
+    id(w, C_NODES);
+    id(w, O_A);
+    id(w, 0);
+    id(w, O_B);
+    root(w, 0x01, O_ARR); /* jni global */
+    segment_close(w);
+    record(w, 0x2c, 0); /* HEAP DUMP END */
+}
+
+static void import_hprof(run *R, const tbuf *in, int policy, int strict)
+{
+    import_mem(R, in->data, in->len, policy, SNIFF_AUTO, strict);
+}
+
+static void expect_heap(const heap *h)
+{
+    /* the class objects (when the first instance comes), then the rest */
+    static const struct {
+        uint64_t id, size;
+        const char *cls, *type, *value;
+    } want[] = {
+        /* a mirror: java.lang.Class with its injected fields (48 bytes),
+         * then the statics: Node's CACHE reference adds 4 */
+        {C_OBJECT, 48, "java.lang.Class", "class", "java.lang.Object"},
+        {C_CLASS, 48, "java.lang.Class", "class", "java.lang.Class"},
+        {C_NODE, 56, "java.lang.Class", "class", "Leak$Node"},
+        {C_INTS, 48, "java.lang.Class", "class", "[I"},
+        {C_NODES, 48, "java.lang.Class", "class", "[LLeak$Node;"},
+        /* ref 4, long 8, int 4 after a 12-byte header: 28 -> 32 */
+        {O_A, 32, "Leak$Node", "instance", ""},
+        {O_B, 32, "Leak$Node", "instance", ""},
+        {O_INTS, 40, "[I", "primitive array", ""},
+        {O_ARR, 32, "[LLeak$Node;", "object array", ""},
+    };
+    cr_assert_eq(h->no, 9);
+    for (size_t i = 0; i < 9; i++) {
+        const obj *o = &h->o[i];
+        cr_assert_eq(o->id, want[i].id, "object %zu in order", i);
+        cr_assert_eq(o->size, want[i].size, "size of %llx",
+                     (unsigned long long)o->id);
+        cr_assert_str_eq(o->cls, want[i].cls);
+        cr_assert_str_eq(o->type, want[i].type);
+        cr_assert_str_eq(o->value, want[i].value);
+    }
+    const obj *nc = find(h, C_NODE);
+    cr_assert_eq(nc->nrefs, 2);
+    expect_ref(nc, 0, O_A, HEAPFMT_LABEL_FIELD, 0, "CACHE");
+    expect_ref(nc, 1, C_OBJECT, HEAPFMT_LABEL_OTHER, 0, "<super>");
+    cr_assert_eq(find(h, C_OBJECT)->nrefs, 0);
+    cr_assert_eq(find(h, C_CLASS)->nrefs, 1);
+    expect_ref(find(h, C_INTS), 0, C_OBJECT, HEAPFMT_LABEL_OTHER, 0, "<super>");
+    const obj *a = find(h, O_A);
+    cr_assert_eq(a->nrefs, 1);
+    expect_ref(a, 0, O_B, HEAPFMT_LABEL_FIELD, 0, "next");
+    cr_assert_eq(find(h, O_B)->nrefs, 0);
+    const obj *arr = find(h, O_ARR);
+    cr_assert_eq(arr->nrefs, 2);
+    expect_ref(arr, 0, O_A, HEAPFMT_LABEL_INDEX, 0, "0");
+    expect_ref(arr, 1, O_B, HEAPFMT_LABEL_INDEX, 0, "2");
+    cr_assert_eq(h->nroots, 3);
+    cr_assert_str_eq(h->roots[0], "sticky class");
+    cr_assert(h->root_n[0] == 2 && h->root_ref[0][0] == C_NODE &&
+              h->root_ref[0][1] == C_OBJECT);
+    cr_assert_str_eq(h->roots[1], "java frame");
+    cr_assert(h->root_n[1] == 1 && h->root_ref[1][0] == O_B);
+    cr_assert_str_eq(h->roots[2], "jni global");
+    cr_assert(h->root_n[2] == 1 && h->root_ref[2][0] == O_ARR);
+}
+
+Test(import_hprof, small_dump_whole_and_in_pieces)
+{
+    static const int policies[] = {TSRC_WHOLE, TSRC_BYTE, TSRC_RANDOM};
+    for (unsigned idsz = 4; idsz <= 8; idsz += 4) {
+        hw w;
+        small_dump(&w, idsz);
+        for (size_t p = 0; p < 3; p++) {
+            run R;
+            import_hprof(&R, &w.b, policies[p], 0);
+            cr_assert_eq(R.result, IMPORT_OK, "ids of %u, policy %d: %s", idsz,
+                         policies[p], R.log);
+            cr_assert_eq(R.finish, HEAPFMT_OK);
+            cr_assert_str_empty(R.log);
+            cr_assert_eq(R.st.objects, 9);
+            cr_assert_eq(R.st.roots, 3);
+            /* objects 2 + 1 + 1 + 1 + 1 + 2, roots 2 + 1 + 1 */
+            cr_assert_eq(R.st.refs, 12);
+            cr_assert_eq(R.st.classes, 5);
+            cr_assert_eq(R.st.bytes_read, w.b.len);
+            cr_assert_eq(R.st.kind, SNIFF_HPROF);
+            heap h;
+            read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+            expect_heap(&h);
+            tsink_free(&R.sink);
+        }
+        tbuf_free(&w.b);
+    }
+}
+
+/* gzip of data in two members, as jmap -dump:gz= writes its chunks. */
+static tbuf gzip_two_members(const tbuf *in)
+{
+    tbuf out = {0};
+    size_t half = in->len / 2;
+    for (int part = 0; part < 2; part++) {
+        const unsigned char *p = in->data + (part ? half : 0);
+        size_t n = part ? in->len - half : half;
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        cr_assert_eq(deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8,
+                                  Z_DEFAULT_STRATEGY), Z_OK);
+        unsigned char buf[1 << 16];
+        z.next_in = (Bytef *)(uintptr_t)p;
+        z.avail_in = (uInt)n;
+        int rc;
+        do {
+            z.next_out = buf;
+            z.avail_out = sizeof buf;
+            rc = deflate(&z, Z_FINISH);
+            tbuf_put(&out, buf, sizeof buf - z.avail_out);
+        } while (rc == Z_OK);
+        cr_assert_eq(rc, Z_STREAM_END);
+        deflateEnd(&z);
+    }
+    return out;
+}
+
+Test(import_hprof, gzip_members_are_read_one_after_another)
+{
+    hw w;
+    small_dump(&w, 8);
+    tbuf gz = gzip_two_members(&w.b);
+    run R;
+    import_hprof(&R, &gz, TSRC_RANDOM, 0);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    cr_assert(R.st.gzip);
+    cr_assert_eq(R.st.bytes_json, w.b.len);
+    heap h;
+    read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+    expect_heap(&h);
+    tsink_free(&R.sink);
+    tbuf_free(&gz);
+    tbuf_free(&w.b);
+}
+
+Test(import_hprof, cut_at_every_byte)
+{
+    hw w;
+    small_dump(&w, 8);
+    uint64_t last = 0;
+    for (size_t cut = 0; cut < w.b.len; cut++) {
+        run R;
+        import_mem(&R, w.b.data, cut, TSRC_WHOLE, SNIFF_HPROF, 0);
+        cr_assert_neq(R.result, IMPORT_OK, "cut at %zu", cut);
+        cr_assert_leq(R.st.objects, 9);
+        cr_assert_geq(R.st.objects, last, "cut at %zu: fewer objects", cut);
+        last = R.st.objects;
+        cr_assert_gt(R.errors + (R.log[0] != '\0'), 0, "cut at %zu: silent", cut);
+        if (R.result == IMPORT_INCOMPLETE) {
+            cr_assert_eq(R.finish, HEAPFMT_OK);
+            cr_assert(strstr(R.log, "byte ") != NULL, "%s", R.log);
+        }
+        tsink_free(&R.sink);
+    }
+    cr_assert_eq(last, 9); /* only the last record's end was missing */
+    tbuf_free(&w.b);
+}
+
+/* Rewrites the dump's bytes at the offset of the first occurrence of
+ * `find` (len bytes) after `after`, to `repl`. Returns the offset. */
+static size_t patch(tbuf *b, size_t after, const void *find_bytes, size_t len,
+                    const void *repl)
+{
+    for (size_t i = after; i + len <= b->len; i++)
+        if (memcmp(b->data + i, find_bytes, len) == 0) {
+            memcpy(b->data + i, repl, len);
+            return i;
+        }
+    cr_assert_fail("pattern not found");
+    return 0;
+}
+
+Test(import_hprof, damage_is_named_with_its_offset)
+{
+    hw w;
+    small_dump(&w, 8);
+    /* the first INSTANCE DUMP: tag 0x21 then O_A's id */
+    static const unsigned char inst[] = {0x21, 0, 0, 0, 0, 0, 0, 0x20, 0x00};
+    static const struct {
+        unsigned char repl[9];
+        const char *says;
+    } cases[] = {
+        /* an unknown sub-record tag: nothing can be read after it */
+        {{0x77, 0, 0, 0, 0, 0, 0, 0x20, 0x00},
+         "heap dump sub-record of unknown tag 0x77"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tbuf b = {0};
+        tbuf_put(&b, w.b.data, w.b.len);
+        size_t off = patch(&b, 0, inst, sizeof inst, cases[i].repl);
+        run R;
+        import_hprof(&R, &b, TSRC_WHOLE, 0);
+        cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+        char want[128];
+        snprintf(want, sizeof want, "byte %zu: %s", off, cases[i].says);
+        cr_assert(strstr(R.log, want) != NULL, "want '%s' in %s", want, R.log);
+        cr_assert_eq(R.st.objects, 5); /* the class objects, before it */
+        tsink_free(&R.sink);
+        tbuf_free(&b);
+    }
+    tbuf_free(&w.b);
+}
+
+/* A dump of one segment holding the sub-record bytes sub[0..n). */
+static void one_record(hw *w, const unsigned char *sub, size_t n)
+{
+    header(w, 8);
+    segment_open(w);
+    tbuf_put(&w->b, sub, n);
+    segment_close(w);
+}
+
+Test(import_hprof, claimed_lengths_do_not_allocate)
+{
+    /* an object array of 2^32 - 1 elements, an instance of 4 GiB, a
+     * primitive array of 2^32 - 1 longs, in a segment of a few bytes */
+    static const unsigned char arr[] = {
+        0x22, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+        0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3};
+    static const unsigned char ins[] = {
+        0x21, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+        0xff, 0xff, 0xff, 0xff, 1, 2, 3};
+    static const unsigned char pa[] = {
+        0x23, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 11,
+        1, 2, 3};
+    const unsigned char *subs[] = {arr, ins, pa};
+    size_t lens[] = {sizeof arr, sizeof ins, sizeof pa};
+    for (size_t i = 0; i < 3; i++) {
+        hw w;
+        one_record(&w, subs[i], lens[i]);
+        run R;
+        import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+        cr_assert_eq(R.result, IMPORT_FAILED, "%s", R.log);
+        cr_assert(strstr(R.log, "runs past the end of its heap dump record"),
+                  "case %zu: %s", i, R.log);
+        tsink_free(&R.sink);
+        /* the same in a segment that claims 4 GiB: cut, not allocated */
+        w.b.data[w.seg_len_at] = 0xff;
+        w.b.data[w.seg_len_at + 1] = 0xff;
+        import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+        cr_assert_eq(R.result, IMPORT_FAILED, "%s", R.log);
+        cr_assert(strstr(R.log, "byte "), "case %zu: %s", i, R.log);
+        tsink_free(&R.sink);
+        tbuf_free(&w.b);
+    }
+}
+
+Test(import_hprof, instances_the_importer_cannot_decode_are_kept)
+{
+    /* an instance of a class never dumped, and one whose bytes are
+     * shorter than its class says: both written, without references */
+    hw w;
+    header(&w, 8);
+    utf8(&w, S_NEXT, "next");
+    segment_open(&w);
+    static const uint64_t fn[] = {S_NEXT};
+    static const unsigned ft[] = {2};
+    class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 1, fn, ft);
+    node(&w, O_A, 0x5555, O_B); /* class 0x5555: never dumped */
+    tbuf_u8(&w.b, 0x21);       /* of C_NODE, 4 bytes where 8 are due */
+    id(&w, O_B);
+    be32(&w.b, 0);
+    id(&w, C_NODE);
+    be32(&w.b, 4);
+    be32(&w.b, 0);
+    segment_close(&w);
+    run R;
+    import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+    cr_assert(strstr(R.log, "1 instances of classes not dumped before them"),
+              "%s", R.log);
+    cr_assert(strstr(R.log, "1 instances whose field bytes disagree"), "%s",
+              R.log);
+    cr_assert_eq(R.st.objects, 3);
+    tsink_free(&R.sink);
+    import_hprof(&R, &w.b, TSRC_WHOLE, 1);
+    cr_assert_eq(R.result, IMPORT_FAILED, "--strict: %s", R.log);
+    tsink_free(&R.sink);
+    tbuf_free(&w.b);
+}
+
+Test(import_hprof, a_class_chain_that_loops_is_not_followed)
+{
+    /* A extends B extends A: no layout, no endless walk */
+    hw w;
+    header(&w, 8);
+    segment_open(&w);
+    class_dump(&w, 0xa0, 0xb0, 0, 0, NULL, NULL, 0, NULL, NULL);
+    class_dump(&w, 0xb0, 0xa0, 0, 0, NULL, NULL, 0, NULL, NULL);
+    node(&w, O_A, 0xa0, 0);
+    segment_close(&w);
+    run R;
+    import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+    cr_assert_eq(R.st.objects, 3);
+    tsink_free(&R.sink);
+    tbuf_free(&w.b);
+}
+
+Test(import_hprof, headers_that_are_not_hprof)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *says;
+    } cases[] = {
+        {"JAVA PROFILE 1.0.2\0\0\0\0\3\0\0\0\0\0\0\0\0", 31, "identifier size 3"},
+        {"JAVA PROFILE 1.0.2", 18, "truncated dump"},
+        {"JAVA PROFILE 1.0.2\0\0\0\0\x08\0\0\0\0\0\0\0\0", 31,
+         "the dump has no heap records"},
+        {"{\"address\":\"0x1\"}\n", 18, "not an HPROF dump"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run R;
+        import_mem(&R, cases[i].bytes, cases[i].len, TSRC_WHOLE, SNIFF_HPROF, 0);
+        cr_assert_eq(R.result, IMPORT_FAILED, "case %zu: %s", i, R.log);
+        cr_assert(strstr(R.log, cases[i].says), "case %zu: %s", i, R.log);
+        tsink_free(&R.sink);
+    }
+}
+
+Test(import_hprof, sniffed_plain_and_gzip)
+{
+    hw w;
+    small_dump(&w, 8);
+    cr_assert_eq(sniff_kind((const char *)w.b.data, SNIFF_LEN), SNIFF_HPROF);
+    tbuf gz = gzip_two_members(&w.b);
+    cr_assert_eq(sniff_kind((const char *)gz.data, SNIFF_LEN), SNIFF_HPROF);
+    cr_assert_eq(sniff_kind("\x1f\x8b", 2), SNIFF_RUBY);
+    tbuf_free(&gz);
+    tbuf_free(&w.b);
+}

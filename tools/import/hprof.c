@@ -1,0 +1,1292 @@
+/* hprof.c -- Java HPROF heap dumps to heapfmt records (hprof.h).
+ *
+ * The format (OpenJDK's hprof_b_spec / heapDumper.cpp): a header
+ * "JAVA PROFILE 1.0.x\0", u4 id size, u8 time in ms; then records of
+ * u1 tag, u4 time, u4 length, body. Big-endian. The heap is in HEAP DUMP
+ * (0x0c) and HEAP DUMP SEGMENT (0x1c) records, a sequence of sub-records
+ * with no length of their own: each is parsed to find the next, so a byte
+ * this file does not understand ends the reading (what came before is
+ * written, the import is incomplete). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit.h"
+#include "hf_common.h"
+#include "hprof.h"
+#include "jscan.h"
+#include "jvm_layout.h"
+#include "meta.h"
+
+/* Top-level record tags. */
+enum {
+    TAG_UTF8 = 0x01,
+    TAG_LOAD_CLASS = 0x02,
+    TAG_HEAP_DUMP = 0x0c,
+    TAG_HEAP_DUMP_SEGMENT = 0x1c,
+    TAG_HEAP_DUMP_END = 0x2c
+};
+
+/* Heap dump sub-record tags. */
+enum {
+    SUB_ROOT_UNKNOWN = 0xff,
+    SUB_ROOT_JNI_GLOBAL = 0x01,
+    SUB_ROOT_JNI_LOCAL = 0x02,
+    SUB_ROOT_JAVA_FRAME = 0x03,
+    SUB_ROOT_NATIVE_STACK = 0x04,
+    SUB_ROOT_STICKY_CLASS = 0x05,
+    SUB_ROOT_THREAD_BLOCK = 0x06,
+    SUB_ROOT_MONITOR_USED = 0x07,
+    SUB_ROOT_THREAD_OBJECT = 0x08,
+    SUB_CLASS_DUMP = 0x20,
+    SUB_INSTANCE_DUMP = 0x21,
+    SUB_OBJ_ARRAY_DUMP = 0x22,
+    SUB_PRIM_ARRAY_DUMP = 0x23
+};
+
+/* Basic types (field and array element types). */
+enum {
+    T_OBJECT = 2,
+    T_BOOLEAN = 4,
+    T_CHAR = 5,
+    T_FLOAT = 6,
+    T_DOUBLE = 7,
+    T_BYTE = 8,
+    T_SHORT = 9,
+    T_INT = 10,
+    T_LONG = 11,
+    T_LAST = 11
+};
+
+#define HP_NONE UINT32_MAX         /* no string, no class */
+#define HP_MAX_NAME 4096           /* bytes of a UTF8 record kept */
+#define HP_ROOT_BATCH 4096         /* roots of one kind in one ROOT record */
+#define HP_PRIM_CLASS(t) ((uint64_t)(t)) /* class ids of primitive arrays
+                                    never named by LOAD CLASS (addresses
+                                    are never this small) */
+
+/* A primitive type's size in the JVM (and in HPROF), 0 if not a type. */
+static unsigned prim_size(unsigned t)
+{
+    static const unsigned char size[T_LAST + 1] = {
+        [T_BOOLEAN] = 1, [T_CHAR] = 2, [T_FLOAT] = 4, [T_DOUBLE] = 8,
+        [T_BYTE] = 1,    [T_SHORT] = 2, [T_INT] = 4,  [T_LONG] = 8};
+    return t <= T_LAST ? size[t] : 0;
+}
+
+static const char *const prim_array_name[T_LAST + 1] = {
+    [T_BOOLEAN] = "[Z", [T_CHAR] = "[C", [T_FLOAT] = "[F", [T_DOUBLE] = "[D",
+    [T_BYTE] = "[B",    [T_SHORT] = "[S", [T_INT] = "[I",  [T_LONG] = "[J"};
+
+/* An instance field as the CLASS DUMP declares it. */
+typedef struct hp_field {
+    uint32_t name; /* string index, HP_NONE */
+    uint8_t type;
+} hp_field;
+
+/* A reference in an instance's field bytes (the whole class chain). */
+typedef struct hp_slot {
+    uint32_t off;  /* byte offset in the instance's field data */
+    uint32_t name; /* string index of the field name, HP_NONE */
+} hp_slot;
+
+/* A UTF8 record's text in hp.text. */
+typedef struct hp_str {
+    uint64_t off;
+    uint32_t len;
+    uint32_t sid; /* the writer's string id, 0 until first used */
+} hp_str;
+
+enum { LAID_NOT = 0, LAID_OK = 1, LAID_FAILED = 2 };
+
+typedef struct hp_class {
+    uint64_t id, super_id;
+    uint32_t name;              /* string index (LOAD CLASS), HP_NONE */
+    uint32_t fields_at, nfields; /* in hp.fields */
+    uint8_t dumped;             /* its CLASS DUMP was read */
+    uint8_t laid;               /* LAID_*: layout, size and slots */
+    uint64_t failed_at;         /* LAID_FAILED: hp.dumps then (tried
+                                   again after more CLASS DUMPs) */
+    uint32_t data_len;          /* field bytes of an instance in HPROF */
+    uint32_t slots_at, nslots;  /* in hp.slots */
+    uint64_t size;              /* instance bytes as the JVM counts them */
+    jl_layout lay;
+} hp_class;
+
+/* A class object read, not written yet (write_pending). */
+typedef struct hp_pending {
+    uint32_t ci;
+    uint32_t nrefs;
+    uint64_t refs_at; /* in hp.pref, hp.plab */
+    uint64_t statics; /* bytes of the static fields in the mirror */
+} hp_pending;
+
+typedef struct hp {
+    heapfmt_writer *w;
+    const import_options *opt;
+    import_stats *st;
+    const jl_model *model;
+    lr r;
+    unsigned idsz;
+    uint64_t seg_left; /* bytes left in the heap dump record being read */
+    int in_seg;
+    int end_due;      /* a segment was read: HEAP DUMP END must follow */
+
+    /* UTF8 records: id -> index; text in one buffer */
+    hf_map str_of;
+    hp_str *str;
+    size_t nstr, strcap;
+    char *text;
+    size_t textlen, textcap;
+
+    /* classes: class object id -> index */
+    hf_map class_of;
+    hp_class *cls;
+    size_t ncls, clscap;
+    hp_field *fields;
+    size_t nfields, fieldcap;
+    hp_slot *slots;
+    size_t nslots, slotcap;
+    uint64_t dumps;                  /* CLASS DUMPs read */
+    uint64_t class_class;            /* java.lang.Class's id, 0 unknown */
+    uint64_t prim_class[T_LAST + 1]; /* [I, [B...: class ids */
+    int prim_written[T_LAST + 1];
+
+    /* class objects waiting for write_pending, their references */
+    hp_pending *pend;
+    size_t npend, pendcap;
+    uint64_t *pref;
+    heapfmt_label *plab;
+    size_t npref, prefcap;
+
+    /* one record's references */
+    uint64_t *refs;
+    heapfmt_label *labels;
+    size_t rcap;
+    uint32_t *chain; /* class indexes, for layouts */
+    size_t chaincap;
+
+    /* roots waiting for their ROOT record */
+    int root_kind;
+    uint64_t root_ids[HP_ROOT_BATCH];
+    size_t nroots;
+    uint32_t root_sid[256];
+
+    uint32_t sid_instance, sid_objarray, sid_primarray, sid_class;
+    uint32_t sid_super, sid_loader;
+
+    /* counted problems */
+    uint64_t undecoded;   /* instances whose class was not dumped before */
+    uint64_t bad_length;  /* instances whose bytes disagree with the class */
+    uint64_t dup_classes; /* CLASS DUMPs of a class dumped before */
+
+    int stopped;
+    int writer_rc;  /* a writer failure: the import fails */
+    char msg[512];
+} hp;
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                         */
+/* ------------------------------------------------------------------ */
+
+#define say(m, kind, ...)                                                  \
+    import_say((m)->opt, (m)->msg, sizeof (m)->msg, (kind), 0, __VA_ARGS__)
+
+/* Results of the reading steps. */
+enum { HP_OK = 0, HP_STOP = 1 };
+
+/* The input ends inside a record (or its gzip stream is cut or damaged,
+ * or cannot be read): what came before is kept. */
+static int cut(hp *m, const char *where)
+{
+    m->stopped = 1;
+    lr *r = &m->r;
+    if (r->error == LR_E_READ) {
+        say(m, IMPORT_DIAG_ERROR, "read error: %s", strerror(r->sys_errno));
+        m->writer_rc = HEAPFMT_E_IO;
+        return HP_STOP;
+    }
+    if (r->error == LR_E_NOMEM) {
+        say(m, IMPORT_DIAG_ERROR, "out of memory");
+        m->writer_rc = HEAPFMT_E_NOMEM;
+        return HP_STOP;
+    }
+    m->st->truncated = 1;
+    int kind = m->opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING;
+    if (r->error == LR_E_GZ_CORRUPT || r->error == LR_E_GZ_TRUNC)
+        say(m, kind, "byte %llu (in %s): %s",
+            (unsigned long long)lr_offset(r), where, r->message);
+    else
+        say(m, kind, "truncated dump: the input ends at byte %llu (in %s)",
+            (unsigned long long)lr_offset(r), where);
+    return HP_STOP;
+}
+
+/* A record this importer cannot read on from, at byte off. */
+static int corrupt(hp *m, uint64_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int corrupt(hp *m, uint64_t off, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    m->stopped = 1;
+    m->st->malformed++;
+    say(m, IMPORT_DIAG_ERROR, "byte %llu: %s", (unsigned long long)off, what);
+    return HP_STOP;
+}
+
+static int writer_failed(hp *m, int rc)
+{
+    const heapfmt_error *e = heapfmt_writer_error(m->w);
+    say(m, IMPORT_DIAG_ERROR, "cannot write the dump: %s",
+        e->code == rc && e->message[0] ? e->message : heapfmt_strerror(rc));
+    m->writer_rc = rc;
+    m->stopped = 1;
+    return HP_STOP;
+}
+
+static int no_memory(hp *m)
+{
+    say(m, IMPORT_DIAG_ERROR, "out of memory");
+    m->writer_rc = HEAPFMT_E_NOMEM;
+    m->stopped = 1;
+    return HP_STOP;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+/* ------------------------------------------------------------------ */
+
+/* n bytes of the input, consumed; NULL at the end of the input (cut() has
+ * not been called: the caller names where). Inside a heap dump record, n
+ * must fit in what is left of it (the caller checks). */
+static const uint8_t *take(hp *m, size_t n)
+{
+    if (lr_need(&m->r, n) < n)
+        return NULL;
+    const uint8_t *p = lr_bytes(&m->r);
+    lr_take(&m->r, n);
+    if (m->in_seg)
+        m->seg_left -= n;
+    return p;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+           p[3];
+}
+
+static uint64_t be_id(const hp *m, const uint8_t *p)
+{
+    if (m->idsz == 4)
+        return be32(p);
+    return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+/* The bytes of a value of basic type t in HPROF. */
+static unsigned value_size(const hp *m, unsigned t)
+{
+    return t == T_OBJECT ? m->idsz : prim_size(t);
+}
+
+/* Takes n bytes of the current heap sub-record. */
+static const uint8_t *take_sub(hp *m, size_t n, uint64_t start,
+                               const char *what, int *rc)
+{
+    if (n > m->seg_left) {
+        *rc = corrupt(m, start, "%s runs past the end of its heap dump "
+                      "record (%llu bytes left)", what,
+                      (unsigned long long)m->seg_left);
+        return NULL;
+    }
+    const uint8_t *p = take(m, n);
+    if (!p)
+        *rc = cut(m, what);
+    return p;
+}
+
+/* Skips n bytes of the current heap sub-record. */
+static int skip_sub(hp *m, uint64_t n, uint64_t start, const char *what)
+{
+    if (n > m->seg_left)
+        return corrupt(m, start, "%s runs past the end of its heap dump "
+                       "record (%llu bytes left)", what,
+                       (unsigned long long)m->seg_left);
+    uint64_t got = lr_skip(&m->r, n);
+    m->seg_left -= got;
+    return got < n ? cut(m, what) : HP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Names and classes                                                   */
+/* ------------------------------------------------------------------ */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* The text of string index i (NULL, 0 for HP_NONE). */
+static const char *str_text(const hp *m, uint32_t i, size_t *len)
+{
+    if (i == HP_NONE || i >= m->nstr) {
+        *len = 0;
+        return NULL;
+    }
+    *len = m->str[i].len;
+    return m->text + m->str[i].off;
+}
+
+static uint32_t str_index(const hp *m, uint64_t id)
+{
+    uint32_t i;
+    return hf_map_get(&m->str_of, id, &i) ? i : HP_NONE;
+}
+
+/* The writer's id of string index i, interned on first use; 0 for none. */
+static int str_sid(hp *m, uint32_t i, uint32_t *sid)
+{
+    *sid = 0;
+    if (i == HP_NONE || i >= m->nstr)
+        return HEAPFMT_OK;
+    hp_str *t = &m->str[i];
+    if (t->sid == 0) {
+        int rc = heapfmt_write_string(m->w, m->text + t->off, t->len, &t->sid);
+        if (rc != HEAPFMT_OK)
+            return rc;
+    }
+    *sid = t->sid;
+    return HEAPFMT_OK;
+}
+
+/* A class's index, created on first mention. */
+static int class_index(hp *m, uint64_t id, uint32_t *ci)
+{
+    if (hf_map_get(&m->class_of, id, ci))
+        return 0;
+    if (m->ncls >= HP_NONE - 1 ||
+        grow((void **)&m->cls, &m->clscap, m->ncls + 1, sizeof *m->cls) != 0)
+        return -1;
+    hp_class *c = &m->cls[m->ncls];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->name = HP_NONE;
+    if (hf_map_put(&m->class_of, hf_default_allocator(), id,
+                   (uint32_t)m->ncls) != 0)
+        return -1;
+    *ci = (uint32_t)m->ncls++;
+    return 0;
+}
+
+static int text_is(const char *p, size_t n, const char *s)
+{
+    return strlen(s) == n && memcmp(p, s, n) == 0;
+}
+
+/* UTF8: id, then the text (kept up to HP_MAX_NAME bytes). */
+static int read_utf8(hp *m, uint64_t len, uint64_t start)
+{
+    if (len < m->idsz)
+        return corrupt(m, start, "UTF8 record of %llu bytes, shorter than "
+                       "an id", (unsigned long long)len);
+    const uint8_t *p = take(m, m->idsz);
+    if (!p)
+        return cut(m, "a UTF8 record");
+    uint64_t id = be_id(m, p);
+    uint64_t n = len - m->idsz;
+    size_t keep = n > HP_MAX_NAME ? HP_MAX_NAME : (size_t)n;
+    if (!(p = take(m, keep)))
+        return cut(m, "a UTF8 record");
+    if (m->nstr >= HP_NONE - 1 ||
+        grow((void **)&m->str, &m->strcap, m->nstr + 1, sizeof *m->str) != 0 ||
+        grow((void **)&m->text, &m->textcap, m->textlen + keep + 1, 1) != 0)
+        return no_memory(m);
+    memcpy(m->text + m->textlen, p, keep);
+    m->str[m->nstr].off = m->textlen;
+    m->str[m->nstr].len = (uint32_t)keep;
+    m->str[m->nstr].sid = 0;
+    m->textlen += keep;
+    if (hf_map_put(&m->str_of, hf_default_allocator(), id,
+                   (uint32_t)m->nstr) != 0)
+        return no_memory(m);
+    m->nstr++;
+    if (lr_skip(&m->r, n - keep) < n - keep)
+        return cut(m, "a UTF8 record");
+    return HP_OK;
+}
+
+/* Names a class as jmap prints it: '/' becomes '.'. Rewrites the text in
+ * place (a name is only ever used dotted). */
+static void dot_name(hp *m, uint32_t si)
+{
+    size_t n;
+    char *p = (char *)str_text(m, si, &n);
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '/')
+            p[i] = '.';
+}
+
+/* LOAD CLASS: serial, class id, stack serial, name id. */
+static int read_load_class(hp *m, uint64_t len, uint64_t start)
+{
+    if (len != 8 + 2 * (uint64_t)m->idsz)
+        return corrupt(m, start, "LOAD CLASS record of %llu bytes (expected "
+                       "%u)", (unsigned long long)len, 8 + 2 * m->idsz);
+    const uint8_t *p = take(m, (size_t)len);
+    if (!p)
+        return cut(m, "a LOAD CLASS record");
+    uint64_t id = be_id(m, p + 4);
+    uint32_t si = str_index(m, be_id(m, p + 8 + m->idsz)), ci;
+    if (class_index(m, id, &ci) != 0)
+        return no_memory(m);
+    if (si == HP_NONE || m->cls[ci].name != HP_NONE)
+        return HP_OK;
+    dot_name(m, si);
+    m->cls[ci].name = si;
+    size_t n;
+    const char *name = str_text(m, si, &n);
+    if (text_is(name, n, "java.lang.Class"))
+        m->class_class = id;
+    for (unsigned t = 0; t <= T_LAST; t++)
+        if (prim_array_name[t] && text_is(name, n, prim_array_name[t]))
+            m->prim_class[t] = id;
+    return HP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Layouts                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Marks class ci and the n classes of m->chain as not laid out: tried
+ * again after the next CLASS DUMP (a superclass may come), unless
+ * forever (a cycle, a layout too large). */
+static void not_laid(hp *m, uint32_t ci, size_t n, int forever)
+{
+    uint64_t at = forever ? UINT64_MAX : m->dumps;
+    for (size_t j = 0; j < n; j++) {
+        m->cls[m->chain[j]].laid = LAID_FAILED;
+        m->cls[m->chain[j]].failed_at = at;
+    }
+    m->cls[ci].laid = LAID_FAILED;
+    m->cls[ci].failed_at = at;
+}
+
+/* Lays class ci out, and its superclasses first: its JVM instance size,
+ * its HPROF field bytes and where its references are in them. Returns 1
+ * when it is laid out, 0 when it cannot be (yet), -1 out of memory. */
+static int lay_out(hp *m, uint32_t ci)
+{
+    hp_class *k0 = &m->cls[ci];
+    if (k0->laid == LAID_OK)
+        return 1;
+    if (k0->laid == LAID_FAILED &&
+        (k0->failed_at == UINT64_MAX || k0->failed_at == m->dumps))
+        return 0;
+    /* the chain up to the first class laid out already (or the top) */
+    size_t n = 0;
+    for (uint32_t c = ci;;) {
+        hp_class *k = &m->cls[c];
+        if (k->laid == LAID_OK)
+            break;
+        if (!k->dumped || n >= m->ncls) {
+            not_laid(m, ci, n, n >= m->ncls);
+            return 0;
+        }
+        if (grow((void **)&m->chain, &m->chaincap, n + 1, sizeof *m->chain))
+            return -1;
+        m->chain[n++] = c;
+        if (k->super_id == 0)
+            break;
+        uint32_t s;
+        if (!hf_map_get(&m->class_of, k->super_id, &s)) {
+            not_laid(m, ci, n, 0);
+            return 0;
+        }
+        c = s;
+    }
+    /* from the top down */
+    for (size_t j = n; j-- > 0;) {
+        hp_class *k = &m->cls[m->chain[j]];
+        const hp_class *sup = NULL;
+        uint32_t s;
+        if (k->super_id != 0 && hf_map_get(&m->class_of, k->super_id, &s))
+            sup = &m->cls[s]; /* laid out: the step before, or the loop's end */
+        /* the JVM layout: declared fields and the VM's injected ones */
+        size_t cn;
+        const char *cname = str_text(m, k->name, &cn);
+        jl_field *f = malloc((k->nfields + JL_MAX_INJECTED) * sizeof *f);
+        if (!f)
+            return -1;
+        uint32_t data = sup ? sup->data_len : 0, nref = 0;
+        for (uint32_t i = 0; i < k->nfields; i++) {
+            const hp_field *fd = &m->fields[k->fields_at + i];
+            size_t fn;
+            const char *fname = str_text(m, fd->name, &fn);
+            f[i].is_ref = fd->type == T_OBJECT;
+            f[i].size = (uint8_t)(f[i].is_ref ? m->model->ref : prim_size(fd->type));
+            f[i].contended = cname && fname && jl_contended(cname, cn, fname, fn);
+            data += value_size(m, fd->type);
+            nref += fd->type == T_OBJECT;
+        }
+        size_t nf = k->nfields;
+        if (cname)
+            nf += jl_injected(m->model, cname, cn, f + nf);
+        jl_layout root;
+        jl_root(m->model, &root);
+        jl_free(&k->lay);
+        int rc = jl_extend(m->model, sup ? &sup->lay : &root, f, nf, &k->lay);
+        free(f);
+        if (rc != 0)
+            return -1;
+        k->size = jl_instance_size(&k->lay);
+        k->data_len = data;
+        /* the references: this class's fields first, then the super's */
+        uint32_t supslots = sup ? sup->nslots : 0;
+        if (grow((void **)&m->slots, &m->slotcap,
+                 m->nslots + nref + supslots, sizeof *m->slots) != 0)
+            return -1;
+        k->slots_at = (uint32_t)m->nslots;
+        uint32_t off = 0;
+        for (uint32_t i = 0; i < k->nfields; i++) {
+            const hp_field *fd = &m->fields[k->fields_at + i];
+            if (fd->type == T_OBJECT) {
+                m->slots[m->nslots].off = off;
+                m->slots[m->nslots].name = fd->name;
+                m->nslots++;
+            }
+            off += value_size(m, fd->type);
+        }
+        for (uint32_t i = 0; i < supslots; i++) {
+            hp_slot sl = m->slots[sup->slots_at + i];
+            sl.off += off;
+            m->slots[m->nslots++] = sl;
+        }
+        k->nslots = nref + supslots;
+        k->laid = LAID_OK;
+        if (k->lay.failed) {
+            not_laid(m, ci, j + 1, 1);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Room for need references and their labels in two arrays of one
+ * capacity *cap. */
+static int pair_room(uint64_t **refs, heapfmt_label **labels, size_t *cap,
+                     size_t need)
+{
+    if (need <= *cap)
+        return HEAPFMT_OK;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    uint64_t *r = realloc(*refs, c * sizeof *r);
+    if (!r)
+        return HEAPFMT_E_NOMEM;
+    *refs = r;
+    heapfmt_label *lb = realloc(*labels, c * sizeof *lb);
+    if (!lb)
+        return HEAPFMT_E_NOMEM;
+    *labels = lb;
+    *cap = c;
+    return HEAPFMT_OK;
+}
+
+static int refs_room(hp *m, size_t n)
+{
+    return pair_room(&m->refs, &m->labels, &m->rcap, n);
+}
+
+/* Appends reference id (when not null) with its label to m->refs at *n
+ * (refs_room made the room). */
+static void add_ref(hp *m, size_t *n, uint64_t id, uint32_t kind,
+                    uint64_t value)
+{
+    if (id == 0)
+        return;
+    m->refs[*n] = id;
+    m->labels[*n].kind = kind;
+    m->labels[*n].weak = 0;
+    m->labels[*n].value = value;
+    (*n)++;
+}
+
+static int write_object(hp *m, heapfmt_object *o, size_t nrefs)
+{
+    o->refs = m->refs;
+    o->labels = m->labels;
+    if (nrefs)
+        o->fields |= HEAPFMT_F_LABELS;
+    return fit_write_object(m->w, o, nrefs, m->st);
+}
+
+static const char *const root_kind_name[] = {
+    [SUB_ROOT_JNI_GLOBAL] = "jni global",
+    [SUB_ROOT_JNI_LOCAL] = "jni local",
+    [SUB_ROOT_JAVA_FRAME] = "java frame",
+    [SUB_ROOT_NATIVE_STACK] = "native stack",
+    [SUB_ROOT_STICKY_CLASS] = "sticky class",
+    [SUB_ROOT_THREAD_BLOCK] = "thread block",
+    [SUB_ROOT_MONITOR_USED] = "monitor used",
+    [SUB_ROOT_THREAD_OBJECT] = "thread object",
+};
+
+static int flush_roots(hp *m)
+{
+    if (m->nroots == 0)
+        return HEAPFMT_OK;
+    uint32_t *sid = &m->root_sid[m->root_kind];
+    if (*sid == 0) {
+        const char *name = m->root_kind == SUB_ROOT_UNKNOWN
+                               ? "unknown"
+                               : root_kind_name[m->root_kind];
+        int rc = heapfmt_write_string(m->w, name, strlen(name), sid);
+        if (rc != HEAPFMT_OK)
+            return rc;
+    }
+    int rc = heapfmt_write_root(m->w, *sid, m->root_ids, m->nroots);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    m->st->roots++;
+    m->st->refs += m->nroots;
+    m->nroots = 0;
+    return HEAPFMT_OK;
+}
+
+static int add_root(hp *m, int kind, uint64_t id)
+{
+    if (id == 0)
+        return HEAPFMT_OK;
+    if ((m->nroots > 0 && kind != m->root_kind) || m->nroots == HP_ROOT_BATCH) {
+        int rc = flush_roots(m);
+        if (rc != HEAPFMT_OK)
+            return rc;
+    }
+    m->root_kind = kind;
+    m->root_ids[m->nroots++] = id;
+    return HEAPFMT_OK;
+}
+
+/* The CLASS record of class ci (when it has a dump or a name). */
+static int write_class(hp *m, uint32_t ci)
+{
+    const hp_class *k = &m->cls[ci];
+    heapfmt_class c = {0};
+    c.id = k->id;
+    c.name = str_text(m, k->name, &c.name_len);
+    c.super_id = k->super_id;
+    int rc = heapfmt_write_class(m->w, &c);
+    if (rc == HEAPFMT_OK)
+        m->st->classes++;
+    return rc;
+}
+
+/* The class of a primitive array of type t, written on first use when no
+ * LOAD CLASS named it. */
+static int prim_class(hp *m, unsigned t, uint64_t *id)
+{
+    if (m->prim_class[t] != 0) {
+        *id = m->prim_class[t];
+        return HEAPFMT_OK;
+    }
+    *id = HP_PRIM_CLASS(t);
+    if (m->prim_written[t])
+        return HEAPFMT_OK;
+    heapfmt_class c = {0};
+    c.id = *id;
+    c.name = prim_array_name[t];
+    c.name_len = 2;
+    int rc = heapfmt_write_class(m->w, &c);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    m->prim_written[t] = 1;
+    m->st->classes++;
+    return HEAPFMT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Heap dump sub-records                                               */
+/* ------------------------------------------------------------------ */
+
+#define SUB_TAKE(n, what)                                                 \
+    do {                                                                  \
+        if (!(p = take_sub(m, (n), start, (what), &rc)))                  \
+            return rc;                                                    \
+    } while (0)
+
+#define WRITE(expr)                                                       \
+    do {                                                                  \
+        int wrc_ = (expr);                                                \
+        if (wrc_ != HEAPFMT_OK)                                           \
+            return wrc_ == HEAPFMT_E_NOMEM ? no_memory(m)                 \
+                                           : writer_failed(m, wrc_);      \
+    } while (0)
+
+/* A GC root: the object id, then what the kind adds (skipped). */
+static int read_root(hp *m, int tag, uint64_t start)
+{
+    static const unsigned char extra[] = {
+        [SUB_ROOT_JNI_GLOBAL] = 0,  [SUB_ROOT_JNI_LOCAL] = 8,
+        [SUB_ROOT_JAVA_FRAME] = 8,  [SUB_ROOT_NATIVE_STACK] = 4,
+        [SUB_ROOT_STICKY_CLASS] = 0, [SUB_ROOT_THREAD_BLOCK] = 4,
+        [SUB_ROOT_MONITOR_USED] = 0, [SUB_ROOT_THREAD_OBJECT] = 8};
+    size_t n = m->idsz;
+    if (tag == SUB_ROOT_JNI_GLOBAL)
+        n += m->idsz; /* the JNI global reference's own id */
+    else if (tag != SUB_ROOT_UNKNOWN)
+        n += extra[tag];
+    const uint8_t *p;
+    int rc;
+    SUB_TAKE(n, "a GC root record");
+    WRITE(add_root(m, tag, be_id(m, p)));
+    return HP_OK;
+}
+
+/* CLASS DUMP: the class, its statics (references kept), its fields. */
+static int read_class_dump(hp *m, uint64_t start)
+{
+    const uint8_t *p;
+    int rc;
+    unsigned id = m->idsz;
+    SUB_TAKE(7 * id + 8, "a CLASS DUMP record");
+    uint64_t cid = be_id(m, p), super = be_id(m, p + id + 4);
+    uint64_t loader = be_id(m, p + 2 * id + 4);
+    uint32_t ci;
+    if (class_index(m, cid, &ci) != 0)
+        return no_memory(m);
+    int dup = m->cls[ci].dumped;
+    if (dup)
+        m->dup_classes++;
+
+    /* the constant pool: skipped */
+    SUB_TAKE(2, "a CLASS DUMP record");
+    unsigned ncp = (unsigned)p[0] << 8 | p[1];
+    for (unsigned i = 0; i < ncp; i++) {
+        SUB_TAKE(3, "a CLASS DUMP constant");
+        unsigned t = p[2];
+        if (value_size(m, t) == 0)
+            return corrupt(m, start, "constant of unknown type %u", t);
+        if ((rc = skip_sub(m, value_size(m, t), start, "a CLASS DUMP constant")))
+            return rc;
+    }
+    /* statics: their references become the class object's */
+    SUB_TAKE(2, "a CLASS DUMP record");
+    unsigned nst = (unsigned)p[0] << 8 | p[1];
+    if (refs_room(m, nst + 2) != HEAPFMT_OK)
+        return no_memory(m);
+    size_t nrefs = 0;
+    uint64_t statics = 0;
+    for (unsigned i = 0; i < nst; i++) {
+        SUB_TAKE(id + 1, "a CLASS DUMP static field");
+        uint32_t name = str_index(m, be_id(m, p));
+        unsigned t = p[id];
+        unsigned vs = value_size(m, t);
+        if (vs == 0)
+            return corrupt(m, start, "static field of unknown type %u", t);
+        statics += t == T_OBJECT ? m->model->ref : vs;
+        SUB_TAKE(vs, "a CLASS DUMP static field");
+        uint64_t ref = t == T_OBJECT ? be_id(m, p) : 0;
+        if (ref == 0)
+            continue;
+        uint32_t sid;
+        WRITE(str_sid(m, name, &sid));
+        add_ref(m, &nrefs, ref, sid ? HEAPFMT_LABEL_FIELD : HEAPFMT_LABEL_NONE,
+                sid);
+    }
+    /* instance fields: the class's layout */
+    SUB_TAKE(2, "a CLASS DUMP record");
+    unsigned nf = (unsigned)p[0] << 8 | p[1];
+    if (!dup && grow((void **)&m->fields, &m->fieldcap, m->nfields + nf,
+                     sizeof *m->fields) != 0)
+        return no_memory(m);
+    for (unsigned i = 0; i < nf; i++) {
+        SUB_TAKE(id + 1, "a CLASS DUMP field");
+        unsigned t = p[id];
+        if (value_size(m, t) == 0)
+            return corrupt(m, start, "field of unknown type %u", t);
+        if (dup)
+            continue;
+        m->fields[m->nfields + i].name = str_index(m, be_id(m, p));
+        m->fields[m->nfields + i].type = (uint8_t)t;
+    }
+    if (dup)
+        return HP_OK;
+    hp_class *k = &m->cls[ci];
+    k->dumped = 1;
+    m->dumps++;
+    k->super_id = super;
+    k->fields_at = (uint32_t)m->nfields;
+    k->nfields = nf;
+    m->nfields += nf;
+    WRITE(write_class(m, ci));
+
+    /* the class object, written once java.lang.Class can be laid out */
+    add_ref(m, &nrefs, super, HEAPFMT_LABEL_OTHER, m->sid_super);
+    add_ref(m, &nrefs, loader, HEAPFMT_LABEL_OTHER, m->sid_loader);
+    if (grow((void **)&m->pend, &m->pendcap, m->npend + 1, sizeof *m->pend) ||
+        pair_room(&m->pref, &m->plab, &m->prefcap, m->npref + nrefs + 1))
+        return no_memory(m);
+    hp_pending *q = &m->pend[m->npend++];
+    q->ci = ci;
+    q->statics = statics;
+    q->refs_at = m->npref;
+    q->nrefs = (uint32_t)nrefs;
+    memcpy(m->pref + m->npref, m->refs, nrefs * sizeof *m->refs);
+    memcpy(m->plab + m->npref, m->labels, nrefs * sizeof *m->labels);
+    m->npref += nrefs;
+    return HP_OK;
+}
+
+/* Writes the class objects waiting: HotSpot dumps every class before the
+ * first instance, java.lang.Class among them, whose size each mirror
+ * (a java.lang.Class instance followed by the class's static fields)
+ * starts with. */
+static int write_pending(hp *m)
+{
+    uint32_t cc;
+    uint64_t mirror = 0;
+    if (m->class_class && hf_map_get(&m->class_of, m->class_class, &cc)) {
+        int ready = lay_out(m, cc);
+        if (ready < 0)
+            return no_memory(m);
+        if (ready)
+            mirror = m->cls[cc].size;
+    }
+    for (size_t i = 0; i < m->npend; i++) {
+        const hp_pending *q = &m->pend[i];
+        heapfmt_object o = {0};
+        o.id = m->cls[q->ci].id;
+        o.class_id = m->class_class;
+        o.type = m->sid_class;
+        o.size = (mirror + q->statics + 7) / 8 * 8;
+        size_t vn;
+        const char *v = str_text(m, m->cls[q->ci].name, &vn);
+        if (v && m->opt->preview) {
+            o.fields |= HEAPFMT_F_VALUE;
+            o.value = v;
+            o.value_len = vn < m->opt->preview ? vn : m->opt->preview;
+        }
+        o.refs = m->pref + q->refs_at;
+        o.labels = m->plab + q->refs_at;
+        if (q->nrefs)
+            o.fields |= HEAPFMT_F_LABELS;
+        WRITE(fit_write_object(m->w, &o, q->nrefs, m->st));
+    }
+    m->npend = m->npref = 0;
+    return HP_OK;
+}
+
+/* INSTANCE DUMP: id, stack serial, class id, field bytes. */
+static int read_instance(hp *m, uint64_t start)
+{
+    const uint8_t *p;
+    int rc;
+    unsigned id = m->idsz;
+    SUB_TAKE(2 * id + 8, "an INSTANCE DUMP record");
+    heapfmt_object o = {0};
+    o.id = be_id(m, p);
+    o.class_id = be_id(m, p + id + 4);
+    o.type = m->sid_instance;
+    uint32_t len = be32(p + 2 * id + 4);
+    if (len > m->seg_left)
+        return corrupt(m, start, "an INSTANCE DUMP of %u bytes runs past the "
+                       "end of its heap dump record", len);
+    SUB_TAKE(len, "an INSTANCE DUMP record");
+    uint32_t ci;
+    int ready = 0;
+    if (hf_map_get(&m->class_of, o.class_id, &ci) &&
+        (ready = lay_out(m, ci)) < 0)
+        return no_memory(m);
+    const hp_class *k = ready ? &m->cls[ci] : NULL;
+    size_t nrefs = 0;
+    if (!k) {
+        m->undecoded++;
+        o.size = ((uint64_t)m->model->header + len + 7) / 8 * 8;
+    } else if (k->data_len != len) {
+        m->bad_length++;
+        o.size = k->size;
+    } else {
+        o.size = k->size;
+        if (refs_room(m, k->nslots) != HEAPFMT_OK)
+            return no_memory(m);
+        for (uint32_t i = 0; i < k->nslots; i++) {
+            const hp_slot *s = &m->slots[k->slots_at + i];
+            uint64_t ref = be_id(m, p + s->off);
+            if (ref == 0)
+                continue;
+            uint32_t sid;
+            WRITE(str_sid(m, s->name, &sid));
+            add_ref(m, &nrefs, ref, sid ? HEAPFMT_LABEL_FIELD : HEAPFMT_LABEL_NONE,
+                    sid);
+        }
+    }
+    WRITE(write_object(m, &o, nrefs));
+    return HP_OK;
+}
+
+/* OBJ ARRAY DUMP: id, stack serial, count, array class id, elements. */
+static int read_obj_array(hp *m, uint64_t start)
+{
+    const uint8_t *p;
+    int rc;
+    unsigned id = m->idsz;
+    SUB_TAKE(2 * id + 8, "an OBJ ARRAY DUMP record");
+    heapfmt_object o = {0};
+    o.id = be_id(m, p);
+    uint32_t n = be32(p + id + 4);
+    o.class_id = be_id(m, p + id + 8);
+    o.type = m->sid_objarray;
+    o.size = jl_array_size(m->model, n, m->model->ref);
+    if ((uint64_t)n * id > m->seg_left)
+        return corrupt(m, start, "an OBJ ARRAY DUMP of %u elements runs past "
+                       "the end of its heap dump record", n);
+    /* elements in chunks, kept up to what one record holds */
+    size_t nrefs = 0;
+    uint32_t done = 0;
+    while (done < n) {
+        uint32_t k = n - done < 65536 ? n - done : 65536;
+        SUB_TAKE((size_t)k * id, "an OBJ ARRAY DUMP record");
+        if (refs_room(m, nrefs + k) != HEAPFMT_OK)
+            return no_memory(m);
+        for (uint32_t i = 0; i < k; i++) {
+            uint64_t ref = be_id(m, p + (size_t)i * id);
+            if (ref == 0)
+                continue;
+            if (nrefs == HEAPFMT_MAX_REFS)
+                m->st->refs_dropped++;
+            else
+                add_ref(m, &nrefs, ref, HEAPFMT_LABEL_INDEX, done + i);
+        }
+        done += k;
+    }
+    WRITE(write_object(m, &o, nrefs));
+    return HP_OK;
+}
+
+/* PRIM ARRAY DUMP: id, stack serial, count, element type, elements. */
+static int read_prim_array(hp *m, uint64_t start)
+{
+    const uint8_t *p;
+    int rc;
+    unsigned id = m->idsz;
+    SUB_TAKE(id + 9, "a PRIM ARRAY DUMP record");
+    heapfmt_object o = {0};
+    o.id = be_id(m, p);
+    uint32_t n = be32(p + id + 4);
+    unsigned t = p[id + 8];
+    unsigned es = prim_size(t);
+    if (es == 0)
+        return corrupt(m, start, "primitive array of unknown type %u", t);
+    uint64_t bytes = (uint64_t)n * es;
+    if (bytes > m->seg_left)
+        return corrupt(m, start, "a PRIM ARRAY DUMP of %u elements runs past "
+                       "the end of its heap dump record", n);
+    WRITE(prim_class(m, t, &o.class_id));
+    o.type = m->sid_primarray;
+    o.size = jl_array_size(m->model, n, es);
+    char preview[JS_VALUE_MAX];
+    size_t keep = 0;
+    if (t == T_BYTE && m->opt->preview) {
+        keep = bytes < m->opt->preview ? (size_t)bytes : m->opt->preview;
+        if (keep > sizeof preview)
+            keep = sizeof preview;
+        SUB_TAKE(keep, "a PRIM ARRAY DUMP record");
+        memcpy(preview, p, keep);
+        o.fields |= HEAPFMT_F_VALUE;
+        o.value = preview;
+        o.value_len = keep;
+    }
+    if ((rc = skip_sub(m, bytes - keep, start, "a PRIM ARRAY DUMP record")))
+        return rc;
+    WRITE(write_object(m, &o, 0));
+    return HP_OK;
+}
+
+/* The sub-records of one HEAP DUMP (SEGMENT) record of len bytes. */
+static int read_heap(hp *m, uint64_t len)
+{
+    m->in_seg = 1;
+    m->seg_left = len;
+    int rc = HP_OK;
+    while (m->seg_left > 0 && rc == HP_OK) {
+        uint64_t start = lr_offset(&m->r);
+        const uint8_t *p = take(m, 1);
+        if (!p)
+            return cut(m, "a heap dump record");
+        int tag = p[0];
+        if (tag != SUB_CLASS_DUMP && m->npend > 0 &&
+            (rc = write_pending(m)) != HP_OK)
+            return rc;
+        switch (tag) {
+        case SUB_ROOT_UNKNOWN:
+        case SUB_ROOT_JNI_GLOBAL:
+        case SUB_ROOT_JNI_LOCAL:
+        case SUB_ROOT_JAVA_FRAME:
+        case SUB_ROOT_NATIVE_STACK:
+        case SUB_ROOT_STICKY_CLASS:
+        case SUB_ROOT_THREAD_BLOCK:
+        case SUB_ROOT_MONITOR_USED:
+        case SUB_ROOT_THREAD_OBJECT:
+            rc = read_root(m, tag, start);
+            break;
+        case SUB_CLASS_DUMP:
+            rc = read_class_dump(m, start);
+            break;
+        case SUB_INSTANCE_DUMP:
+            rc = read_instance(m, start);
+            break;
+        case SUB_OBJ_ARRAY_DUMP:
+            rc = read_obj_array(m, start);
+            break;
+        case SUB_PRIM_ARRAY_DUMP:
+            rc = read_prim_array(m, start);
+            break;
+        default:
+            rc = corrupt(m, start, "heap dump sub-record of unknown tag "
+                         "0x%02x", (unsigned)tag);
+        }
+    }
+    m->in_seg = 0;
+    return rc;
+}
+
+int hprof_magic(const char *p, size_t n)
+{
+    static const char magic[] = "JAVA PROFILE 1.0.";
+    return n >= sizeof magic - 1 && memcmp(p, magic, sizeof magic - 1) == 0;
+}
+
+/* The header: the version text and its NUL, the id size, the time. */
+static int read_header(hp *m, char *version, size_t cap)
+{
+    size_t have = lr_need(&m->r, 64);
+    const char *p = (const char *)lr_bytes(&m->r);
+    if (!hprof_magic(p, have)) {
+        if (m->r.error != LR_E_NONE && m->r.error != LR_E_GZ_TRUNC)
+            return cut(m, "the header");
+        return corrupt(m, 0, "not an HPROF dump (it does not begin with "
+                       "\"JAVA PROFILE 1.0.\")");
+    }
+    const char *nul = memchr(p, '\0', have);
+    if (!nul)
+        return have < 64 ? cut(m, "the header")
+                         : corrupt(m, 0, "the HPROF version text does not end");
+    size_t vlen = (size_t)(nul - p);
+    snprintf(version, cap, "%.*s", (int)vlen, p);
+    lr_take(&m->r, vlen + 1);
+    const uint8_t *h = take(m, 12);
+    if (!h)
+        return cut(m, "the header");
+    m->idsz = be32(h);
+    if (m->idsz != 4 && m->idsz != 8)
+        return corrupt(m, vlen + 1, "identifier size %u (4 or 8 expected)",
+                       m->idsz);
+    return HP_OK;
+}
+
+static int write_meta(hp *m, const char *version)
+{
+    int rc;
+    char fmt[64];
+    snprintf(fmt, sizeof fmt, "hprof (%s)", version);
+    if ((rc = meta_write(m->w, "java", fmt, m->opt->source)) ||
+        (rc = heapfmt_write_meta_uint(m->w, "ids_stable", 0)) ||
+        (rc = heapfmt_write_meta_uint(m->w, "hprof.id_size", m->idsz)))
+        return rc;
+    char model[160];
+    snprintf(model, sizeof model,
+             "hotspot %s: %u-byte object header, %u-byte array header, "
+             "%u-byte references, JDK 15+ field layout, 8-byte alignment",
+             m->model->name, m->model->header, m->model->array_header,
+             m->model->ref);
+    if ((rc = heapfmt_write_meta_text(m->w, "jvm.size_model", model)))
+        return rc;
+    static const struct {
+        const char *text;
+        size_t off;
+    } sids[] = {
+        {"instance", offsetof(hp, sid_instance)},
+        {"object array", offsetof(hp, sid_objarray)},
+        {"primitive array", offsetof(hp, sid_primarray)},
+        {"class", offsetof(hp, sid_class)},
+        {"<super>", offsetof(hp, sid_super)},
+        {"<classloader>", offsetof(hp, sid_loader)},
+    };
+    for (size_t i = 0; i < sizeof sids / sizeof sids[0]; i++)
+        if ((rc = heapfmt_write_string(m->w, sids[i].text, strlen(sids[i].text),
+                                       (uint32_t *)((char *)m + sids[i].off))))
+            return rc;
+    return HEAPFMT_OK;
+}
+
+static int read_all(hp *m)
+{
+    char version[32];
+    int rc = read_header(m, version, sizeof version);
+    if (rc != HP_OK)
+        return rc;
+    if ((rc = write_meta(m, version)) != HEAPFMT_OK)
+        return writer_failed(m, rc);
+    for (;;) {
+        uint64_t start = lr_offset(&m->r);
+        size_t have = lr_need(&m->r, 9);
+        if (have == 0 && m->r.error == LR_E_NONE && m->end_due) {
+            /* segments end with HEAP DUMP END: a dump cut between two
+             * records must not pass for a whole one */
+            m->stopped = 1;
+            m->st->truncated = 1;
+            say(m, m->opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING,
+                "truncated dump: the input ends at byte %llu, before the "
+                "HEAP DUMP END record", (unsigned long long)start);
+            return HP_STOP;
+        }
+        if (have == 0)
+            return m->r.error != LR_E_NONE ? cut(m, "a record header") : HP_OK;
+        const uint8_t *p = take(m, 9);
+        if (!p)
+            return cut(m, "a record header");
+        unsigned tag = p[0];
+        uint64_t len = be32(p + 5);
+        switch (tag) {
+        case TAG_UTF8:
+            rc = read_utf8(m, len, start);
+            break;
+        case TAG_LOAD_CLASS:
+            rc = read_load_class(m, len, start);
+            break;
+        case TAG_HEAP_DUMP_SEGMENT:
+            m->end_due = 1;
+            /* fall through */
+        case TAG_HEAP_DUMP:
+            rc = read_heap(m, len);
+            break;
+        case TAG_HEAP_DUMP_END:
+            m->end_due = 0;
+            rc = lr_skip(&m->r, len) < len ? cut(m, "a record") : HP_OK;
+            break;
+        default: /* stack traces, threads, heap dump end...: not needed */
+            rc = lr_skip(&m->r, len) < len ? cut(m, "a record") : HP_OK;
+        }
+        if (rc != HP_OK)
+            return rc;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+
+static void hp_free(hp *m)
+{
+    lr_free(&m->r);
+    const heapfmt_allocator *a = hf_default_allocator();
+    hf_map_free(&m->str_of, a);
+    hf_map_free(&m->class_of, a);
+    free(m->str);
+    free(m->text);
+    for (size_t i = 0; i < m->ncls; i++)
+        jl_free(&m->cls[i].lay);
+    free(m->cls);
+    free(m->fields);
+    free(m->slots);
+    free(m->refs);
+    free(m->labels);
+    free(m->chain);
+    free(m->pend);
+    free(m->pref);
+    free(m->plab);
+    free(m);
+}
+
+int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
+              const import_options *opt, import_stats *st)
+{
+    hp *m = calloc(1, sizeof *m);
+    if (!m) {
+        if (opt->report)
+            opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0, "out of memory");
+        return IMPORT_FAILED;
+    }
+    m->w = w;
+    m->opt = opt;
+    m->st = st;
+    m->model = opt->jvm_wide ? &jl_wide : &jl_compressed;
+    lr_init(&m->r, read, opaque, 0);
+    if (opt->buffer)
+        m->r.initial_cap = opt->buffer;
+    hf_map_init(&m->str_of);
+    hf_map_init(&m->class_of);
+
+    read_all(m);
+    if (m->writer_rc == HEAPFMT_OK && m->npend > 0)
+        write_pending(m);
+    if (m->writer_rc == HEAPFMT_OK) {
+        int frc = flush_roots(m);
+        if (frc != HEAPFMT_OK && m->writer_rc == HEAPFMT_OK)
+            writer_failed(m, frc);
+    }
+    st->bytes_read = m->r.bytes_read;
+    st->bytes_json = lr_offset(&m->r);
+    st->gzip = lr_is_gzip(&m->r);
+    int result;
+    if (m->writer_rc != HEAPFMT_OK) {
+        result = IMPORT_FAILED;
+    } else if (st->objects == 0 && st->roots == 0) {
+        say(m, IMPORT_DIAG_ERROR, m->stopped
+                                      ? "no heap record before that: nothing "
+                                        "to import"
+                                      : "the dump has no heap records");
+        result = IMPORT_FAILED;
+    } else {
+        result = m->stopped ? IMPORT_INCOMPLETE : IMPORT_OK;
+        int lost = opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING;
+        if (m->undecoded > 0) {
+            say(m, lost, "%llu instances of classes not dumped before them: "
+                "written without references",
+                (unsigned long long)m->undecoded);
+            result = IMPORT_INCOMPLETE;
+        }
+        if (m->bad_length > 0) {
+            say(m, lost, "%llu instances whose field bytes disagree with "
+                "their class: written without references",
+                (unsigned long long)m->bad_length);
+            result = IMPORT_INCOMPLETE;
+        }
+        if (m->dup_classes > 0)
+            say(m, IMPORT_DIAG_WARNING, "%llu classes dumped twice: the first "
+                "dump kept", (unsigned long long)m->dup_classes);
+        if (st->refs_dropped > 0) {
+            say(m, lost, "%llu references left out to fit the format's limits",
+                (unsigned long long)st->refs_dropped);
+            result = IMPORT_INCOMPLETE;
+        }
+        if (result != IMPORT_OK && opt->strict)
+            result = IMPORT_FAILED;
+    }
+    hp_free(m);
+    return result;
+}
