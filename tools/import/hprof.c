@@ -247,9 +247,8 @@ static int corrupt(hp *m, uint64_t off, const char *fmt, ...)
 
 static int writer_failed(hp *m, int rc)
 {
-    const heapfmt_error *e = heapfmt_writer_error(m->w);
     say(m, IMPORT_DIAG_ERROR, "cannot write the dump: %s",
-        e->code == rc && e->message[0] ? e->message : heapfmt_strerror(rc));
+        import_writer_message(m->w, rc));
     m->writer_rc = rc;
     m->stopped = 1;
     return HP_STOP;

@@ -101,12 +101,17 @@ static void problem(imp *m, uint64_t line, const char *fmt, ...)
     m->reports++;
 }
 
+const char *import_writer_message(heapfmt_writer *w, int rc)
+{
+    const heapfmt_error *e = heapfmt_writer_error(w);
+    return e->code == rc && e->message[0] ? e->message : heapfmt_strerror(rc);
+}
+
 /* Reports the writer's last error (a failure of the whole import). */
 static int writer_failed(imp *m, uint64_t line, int rc)
 {
-    const heapfmt_error *e = heapfmt_writer_error(m->w);
     say(m, IMPORT_DIAG_ERROR, line, "cannot write the dump: %s",
-        e->code == rc && e->message[0] ? e->message : heapfmt_strerror(rc));
+        import_writer_message(m->w, rc));
     return IMPORT_FAILED;
 }
 

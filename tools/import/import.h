@@ -96,6 +96,10 @@ void import_say(const import_options *opt, char *msg, size_t cap, int kind,
 #endif
     ;
 
+/* The writer's failure rc, as import_say reports it: "cannot write the
+ * dump: " and the writer's message. */
+const char *import_writer_message(heapfmt_writer *w, int rc);
+
 typedef struct import_stats {
     uint64_t lines;           /* lines read */
     uint64_t objects;         /* OBJECT records written */

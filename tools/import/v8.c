@@ -162,9 +162,8 @@ static int bad(vs_stream *s, const char *msg)
 /* Reports the writer's last error (a failure of the whole import). */
 static int writer_failed(v8 *m, int rc)
 {
-    const heapfmt_error *e = heapfmt_writer_error(m->w);
     say(m, IMPORT_DIAG_ERROR, "cannot write the dump: %s",
-        e->code == rc && e->message[0] ? e->message : heapfmt_strerror(rc));
+        import_writer_message(m->w, rc));
     return IMPORT_FAILED;
 }
 
