@@ -604,6 +604,47 @@ Test(import_hprof, a_class_chain_that_loops_is_not_followed)
     tbuf_free(&w.b);
 }
 
+/* An instance of the last of `depth` classes, each extending the one
+ * before and declaring one reference field: how many references it got. */
+static uint64_t refs_at_depth(unsigned depth, run *R)
+{
+    hw w;
+    header(&w, 8);
+    utf8(&w, S_NEXT, "next");
+    segment_open(&w);
+    static const uint64_t fn[] = {S_NEXT};
+    static const unsigned ft[] = {2};
+    for (unsigned i = 0; i < depth; i++)
+        class_dump(&w, 0x100 + i, i ? 0x100 + i - 1 : 0, 0, 0, NULL, NULL, 1,
+                   fn, ft);
+    tbuf_u8(&w.b, 0x21);
+    id(&w, O_A);
+    be32(&w.b, 0);
+    id(&w, 0x100 + depth - 1);
+    be32(&w.b, 8 * depth);
+    for (unsigned i = 0; i < depth; i++)
+        id(&w, O_B);
+    segment_close(&w);
+    record(&w, 0x2c, 0);
+    import_hprof(R, &w.b, TSRC_WHOLE, 0);
+    tbuf_free(&w.b);
+    return R->st.refs - (depth - 1); /* less the <super> of each class */
+}
+
+Test(import_hprof, class_chains_are_decoded_up_to_64_deep)
+{
+    /* the slots of a whole chain are kept per class: memory grows with
+     * depth x fields, so the depth is bounded (the JDK's are about 10) */
+    run R;
+    cr_assert_eq(refs_at_depth(64, &R), 64);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    tsink_free(&R.sink);
+    cr_assert_eq(refs_at_depth(65, &R), 0);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+    cr_assert(strstr(R.log, "(or in chains over 64 deep)"), "%s", R.log);
+    tsink_free(&R.sink);
+}
+
 Test(import_hprof, headers_that_are_not_hprof)
 {
     static const struct {

@@ -64,6 +64,12 @@ enum {
 #define HP_NONE UINT32_MAX         /* no string, no class */
 #define HP_MAX_NAME 4096           /* bytes of a UTF8 record kept */
 #define HP_ROOT_BATCH 4096         /* roots of one kind in one ROOT record */
+#define HP_MAX_DEPTH 64            /* classes in a chain (java.lang.Object
+                                      included) whose instances are
+                                      decoded: a class keeps the reference
+                                      slots of its whole chain, so memory
+                                      grows with depth x fields; the JDK's
+                                      deepest chains have about 10 */
 #define HP_PRIM_CLASS(t) ((uint64_t)(t)) /* class ids of primitive arrays
                                     never named by LOAD CLASS (addresses
                                     are never this small) */
@@ -110,6 +116,7 @@ typedef struct hp_class {
     uint8_t laid;               /* LAID_*: layout, size and slots */
     uint64_t failed_at;         /* LAID_FAILED: hp.dumps then (tried
                                    again after more CLASS DUMPs) */
+    uint32_t depth;             /* LAID_OK: classes in its chain */
     uint32_t data_len;          /* field bytes of an instance in HPROF */
     uint32_t slots_at, nslots;  /* in hp.slots */
     uint64_t size;              /* instance bytes as the JVM counts them */
@@ -506,10 +513,16 @@ static int lay_out(hp *m, uint32_t ci)
     size_t n = 0;
     for (uint32_t c = ci;;) {
         hp_class *k = &m->cls[c];
-        if (k->laid == LAID_OK)
+        if (k->laid == LAID_OK) {
+            if (k->depth + n > HP_MAX_DEPTH) {
+                not_laid(m, ci, n, 1);
+                return 0;
+            }
             break;
-        if (!k->dumped || n >= m->ncls) {
-            not_laid(m, ci, n, n >= m->ncls);
+        }
+        if (!k->dumped || n >= m->ncls || n >= HP_MAX_DEPTH) {
+            /* a class to come, or a chain too deep (a cycle among them) */
+            not_laid(m, ci, n, k->dumped);
             return 0;
         }
         if (grow((void **)&m->chain, &m->chaincap, n + 1, sizeof *m->chain))
@@ -582,6 +595,7 @@ static int lay_out(hp *m, uint32_t ci)
             m->slots[m->nslots++] = sl;
         }
         k->nslots = nref + supslots;
+        k->depth = sup ? sup->depth + 1 : 1;
         k->laid = LAID_OK;
         if (k->lay.failed) {
             not_laid(m, ci, j + 1, 1);
@@ -1264,9 +1278,9 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         result = m->stopped ? IMPORT_INCOMPLETE : IMPORT_OK;
         int lost = opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING;
         if (m->undecoded > 0) {
-            say(m, lost, "%llu instances of classes not dumped before them: "
-                "written without references",
-                (unsigned long long)m->undecoded);
+            say(m, lost, "%llu instances of classes not dumped before them "
+                "(or in chains over %d deep): written without references",
+                (unsigned long long)m->undecoded, HP_MAX_DEPTH);
             result = IMPORT_INCOMPLETE;
         }
         if (m->bad_length > 0) {
