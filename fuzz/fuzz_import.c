@@ -4,8 +4,9 @@
  * V8 heap snapshots and Java HPROF dumps: import_run tells them apart by
  * their first bytes, so the same checks hold for all (seeds of each kind
  * in fuzz/corpus/fuzz_import, the HPROF ones cut out of a real jmap dump
- * by tests/java/mini_hprof.py; a snapshot or an HPROF dump is read once
- * either way).
+ * by tests/java/mini_hprof.py and v8-node-mini.heapsnapshot out of a real
+ * Node's by tests/v8/mini_snapshot.js; a snapshot or an HPROF dump is
+ * read once either way).
  *
  * The input is the JSON lines file (plain, or gzip when it starts with
  * 1f 8b). Options are chosen from a hash of it, so that each input always
