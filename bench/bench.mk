@@ -40,7 +40,7 @@ $(BENCH_OUT)/malloc_bench: bench/malloc_bench.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -o $@ $<
 
-.PHONY: bench bench-helpers
+.PHONY: bench bench-helpers bench-scale
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
                $(BUILD)/tests/hm_prog
@@ -48,4 +48,10 @@ bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
 ## bench: measure speed and memory at scale (BENCH_SCALE=small|full) into build/bench/results.json
 bench: all bench-helpers
 	$(PYTHON) bench/bench.py --scale $(BENCH_SCALE) --runs $(BENCH_RUNS) \
+	  --build $(BUILD)
+
+## bench-scale: issue 19's scale table (every tool at BENCH_SIZES objects) into build/bench/scale.json
+BENCH_SIZES ?= 1000000,3000000,10000000,30000000
+bench-scale: all bench-helpers
+	$(PYTHON) bench/bench.py --scale-table $(BENCH_SIZES) --runs $(BENCH_RUNS) \
 	  --build $(BUILD)

@@ -525,6 +525,67 @@ class Bench:
         c["objects"] = int(self.info_row(out, "objects").replace(",", ""))
         c["output_bytes"] = self.files["heapfmt of that HPROF dump (import)"]
 
+    def scale_table(self, sizes):
+        """Issue 19's scale table: each tool on dumps of every size in
+        `sizes` (heapfmt-gen's app heap, the default codec), CPU time and
+        peak RSS per object, and how far per-object figures drift from the
+        smallest size to the largest (the target: within 15%)."""
+        gen = self.tool("heapfmt-gen")
+        rows = []
+        for n in sizes:
+            label = label_of(n)
+            a, b = self.path("s%s-a.hfd" % label), self.path("s%s-b.hfd" % label)
+            c = self.case("scale", "heapfmt-gen", [gen, "-n", str(n), "-s", "1",
+                                                   "-o", a],
+                          objects=n, size=label, runs=1)
+            rows.append(c)
+            self.spawn([gen, "-n", str(int(n * 1.05)), "-s", "1", "-o", b])
+            nb = int(n * 1.05)
+            for name, argv, objs in (
+                    ("histo --scan -j1", [self.tool("histo"), "--scan", "-j1",
+                                          a], n),
+                    ("histo --scan -j2", [self.tool("histo"), "--scan", "-j2",
+                                          a], n),
+                    ("heapfmt-diff a b", [self.tool("heapfmt-diff"), "-n", "10",
+                                          a, b], n + nb),
+                    ("heapfmt-export ndjson", [self.tool("heapfmt-export"),
+                                               "-f", "ndjson", a], n),
+                    ("heapfmt-graph dominators", [self.tool("heapfmt-graph"),
+                                                  "dominators", "-n", "10", a],
+                     n)):
+                rows.append(self.case("scale", name, argv, objects=objs,
+                                      size=label, nbytes=os.path.getsize(a),
+                                      threads=2 if "-j2" in argv else 1))
+            for f in (a, b):
+                os.unlink(f)
+        table = {}
+        for r in rows:
+            t = r["wall_s"] if r["threads"] > 1 else r["cpu_s"]
+            table.setdefault(r["name"], []).append({
+                "size": r["size"], "objects": r["objects"],
+                "ns_per_object": t * 1e9 / r["objects"],
+                "rss_bytes_per_object": r["rss_kib"] * 1024 / r["objects"]})
+        lines = ["Scale (issue 19): per object, CPU time (wall for -j2) and "
+                 "peak RSS; drift = largest / smallest size",
+                 "%-26s %s  %12s" % ("case", "  ".join(
+                     "%15s" % label_of(n) for n in sizes), "drift")]
+        for name, cols in table.items():
+            ns = [c["ns_per_object"] for c in cols]
+            rss = [c["rss_bytes_per_object"] for c in cols]
+            lines.append("%-26s %s  %5.2fx %5.2fx" % (
+                name, "  ".join("%6.0f ns %4.0f B" % (x, y)
+                                for x, y in zip(ns, rss)),
+                ns[-1] / ns[0], rss[-1] / rss[0]))
+        text = "\n".join(lines)
+        with open(self.path("scale.json"), "w") as f:
+            json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                       "machine": self.machine(),
+                       "load_average": os.getloadavg()[0],
+                       "sizes": sizes, "table": table}, f, indent=1)
+            f.write("\n")
+        print(text)
+        return text
+
     def graph_cases(self, label, n, dump, group="graph"):
         """heapfmt-graph on one dump: dominators (by object and by class),
         path and referrers of the object that retains the most, and the
@@ -1091,15 +1152,31 @@ def update_readme_text(text, block):
             "\n```\n\n" + text[b:])
 
 
+def label_of(n):
+    """1000000 -> "1M", 300000 -> "300k"."""
+    if n % 1_000_000 == 0:
+        return "%dM" % (n // 1_000_000)
+    if n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", choices=("small", "full"),
                     default=os.environ.get("BENCH_SCALE") or "full")
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--scale-table", metavar="N,N,...",
+                    help="only issue 19's scale table, at these object "
+                    "counts (e.g. 1000000,3000000,10000000,30000000)")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
+    if args.scale_table:
+        sizes = [int(x) for x in args.scale_table.split(",")]
+        Bench(args).scale_table(sizes)
+        return
     Bench(args).run()
 
 
