@@ -584,6 +584,14 @@ class Bench:
                        "sizes": sizes, "table": table}, f, indent=1)
             f.write("\n")
         print(text)
+        if len(sizes) >= 4:  # the full table, not a trial run
+            m = self.machine()
+            self.update_readme(
+                "heapfmt bench-scale, %s, median of %d runs\nmachine: %s, %d "
+                "cores; load average %.1f at the end\n\n%s" % (
+                    time.strftime("%Y-%m-%d %H:%M"), self.runs, m["cpu"],
+                    m["cores"], os.getloadavg()[0], text),
+                SCALE_BEGIN, SCALE_END)
         return text
 
     def graph_cases(self, label, n, dump, group="graph"):
@@ -967,14 +975,16 @@ class Bench:
 
     # ---- output -----------------------------------------------------------
 
-    def update_readme(self, block):
-        """Writes the results of a full run into bench/README.md, between
-        its markers: the README's results are this run's, never kept by
-        hand."""
+    def update_readme(self, block, begin=None, end=None):
+        """Writes the results of a full run (or of the scale table) into
+        bench/README.md, between its markers: the README's results are
+        this run's, never kept by hand."""
         path = os.path.join(self.root, "bench", "README.md")
         try:
             with open(path) as f:
-                text = update_readme_text(f.read(), block)
+                text = update_readme_text(f.read(), block,
+                                          begin or README_BEGIN,
+                                          end or README_END)
             if text is None:
                 sys.stderr.write("bench: %s has no results markers\n" % path)
                 return
@@ -1141,14 +1151,18 @@ README_BEGIN = "<!-- BEGIN RESULTS: written by make bench (bench/bench.py) -->"
 README_END = "<!-- END RESULTS -->"
 
 
-def update_readme_text(text, block):
-    """text with the part between README_BEGIN and README_END replaced by
+SCALE_BEGIN = "<!-- BEGIN SCALE: written by make bench-scale (bench/bench.py) -->"
+SCALE_END = "<!-- END SCALE -->"
+
+
+def update_readme_text(text, block, begin=README_BEGIN, end=README_END):
+    """text with the part between the markers begin and end replaced by
     block (in a code fence), or None when the markers are missing."""
-    a = text.find(README_BEGIN)
-    b = text.find(README_END)
+    a = text.find(begin)
+    b = text.find(end)
     if a < 0 or b < a:
         return None
-    return (text[:a + len(README_BEGIN)] + "\n\n```\n" + block.rstrip() +
+    return (text[:a + len(begin)] + "\n\n```\n" + block.rstrip() +
             "\n```\n\n" + text[b:])
 
 
