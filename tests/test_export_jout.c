@@ -124,6 +124,30 @@ Test(jout, decimal_matches_printf)
     }
 }
 
+Test(jout, hex_matches_printf)
+{
+    /* jout_fmt_hex16 spreads nibbles into bytes: every nibble value in
+     * every position, then random values */
+    char want[32], got[32];
+    for (int pos = 0; pos < 16; pos++)
+        for (uint64_t d = 0; d < 16; d++) {
+            uint64_t v = d << (4 * pos) | (0x0123456789abcdefu & ~(0xfull << (4 * pos)));
+            snprintf(want, sizeof want, "%016" PRIx64, v);
+            jout_fmt_hex16(got, v);
+            got[16] = '\0';
+            cr_assert_str_eq(got, want);
+        }
+    tprng r;
+    tprng_seed(&r, 7);
+    for (int i = 0; i < 100000; i++) {
+        uint64_t v = tprng_next(&r);
+        snprintf(want, sizeof want, "%016" PRIx64, v);
+        jout_fmt_hex16(got, v);
+        got[16] = '\0';
+        cr_assert_str_eq(got, want);
+    }
+}
+
 Test(jout, signed_and_ids)
 {
     mem m;
