@@ -569,6 +569,7 @@ class Bench:
                  "peak RSS; drift = largest / smallest size",
                  "%-26s %s  %12s" % ("case", "  ".join(
                      "%15s" % label_of(n) for n in sizes), "drift")]
+        misses = []
         for name, cols in table.items():
             ns = [c["ns_per_object"] for c in cols]
             rss = [c["rss_bytes_per_object"] for c in cols]
@@ -576,6 +577,22 @@ class Bench:
                 name, "  ".join("%6.0f ns %4.0f B" % (x, y)
                                 for x, y in zip(ns, rss)),
                 ns[-1] / ns[0], rss[-1] / rss[0]))
+            # memory per object at 1M is mostly the fixed part: drift is
+            # judged from time, and from memory where it grows
+            if ns[-1] / ns[0] > 1.15 or rss[-1] / rss[0] > 1.15:
+                misses.append(name)
+        lines.append("")
+        lines.append("Targets (issue 19): drift within 1.15x: %s" %
+                     ("met" if not misses else "MISS for " + ", ".join(misses)))
+        diff = [r for r in rows if r["name"] == "heapfmt-diff a b" and
+                r["size"] == "10M"]
+        if diff:
+            d = diff[0]
+            bpo = d["rss_kib"] * 1024 / d["objects"]
+            lines.append("  heapfmt-diff of two 10M dumps: %.2f s wall "
+                         "(goal 2.5), %.1f bytes/object (goal 12): %s" % (
+                             d["wall_s"], bpo, "met" if d["wall_s"] <= 2.5
+                             and bpo <= 12 else "MISS"))
         text = "\n".join(lines)
         with open(self.path("scale.json"), "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
@@ -881,6 +898,7 @@ class Bench:
             r1 = jq["cpu_s"] / s1["cpu_s"]
             add("histo --scan vs jq, %s objects" % jq["size"], r1, 100,
                 r1 >= 100, "CPU, zlib dump; level 0 (stored): %.0fx" % r0)
+        self.issue19_targets(big, add, rate)
         v8 = self.find("heapfmt-import (V8 heap snapshot)")
         if v8:
             mbs = v8["bytes"] / MB / v8["cpu_s"] if v8["cpu_s"] else 0
@@ -930,6 +948,29 @@ class Bench:
             sp = one["wall_s"] / two["wall_s"]
             add("histo --scan zstd -j2 speed-up (wall)", sp, 1.8, sp >= 1.8,
                 "needs two idle cores; load average %s" % self.load_text())
+
+    def issue19_targets(self, big, add, rate):
+        """Issue 19's targets that a full run measures: the dump_all
+        importer's speed and memory, export's speed, the stored writer."""
+        imp = self.find("heapfmt-import (dump_all JSON)")
+        if imp:
+            mbs = imp["bytes"] / MB / imp["cpu_s"] if imp["cpu_s"] else 0
+            add("heapfmt-import of dump_all JSON, MB/s per core", mbs, 800,
+                mbs >= 800, "%s, CPU time (issue 19)" % imp["size"])
+            rss = imp["rss_kib"] / 1024
+            add("heapfmt-import of dump_all JSON, peak MiB", rss, 64,
+                rss <= 64, "%s of JSON (issue 19: at most 64 MiB whatever "
+                "the objects)" % imp["size"])
+        for fmt in ("ndjson", "mongo"):
+            c = self.find("heapfmt-export %s > /dev/null" % fmt, big) or \
+                self.find("heapfmt-export %s" % fmt, big)
+            if c:
+                add("heapfmt-export %s, objects/s per core" % fmt, rate(c),
+                    6e6, rate(c) >= 6e6, "%s objects, CPU time (issue 19)" % big)
+        w = self.find("writer alone level 0")
+        if w:
+            add("writer alone, stored, objects/s per core", rate(w), 25e6,
+                rate(w) >= 25e6, "to /dev/null (issue 19)")
 
     def graph_targets(self, big, add):
         """Issue 13: dominators of the biggest dump in 10 s and 48 bytes per
