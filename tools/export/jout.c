@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_swar.h"
 #include "jout.h"
 
 /* ------------------------------------------------------------------ */
@@ -176,19 +177,6 @@ static const char ascii_escape[128] = {
     [0x5c] = '\\',
 };
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-/* Nonzero unless all 8 bytes of x are printable ASCII other than '"' and
- * '\\' (the classic "has a zero byte" tests; exact, no false results). */
-static inline uint64_t needs_care(uint64_t x)
-{
-    uint64_t ctl = (x - ONES * 0x20) & ~x;
-    uint64_t q = x ^ (ONES * '"');
-    uint64_t b = x ^ (ONES * '\\');
-    return (ctl | ((q - ONES) & ~q) | ((b - ONES) & ~b) | x) & HIGHS;
-}
-
 /* Input bytes handled per room request: each can become at most 6 output
  * bytes (\u00XX), so a chunk always fits in JOUT_MIN_CAP. */
 #define STR_CHUNK (8u << 10)
@@ -209,7 +197,7 @@ int jout_str_body(jout *o, const char *str, size_t len, size_t max)
             while (i + 8 <= chunk_end) {
                 uint64_t x;
                 memcpy(&x, s + i, 8);
-                if (needs_care(x))
+                if (cli_swar_json_special(x))
                     break;
                 memcpy(p, s + i, 8);
                 p += 8;

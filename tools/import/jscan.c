@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "jescape.h"
+#include "cli_swar.h"
 #include "jscan.h"
 
 /* ------------------------------------------------------------------ */
@@ -248,6 +249,13 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
     /* Fast path: plain ASCII and valid UTF-8 up to the closing quote. */
     for (;;) {
         unsigned k;
+        while (c->end - p >= 8) { /* eight plain bytes at a time */
+            uint64_t x;
+            memcpy(&x, p, 8);
+            if (cli_swar_json_special(x))
+                break;
+            p += 8;
+        }
         while ((k = str_class[(unsigned char)*p]) == 0)
             p++;
         if (k == 1) {
