@@ -1113,7 +1113,7 @@ class Bench:
         lines.append("")
         lines.append(self.codec_text(self.codec_result))
         lines.append("")
-        lines.append("Targets (issue 7):")
+        lines.append("Targets (issues 7, 13, 14, 16, 18, 19; each says its figure):")
         for t in targets:
             v, g = t["value"], t["goal"]
             fmt = ("%.1fM" % (v / 1e6)) if g >= 1e6 else "%.2f" % v
