@@ -3,6 +3,9 @@
  * any chunking of the input gives the same lines, plain or gzip; long
  * lines grow the buffer or are skipped past max_line; a cut or damaged
  * gzip stream and read errors come after every line decoded before them.
+ * The byte access the HPROF reader uses (lr_need, lr_take, lr_skip) gives
+ * the same bytes, plain or gzip in members, with a buffer that grows only
+ * with what is asked, and a prefix of a cut stream before its error.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -396,4 +399,89 @@ Test(import_lines, read_errors_and_eintr)
     lr_free(&r);
     lr_free(&r); /* twice is harmless */
     tbuf_free(&t);
+}
+
+/* ---- byte access (the HPROF reader's) ----------------------------------- */
+
+/* Takes the input back through lr_need/lr_take/lr_skip in steps chosen by
+ * seed (taking some, skipping others), plain or gzip: the bytes taken are
+ * the input's at those offsets, lr_offset counts both, and the buffer
+ * never grows past twice the largest step asked (plus the first size). */
+static void bytes_back(const tbuf *in, const tbuf *src, int policy,
+                       uint64_t seed, size_t initial_cap)
+{
+    tsource s;
+    tsource_init(&s, src->data, src->len, policy, seed);
+    lr r;
+    lr_init(&r, tsource_read, &s, 0);
+    r.initial_cap = initial_cap;
+    tprng p;
+    tprng_seed(&p, seed);
+    uint64_t off = 0;
+    size_t largest = 0;
+    while (off < in->len) {
+        size_t want = 1 + (size_t)tprng_below(&p, 4096);
+        if (want > largest)
+            largest = want;
+        if (tprng_below(&p, 4) == 0) {
+            uint64_t skipped = lr_skip(&r, want);
+            uint64_t left = in->len - off;
+            cr_assert_eq(skipped, want < left ? want : left);
+            off += skipped;
+        } else {
+            size_t have = lr_need(&r, want);
+            size_t left = (size_t)(in->len - off);
+            cr_assert_geq(have, want < left ? want : left, "at %llu",
+                          (unsigned long long)off);
+            size_t n = want < have ? want : have;
+            cr_assert_eq(memcmp(lr_bytes(&r), in->data + off, n), 0,
+                         "bytes at %llu", (unsigned long long)off);
+            lr_take(&r, n);
+            off += n;
+        }
+        cr_assert_eq(lr_offset(&r), off);
+    }
+    cr_assert_eq(lr_need(&r, 1), 0, "nothing after the end");
+    cr_assert_eq(lr_skip(&r, 10), 0);
+    cr_assert_eq(r.error, LR_E_NONE);
+    cr_assert_leq(r.cap, 2 * (largest + initial_cap), "buffer %zu", r.cap);
+    lr_free(&r);
+}
+
+Test(import_lines, bytes_taken_and_skipped_plain_and_gzip, .timeout = 30)
+{
+    tbuf t = {0}, z = {0};
+    tprng p;
+    tprng_seed(&p, 3);
+    for (int i = 0; i < 200000; i++)
+        tbuf_u8(&t, (unsigned)tprng_below(&p, 256));
+    gz(&z, t.data, t.len / 3, 1); /* two members */
+    gz(&z, t.data + t.len / 3, t.len - t.len / 3, 6);
+    for (int policy = TSRC_WHOLE; policy <= TSRC_RANDOM; policy++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            bytes_back(&t, &t, policy, seed, 64);
+            bytes_back(&t, &z, policy, seed, 64);
+        }
+    tbuf_free(&t);
+    tbuf_free(&z);
+}
+
+Test(import_lines, bytes_of_a_cut_gzip_stream_then_an_error)
+{
+    tbuf t = {0}, z = {0};
+    for (int i = 0; i < 50000; i++)
+        tbuf_u8(&t, (unsigned)(i * 7));
+    gz(&z, t.data, t.len, 6);
+    tsource s;
+    tsource_init(&s, z.data, z.len / 2, TSRC_WHOLE, 1);
+    lr r;
+    lr_init(&r, tsource_read, &s, 0);
+    size_t have = lr_need(&r, t.len);
+    cr_assert_lt(have, t.len);
+    cr_assert_gt(have, 0);
+    cr_assert_eq(memcmp(lr_bytes(&r), t.data, have), 0, "a prefix");
+    cr_assert_eq(r.error, LR_E_GZ_TRUNC);
+    lr_free(&r);
+    tbuf_free(&t);
+    tbuf_free(&z);
 }
