@@ -130,10 +130,10 @@ expect_err_has "this is binary data" "/dev/zero"
 printf 'JAVA PROFILE 1.0.2\0\0\0\10' >heap.hprof
 run "$imp" -o h.dump heap.hprof
 expect_failure 1 "an HPROF file cut in its header"
-expect_err_has "truncated dump: the input ends at byte 19 (in the header)" "an HPROF file"
+expect_err_has "truncated dump: the input ends at byte 22 (in the header)" "an HPROF file"
 gzip -c heap.hprof >heap.hprof.gz
 run "$imp" -o h.dump heap.hprof.gz
-expect_err_has "truncated dump: the input ends at byte 19" "a gzipped HPROF file"
+expect_err_has "truncated dump: the input ends at byte 22" "a gzipped HPROF file"
 run "$imp" --from=ruby -o h.dump heap.hprof
 expect_failure 1 "an HPROF file with --from=ruby"
 expect_err_has "Java HPROF heap dump" "an HPROF file with --from=ruby"

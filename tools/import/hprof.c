@@ -227,8 +227,10 @@ static int cut(hp *m, const char *where)
         say(m, kind, "byte %llu (in %s): %s",
             (unsigned long long)lr_offset(r), where, r->message);
     else
+        /* the end of the input, not where the cut record began: the
+         * bytes between are read but belong to no whole record */
         say(m, kind, "truncated dump: the input ends at byte %llu (in %s)",
-            (unsigned long long)lr_offset(r), where);
+            (unsigned long long)r->bytes_decoded, where);
     return HP_STOP;
 }
 
