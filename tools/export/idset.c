@@ -11,6 +11,7 @@ void idset_init(idset *s)
 
 void idset_free(idset *s)
 {
+    free(s->run);
     free(s->keys);
     free(s->counts);
     memset(s, 0, sizeof *s);
@@ -49,10 +50,10 @@ static int grow(idset *s)
     return 0;
 }
 
-uint32_t idset_add(idset *s, uint64_t id)
+/* Counts id in the hash; returns its count there, or 0 when memory runs
+ * out. */
+static uint32_t hash_add(idset *s, uint64_t id)
 {
-    if (id == UINT64_MAX) /* id + 1 would be the empty mark */
-        return s->max_id_count < UINT32_MAX ? ++s->max_id_count : UINT32_MAX;
     if (10 * (s->n + 1) > 7 * s->cap && grow(s) != 0)
         return 0;
     uint64_t key = id + 1;
@@ -66,4 +67,40 @@ uint32_t idset_add(idset *s, uint64_t id)
     if (s->counts[j] < UINT32_MAX)
         s->counts[j]++;
     return s->counts[j];
+}
+
+/* 1 if id is in the ascending run. */
+static int in_run(const idset *s, uint64_t id)
+{
+    size_t lo = 0, hi = s->nrun;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->run[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nrun && s->run[lo] == id;
+}
+
+uint32_t idset_add(idset *s, uint64_t id)
+{
+    if (id == UINT64_MAX) /* id + 1 would be the empty mark */
+        return s->max_id_count < UINT32_MAX ? ++s->max_id_count : UINT32_MAX;
+    if (s->nrun == 0 || id > s->run[s->nrun - 1]) {
+        if (s->nrun == s->runcap) {
+            size_t cap = s->runcap ? 2 * s->runcap : 4096;
+            uint64_t *run = realloc(s->run, cap * sizeof *run);
+            if (run == NULL)
+                return 0;
+            s->run = run;
+            s->runcap = cap;
+        }
+        s->run[s->nrun++] = id;
+        return 1;
+    }
+    uint32_t k = hash_add(s, id);
+    if (k == 0)
+        return 0;
+    return k < UINT32_MAX && in_run(s, id) ? k + 1 : k;
 }
