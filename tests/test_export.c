@@ -1089,6 +1089,66 @@ Test(export, odd_bytes_and_numbers)
     tbuf_free(&dump);
 }
 
+/* ---- tests: the memo of class and type members ------------------------- */
+
+/* Class and type names that fill and collide in doc.c's memo (DOC_MEMO_
+ * SLOTS slots, keyed by length and three bytes): lengths 0 to past
+ * DOC_MEMO_RAW, names equal but for one byte the key does not read,
+ * names that need escapes and whose member outgrows DOC_MEMO_OUT, and
+ * more output than the JSON buffer holds. Objects go through them in an order that returns to each, so memo hits, misses
+ * and replacements all happen; every document is checked against the
+ * dump. */
+static void memo_dump(tbuf *out)
+{
+    tsink s;
+    tsink_init(&s);
+    heapfmt_writer *w = NULL;
+    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    enum { NCLASS = 3 * DOC_MEMO_SLOTS, NTYPE = 40 };
+    uint32_t types[NTYPE];
+    char name[64];
+    for (size_t i = 0; i < NTYPE; i++) {
+        /* T_ + i + padding: the same first byte, often the same last */
+        size_t n = (size_t)snprintf(name, sizeof name, "T_%zu", i);
+        while (n < 2 + i % 12)
+            name[n++] = 'X';
+        TASSERT_OK(heapfmt_write_string(w, name, n, &types[i]));
+    }
+    for (size_t i = 0; i < NCLASS; i++) {
+        size_t len = i % (DOC_MEMO_RAW + 4);
+        memset(name, 'a', len);
+        if (len > 2)
+            name[1 + i % (len - 2)] = (char)('b' + i % 23); /* unkeyed */
+        if (i % 5 == 0 && len > 0)
+            name[0] = '"'; /* escaped: 2 bytes out */
+        if (i % 7 == 0 && len > 0)
+            name[len - 1] = '\x01'; /* 6 bytes out */
+        heapfmt_class c = {0x1000 + 8 * i, name, len, 0, 0};
+        TASSERT_OK(heapfmt_write_class(w, &c));
+    }
+    for (size_t i = 0; i < 80 * NCLASS; i++) {
+        heapfmt_object o = {0};
+        o.id = 0x7f0000000000u + 40 * i;
+        o.class_id = 0x1000 + 8 * ((i * 37 + i / NCLASS) % NCLASS);
+        o.type = types[(i * 13) % NTYPE];
+        o.size = 40;
+        o.fields = HEAPFMT_F_BASIC;
+        TASSERT_OK(heapfmt_write_object(w, &o));
+    }
+    TASSERT_OK(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+    *out = s.out;
+}
+
+Test(export, memo_of_repeated_names)
+{
+    tbuf dump;
+    memo_dump(&dump);
+    export_and_verify(&dump, RECORDS_OBJECTS, NULL, DOC_DEFAULT_MAX_REFS,
+                      CLI_EXIT_OK);
+    tbuf_free(&dump);
+}
+
 /* ---- tests: huge reference lists -------------------------------------- */
 
 #define HUGE_REFS 1000000u

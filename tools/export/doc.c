@@ -109,6 +109,46 @@ static void repeated_member(jout *o, const char *key, const char *s,
     }
 }
 
+/* repeated_member through a memo slot: the member's bytes copied when
+ * the slot holds the same text, else written and, when short, kept. */
+static void memo_member(jout *o, doc_memo_slot *table, const char *key,
+                        const char *s, size_t len, const heapfmt_rstring *rs)
+{
+    if (rs != NULL) {
+        if (rs->id == 0 || rs->undefined) {
+            repeated_member(o, key, NULL, 0, rs); /* null */
+            return;
+        }
+        s = rs->ptr;
+        len = rs->len;
+    }
+    if (table == NULL || len > DOC_MEMO_RAW) {
+        repeated_member(o, key, s, len, NULL);
+        return;
+    }
+    /* three bytes and the length: a load of len bytes into a word would
+     * stall on the store it reads back */
+    const unsigned char *u = (const unsigned char *)s;
+    unsigned h = len == 0 ? 0
+                          : (unsigned)len * 7u + u[0] * 31u + u[len / 2] * 17u +
+                                u[len - 1] * 5u;
+    doc_memo_slot *m = &table[(h ^ h >> 6) % DOC_MEMO_SLOTS];
+    if (m->out_len != 0 && m->raw_len == len && memcmp(m->raw, s, len) == 0) {
+        jout_put(o, m->out, m->out_len);
+        return;
+    }
+    size_t before = o->len;
+    uint64_t flushed = o->total;
+    repeated_member(o, key, s, len, NULL);
+    size_t n = o->len - before;
+    if (o->total == flushed && n <= DOC_MEMO_OUT) { /* all in the buffer */
+        memcpy(m->out, o->buf + before, n);
+        m->out_len = (uint8_t)n;
+        memcpy(m->raw, s, len);
+        m->raw_len = (uint8_t)len;
+    }
+}
+
 /* An object id that may be unknown (0 for classes and superclasses). */
 static void doc_opt_id(jout *o, uint64_t id)
 {
@@ -412,8 +452,10 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
     doc_id_end(o, st);
     JOUT_LIT(o, "\"id\":");
     jout_id(o, ob->id);
-    repeated_member(o, "class", class_name, class_len, NULL);
-    repeated_member(o, "type", NULL, 0, ob->type);
+    memo_member(o, st->memo ? st->memo->class_name : NULL, "class",
+                class_name, class_len, NULL);
+    memo_member(o, st->memo ? st->memo->type : NULL, "type", NULL, 0,
+                ob->type);
     JOUT_LIT(o, ",\"bytes\":");
     doc_count(o, st, ob->size);
     jout_char(o, ',');

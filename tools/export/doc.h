@@ -83,11 +83,33 @@
 /* Longest dump tag, and its characters: [A-Za-z0-9._-]. */
 #define DOC_MAX_TAG 64
 
+/* Members written before, with the text they came from: an object's
+ * class and type names repeat in document after document, and comparing
+ * a short name costs less than escaping it again. Direct-mapped by the
+ * name's length and first bytes; names of up to DOC_MEMO_RAW bytes whose
+ * member fits DOC_MEMO_OUT bytes are kept. */
+#define DOC_MEMO_SLOTS 64
+#define DOC_MEMO_RAW 32
+#define DOC_MEMO_OUT 64
+
+typedef struct doc_memo_slot {
+    uint8_t raw_len;  /* of raw */
+    uint8_t out_len;  /* of out; 0: the slot is empty */
+    char raw[DOC_MEMO_RAW];
+    char out[DOC_MEMO_OUT]; /* ,"key":"escaped text" */
+} doc_memo_slot;
+
+typedef struct doc_memo {
+    doc_memo_slot class_name[DOC_MEMO_SLOTS];
+    doc_memo_slot type[DOC_MEMO_SLOTS];
+} doc_memo;
+
 typedef struct doc_style {
     int mongo;          /* Extended JSON v2 with _id */
     const char *tag;    /* dump tag or NULL: adds "dump", prefixes _id */
     int record_field;   /* write "record": "<kind>" first */
     uint64_t max_refs;  /* references kept in object and root documents */
+    doc_memo *memo;     /* or NULL: names escaped every time */
 } doc_style;
 
 /* Checks a dump tag: 1..DOC_MAX_TAG characters of [A-Za-z0-9._-]. */

@@ -36,6 +36,7 @@ typedef struct exporter {
     const heapfmt_class_summary **final;
     size_t nfinal;
     idset ids;              /* mongo: object ids met, for unique _ids */
+    doc_memo memo;          /* class and type members written before */
     int ids_failed;         /* it ran out of memory */
 } exporter;
 
@@ -560,6 +561,7 @@ int export_dump(cli_dump *d, const export_options *opt, jout *out,
     x.st.tag = x.json ? NULL : opt->tag; /* json: once, at the top */
     x.st.record_field = !x.json && records_several(x.records);
     x.st.max_refs = opt->max_refs;
+    x.st.memo = &x.memo;
     x.roots.fd = x.edges.fd = -1;
 
     int rc = run(&x);
