@@ -35,9 +35,16 @@ typedef struct exporter {
      * class index (NULL where the footer has none). */
     const heapfmt_class_summary **final;
     size_t nfinal;
+    /* The last lookups in final, direct-mapped by class index: most
+     * objects are of a few classes, and the search mispredicts. */
+    struct final_hit {
+        uint32_t index;
+        int valid;
+        const heapfmt_class_summary *summary; /* NULL: not in final */
+    } final_hits[256];
     idset ids;              /* mongo: object ids met, for unique _ids */
-    doc_memo memo;          /* class and type members written before */
     int ids_failed;         /* it ran out of memory */
+    doc_memo memo;          /* class and type members written before */
 } exporter;
 
 unsigned export_default_records(int format)
@@ -209,16 +216,26 @@ static const heapfmt_rlabel *get_labels(exporter *x, heapfmt_reader *r,
 
 /* The display name of an object's class: the final one when the footer
  * gave it, else the one known at this point of the dump. */
-static const char *class_name(const exporter *x, const heapfmt_rclass *k,
+static const char *class_name(exporter *x, const heapfmt_rclass *k,
                               cli_name *buf, size_t *len)
 {
-    /* final is sorted by index: a binary search, so that its memory is the
-     * classes the footer holds, whatever their indexes claim. */
-    size_t lo;
-    CLI_LOWER_BOUND(lo, x->nfinal, i, x->final[i]->index < k->index);
-    if (lo < x->nfinal && x->final[lo]->index == k->index)
-        return cli_summary_name(x->final[lo], buf, len);
-    return cli_class_name(k, buf, len);
+    if (x->nfinal == 0)
+        return cli_class_name(k, buf, len);
+    struct final_hit *h =
+        &x->final_hits[k->index % (sizeof x->final_hits / sizeof *h)];
+    if (!h->valid || h->index != k->index) {
+        /* final is sorted by index: a binary search, so that its memory
+         * is the classes the footer holds, whatever their indexes claim */
+        size_t lo;
+        CLI_LOWER_BOUND(lo, x->nfinal, i, x->final[i]->index < k->index);
+        h->valid = 1;
+        h->index = k->index;
+        h->summary = lo < x->nfinal && x->final[lo]->index == k->index
+                         ? x->final[lo]
+                         : NULL;
+    }
+    return h->summary ? cli_summary_name(h->summary, buf, len)
+                      : cli_class_name(k, buf, len);
 }
 
 static int summary_by_index(const void *a, const void *b)
