@@ -448,14 +448,16 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
     uint64_t budget = DOC_MAX_EXTRAS - EXTRAS_FIXED;
     uint64_t for_stack = stack_cost(ob->stack, budget / 2);
     budget -= for_stack;
+    char id[JOUT_ID_LEN]; /* "0x...", formatted once for _id and id */
+    jout_fmt_id(id, ob->id);
     doc_begin(o, st, RECORDS_OBJECTS);
     if (st->mongo) {
-        doc_hex(o, ob->id);
+        jout_put(o, id + 1, JOUT_ID_LEN - 2);
         doc_repeat(o, refs->repeat);
     }
     doc_id_end(o, st);
     JOUT_LIT(o, "\"id\":");
-    jout_id(o, ob->id);
+    jout_put(o, id, JOUT_ID_LEN);
     memo_member(o, st->memo ? st->memo->class_name : NULL, "class",
                 class_name, class_len, NULL);
     memo_member(o, st->memo ? st->memo->type : NULL, "type", NULL, 0,
