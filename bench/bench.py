@@ -588,9 +588,13 @@ class Bench:
                 r["size"] == "10M"]
         if diff:
             d = diff[0]
-            bpo = d["rss_kib"] * 1024 / d["objects"]
+            # per object of one dump, the one heapfmt-diff holds (the
+            # smaller): issue 19's "today about 16" is 160 MiB over 10M
+            held = next(n for n in sizes if label_of(n) == "10M")
+            bpo = d["rss_kib"] * 1024 / held
             lines.append("  heapfmt-diff of two 10M dumps: %.2f s wall "
-                         "(goal 2.5), %.1f bytes/object (goal 12): %s" % (
+                         "(goal 2.5), %.1f bytes per object of the held "
+                         "dump (goal 12): %s" % (
                              d["wall_s"], bpo, "met" if d["wall_s"] <= 2.5
                              and bpo <= 12 else "MISS"))
         text = "\n".join(lines)
