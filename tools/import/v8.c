@@ -17,7 +17,7 @@
 #include "v8.h"
 #include "v8scan.h"
 
-#define V8_MAX_FIELDS 64  /* node or edge fields (V8 has 7 and 3) */
+#define V8_MAX_FIELDS VS_MAX_UINTS /* node or edge fields (V8 has 7, 3) */
 #define V8_MAX_TYPES 255  /* node or edge types (a type index is a byte) */
 #define V8_MAX_NAME 256   /* bytes of a field or type name */
 #define V8_NO_NAME UINT32_MAX /* a name index beyond what a u32 holds */
@@ -402,20 +402,20 @@ static int read_nodes(v8 *m)
 {
     vs_stream *s = &m->s;
     const v8_layout *l = &m->lay;
-    uint64_t f[V8_MAX_FIELDS], off[V8_MAX_FIELDS];
+    uint64_t f[V8_MAX_FIELDS];
     int rc, more;
     if ((rc = vs_open(s, '[', &more)) != VS_OK)
         return rc;
     while (more) {
-        if ((rc = vs_uints(s, l->node_fields, f, off,
-                              "the last node lacks fields")) != VS_OK)
+        if ((rc = vs_uints(s, l->node_fields, f, "the last node lacks fields",
+                           &more)) != VS_OK)
             return rc;
         uint64_t type = f[l->n_type], edges = f[l->n_edges], name = f[l->n_name];
         if (type >= l->node_types.n)
-            return bad_at(s, off[l->n_type],
+            return bad_at(s, vs_uints_offset(s, l->n_type),
                           "a node type beyond snapshot.meta.node_types");
         if (edges > UINT32_MAX || m->nn == UINT32_MAX)
-            return bad_at(s, off[l->n_edges],
+            return bad_at(s, vs_uints_offset(s, l->n_edges),
                           "more edges or nodes than V8 can have");
         if (m->nn == m->ncap) {
             size_t cap = m->ncap;
@@ -440,8 +440,6 @@ static int read_nodes(v8 *m)
                                                 : 0;
         if (why && name < V8_NO_NAME && need_string(m, name, why) != 0)
             return VS_NOMEM;
-        if ((rc = vs_next_member(s, ']', &more)) != VS_OK)
-            return rc;
     }
     return VS_OK;
 }
@@ -452,7 +450,7 @@ static int read_edges(v8 *m)
 {
     vs_stream *s = &m->s;
     const v8_layout *l = &m->lay;
-    uint64_t f[V8_MAX_FIELDS], off[V8_MAX_FIELDS];
+    uint64_t f[V8_MAX_FIELDS];
     uint64_t nodes_len = (uint64_t)m->nn * l->node_fields;
     uint32_t nf32 = l->node_fields;
     if (nodes_len > UINT32_MAX)
@@ -461,24 +459,24 @@ static int read_edges(v8 *m)
     if ((rc = vs_open(s, '[', &more)) != VS_OK)
         return rc;
     while (more) {
-        if ((rc = vs_uints(s, l->edge_fields, f, off,
-                              "the last edge lacks fields")) != VS_OK)
+        if ((rc = vs_uints(s, l->edge_fields, f, "the last edge lacks fields",
+                           &more)) != VS_OK)
             return rc;
         uint64_t type = f[l->e_type], name = f[l->e_name], to = f[l->e_to];
         if (type >= l->edge_types.n)
-            return bad_at(s, off[l->e_type],
+            return bad_at(s, vs_uints_offset(s, l->e_type),
                           "an edge type beyond snapshot.meta.edge_types");
         /* nodes_len < 2^32 (V8 counts nodes in an int): a 32-bit
          * division, several times cheaper than a 64-bit one */
         uint32_t node = to < nodes_len ? (uint32_t)to / nf32 : 0;
         if (to >= nodes_len || node * nf32 != to)
-            return bad_at(s, off[l->e_to],
+            return bad_at(s, vs_uints_offset(s, l->e_to),
                           "an edge to_node that is not a node's position");
         if (m->ne >= m->edges_claimed)
-            return bad_at(s, off[0],
+            return bad_at(s, vs_uints_offset(s, 0),
                           "more edges than the nodes' edge_count say");
         if (name > UINT32_MAX)
-            return bad_at(s, off[l->e_name],
+            return bad_at(s, vs_uints_offset(s, l->e_name),
                           "an edge name_or_index beyond 2^32");
         if (m->ne == m->ecap) {
             size_t cap = m->ecap;
@@ -494,8 +492,6 @@ static int read_edges(v8 *m)
         m->ne++;
         if (m->edge_kind[type] != EK_INDEX && need_string(m, name, SF_LABEL) != 0)
             return VS_NOMEM;
-        if ((rc = vs_next_member(s, ']', &more)) != VS_OK)
-            return rc;
     }
     return VS_OK;
 }

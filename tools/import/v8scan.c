@@ -78,9 +78,13 @@ static int fill(vs_stream *s, size_t want)
     return VS_OK;
 }
 
+/* JSON's blank space, by table: one load where four compares were */
+static const unsigned char blank[256] = {
+    [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
 static int is_blank(int c)
 {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    return blank[(unsigned char)c];
 }
 
 int vs_peek(vs_stream *s, int *c)
@@ -188,60 +192,98 @@ int vs_uint(vs_stream *s, uint64_t *v)
 }
 
 /* The general path of vs_uints: each number and comma on its own. */
-static int uints_slow(vs_stream *s, unsigned n, uint64_t *v, uint64_t *off,
-                      const char *short_msg)
+static int uints_slow(vs_stream *s, unsigned n, uint64_t *v,
+                      const char *short_msg, int *more)
 {
-    int rc, more;
+    int rc, go_on;
+    s->rec_slow = 1;
     for (unsigned k = 0; k < n; k++) {
         if (k > 0) {
-            if ((rc = vs_next_member(s, ']', &more)) != VS_OK)
+            if ((rc = vs_next_member(s, ']', &go_on)) != VS_OK)
                 return rc;
-            if (!more) { /* at the ']' just read */
+            if (!go_on) { /* at the ']' just read */
                 s->pos--;
                 return fail(s, VS_BAD, short_msg);
             }
         }
         if ((rc = vs_uint(s, &v[k])) != VS_OK)
             return rc;
-        off[k] = s->tok_off;
+        s->rec_off[k] = s->tok_off;
     }
-    return VS_OK;
+    return vs_next_member(s, ']', more);
 }
 
-int vs_uints(vs_stream *s, unsigned n, uint64_t *v, uint64_t *off,
-             const char *short_msg)
+/* Bytes that may follow a number of the fast path: the others (a digit
+ * past 19, '.', 'e', a sign, the NUL at the end of the data) send the
+ * record the general way, which words the complaint. */
+static const unsigned char number_end[256] = {
+    [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1, [','] = 1, [']'] = 1};
+
+int vs_uints(vs_stream *s, unsigned n, uint64_t *v, const char *short_msg,
+             int *more)
 {
     /* Room for n numbers of 19 digits (which cannot overflow) with a
      * comma and a blank or two; anything unusual (more blank space, a
      * longer number, a sign, an error) goes the general way from the
-     * start, which also words the errors. The NUL after the data stops
-     * every loop. */
+     * start. The NUL after the data stops every loop. */
+    if (n == 0 || n > VS_MAX_UINTS)
+        return fail(s, VS_BAD, short_msg);
     if (s->end - s->pos < (size_t)n * 24 + 8 && !s->eof)
-        return uints_slow(s, n, v, off, short_msg);
+        return uints_slow(s, n, v, short_msg, more);
     const unsigned char *p = s->buf + s->pos;
     for (unsigned k = 0; k < n; k++) {
-        while (is_blank(*p))
+        while (blank[*p])
             p++;
         if (k > 0) {
             if (*p != ',')
-                return uints_slow(s, n, v, off, short_msg);
+                return uints_slow(s, n, v, short_msg, more);
             p++;
-            while (is_blank(*p))
+            while (blank[*p])
                 p++;
         }
         const unsigned char *start = p;
         uint64_t x = 0;
-        while (*p >= '0' && *p <= '9')
+        while ((unsigned)(*p - '0') < 10)
             x = x * 10 + (uint64_t)(*p++ - '0');
         size_t len = (size_t)(p - start);
-        if (len == 0 || len > 19 || (*start == '0' && len > 1) || *p == '.' ||
-            *p == 'e' || *p == 'E' || p == s->buf + s->end)
-            return uints_slow(s, n, v, off, short_msg);
+        if (len - 1 >= 19 || !number_end[*p] || (*start == '0' && len > 1))
+            return uints_slow(s, n, v, short_msg, more);
         v[k] = x;
-        off[k] = s->base + (uint64_t)(start - s->buf);
     }
+    s->rec_slow = 0;
+    s->rec_pos = s->pos;
+    while (blank[*p])
+        p++;
+    if (*p == ',' || *p == ']') {
+        *more = *p == ',';
+        s->pos = (size_t)(p + 1 - s->buf);
+        return VS_OK;
+    }
+    /* blank space to the end of the buffer, or a wrong byte: the general
+     * step may refill the buffer, so the numbers' offsets are kept first */
+    for (unsigned k = 0; k < n; k++)
+        s->rec_off[k] = vs_uints_offset(s, k);
+    s->rec_slow = 1;
     s->pos = (size_t)(p - s->buf);
-    return VS_OK;
+    return vs_next_member(s, ']', more);
+}
+
+uint64_t vs_uints_offset(const vs_stream *s, unsigned k)
+{
+    if (k >= VS_MAX_UINTS)
+        return vs_offset(s);
+    if (s->rec_slow)
+        return s->rec_off[k];
+    /* the fast path read this record whole from rec_pos: walk it again */
+    const unsigned char *p = s->buf + s->rec_pos;
+    for (unsigned i = 0;; i++) {
+        while (blank[*p] || (i > 0 && *p == ','))
+            p++;
+        if (i == k)
+            return s->base + (uint64_t)(p - s->buf);
+        while ((unsigned)(*p - '0') < 10)
+            p++;
+    }
 }
 
 /* Appends n bytes to the string being read, within text_max. */

@@ -28,6 +28,9 @@ enum vs_status {
 /* Deepest nesting vs_skip accepts (jansson's limit, as jscan.h). */
 #define VS_MAX_DEPTH 2048
 
+/* Most numbers one vs_uints call reads (V8 writes 7 per node). */
+#define VS_MAX_UINTS 64
+
 typedef struct vs_stream {
     lr_read_fn read;
     void *opaque;
@@ -41,6 +44,13 @@ typedef struct vs_stream {
     size_t text_max;   /* bytes kept of a string; the rest is validated */
     int text_cut;      /* the last string was longer than text_max */
     uint64_t tok_off;  /* input offset of the last number vs_uint read */
+    /* where the numbers of the last vs_uints began: its fast path keeps
+     * only the buffer position of the record (the numbers are found again
+     * when an error needs one); its general path, which may refill the
+     * buffer, keeps each offset */
+    size_t rec_pos;
+    int rec_slow;
+    uint64_t rec_off[VS_MAX_UINTS];
     /* after an error */
     uint64_t err_off;  /* input offset of the problem */
     const char *err_msg;
@@ -77,12 +87,17 @@ int vs_next_member(vs_stream *s, int close, int *more);
  * no fraction or exponent); tok_off says where it began. */
 int vs_uint(vs_stream *s, uint64_t *v);
 
-/* Reads n (at most 64) integers separated by ',' -- one node or edge --
- * as n vs_uint calls would, with off[k] where number k began; short_msg
- * is the complaint when the array closes among them. The hot loop of a
- * snapshot's import: a fast path parses straight from the buffer. */
-int vs_uints(vs_stream *s, unsigned n, uint64_t *v, uint64_t *off,
-             const char *short_msg);
+/* Reads n (at most VS_MAX_UINTS) integers separated by ',' -- one node or
+ * edge -- as n vs_uint calls would, then the step to the next member as
+ * vs_next_member(s, ']', more) would; short_msg is the complaint when the
+ * array closes among them. The hot loop of a snapshot's import: a fast
+ * path parses straight from the buffer. */
+int vs_uints(vs_stream *s, unsigned n, uint64_t *v, const char *short_msg,
+             int *more);
+
+/* After vs_uints returned VS_OK, and before anything else reads from s:
+ * the input offset where its number k began. */
+uint64_t vs_uints_offset(const vs_stream *s, unsigned k);
 
 /* Reads a string into s->text / s->text_len: escapes decoded, \u escapes
  * as UTF-8 (a lone surrogate as its three-byte form, as V8 writes them). */
