@@ -89,11 +89,17 @@ static void *run_part(void *arg)
         p->status = PART_FAILED;
         return NULL;
     }
+    /* The loop counts in locals: the parts are neighbours in one array,
+     * and a count stored per record into one part while the other thread
+     * reads its own part's fields made the cache line they share bounce
+     * between the cores (-j2 cost 11-36% more CPU than -j1). */
+    const uint64_t stop = p->stop;
+    const int keep = p->acc.by == HISTO_BY_STACK || p->acc.by == HISTO_BY_FRAME;
+    uint64_t records = 0, objects = 0;
     while ((rc = heapfmt_reader_next(p->r, &rec)) == HEAPFMT_OK) {
-        if (rec.offset >= p->stop)
+        if (rec.offset >= stop)
             break; /* the first record of the next range: not ours */
-        p->records++;
-        int keep = p->acc.by == HISTO_BY_STACK || p->acc.by == HISTO_BY_FRAME;
+        records++;
         if (keep && (rec.tag == HEAPFMT_TAG_FRAME ||
                      rec.tag == HEAPFMT_TAG_STACK)) {
             defs *d = rec.tag == HEAPFMT_TAG_FRAME ? &p->frames : &p->stacks;
@@ -110,8 +116,10 @@ static void *run_part(void *arg)
             p->status = PART_NOMEM;
             return NULL;
         }
-        p->objects++;
+        objects++;
     }
+    p->records = records;
+    p->objects = objects;
     /* A range ends at the next range's first block, the last one at the
      * footer (HEAPFMT_DONE for a reader moved to a block). */
     int clean = p->stop == UINT64_MAX ? rc == HEAPFMT_DONE : rc == HEAPFMT_OK;
