@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_search.h"
 #include "idset.h"
 
 void idset_init(idset *s)
@@ -72,14 +73,8 @@ static uint32_t hash_add(idset *s, uint64_t id)
 /* 1 if id is in the ascending run. */
 static int in_run(const idset *s, uint64_t id)
 {
-    size_t lo = 0, hi = s->nrun;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->run[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    CLI_LOWER_BOUND(lo, s->nrun, i, s->run[i] < id);
     return lo < s->nrun && s->run[lo] == id;
 }
 

@@ -195,8 +195,7 @@ int jout_str_body(jout *o, const char *str, size_t len, size_t max)
         char *start = p;
         while (i < chunk_end) {
             while (i + 8 <= chunk_end) {
-                uint64_t x;
-                memcpy(&x, s + i, 8);
+                uint64_t x = cli_swar_load(s + i);
                 if (cli_swar_json_special(x))
                     break;
                 memcpy(p, s + i, 8);

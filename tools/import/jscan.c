@@ -253,8 +253,7 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
     for (;;) {
         unsigned k;
         while (c->end - p >= 8) { /* eight plain bytes at a time */
-            uint64_t x;
-            memcpy(&x, p, 8);
+            uint64_t x = cli_swar_load(p);
             if (cli_swar_json_special(x))
                 break;
             p += 8;
@@ -644,6 +643,23 @@ static size_t hex_run(const ctx *c, const char *q, uint64_t *v)
     return (size_t)(q - start);
 }
 
+/* The fast path of an address string at p (at its '"'): "0x" and 1 to 16
+ * hex digits, no escapes. Returns the byte after the closing quote with
+ * the value in *v, or NULL (*v untouched) for anything else (the caller's general path
+ * decodes the string and words the complaint). */
+static const char *plain_address(const ctx *c, const char *p, uint64_t *v)
+{
+    const char *q = p + 1;
+    if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+        q += 2;
+    uint64_t x;
+    size_t nd = hex_run(c, q, &x);
+    if (nd < 1 || nd > 16 || q[nd] != '"')
+        return NULL;
+    *v = x;
+    return q + nd + 1;
+}
+
 /* An address-valued field at p. */
 static const char *field_address(ctx *c, const char *p, enum key k,
                                  uint64_t *dst, uint32_t has, int core)
@@ -658,17 +674,11 @@ static const char *field_address(ctx *c, const char *p, enum key k,
         }
         return q;
     }
-    /* Fast path: "0x" and hex digits, no escapes (as field_refs). */
-    const char *d = p + 1;
-    if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))
-        d += 2;
-    uint64_t v;
-    size_t nd = hex_run(c, d, &v);
-    if (nd >= 1 && nd <= 16 && d[nd] == '"') {
-        *dst = v;
+    const char *e = plain_address(c, p, dst);
+    if (e) {
         c->out->has |= has;
         field_ok(c, k);
-        return d + nd + 1;
+        return e;
     }
     sout so;
     const char *q = scan_string(c, p, S_TEXT, 32, &so);
@@ -784,17 +794,12 @@ static const char *field_refs(ctx *c, const char *p)
     }
     for (;;) {
         if (*p == '"') {
-            /* Fast path: "0x" and hex digits, no escapes. */
-            const char *q = p + 1;
-            if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
-                q += 2;
             uint64_t v;
-            size_t nd = hex_run(c, q, &v);
-            q += nd;
-            if (*q == '"' && nd >= 1 && nd <= 16) {
+            const char *q = plain_address(c, p, &v);
+            if (q) {
                 if (push_ref(s, &n, v) < 0)
                     return NULL;
-                p = q + 1;
+                p = q;
             } else {
                 sout so;
                 const char *e = scan_string(c, p, S_TEXT, 32, &so);
