@@ -146,7 +146,7 @@ static int unmatched(void *ctx, const objset *chunk, const dobj *o,
     run *r = ctx;
     if (r->change < 0)
         return 0;
-    uint32_t lk = o->kind & OBJSET_KIND_MASK;
+    uint32_t lk = objset_kind(chunk, o);
     cls = input_class_of(r->cur, lk); /* not the identity: the class */
     uint64_t size = objset_size(chunk, o);
     diff_stat *s = &r->lstat[lk];
@@ -156,7 +156,8 @@ static int unmatched(void *ctx, const objset *chunk, const dobj *o,
         if (update_pass(r) != 0)
             return nomem();
         if (r->pass[cls]) {
-            diff_item it = {o->id, size, lk, (uint8_t)r->change, 1};
+            diff_item it = {objset_id(chunk, o), size, lk, (uint8_t)r->change,
+                            1};
             if (olist_add(&r->res->items, &it) != 0)
                 return nomem();
         }
@@ -167,7 +168,7 @@ static int unmatched(void *ctx, const objset *chunk, const dobj *o,
 static int defer(void *ctx, const objset *chunk, const dobj *o)
 {
     run *r = ctx;
-    if (objset_push(&r->deferred, o->id, o->kind & OBJSET_KIND_MASK,
+    if (objset_push(&r->deferred, objset_id(chunk, o), objset_kind(chunk, o),
                     objset_size(chunk, o)) != 0)
         return nomem();
     return 0;
@@ -230,8 +231,13 @@ static int read_held(run *r, input *in)
     int rrc = resolve(r, in, &map);
     if (rrc != CLI_EXIT_OK)
         return rrc;
-    for (size_t i = 0; i < r->held.n; i++)
-        r->held.v[i].kind = map[r->held.v[i].kind];
+    for (size_t i = 0; i < r->held.n; i++) {
+        dobj *o = &r->held.v[i];
+        if (objset_set_kind(&r->held, o, map[objset_kind(&r->held, o)]) != 0) {
+            diff_mem_free(r->mem, map);
+            return nomem();
+        }
+    }
     diff_mem_free(r->mem, map);
     /* The identities of the held objects' kinds, all known now. */
     r->nheld_key = tuples_count(&r->res->kinds);
@@ -308,9 +314,10 @@ static int walk_held(run *r, uint32_t need, uint32_t refuse, int change)
         return nomem();
     for (size_t i = 0; i < r->held.n; i++) {
         const dobj *o = &r->held.v[i];
-        if ((o->kind & need) != need || (o->kind & refuse) != 0)
+        uint32_t marks = objset_marks(o);
+        if ((marks & need) != need || (marks & refuse) != 0)
             continue;
-        uint32_t kind = o->kind & OBJSET_KIND_MASK;
+        uint32_t kind = objset_kind(&r->held, o);
         uint64_t size = objset_size(&r->held, o);
         diff_stat *s = &r->kstat[kind];
         stat_add(&s->count[change], 1);
@@ -320,7 +327,8 @@ static int walk_held(run *r, uint32_t need, uint32_t refuse, int change)
             if (update_pass(r) != 0)
                 return nomem();
             if (r->pass[cls]) {
-                diff_item it = {o->id, size, kind, (uint8_t)change, 0};
+                diff_item it = {objset_id(&r->held, o), size, kind,
+                                (uint8_t)change, 0};
                 if (olist_add(&r->res->items, &it) != 0)
                     return nomem();
             }

@@ -6,7 +6,7 @@
  * two dumps when its id, its class name and its call stack (format 1.1,
  * for objects that have one) are the same.
  *
- * Memory: one dump is held as a sorted array of 16 bytes per object (the
+ * Memory: one dump is held as a sorted array of 10 bytes per object (the
  * smaller one of two, when both footers tell the counts; d2 of three);
  * the other dumps stream through it in sorted chunks (see diff_match.h). */
 #ifndef DIFF_H

@@ -1,39 +1,61 @@
-/* objset.h -- a compact array of objects: 16 bytes each.
+/* objset.h -- a compact array of objects: 10 bytes each.
  *
  * An object is reduced to what a diff needs: its id, its kind (a number
- * standing for class, type and site, see tuples.h) and its size. The two
- * top bits of the kind field are free for marks set while matching dumps
- * ("seen in the other dump"); kinds are therefore below 2^30.
+ * standing for class, type and site, see tuples.h) and its size. The held
+ * dump of heapfmt-diff is one of these, so its size per object is the
+ * tool's memory per object (issue 19: at most 12 bytes, process included).
  *
- * Sizes below 2 GiB are stored as they are. A larger size (the VM's rare
- * huge buffer) goes to a side array, and the size field holds
- * OBJSET_BIG | its index there; objset_size() hides the difference. */
+ * Ids are mostly addresses, and the objects of a heap live in a few 4 GiB
+ * regions: an entry keeps the low 32 bits of its id and the number of its
+ * region, whose high 32 bits are kept once per set. Sizes below 65,535
+ * (nearly every object of a VM heap) fit in 16 bits. An object that does
+ * not fit -- a 64th region, a kind of 2^24 or more, a larger size -- is
+ * kept whole in a side array, its entry holding the index there: the set
+ * stays exact for any input, at 34 bytes for such an object.
+ *
+ * The two top bits of an entry's tag are marks set while matching dumps
+ * ("seen in the other dump"), for every object alike. */
 #ifndef DIFF_OBJSET_H
 #define DIFF_OBJSET_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "diff_mem.h"
 
+/* Byte arrays, not integers: no padding, so an entry is 10 bytes. */
 typedef struct dobj {
-    uint64_t id;
-    uint32_t kind; /* kind number | marks */
-    uint32_t size; /* bytes, or OBJSET_BIG | index into the side array */
+    unsigned char low[4];  /* the id's low 32 bits, or the side index */
+    unsigned char tag[4];  /* marks (2 bits) | region (6) | kind (24) */
+    unsigned char size[2]; /* bytes, when the object is not on the side */
 } dobj;
 
-#define OBJSET_KIND_MASK 0x3fffffffu
-#define OBJSET_MAX_KINDS (OBJSET_KIND_MASK + 1u)
+/* An object that does not fit an entry. */
+typedef struct objset_side {
+    uint64_t id;
+    uint64_t size;
+    uint32_t kind;
+} objset_side;
+
+#define OBJSET_MAX_KINDS (1u << 30) /* kinds are below this */
 #define OBJSET_MARK1 0x40000000u
 #define OBJSET_MARK2 0x80000000u
-#define OBJSET_BIG 0x80000000u
+#define OBJSET_MARKS (OBJSET_MARK1 | OBJSET_MARK2)
+#define OBJSET_REGION_SHIFT 24
+#define OBJSET_SIDE 63u /* the region number of an object on the side */
+#define OBJSET_INLINE_KINDS (1u << OBJSET_REGION_SHIFT)
+#define OBJSET_INLINE_SIZES 0xffffu /* sizes below this fit */
 
 typedef struct objset {
     const diff_mem *mem;
     dobj *v;
     size_t n, cap;
-    uint64_t *big; /* sizes of 2 GiB and more */
-    size_t nbig, capbig;
+    uint32_t high[OBJSET_SIDE]; /* the high id word of each region */
+    unsigned nregions;
+    unsigned last; /* the region of the last push: ids come in runs */
+    objset_side *side;
+    size_t nside, capside;
 } objset;
 
 void objset_init(objset *s, const diff_mem *mem);
@@ -49,20 +71,71 @@ int objset_reserve(objset *s, size_t n);
  * or -1 (no memory). */
 int objset_push(objset *s, uint64_t id, uint32_t kind, uint64_t size);
 
-/* The size of an object of s. */
+static inline uint32_t objset_load32(const unsigned char *p)
+{
+    uint32_t x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+static inline void objset_store32(unsigned char *p, uint32_t x)
+{
+    memcpy(p, &x, sizeof x);
+}
+
+static inline unsigned objset_region(const dobj *o)
+{
+    return (objset_load32(o->tag) >> OBJSET_REGION_SHIFT) & OBJSET_SIDE;
+}
+
+static inline uint64_t objset_id(const objset *s, const dobj *o)
+{
+    unsigned r = objset_region(o);
+    uint32_t low = objset_load32(o->low);
+    return r != OBJSET_SIDE ? (uint64_t)s->high[r] << 32 | low
+                            : s->side[low].id;
+}
+
+/* The kind of an object, marks removed. */
+static inline uint32_t objset_kind(const objset *s, const dobj *o)
+{
+    return objset_region(o) != OBJSET_SIDE
+               ? objset_load32(o->tag) & (OBJSET_INLINE_KINDS - 1)
+               : s->side[objset_load32(o->low)].kind;
+}
+
 static inline uint64_t objset_size(const objset *s, const dobj *o)
 {
-    return (o->size & OBJSET_BIG) ? s->big[o->size & ~OBJSET_BIG] : o->size;
+    if (objset_region(o) == OBJSET_SIDE)
+        return s->side[objset_load32(o->low)].size;
+    uint16_t size;
+    memcpy(&size, o->size, sizeof size);
+    return size;
 }
+
+/* The marks of an object (OBJSET_MARK1, OBJSET_MARK2). */
+static inline uint32_t objset_marks(const dobj *o)
+{
+    return objset_load32(o->tag) & OBJSET_MARKS;
+}
+
+static inline void objset_mark(dobj *o, uint32_t mark)
+{
+    objset_store32(o->tag, objset_load32(o->tag) | mark);
+}
+
+/* Gives an object of s another kind (below OBJSET_MAX_KINDS), keeping
+ * its marks. Returns 0 or -1 (no memory: the object is unchanged). */
+int objset_set_kind(objset *s, dobj *o, uint32_t kind);
 
 /* Sorts the objects by id (objects with equal ids end up next to each
  * other, in no particular order). In place: no memory beyond a few KiB of
  * stack. */
 void objset_sort(objset *s);
 
-/* The lowest index i >= from with s->v[i].id >= id, or s->n; the objects
- * from `from` on must be sorted. Gallops from `from`, so that walking a
- * sorted sequence of ids costs O(log gap) per step. */
+/* The lowest index i >= from with the id of s->v[i] >= id, or s->n; the
+ * objects from `from` on must be sorted. Gallops from `from`, so that
+ * walking a sorted sequence of ids costs O(log gap) per step. */
 size_t objset_seek(const objset *s, size_t from, uint64_t id);
 
 #endif /* DIFF_OBJSET_H */

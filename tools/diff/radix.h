@@ -5,7 +5,8 @@
  * starts at the highest byte where the ids differ, splits into 256
  * buckets per byte, and finishes small buckets with insertion sort. It
  * needs no second array, so sorting 10 million objects costs no memory
- * beyond the 160 MB they already take. Not stable. */
+ * beyond the 100 MB they already take: only the objects on the side (see
+ * objset.h) are copied once, to be merged. Not stable. */
 #ifndef DIFF_RADIX_H
 #define DIFF_RADIX_H
 
@@ -13,6 +14,8 @@
 
 #include "objset.h"
 
-void radix_sort(dobj *v, size_t n);
+/* Sorts the objects of s by id; renumbers its regions in the order of
+ * their high words. */
+void radix_sort(objset *s);
 
 #endif /* DIFF_RADIX_H */
