@@ -24,7 +24,7 @@ DIR/bench/results.json. heapfmt-gen is deterministic (fixed seeds), so two
 runs measure the same bytes.
 
 The heap is heapfmt-gen's default profile, app (seed 1): a Ruby-like heap
-that compresses like a real one (about 7x with zstd level 1). The cases of
+that compresses like a real one (about 9x with zstd level 1). The cases of
 issue 7 use DEFLATE dumps (--codec=deflate), so that the zlib floor is
 their like-for-like control; the codec comparison puts the default codec,
 Zstandard, next to DEFLATE and stored blocks on the 1M heap: file size,

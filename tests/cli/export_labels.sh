@@ -184,7 +184,7 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 
 # Dumps without labels or stacks have none of the new fields.
-run "$gen" -n 3000 -o plain.dump
+run "$gen" -n 3000 --no-labels -o plain.dump
 run "$exp" -r all plain.dump
 expect_success "export a dump without labels"
 case $out in

@@ -444,6 +444,7 @@ typedef struct gen {
     uint64_t sampled; /* ids offered to the older sample */
 
     uint64_t refs[MAX_GEN_REFS];
+    heapfmt_label labels[MAX_GEN_REFS]; /* --profile=app with labels */
     char text[VALUE_PREVIEW + 1];
     uint64_t written; /* OBJECT records so far */
 
@@ -458,6 +459,8 @@ typedef struct gen {
     uint64_t page_generation;
     int page_old, page_sites;
     uint64_t kind_class[K_COUNT]; /* class id of a child of each kind */
+    uint32_t ivar_str[COUNT_OF(words)]; /* "@word": instance variables */
+    uint32_t key_str[COUNT_OF(words)];  /* ":word": hash keys */
 } gen;
 
 /* ------------------------------------------------------------------ */
@@ -966,15 +969,17 @@ static int write_instance(gen *g, uint32_t ci)
  * varies from one group to the next: the slots (a free one now and then),
  * a counter in the values ("user 1234", "user1234@example.com"), the
  * page's age and whether its objects carry sites, and one reference in
- * eight from the owner to an older object. With zstd level 1 this
- * compresses 6.5-7x (1M objects, seeds 1-3), as a Ruby heap dumped by
- * bindings/ruby does (7x on an app-like heap of 900K objects). */
+ * sixteen from the owner to an older object. References are labelled as
+ * the Ruby extension labels them (instance variable names, array indexes,
+ * hash keys). With zstd level 1 this compresses 8.6-9.3x (1M objects,
+ * seeds 1-3), as the app-like Ruby heap of `make bench` does when
+ * HeapFmt.dump writes it (8.6x; 8.9x with allocation sites). */
 
 enum value_kind { V_NONE, V_LITERAL, V_COUNTER, V_EMAIL, V_PATH, V_TEXT };
 
 #define GROUP_PARTS 8 /* objects of a group, the owner included */
 #define VARIANTS 8    /* templates per class */
-#define RUN_MAX 64    /* groups in a run of one template: 1 .. RUN_MAX */
+#define RUN_MAX 256   /* groups in a run of one template: 1 .. RUN_MAX */
 #define ODD_ONES 8     /* one group in ODD_ONES is not of the run */
 #define BIG_ARRAY 100 /* elements of a large array (never in runs) */
 
@@ -1199,6 +1204,37 @@ static uint64_t app_value(gen *g, const part *q, size_t *preview)
     return (uint64_t)len;
 }
 
+/* Labels the n references of o as the Ruby extension does: an Object's
+ * are its instance variables, named alike in every instance of its class;
+ * an Array's are element indexes; a Hash's values (the first nvalues
+ * references) carry the text of their keys. Other references, and other
+ * types, go without. */
+static void label_refs(gen *g, heapfmt_object *o, unsigned kind,
+                       size_t nvalues)
+{
+    size_t n = o->nrefs, nw = COUNT_OF(words);
+    heapfmt_label *l = g->labels;
+    if (!g->opt->labels || n == 0 ||
+        (kind != K_OBJECT && kind != K_ARRAY && kind != K_HASH) ||
+        (kind == K_HASH && nvalues == 0))
+        return;
+    /* a class's first ivar name, from its id: the same in every instance */
+    size_t first = (size_t)((o->class_id >> 3) * 0x9E3779B97F4A7C15ull >> 40);
+    for (size_t k = 0; k < n; k++) {
+        l[k] = (heapfmt_label){HEAPFMT_LABEL_NONE, 0, 0};
+        if (kind == K_OBJECT)
+            l[k] = (heapfmt_label){HEAPFMT_LABEL_FIELD, 0,
+                                   g->ivar_str[(first + k) % nw]};
+        else if (kind == K_ARRAY)
+            l[k] = (heapfmt_label){HEAPFMT_LABEL_INDEX, 0, k};
+        else if (k < nvalues)
+            l[k] = (heapfmt_label){HEAPFMT_LABEL_KEY, 0,
+                                   g->key_str[(first + 3 * k) % nw]};
+    }
+    o->labels = l;
+    o->fields |= HEAPFMT_F_LABELS;
+}
+
 /* Writes one allocation group, or its first objects when the dump ends
  * within it. Groups come in runs of one template (a query's records, a
  * parsed document, a request's strings): a run picks a class by
@@ -1248,10 +1284,11 @@ static int write_group(gen *g)
                 g->refs[n++] = g->recent[(g->nrecent - 1 - back) & (RECENT - 1)];
                 hold_recent(g, back);
             }
-        if (i + 1 == tpl.nparts && g->nolder > 0 && rng_below(r, 8) == 0)
+        if (i + 1 == tpl.nparts && g->nolder > 0 && rng_below(r, 16) == 0)
             g->refs[n++] = g->older[rng_below(r, g->nolder)];
         o.refs = g->refs;
         o.nrefs = n;
+        label_refs(g, &o, q->kind, q->inner);
         if (q->kind == K_STRING) {
             size_t preview;
             uint64_t len = app_value(g, q, &preview);
@@ -1402,6 +1439,16 @@ static int write_strings(gen *g)
         for (size_t i = 0; i < COUNT_OF(site_files); i++)
             if ((rc = intern(g, site_files[i], &g->file_str[i])) != HEAPFMT_OK)
                 return rc;
+    if (g->opt->labels && g->opt->profile == GEN_PROFILE_APP)
+        for (size_t i = 0; i < COUNT_OF(words); i++) {
+            char name[64];
+            snprintf(name, sizeof name, "@%s", words[i]);
+            if ((rc = intern(g, name, &g->ivar_str[i])) != HEAPFMT_OK)
+                return rc;
+            snprintf(name, sizeof name, ":%s", words[i]);
+            if ((rc = intern(g, name, &g->key_str[i])) != HEAPFMT_OK)
+                return rc;
+        }
     if (g->opt->stacks)
         return gen_stacks_write(g->w, g->stack_ids);
     return HEAPFMT_OK;

@@ -22,7 +22,7 @@
  *   GEN_PROFILE_APP     allocation groups from per-class templates: an
  *                       object next to the objects it holds, shared
  *                       literals, repeated values. Compresses like a real
- *                       Ruby heap (about 7x with zstd level 1).
+ *                       Ruby heap (about 9x with zstd level 1).
  *   GEN_PROFILE_RANDOM  every object drawn on its own, references spread
  *                       over the heap, random text: the data of heapfmt-gen
  *                       before 0.2, a worst case for compression (~1.4x). */
@@ -36,11 +36,14 @@ typedef struct gen_options {
     int stacks;       /* nonzero: allocation call stacks (format 1.1) on
                          ~98% of objects (stacks.h) */
     int profile;      /* enum gen_profile */
+    int labels;       /* nonzero (--profile=app): reference labels (format
+                         1.1) where the Ruby extension writes them:
+                         instance variable names, array indexes, hash keys */
 } gen_options;
 
 #define GEN_OPTIONS_INIT                                                    \
     { .objects = 100000, .seed = 1, .classes = 500, .sites = 1,             \
-      .profile = GEN_PROFILE_APP }
+      .profile = GEN_PROFILE_APP, .labels = 1 }
 
 /* "app", "random", or "unknown". */
 const char *gen_profile_name(int profile);
