@@ -10,6 +10,7 @@
 #include "cli_num.h"
 #include "cmd.h"
 #include "out.h"
+#include "page_pool.h"
 #include "summary.h"
 
 #define MAX_CLASSES 64
@@ -182,6 +183,11 @@ int main(int argc, char **argv)
     }
     argv += shift;
     argc -= shift;
+    /* The phases' big arrays pass their pages on (page_pool.h). */
+    static page_pool pool;
+    const diff_mem mem = {page_pool_resize, &pool};
+    opt.mem = &mem;
     rc = cmd->run(&opt, argv + optind, argc - optind);
+    page_pool_trim(&pool);
     return cli_finish_stdout(rc);
 }

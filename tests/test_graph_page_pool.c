@@ -1,0 +1,147 @@
+/*
+ * test_graph_page_pool.c -- heapfmt-graph's page pool: blocks keep their
+ * bytes through every resize, freed pages serve the next big block
+ * without faulting again, and the spares never add to fresh pages.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "page_pool.h"
+#include "tio.h"
+
+static long minor_faults(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+/* Writes a pattern of seed over n bytes; checks it. */
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i += 512)
+        p[i] = (unsigned char)(i / 512 * 31 + seed);
+    if (n > 0)
+        p[n - 1] = (unsigned char)seed;
+}
+
+static void check(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i + 1 < n; i += 512)
+        cr_assert_eq(p[i], (unsigned char)(i / 512 * 31 + seed),
+                     "byte %zu of %zu lost", i, n);
+    if (n > 0)
+        cr_assert_eq(p[n - 1], (unsigned char)seed, "last byte of %zu lost", n);
+}
+
+/* Random resizes of a few blocks across the small/big line, checked
+ * against what was written. */
+Test(page_pool, keeps_bytes_through_resizes)
+{
+    page_pool pool = {0};
+    enum { N = 6 };
+    unsigned char *p[N] = {0};
+    size_t len[N] = {0};
+    unsigned seed[N] = {0};
+    tprng r;
+    tprng_seed(&r, 7);
+    for (int step = 0; step < 400; step++) {
+        int i = (int)tprng_below(&r, N);
+        size_t want;
+        switch (tprng_below(&r, 4)) {
+        case 0:
+            want = 0;
+            break;
+        case 1:
+            want = 1 + tprng_below(&r, 4096);
+            break;
+        case 2:
+            want = PAGE_POOL_BIG - 100 + tprng_below(&r, 200);
+            break;
+        default:
+            want = PAGE_POOL_BIG + tprng_below(&r, 6u << 20);
+            break;
+        }
+        unsigned char *q = page_pool_resize(&pool, p[i], want);
+        if (want == 0) {
+            cr_assert_null(q);
+            p[i] = NULL;
+            len[i] = 0;
+            continue;
+        }
+        cr_assert_not_null(q);
+        size_t kept = len[i] < want ? len[i] : want;
+        if (kept > 0) {
+            /* the pattern of the old length, up to the new one */
+            for (size_t k = 0; k + 1 < kept; k += 512)
+                cr_assert_eq(q[k], (unsigned char)(k / 512 * 31 + seed[i]),
+                             "step %d: byte %zu lost (%zu -> %zu)", step, k,
+                             len[i], want);
+        }
+        p[i] = q;
+        len[i] = want;
+        seed[i] = (unsigned)tprng_below(&r, 256);
+        fill(q, want, seed[i]);
+        for (int j = 0; j < N; j++)
+            if (p[j] != NULL)
+                check(p[j], len[j], seed[j]);
+        cr_assert_leq(pool.nlive, PAGE_POOL_SLOTS);
+        cr_assert_leq(pool.nspare, PAGE_POOL_SLOTS);
+    }
+    for (int i = 0; i < N; i++)
+        page_pool_resize(&pool, p[i], 0);
+    cr_assert_eq(pool.nlive, 0);
+    page_pool_trim(&pool);
+    cr_assert_eq(pool.nspare, 0);
+}
+
+/* The point of it: a phase's arrays reuse the pages the last phase freed,
+ * so touching them costs no page faults; with the spares used up, new
+ * pages fault as usual. */
+Test(page_pool, freed_pages_serve_without_faults)
+{
+    page_pool pool = {0};
+    const size_t size = 32u << 20, pages = size / 4096;
+    unsigned char *a = page_pool_resize(&pool, NULL, size);
+    cr_assert_not_null(a);
+    memset(a, 1, size);
+    page_pool_resize(&pool, a, 0);
+    cr_assert_eq(pool.nspare, 1);
+
+    /* two arrays of half the size, from the one freed */
+    long before = minor_faults();
+    unsigned char *b = page_pool_resize(&pool, NULL, size / 2);
+    unsigned char *c = page_pool_resize(&pool, NULL, size / 2);
+    cr_assert(b != NULL && c != NULL);
+    memset(b, 2, size / 2);
+    memset(c, 3, size / 2);
+    long reused = minor_faults() - before;
+    cr_assert_eq(pool.nspare, 0);
+    cr_assert_lt(reused, (long)pages / 20, "%ld faults for %zu reused pages",
+                 reused, pages);
+
+    /* nothing spare: a new array faults its pages in */
+    before = minor_faults();
+    unsigned char *d = page_pool_resize(&pool, NULL, size);
+    cr_assert_not_null(d);
+    memset(d, 4, size);
+    long fresh = minor_faults() - before;
+    cr_assert_gt(fresh, (long)pages / 2, "%ld faults for %zu fresh pages",
+                 fresh, pages);
+
+    /* growing in place takes the spares' pages for its new part */
+    page_pool_resize(&pool, b, 0);
+    page_pool_resize(&pool, c, 0);
+    before = minor_faults();
+    d = page_pool_resize(&pool, d, 2 * size);
+    cr_assert_not_null(d);
+    memset(d + size, 5, size);
+    reused = minor_faults() - before;
+    cr_assert_lt(reused, (long)pages / 20, "growth: %ld faults", reused);
+    cr_assert_eq(d[size - 1], 4);
+    page_pool_resize(&pool, d, 0);
+    page_pool_trim(&pool);
+}
