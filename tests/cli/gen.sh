@@ -152,6 +152,17 @@ census=$(label_census nolabels.dump)
 census=$(label_census random.dump)
 [ "$census" = " 0" ] && pass || fail "random profile labels: $census"
 
+# Like a heap dumped after a GC, every object is reachable from a root
+# (heapfmt-graph warns about any that is not).
+for s in 2 3 4 5; do
+    for profile in app random; do
+        run "$gen" -n 300000 -s $s --profile=$profile -o reach.dump
+        run "$BIN/heapfmt-graph" dominators -n 1 reach.dump
+        expect_success "dominators, seed $s, $profile"
+        [ -z "$err" ] && pass || fail "seed $s, $profile: $err"
+    done
+done
+
 # A dump of more objects extends the same heap (the diff tests rely on it).
 gen_dump longer.dump -n 25000 -s 7
 run "$histo" -f tsv --scan longer.dump a.dump

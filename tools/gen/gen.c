@@ -1470,10 +1470,14 @@ static int write_roots(gen *g)
         int rc = intern(g, roots[i].kind, &kind);
         if (rc != HEAPFMT_OK)
             return rc;
-        size_t n = pick_refs(g, rng_range(&g->r, roots[i].lo, roots[i].hi));
+        size_t want = rng_range(&g->r, roots[i].lo, roots[i].hi), n = 0;
         if (i == 0) /* the VM holds the core classes */
-            for (size_t k = 0; k < n && k < g->nclasses && k < NCORE; k++)
-                g->refs[k] = g->classes[k].id;
+            for (; n < want && n < g->nclasses && n < NCORE; n++)
+                g->refs[n] = g->classes[n].id;
+        /* picked one by one: a pick marks its object held (pick_ref), so
+         * a pick must not be overwritten, or the object is held by none */
+        for (; n < want; n++)
+            g->refs[n] = pick_ref(g);
         if ((rc = heapfmt_write_root(g->w, kind, g->refs, n)) != HEAPFMT_OK)
             return rc;
     }
