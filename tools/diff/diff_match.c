@@ -1,7 +1,7 @@
 /* diff_match.c -- pairing the objects of one dump with those of another. */
 #include "diff_match.h"
 
-/* The held object from at on with o's id and class cls, without mark,
+/* The held object from at on with this id and class cls, without mark,
  * preferably without avoid; NULL if none. */
 static dobj *partner(objset *held, size_t at, uint64_t id, uint32_t cls,
                      uint32_t mark, uint32_t avoid, const diff_match_ops *ops,
