@@ -79,20 +79,39 @@ enum key {
     K_COUNT
 };
 
-static const char *const key_names[K_COUNT] = {
-    [K_OTHER] = NULL,           [K_ADDRESS] = "address",
-    [K_TYPE] = "type",          [K_CLASS] = "class",
-    [K_SUPERCLASS] = "superclass", [K_ROOT] = "root",
-    [K_REFERENCES] = "references", [K_MEMSIZE] = "memsize",
-    [K_BYTESIZE] = "bytesize",  [K_CAPACITY] = "capacity",
-    [K_SLOT_SIZE] = "slot_size", [K_NAME] = "name",
-    [K_FILE] = "file",          [K_LINE] = "line",
-    [K_GENERATION] = "generation", [K_VALUE] = "value",
-    [K_STRUCT] = "struct",      [K_IMEMO_TYPE] = "imemo_type",
-    [K_FROZEN] = "frozen",      [K_EMBEDDED] = "embedded",
-    [K_SHARED] = "shared",      [K_SINGLETON] = "singleton",
-    [K_FLAGS] = "flags",
+_Static_assert(K_COUNT < JS_KEYS, "js_scanner.next_key has a slot per key");
+#define LINE_START (JS_KEYS - 1) /* next_key's slot for the first key */
+
+
+
+/* The names of the keys (K_OTHER: none), and their lengths. */
+static const struct {
+    const char *name;
+    unsigned char len;
+} keys[K_COUNT] = {
+#define KEY(k, name) [k] = {name, sizeof name - 1}
+    KEY(K_ADDRESS, "address"),       KEY(K_TYPE, "type"),
+    KEY(K_CLASS, "class"),           KEY(K_SUPERCLASS, "superclass"),
+    KEY(K_ROOT, "root"),             KEY(K_REFERENCES, "references"),
+    KEY(K_MEMSIZE, "memsize"),       KEY(K_BYTESIZE, "bytesize"),
+    KEY(K_CAPACITY, "capacity"),     KEY(K_SLOT_SIZE, "slot_size"),
+    KEY(K_NAME, "name"),             KEY(K_FILE, "file"),
+    KEY(K_LINE, "line"),             KEY(K_GENERATION, "generation"),
+    KEY(K_VALUE, "value"),           KEY(K_STRUCT, "struct"),
+    KEY(K_IMEMO_TYPE, "imemo_type"), KEY(K_FROZEN, "frozen"),
+    KEY(K_EMBEDDED, "embedded"),     KEY(K_SHARED, "shared"),
+    KEY(K_SINGLETON, "singleton"),   KEY(K_FLAGS, "flags"),
+#undef KEY
 };
+
+/* Whether the line at q (after a key's opening quote, with end - q bytes
+ * left) holds key k and its closing quote. */
+static inline int key_is(const char *q, const char *end, enum key k)
+{
+    size_t n = keys[k].len;
+    return n > 0 && (size_t)(end - q) > n && memcmp(q, keys[k].name, n) == 0 &&
+           q[n] == '"';
+}
 
 /* A text field being collected: either a slice of the line or an offset
  * into the scanner's text buffer (which may move while it grows). */
@@ -1023,19 +1042,27 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
     }
     p = skip_ws(p + 1);
     if (*p != '}') {
+        unsigned prev = LINE_START;
         for (;;) {
             if (*p != '"') {
                 syntax(&c, p, p >= c.end ? "unexpected end of line"
                                          : "expected a string key or '}'");
                 return JS_SYNTAX;
             }
-            sout so;
-            const char *q = scan_string(&c, p, S_KEY, 16, &so);
-            if (!q)
-                return s->err_msg ? JS_SYNTAX : fail_nomem(s);
-            enum key k = so.full <= 16
-                             ? lookup_key(sout_text(&c, &so, S_KEY), so.full)
-                             : K_OTHER;
+            enum key k = (enum key)s->next_key[prev];
+            const char *q;
+            if (key_is(p + 1, c.end, k)) {
+                q = p + keys[k].len + 2; /* the key expected, plain */
+            } else {
+                sout so;
+                if (!(q = scan_string(&c, p, S_KEY, 16, &so)))
+                    return s->err_msg ? JS_SYNTAX : fail_nomem(s);
+                k = so.full <= 16
+                        ? lookup_key(sout_text(&c, &so, S_KEY), so.full)
+                        : K_OTHER;
+                s->next_key[prev] = (unsigned char)k;
+            }
+            prev = k;
             p = skip_ws(q);
             if (*p != ':') {
                 syntax(&c, p, p >= c.end ? "unexpected end of line"
@@ -1074,7 +1101,7 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
             }
         s->err_pos = best;
         s->err_msg = c.field_msg[which];
-        s->err_field = key_names[which];
+        s->err_field = keys[which].name;
         return JS_FIELD;
     }
 

@@ -101,7 +101,15 @@ enum js_status {
     JS_NOMEM = 3    /* a buffer could not grow */
 };
 
+/* Room for the scanner's known keys (jscan.c), and one more slot. */
+#define JS_KEYS 32
+
 typedef struct js_scanner {
+    /* The key that followed each known key (by number; the last slot: the
+     * line's start) where it was last seen: dump_all writes its keys in
+     * one order, so the next key is checked with one compare instead of
+     * scanned and looked up. Learned, so any order works, only slower. */
+    unsigned char next_key[JS_KEYS];
     uint64_t *refs;
     size_t refs_cap;
     char *text;       /* unescaped texts */
