@@ -70,28 +70,44 @@ static int put_side(objset *s, dobj *o, uint64_t id, uint32_t kind,
     return 0;
 }
 
-int objset_push(objset *s, uint64_t id, uint32_t kind, uint64_t size)
+static void put_entry(dobj *o, uint64_t id, unsigned r, uint32_t kind,
+                      uint64_t size)
+{
+    uint16_t size16 = (uint16_t)size;
+    objset_store32(o->low, (uint32_t)id);
+    objset_store32(o->tag, (uint32_t)r << OBJSET_REGION_SHIFT | kind);
+    memcpy(o->size, &size16, sizeof size16);
+}
+
+/* objset_push when the array is full, the region is not the last one,
+ * or the object goes to the side. */
+static int push_slow(objset *s, uint64_t id, uint32_t kind, uint64_t size)
 {
     if (s->n == s->cap &&
         diff_mem_reserve(s->mem, (void **)&s->v, &s->cap, s->n + 1,
                          sizeof *s->v) != 0)
         return -1;
     dobj *o = &s->v[s->n];
-    uint32_t high = (uint32_t)(id >> 32);
-    unsigned r = s->last;
-    if (r >= s->nregions || s->high[r] != high)
-        r = region_of(s, high);
+    unsigned r = region_of(s, (uint32_t)(id >> 32));
     if (r == OBJSET_SIDE || kind >= OBJSET_INLINE_KINDS ||
         size >= OBJSET_INLINE_SIZES) {
         if (put_side(s, o, id, kind, size, 0) != 0)
             return -1;
     } else {
-        uint16_t size16 = (uint16_t)size;
-        objset_store32(o->low, (uint32_t)id);
-        objset_store32(o->tag, (uint32_t)r << OBJSET_REGION_SHIFT | kind);
-        memcpy(o->size, &size16, sizeof size16);
+        put_entry(o, id, r, kind, size);
     }
     s->n++;
+    return 0;
+}
+
+int objset_push(objset *s, uint64_t id, uint32_t kind, uint64_t size)
+{
+    unsigned r = s->last;
+    if (s->n == s->cap || r >= s->nregions ||
+        s->high[r] != (uint32_t)(id >> 32) || kind >= OBJSET_INLINE_KINDS ||
+        size >= OBJSET_INLINE_SIZES)
+        return push_slow(s, id, kind, size);
+    put_entry(&s->v[s->n++], id, r, kind, size);
     return 0;
 }
 
