@@ -1149,6 +1149,82 @@ Test(export, memo_of_repeated_names)
     tbuf_free(&dump);
 }
 
+/* Label elements through doc.c's label memo (DOC_LABEL_SLOTS slots)
+ * against the same documents written without a memo: names short and
+ * past DOC_MEMO_RAW, names that need escapes, equal names of other
+ * kinds, undefined and absent names, indexes, weak flags, enough of them
+ * to collide and replace, and a buffer small enough to flush midway. */
+Test(export, label_memo_writes_what_plain_writing_does)
+{
+    enum { NNAMES = 300, NOBJ = 4000, NREFS = 40 };
+    static char texts[NNAMES][48];
+    static heapfmt_rstring names[NNAMES];
+    for (size_t i = 0; i < NNAMES; i++) {
+        size_t len = i % (DOC_MEMO_RAW + 8);
+        for (size_t k = 0; k < len; k++)
+            texts[i][k] = (char)('a' + (i * 7 + k * 3) % 26);
+        if (i % 11 == 0 && len > 1)
+            texts[i][len / 2] = '"'; /* escaped */
+        if (i % 13 == 0 && len > 0)
+            texts[i][0] = '\x02';
+        names[i] = (heapfmt_rstring){texts[i], len, (uint32_t)i + 1,
+                                     (uint32_t)i + 1, i % 29 == 5};
+    }
+    static const heapfmt_rstring absent = {"", 0, 0, 0, 0};
+    static const heapfmt_rstring type = {"T_OBJECT", 8, 9999, 9999, 0};
+    uint64_t ids[NREFS];
+    heapfmt_rlabel labels[NREFS];
+    tprng r;
+    tprng_seed(&r, 3);
+    for (int mongo = 0; mongo < 2; mongo++) {
+        doc_memo *memo = calloc(1, sizeof *memo);
+        cr_assert_not_null(memo);
+        doc_style with = {.mongo = mongo, .max_refs = DOC_DEFAULT_MAX_REFS,
+                          .memo = memo};
+        doc_style without = with;
+        without.memo = NULL;
+        tsink a, b;
+        tsink_init(&a);
+        tsink_init(&b);
+        jout oa, ob;
+        cr_assert_eq(jout_init(&oa, JOUT_MIN_CAP, tsink_write, &a), 0);
+        cr_assert_eq(jout_init(&ob, JOUT_MIN_CAP, tsink_write, &b), 0);
+        for (size_t i = 0; i < NOBJ; i++) {
+            size_t n = (size_t)tprng_below(&r, NREFS + 1);
+            for (size_t k = 0; k < n; k++) {
+                ids[k] = 0x7f0000000000u + 8 * tprng_below(&r, 1000);
+                uint32_t kind = (uint32_t)tprng_below(&r, 7);
+                labels[k] = (heapfmt_rlabel){kind, tprng_below(&r, 5) == 0,
+                                             0, &absent};
+                if (kind == HEAPFMT_LABEL_INDEX)
+                    labels[k].index = tprng_below(&r, 300);
+                else if (kind != HEAPFMT_LABEL_NONE)
+                    labels[k].name = tprng_below(&r, 20) == 0
+                                         ? &absent
+                                         : &names[tprng_below(&r, NNAMES)];
+            }
+            heapfmt_robject o = {0};
+            o.id = 0x7f0000000000u + 40 * i;
+            o.type = &type;
+            o.size = 40;
+            doc_refs refs = {ids, labels, n, 0};
+            doc_object(&oa, &with, &o, "C", 1, &refs);
+            doc_object(&ob, &without, &o, "C", 1, &refs);
+        }
+        cr_assert_eq(jout_flush(&oa), 0);
+        cr_assert_eq(jout_flush(&ob), 0);
+        cr_assert_eq(a.out.len, b.out.len, "mongo %d: %zu bytes against %zu",
+                     mongo, a.out.len, b.out.len);
+        cr_assert(memcmp(a.out.data, b.out.data, a.out.len) == 0,
+                  "mongo %d: the memo changed a document", mongo);
+        jout_free(&oa);
+        jout_free(&ob);
+        tsink_free(&a);
+        tsink_free(&b);
+        free(memo);
+    }
+}
+
 /* ---- tests: huge reference lists -------------------------------------- */
 
 #define HUGE_REFS 1000000u

@@ -109,6 +109,36 @@ static void repeated_member(jout *o, const char *key, const char *s,
     }
 }
 
+/* The hash of a short text for the memos: three bytes and the length (a
+ * load of len bytes into a word would stall on the store it reads back). */
+static unsigned memo_hash(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    return len == 0 ? 0
+                    : (unsigned)len * 7u + u[0] * 31u + u[len / 2] * 17u +
+                          u[len - 1] * 5u;
+}
+
+/* Writes a memo slot's bytes: the whole slot (size bytes, out_len of them
+ * counted), as a copy of fixed size is a few vector moves, one of out_len
+ * bytes a string instruction slow to start. */
+static void memo_replay(jout *o, const char *out, size_t size, size_t out_len)
+{
+    char *p = jout_room(o, size);
+    memcpy(p, out, size);
+    o->len += out_len;
+}
+
+/* What was written since o->len was before and o->total flushed: its
+ * length if all of it is still in the buffer and at most cap bytes (to be
+ * kept in a slot), else 0. */
+static size_t memo_written(const jout *o, size_t before, uint64_t flushed,
+                           size_t cap)
+{
+    size_t n = o->len - before;
+    return o->total == flushed && n <= cap ? n : 0;
+}
+
 /* repeated_member through a memo slot: the member's bytes copied when
  * the slot holds the same text, else written and, when short, kept. */
 static void memo_member(jout *o, doc_memo_slot *table, const char *key,
@@ -126,26 +156,17 @@ static void memo_member(jout *o, doc_memo_slot *table, const char *key,
         repeated_member(o, key, s, len, NULL);
         return;
     }
-    /* three bytes and the length: a load of len bytes into a word would
-     * stall on the store it reads back */
-    const unsigned char *u = (const unsigned char *)s;
-    unsigned h = len == 0 ? 0
-                          : (unsigned)len * 7u + u[0] * 31u + u[len / 2] * 17u +
-                                u[len - 1] * 5u;
+    unsigned h = memo_hash(s, len);
     doc_memo_slot *m = &table[(h ^ h >> 6) % DOC_MEMO_SLOTS];
     if (m->out_len != 0 && m->raw_len == len && memcmp(m->raw, s, len) == 0) {
-        /* the whole slot: a copy of fixed size is a few vector moves, one
-         * of out_len bytes a string instruction slow to start */
-        char *p = jout_room(o, DOC_MEMO_OUT);
-        memcpy(p, m->out, DOC_MEMO_OUT);
-        o->len += m->out_len;
+        memo_replay(o, m->out, DOC_MEMO_OUT, m->out_len);
         return;
     }
     size_t before = o->len;
     uint64_t flushed = o->total;
     repeated_member(o, key, s, len, NULL);
-    size_t n = o->len - before;
-    if (o->total == flushed && n <= DOC_MEMO_OUT) { /* all in the buffer */
+    size_t n = memo_written(o, before, flushed, DOC_MEMO_OUT);
+    if (n > 0) {
         memcpy(m->out, o->buf + before, n);
         m->out_len = (uint8_t)n;
         memcpy(m->raw, s, len);
@@ -324,6 +345,54 @@ static void label_members(jout *o, const doc_style *st,
     }
 }
 
+/* A label element {...}, through a memo slot when its name is short
+ * (see doc_label_slot). */
+static void label_element(jout *o, const doc_style *st,
+                          const heapfmt_rlabel *l)
+{
+    const char *name = "";
+    size_t len = 0;
+    int named = l->kind != HEAPFMT_LABEL_NONE && l->kind != HEAPFMT_LABEL_INDEX;
+    if (named && l->name != NULL && l->name->id != 0 && !l->name->undefined) {
+        name = l->name->ptr;
+        len = l->name->len;
+    } else if (named) {
+        named = 0; /* "label":null: not kept */
+        len = DOC_MEMO_RAW + 1;
+    }
+    if (st->memo == NULL || len > DOC_MEMO_RAW) {
+        jout_char(o, '{');
+        label_members(o, st, l, 0);
+        jout_char(o, '}');
+        return;
+    }
+    uint64_t h = named ? memo_hash(name, len) : l->index;
+    h = (h + l->kind * 0x9E3779B9u + l->weak) * 0x9E3779B97F4A7C15ull;
+    _Static_assert(DOC_LABEL_SLOTS == 256, "a slot from the hash's top byte");
+    doc_label_slot *m = &st->memo->label[h >> 56];
+    if (m->out_len != 0 && m->kind == l->kind && m->weak == l->weak &&
+        (named ? m->raw_len == len && memcmp(m->raw, name, len) == 0
+               : m->index == l->index)) {
+        memo_replay(o, m->out, DOC_LABEL_OUT, m->out_len);
+        return;
+    }
+    size_t before = o->len;
+    uint64_t flushed = o->total;
+    jout_char(o, '{');
+    label_members(o, st, l, 0);
+    jout_char(o, '}');
+    size_t n = memo_written(o, before, flushed, DOC_LABEL_OUT);
+    if (n > 0) {
+        memcpy(m->out, o->buf + before, n);
+        m->out_len = (uint8_t)n;
+        m->kind = (uint8_t)l->kind;
+        m->weak = (uint8_t)l->weak;
+        m->index = l->index;
+        memcpy(m->raw, name, len);
+        m->raw_len = (uint8_t)len;
+    }
+}
+
 /* ,"ref_labels":[...] for the first keep labels, as far as *budget goes;
  * then ,"ref_labels_truncated":true if some were left out. */
 static void ref_labels(jout *o, const doc_style *st,
@@ -344,9 +413,7 @@ static void ref_labels(jout *o, const doc_style *st,
             JOUT_LIT(o, "null");
             continue;
         }
-        jout_char(o, '{');
-        label_members(o, st, l, 0);
-        jout_char(o, '}');
+        label_element(o, st, l);
     }
     jout_char(o, ']');
     if (i < keep)

@@ -99,9 +99,26 @@ typedef struct doc_memo_slot {
     char out[DOC_MEMO_OUT]; /* ,"key":"escaped text" */
 } doc_memo_slot;
 
+/* Label elements written before, the same way: an instance variable's
+ * name, a hash key, an array index repeat in object after object. Keyed
+ * by kind, weak flag and name text (or index). */
+#define DOC_LABEL_SLOTS 256
+#define DOC_LABEL_OUT 96
+
+typedef struct doc_label_slot {
+    uint64_t index;   /* INDEX labels */
+    uint8_t kind;     /* enum heapfmt_label_kind */
+    uint8_t weak;
+    uint8_t raw_len;  /* of raw, the name */
+    uint8_t out_len;  /* of out; 0: the slot is empty */
+    char raw[DOC_MEMO_RAW];
+    char out[DOC_LABEL_OUT]; /* {"label":...,"label_kind":"..."} */
+} doc_label_slot;
+
 typedef struct doc_memo {
     doc_memo_slot class_name[DOC_MEMO_SLOTS];
     doc_memo_slot type[DOC_MEMO_SLOTS];
+    doc_label_slot label[DOC_LABEL_SLOTS];
 } doc_memo;
 
 typedef struct doc_style {
