@@ -345,27 +345,29 @@ static void label_members(jout *o, const doc_style *st,
     }
 }
 
+/* A label element {...} as it is. */
+static void label_object(jout *o, const doc_style *st, const heapfmt_rlabel *l)
+{
+    jout_char(o, '{');
+    label_members(o, st, l, 0);
+    jout_char(o, '}');
+}
+
 /* A label element {...}, through a memo slot when its name is short
  * (see doc_label_slot). */
 static void label_element(jout *o, const doc_style *st,
                           const heapfmt_rlabel *l)
 {
-    const char *name = "";
-    size_t len = 0;
     int named = l->kind != HEAPFMT_LABEL_NONE && l->kind != HEAPFMT_LABEL_INDEX;
-    if (named && l->name != NULL && l->name->id != 0 && !l->name->undefined) {
-        name = l->name->ptr;
-        len = l->name->len;
-    } else if (named) {
-        named = 0; /* "label":null: not kept */
-        len = DOC_MEMO_RAW + 1;
-    }
-    if (st->memo == NULL || len > DOC_MEMO_RAW) {
-        jout_char(o, '{');
-        label_members(o, st, l, 0);
-        jout_char(o, '}');
+    /* kept: every label without a name, and those with a short one
+     * ("label":null is not) */
+    if (st->memo == NULL ||
+        (named && (name_len(l->name) == 0 || l->name->len > DOC_MEMO_RAW))) {
+        label_object(o, st, l);
         return;
     }
+    const char *name = named ? l->name->ptr : "";
+    size_t len = named ? l->name->len : 0;
     uint64_t h = named ? memo_hash(name, len) : l->index;
     h = (h + l->kind * 0x9E3779B9u + l->weak) * 0x9E3779B97F4A7C15ull;
     _Static_assert(DOC_LABEL_SLOTS == 256, "a slot from the hash's top byte");
@@ -378,9 +380,7 @@ static void label_element(jout *o, const doc_style *st,
     }
     size_t before = o->len;
     uint64_t flushed = o->total;
-    jout_char(o, '{');
-    label_members(o, st, l, 0);
-    jout_char(o, '}');
+    label_object(o, st, l);
     size_t n = memo_written(o, before, flushed, DOC_LABEL_OUT);
     if (n > 0) {
         memcpy(m->out, o->buf + before, n);
