@@ -98,6 +98,19 @@ Test(page_pool, keeps_bytes_through_resizes)
     cr_assert_eq(pool.nspare, 0);
 }
 
+/* Resizes p to size bytes in pool and writes byte over [from, size):
+ * the block, and in *faults the page faults both cost. */
+static unsigned char *resize_and_fill(page_pool *pool, void *p, size_t size,
+                                      size_t from, int byte, long *faults)
+{
+    long before = minor_faults();
+    unsigned char *q = page_pool_resize(pool, p, size);
+    cr_assert_not_null(q);
+    memset(q + from, byte, size - from);
+    *faults = minor_faults() - before;
+    return q;
+}
+
 /* The point of it: a phase's arrays reuse the pages the last phase freed,
  * so touching them costs few page faults; with the spares used up, new
  * pages fault as usual. Compared with the faults of fresh pages, as a
@@ -106,45 +119,31 @@ Test(page_pool, freed_pages_serve_without_faults)
 {
     page_pool pool = {0};
     const size_t size = 32u << 20, pages = size / 4096;
-    long before = minor_faults();
-    unsigned char *a = page_pool_resize(&pool, NULL, size);
-    cr_assert_not_null(a);
-    memset(a, 1, size);
-    long fresh = minor_faults() - before;
+    long fresh, reused, reused2;
+    unsigned char *a = resize_and_fill(&pool, NULL, size, 0, 1, &fresh);
     cr_assert_gt(fresh, (long)pages / 2, "%ld faults for %zu fresh pages",
                  fresh, pages);
     page_pool_resize(&pool, a, 0);
     cr_assert_eq(pool.nspare, 1);
 
     /* two arrays of half the size, from the one freed */
-    before = minor_faults();
-    unsigned char *b = page_pool_resize(&pool, NULL, size / 2);
-    unsigned char *c = page_pool_resize(&pool, NULL, size / 2);
-    cr_assert(b != NULL && c != NULL);
-    memset(b, 2, size / 2);
-    memset(c, 3, size / 2);
-    long reused = minor_faults() - before;
+    unsigned char *b = resize_and_fill(&pool, NULL, size / 2, 0, 2, &reused);
+    unsigned char *c = resize_and_fill(&pool, NULL, size / 2, 0, 3, &reused2);
+    reused += reused2;
     cr_assert_eq(pool.nspare, 0);
     cr_assert_lt(reused * 4, fresh, "%ld faults for %zu reused pages, %ld "
                  "for fresh ones", reused, pages, fresh);
 
     /* nothing spare: a new array faults its pages in */
-    before = minor_faults();
-    unsigned char *d = page_pool_resize(&pool, NULL, size);
-    cr_assert_not_null(d);
-    memset(d, 4, size);
-    long fresh2 = minor_faults() - before;
+    long fresh2;
+    unsigned char *d = resize_and_fill(&pool, NULL, size, 0, 4, &fresh2);
     cr_assert_gt(fresh2, (long)pages / 2, "%ld faults for %zu fresh pages",
                  fresh2, pages);
 
     /* growing in place takes the spares' pages for its new part */
     page_pool_resize(&pool, b, 0);
     page_pool_resize(&pool, c, 0);
-    before = minor_faults();
-    d = page_pool_resize(&pool, d, 2 * size);
-    cr_assert_not_null(d);
-    memset(d + size, 5, size);
-    reused = minor_faults() - before;
+    d = resize_and_fill(&pool, d, 2 * size, size, 5, &reused);
     cr_assert_lt(reused * 4, fresh, "growth: %ld faults", reused);
     cr_assert_eq(d[size - 1], 4);
     page_pool_resize(&pool, d, 0);

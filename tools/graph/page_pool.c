@@ -110,12 +110,10 @@ static void *big_resize(page_pool *pool, page_pool_block *b, size_t size)
     if (q == MAP_FAILED) {
         /* A block put together from spares is several mappings, which
          * mremap cannot move as one: copy it, as realloc would. */
-        size_t old = b->size;
-        char *from = b->p;
-        if ((q = big_alloc(pool, size)) == NULL)
+        if ((q = big_alloc(pool, size)) == NULL) /* appends: b stays */
             return NULL;
-        memcpy(q, from, old);
-        big_free(pool, find_live(pool, from));
+        memcpy(q, b->p, b->size);
+        big_free(pool, b);
         return q;
     }
     fill_from_spares(pool, q + b->size, len - b->size);
