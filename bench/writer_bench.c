@@ -7,7 +7,7 @@
  * heapfmt-gen's timings include making up the objects. To measure the
  * library's writer by itself, this program first reads every record of
  * DUMP into memory (not timed): strings, classes, objects with their
- * values and references, roots. Then, for each level (default DEFLATE 0,
+ * values, references and their labels, roots. Then, for each level (default DEFLATE 0,
  * 1, 6) and run, it writes the same records again with heapfmt_write_* to OUT
  * (default /dev/null), timing wall and CPU (user and system) of the
  * writing only. With -x TIMES the objects are written TIMES times over in
@@ -69,6 +69,7 @@ typedef struct rec {
                         R_ROOT: the kind's string id */
     heapfmt_class c; /* R_CLASS (name set at write time) */
     size_t name_off; /* R_CLASS: offset in text[]; SIZE_MAX for none */
+    int labeled;     /* R_ROOT: labels[first ..] are its labels */
 } rec;
 
 typedef struct model {
@@ -77,6 +78,8 @@ typedef struct model {
     heapfmt_object *objs; /* value and refs hold offsets until load ends */
     size_t nobjs, capobjs;
     uint64_t *refs;
+    heapfmt_label *labels; /* [caprefs], labels[i] of refs[i]; NULL until
+                              a record has labels */
     size_t nrefs, caprefs;
     char *text;
     size_t ntext, captext;
@@ -106,14 +109,38 @@ static size_t put_text(model *m, const char *p, size_t n)
     return m->ntext - n;
 }
 
-static size_t put_refs(model *m, const uint64_t *ids, size_t n)
+/* Appends n references, and their labels when the record has them (as
+ * the reader delivers them: names by string id, which the strings keep
+ * when written again). Returns where they start; *labeled tells whether
+ * labels were kept. */
+static size_t put_refs(model *m, heapfmt_reader *r, const uint64_t *ids,
+                       size_t n, int *labeled)
 {
+    const heapfmt_rlabel *in;
+    long nl = heapfmt_reader_labels(r, &in);
+    if (nl < 0 || (nl > 0 && (size_t)nl != n))
+        die("labels do not decode");
     if (m->nrefs + n > m->caprefs) {
         while (m->nrefs + n > m->caprefs)
             m->caprefs = m->caprefs ? m->caprefs * 2 : 1 << 20;
         m->refs = xrealloc(m->refs, m->caprefs * sizeof *m->refs);
+        if (m->labels != NULL)
+            m->labels = xrealloc(m->labels, m->caprefs * sizeof *m->labels);
     }
     memcpy(m->refs + m->nrefs, ids, n * sizeof *ids);
+    *labeled = nl > 0;
+    if (nl > 0) {
+        if (m->labels == NULL)
+            m->labels = xrealloc(NULL, m->caprefs * sizeof *m->labels);
+        for (size_t i = 0; i < n; i++) {
+            heapfmt_label *l = &m->labels[m->nrefs + i];
+            l->kind = in[i].kind;
+            l->weak = in[i].weak;
+            l->value = in[i].kind == HEAPFMT_LABEL_INDEX ? in[i].index
+                       : in[i].kind == HEAPFMT_LABEL_NONE ? 0
+                                                          : in[i].name->id;
+        }
+    }
     m->nrefs += n;
     return m->nrefs - n;
 }
@@ -187,8 +214,14 @@ static void load(model *m, const char *path)
             }
             if ((n = heapfmt_reader_refs(r, &ids)) < 0)
                 die("%s: references do not decode", path);
-            y->refs = (const uint64_t *)(uintptr_t)put_refs(m, ids, (size_t)n);
+            int labeled;
+            y->refs = (const uint64_t *)(uintptr_t)put_refs(m, r, ids,
+                                                            (size_t)n, &labeled);
             y->nrefs = (size_t)n;
+            /* frames and stacks are not written again */
+            y->fields &= ~(uint32_t)HEAPFMT_F_STACK;
+            if (!labeled)
+                y->fields &= ~(uint32_t)HEAPFMT_F_LABELS;
             m->objects++;
             break;
         }
@@ -198,7 +231,7 @@ static void load(model *m, const char *path)
             x->id = in.u.root->kind->id;
             if ((n = heapfmt_reader_refs(r, &ids)) < 0)
                 die("%s: references do not decode", path);
-            x->first = put_refs(m, ids, (size_t)n);
+            x->first = put_refs(m, r, ids, (size_t)n, &x->labeled);
             x->n = (size_t)n;
             break;
         default:
@@ -210,6 +243,8 @@ static void load(model *m, const char *path)
     heapfmt_reader_free(r);
     for (size_t i = 0; i < m->nobjs; i++) { /* offsets into pointers */
         heapfmt_object *y = &m->objs[i];
+        if (y->fields & HEAPFMT_F_LABELS)
+            y->labels = m->labels + (uintptr_t)y->refs;
         y->refs = m->refs + (uintptr_t)y->refs;
         y->value = y->value_len ? m->text + (uintptr_t)y->value : NULL;
     }
@@ -295,7 +330,10 @@ write_once(const model *m, const config *cf, const char *out, long times,
                 rc = heapfmt_write_object(w, &m->objs[k]);
             break;
         case R_ROOT:
-            rc = heapfmt_write_root(w, x->id, m->refs + x->first, x->n);
+            rc = heapfmt_write_root_labeled(w, x->id, m->refs + x->first,
+                                            x->labeled ? m->labels + x->first
+                                                       : NULL,
+                                            x->n);
             break;
         }
     }
@@ -408,6 +446,7 @@ int main(int argc, char **argv)
     free(m.recs);
     free(m.objs);
     free(m.refs);
+    free(m.labels);
     free(m.text);
     return 0;
 }
