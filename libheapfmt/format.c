@@ -240,39 +240,6 @@ uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n)
     return p;
 }
 
-const char *hf_labels_decode(const uint8_t **pp, const uint8_t *qe,
-                             uint64_t nrefs,
-                             int (*each)(void *ctx, const hf_label_rec *l),
-                             void *ctx)
-{
-    const uint8_t *q = *pp;
-    uint64_t count, next = 0;
-    GET(count);
-    if (count > nrefs)
-        return "more labels than references";
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t skip, v;
-        GET(skip);
-        GET(v);
-        if (skip >= nrefs - next)
-            return "label past the last reference";
-        hf_label_rec l;
-        l.position = next + skip;
-        l.kind = (uint32_t)(v & HF_LABEL_KIND_MASK);
-        l.weak = (v & HF_LABEL_WEAK) != 0;
-        l.value = v >> HF_LABEL_VALUE_SHIFT;
-        if (l.kind > HEAPFMT_LABEL_OTHER)
-            return "unknown label kind";
-        if (l.kind == HEAPFMT_LABEL_INDEX)
-            l.value = hf_unzigzag(l.value) + l.position;
-        if (each && each(ctx, &l) != 0)
-            return "label refused";
-        next = l.position + 1;
-    }
-    *pp = q;
-    return NULL;
-}
-
 const char *hf_object_tail_decode(const uint8_t *refs, const uint8_t *qe,
                                   uint64_t n, uint32_t fields,
                                   hf_object_tail *t)

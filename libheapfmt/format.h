@@ -451,14 +451,52 @@ typedef struct hf_label_rec {
     uint64_t value;
 } hf_label_rec;
 
-/* Decodes the label list of a record with nrefs references at *pp: calls
- * each(ctx, label) in order (positions strictly increasing, < nrefs).
- * Returns NULL or what is wrong; a nonzero return of each stops with the
- * text "label refused" (the caller keeps its own error). */
-const char *hf_labels_decode(const uint8_t **pp, const uint8_t *qe,
-                             uint64_t nrefs,
-                             int (*each)(void *ctx, const hf_label_rec *l),
-                             void *ctx);
+/* Decoding the label list of a record with nrefs references: begin reads
+ * the count, then each call of next gives one label, in order (positions
+ * strictly increasing, < nrefs), while left > 0. Both return NULL or what
+ * is wrong. Inline steps rather than a callback: labels come by the
+ * million, and the caller's work per label then inlines into the loop. */
+typedef struct hf_labels_iter {
+    const uint8_t *q, *qe;
+    uint64_t nrefs;
+    uint64_t next; /* the first position the next label may have */
+    uint64_t left; /* labels still to decode */
+} hf_labels_iter;
+
+static inline const char *hf_labels_begin(hf_labels_iter *it, const uint8_t *q,
+                                          const uint8_t *qe, uint64_t nrefs)
+{
+    it->q = q;
+    it->qe = qe;
+    it->nrefs = nrefs;
+    it->next = 0;
+    if (hf_get_varint(&it->q, qe, &it->left) < 0)
+        return "truncated field";
+    if (it->left > nrefs)
+        return "more labels than references";
+    return NULL;
+}
+
+static inline const char *hf_labels_next(hf_labels_iter *it, hf_label_rec *l)
+{
+    uint64_t skip, v;
+    if (hf_get_varint(&it->q, it->qe, &skip) < 0 ||
+        hf_get_varint(&it->q, it->qe, &v) < 0)
+        return "truncated field";
+    if (skip >= it->nrefs - it->next)
+        return "label past the last reference";
+    l->position = it->next + skip;
+    l->kind = (uint32_t)(v & HF_LABEL_KIND_MASK);
+    l->weak = (v & HF_LABEL_WEAK) != 0;
+    l->value = v >> HF_LABEL_VALUE_SHIFT;
+    if (l->kind > HEAPFMT_LABEL_OTHER)
+        return "unknown label kind";
+    if (l->kind == HEAPFMT_LABEL_INDEX)
+        l->value = hf_unzigzag(l->value) + l->position;
+    it->next = l->position + 1;
+    it->left--;
+    return NULL;
+}
 
 /* What follows the references of a 1.1 OBJECT: stack id (F_STACK), then
  * labels (F_LABELS). */

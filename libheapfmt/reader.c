@@ -462,29 +462,12 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
         hf_refs_decode(&q, r->refs_end, r->refs_base, r->refs_n, r->refs_buf);
     if (why)
         return lost_refs(r, why);
+    /* without a stack id, an object's labels follow its references */
+    if (r->last_tag == HEAPFMT_TAG_OBJECT && !r->labels_p &&
+        (r->obj.fields & HEAPFMT_F_LABELS))
+        r->labels_p = q;
     *ids = r->refs_buf;
     return (long)r->refs_n;
-}
-
-typedef struct label_sink {
-    heapfmt_reader *r;
-    int rc;
-} label_sink;
-
-static int put_label(void *ctx, const hf_label_rec *l)
-{
-    label_sink *s = ctx;
-    heapfmt_rlabel *out = &s->r->labels_buf[l->position];
-    out->kind = l->kind;
-    out->weak = l->weak;
-    out->index = 0;
-    out->name = &s->r->empty_string;
-    if (l->kind == HEAPFMT_LABEL_INDEX)
-        out->index = l->value;
-    else if (l->kind != HEAPFMT_LABEL_NONE &&
-             (s->rc = string_ref(s->r, l->value, &out->name)) != HEAPFMT_OK)
-        return -1;
-    return 0;
 }
 
 long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
@@ -516,11 +499,21 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
     for (uint64_t i = 0; i < r->refs_n; i++)
         r->labels_buf[i] = (heapfmt_rlabel){HEAPFMT_LABEL_NONE, 0, 0,
                                             &r->empty_string};
-    label_sink sink = {r, HEAPFMT_OK};
-    const char *why =
-        hf_labels_decode(&q, r->refs_end, r->refs_n, put_label, &sink);
-    if (why && sink.rc != HEAPFMT_OK) /* a string table failure */
-        return hf_rfatal(r, sink.rc);
+    hf_labels_iter it;
+    const char *why = hf_labels_begin(&it, q, r->refs_end, r->refs_n);
+    while (why == NULL && it.left > 0) {
+        hf_label_rec l;
+        if ((why = hf_labels_next(&it, &l)) != NULL)
+            break;
+        heapfmt_rlabel *out = &r->labels_buf[l.position];
+        out->kind = l.kind;
+        out->weak = l.weak;
+        if (l.kind == HEAPFMT_LABEL_INDEX)
+            out->index = l.value;
+        else if (l.kind != HEAPFMT_LABEL_NONE &&
+                 (rc = string_ref(r, l.value, &out->name)) != HEAPFMT_OK)
+            return hf_rfatal(r, rc); /* a string table failure */
+    }
     if (why)
         return lost_refs(r, why);
     *labels = r->labels_buf;

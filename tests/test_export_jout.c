@@ -126,7 +126,7 @@ Test(jout, decimal_matches_printf)
 
 Test(jout, hex_matches_printf)
 {
-    /* jout_fmt_hex16 spreads nibbles into bytes: every nibble value in
+    /* jout_fmt_hex16 places each nibble in a byte: every nibble value in
      * every position, then random values */
     char want[32], got[32];
     for (int pos = 0; pos < 16; pos++)

@@ -353,28 +353,33 @@ static void label_object(jout *o, const doc_style *st, const heapfmt_rlabel *l)
     jout_char(o, '}');
 }
 
-/* A label element {...}, through a memo slot when its name is short
- * (see doc_label_slot). */
+/* A label element {...}: an index written as it comes, a name through a
+ * memo slot (see doc_label_slot). */
 static void label_element(jout *o, const doc_style *st,
                           const heapfmt_rlabel *l)
 {
-    int named = l->kind != HEAPFMT_LABEL_NONE && l->kind != HEAPFMT_LABEL_INDEX;
-    /* kept: every label without a name, and those with a short one
-     * ("label":null is not) */
-    if (st->memo == NULL ||
-        (named && (name_len(l->name) == 0 || l->name->len > DOC_MEMO_RAW))) {
+    if (l->kind == HEAPFMT_LABEL_INDEX) {
+        JOUT_LIT(o, "{\"label\":");
+        doc_count(o, st, l->index);
+        if (l->weak)
+            JOUT_LIT(o, ",\"label_kind\":\"index\",\"weak\":true}");
+        else
+            JOUT_LIT(o, ",\"label_kind\":\"index\"}");
+        return;
+    }
+    /* kept: labels with a defined name ("label":null is not) */
+    if (st->memo == NULL || l->kind == HEAPFMT_LABEL_NONE ||
+        name_len(l->name) == 0) {
         label_object(o, st, l);
         return;
     }
-    const char *name = named ? l->name->ptr : "";
-    size_t len = named ? l->name->len : 0;
-    uint64_t h = named ? memo_hash(name, len) : l->index;
-    h = (h + l->kind * 0x9E3779B9u + l->weak) * 0x9E3779B97F4A7C15ull;
+    uint32_t name = l->name->id;
+    uint64_t h = (name + l->kind * 0x9E3779B9ull + l->weak) *
+                 0x9E3779B97F4A7C15ull;
     _Static_assert(DOC_LABEL_SLOTS == 256, "a slot from the hash's top byte");
     doc_label_slot *m = &st->memo->label[h >> 56];
-    if (m->out_len != 0 && m->kind == l->kind && m->weak == l->weak &&
-        (named ? m->raw_len == len && memcmp(m->raw, name, len) == 0
-               : m->index == l->index)) {
+    if (m->out_len != 0 && m->name == name && m->kind == l->kind &&
+        m->weak == l->weak) {
         memo_replay(o, m->out, DOC_LABEL_OUT, m->out_len);
         return;
     }
@@ -385,11 +390,9 @@ static void label_element(jout *o, const doc_style *st,
     if (n > 0) {
         memcpy(m->out, o->buf + before, n);
         m->out_len = (uint8_t)n;
+        m->name = name;
         m->kind = (uint8_t)l->kind;
         m->weak = (uint8_t)l->weak;
-        m->index = l->index;
-        memcpy(m->raw, name, len);
-        m->raw_len = (uint8_t)len;
     }
 }
 

@@ -99,20 +99,20 @@ typedef struct doc_memo_slot {
     char out[DOC_MEMO_OUT]; /* ,"key":"escaped text" */
 } doc_memo_slot;
 
-/* Label elements written before, the same way: an instance variable's
- * name, a hash key, an array index repeat in object after object. Keyed
- * by kind, weak flag and name text (or index). */
+/* Label elements written before: an instance variable's name or a hash
+ * key repeats in object after object. Keyed by kind, weak flag and the
+ * name's string id (a dump defines each id once, so the id stands for
+ * the text). Index labels are not kept: they are written as they come,
+ * a number between two constants. */
 #define DOC_LABEL_SLOTS 256
 #define DOC_LABEL_OUT 96
 
 typedef struct doc_label_slot {
-    uint64_t index;   /* INDEX labels */
+    uint32_t name;    /* string id of the name */
     uint8_t kind;     /* enum heapfmt_label_kind */
     uint8_t weak;
-    uint8_t raw_len;  /* of raw, the name */
     uint8_t out_len;  /* of out; 0: the slot is empty */
-    char raw[DOC_MEMO_RAW];
-    char out[DOC_LABEL_OUT]; /* {"label":...,"label_kind":"..."} */
+    char out[DOC_LABEL_OUT]; /* {"label":"...","label_kind":"..."} */
 } doc_label_slot;
 
 typedef struct doc_memo {

@@ -106,7 +106,12 @@ void jout_fmt_hex16(char *p, uint64_t v);
 
 /* Writes the object id v as a JSON string, "0x" and 16 lower-case hex
  * digits, at p: always JOUT_ID_LEN bytes. */
-void jout_fmt_id(char *p, uint64_t v);
+static inline void jout_fmt_id(char *p, uint64_t v)
+{
+    memcpy(p, "\"0x", 3);
+    jout_fmt_hex16(p + 3, v);
+    p[19] = '"';
+}
 
 static inline void jout_u64(jout *o, uint64_t v)
 {
