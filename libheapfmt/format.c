@@ -206,26 +206,14 @@ const char *hf_refs_decode(const uint8_t **pp, const uint8_t *qe,
     return NULL;
 }
 
-static int label_written(const heapfmt_label *l)
+uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n,
+                          size_t count)
 {
-    return l->kind != HEAPFMT_LABEL_NONE || l->weak;
-}
-
-size_t hf_labels_count(const heapfmt_label *labels, size_t n)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++)
-        c += (size_t)label_written(&labels[i]);
-    return c;
-}
-
-uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n)
-{
-    p = hf_put_varint(p, hf_labels_count(labels, n));
+    p = hf_put_varint(p, count);
     size_t next = 0; /* position after the previous written label */
     for (size_t i = 0; i < n; i++) {
         const heapfmt_label *l = &labels[i];
-        if (!label_written(l))
+        if (!hf_label_written(l))
             continue;
         /* An index is stored relative to the reference's position, so
          * that an array labeled in order costs one byte per label. */

@@ -436,12 +436,17 @@ static inline size_t hf_labels_bound(size_t n)
     return HF_VARINT_MAX + n * 2 * HF_VARINT_MAX;
 }
 
-/* Number of labels that will be written (kind NONE and not weak are
- * left out). */
-size_t hf_labels_count(const heapfmt_label *labels, size_t n);
-/* Encodes the labels of n references (count, then per written label the
- * references skipped before it and the label). */
-uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n);
+/* Whether a label is written: kind NONE and not weak is left out. */
+static inline int hf_label_written(const heapfmt_label *l)
+{
+    return l->kind != HEAPFMT_LABEL_NONE || l->weak;
+}
+
+/* Encodes the labels of n references, count of them written (count,
+ * then per written label the references skipped before it and the
+ * label). */
+uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n,
+                          size_t count);
 
 /* One decoded label: position of its reference and its fields; value is
  * the string id or, for INDEX, the index. */

@@ -415,10 +415,12 @@ int heapfmt_write_class(heapfmt_writer *w, const heapfmt_class *c)
 
 /* Checks labels given for n references: known kinds, defined strings. */
 static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
-                        size_t n)
+                        size_t n, size_t *written)
 {
+    size_t c = 0;
     for (size_t i = 0; i < n; i++) {
         const heapfmt_label *l = &labels[i];
+        c += hf_label_written(l);
         if (l->kind > HEAPFMT_LABEL_OTHER || l->weak > 1)
             return hf_wfail(w, HEAPFMT_E_ARG, 0,
                             "label %zu: unknown kind %u or weak %u", i,
@@ -438,6 +440,7 @@ static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
                             "label %zu: string id %llu was never defined", i,
                             (unsigned long long)l->value);
     }
+    *written = c;
     return HEAPFMT_OK;
 }
 
@@ -471,9 +474,10 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
     if (f & HEAPFMT_F_LABELS) {
         if (o->nrefs && !o->labels)
             return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL labels"));
-        if ((rc = check_labels(w, o->labels, o->nrefs)) != HEAPFMT_OK)
+        if ((rc = check_labels(w, o->labels, o->nrefs, &nlabels)) !=
+            HEAPFMT_OK)
             return leave(w, rc);
-        if ((nlabels = hf_labels_count(o->labels, o->nrefs)) == 0)
+        if (nlabels == 0)
             f &= ~(uint32_t)HEAPFMT_F_LABELS; /* nothing to say: no cost */
     }
     if ((f & HEAPFMT_F_STACK) && (o->stack == 0 || o->stack > w->stacks.count))
@@ -514,7 +518,7 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
     if (f & HEAPFMT_F_STACK)
         p = hf_put_varint(p, o->stack);
     if (f & HEAPFMT_F_LABELS)
-        p = hf_labels_encode(p, o->labels, o->nrefs);
+        p = hf_labels_encode(p, o->labels, o->nrefs, nlabels);
     if ((rc = end_record(w, HEAPFMT_TAG_OBJECT, hdr, p)) != HEAPFMT_OK)
         return leave(w, rc);
     w->prev_id = o->id;
@@ -548,9 +552,8 @@ int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
         return leave(w, rc);
     size_t nlabels = 0;
     if (labels) {
-        if ((rc = check_labels(w, labels, n)) != HEAPFMT_OK)
+        if ((rc = check_labels(w, labels, n, &nlabels)) != HEAPFMT_OK)
             return leave(w, rc);
-        nlabels = hf_labels_count(labels, n);
     }
     size_t bound = HF_ROOT_HEAD_BOUND + hf_refs_bound(0, ids, n) +
                    (nlabels ? 1 + hf_labels_bound(n) : 0);
@@ -563,7 +566,7 @@ int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
     p = hf_refs_encode(p, 0, ids, n);
     if (nlabels) {
         *p++ = HF_ROOT_F_LABELS;
-        p = hf_labels_encode(p, labels, n);
+        p = hf_labels_encode(p, labels, n, nlabels);
     }
     if ((rc = end_record(w, HEAPFMT_TAG_ROOT, hdr, p)) == HEAPFMT_OK)
         w->roots++;
