@@ -1000,6 +1000,16 @@ class Bench:
         if w:
             add("writer alone, stored, objects/s per core", rate(w), 25e6,
                 rate(w) >= 25e6, "to /dev/null (issue 19)")
+        wt = self.find("writer alone zstd level 1 +thread")
+        if w and wt and wt["wall_s"]:
+            # "compressed writing at the stored speed": wall against wall,
+            # both single runs of the same objects; 5% for the hand-over
+            # of the last block, which nothing overlaps
+            ratio = w["wall_s"] / wt["wall_s"]
+            add("writer zstd 1 +thread / stored, speed (wall)", ratio, 0.95,
+                ratio >= 0.95, "%.1fM vs %.1fM objects/s; needs the second "
+                "core idle (issue 19)" % (wt["objects"] / wt["wall_s"] / 1e6,
+                                          w["objects"] / w["wall_s"] / 1e6))
 
     def graph_targets(self, big, add):
         """Issue 13: dominators of the biggest dump in 10 s and 48 bytes per
