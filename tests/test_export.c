@@ -1092,8 +1092,9 @@ Test(export, odd_bytes_and_numbers)
 /* ---- tests: the memo of class and type members ------------------------- */
 
 /* Class and type names that fill and collide in doc.c's memo (DOC_MEMO_
- * SLOTS slots, keyed by length and three bytes): lengths 0 to past
- * DOC_MEMO_RAW, names equal but for one byte the key does not read,
+ * SLOTS slots, class names keyed by length and three bytes, type names
+ * by string id): lengths 0 to past DOC_MEMO_RAW (a type's up to 60),
+ * names equal but for one byte the key does not read,
  * names that need escapes and whose member outgrows DOC_MEMO_OUT, and
  * more output than the JSON buffer holds. Objects go through them in an order that returns to each, so memo hits, misses
  * and replacements all happen; every document is checked against the
@@ -1110,8 +1111,10 @@ static void memo_dump(tbuf *out)
     for (size_t i = 0; i < NTYPE; i++) {
         /* T_ + i + padding: the same first byte, often the same last */
         size_t n = (size_t)snprintf(name, sizeof name, "T_%zu", i);
-        while (n < 2 + i % 12)
+        while (n < 2 + (i * 3) % 59)
             name[n++] = 'X';
+        if (i % 9 == 4)
+            name[n - 1] = '"'; /* escaped: 2 bytes out */
         TASSERT_OK(heapfmt_write_string(w, name, n, &types[i]));
     }
     for (size_t i = 0; i < NCLASS; i++) {
