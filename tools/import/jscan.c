@@ -16,6 +16,7 @@
 #include "jescape.h"
 #include "cli_swar.h"
 #include "jscan.h"
+#include "jsimd.h"
 
 /* ------------------------------------------------------------------ */
 /* Character tables                                                    */
@@ -257,6 +258,23 @@ static int emit(ctx *c, enum smode mode, sout *o, size_t limit, const char *b,
     return 0;
 }
 
+/* Skips plain string bytes at p many at a time, up to a byte that may
+ * not be plain or the last few bytes of the line. */
+static inline const char *plain_run(const ctx *c, const char *p)
+{
+#if JSIMD
+    while (c->end - p >= 16) {
+        unsigned m = jsimd_string_stops(p);
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    while (c->end - p >= 8 && !cli_swar_json_special(cli_swar_load(p)))
+        p += 8;
+    return p;
+}
+
 /* Scans a string whose opening quote is at p. Returns the position after
  * the closing quote, or NULL after a syntax error (or out of memory, with
  * err_msg NULL). */
@@ -271,12 +289,7 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
     /* Fast path: plain ASCII and valid UTF-8 up to the closing quote. */
     for (;;) {
         unsigned k;
-        while (c->end - p >= 8) { /* eight plain bytes at a time */
-            uint64_t x = cli_swar_load(p);
-            if (cli_swar_json_special(x))
-                break;
-            p += 8;
-        }
+        p = plain_run(c, p);
         while ((k = str_class[(unsigned char)*p]) == 0)
             p++;
         if (k == 1) {
@@ -632,12 +645,21 @@ static const char *sout_text(ctx *c, const sout *o, enum smode mode)
 }
 
 /* The hex digits at q: their value in *v (when at most 16) and their
- * count. Eight at a time where the line holds 17 more bytes (an address
- * is 12 digits; a loop per digit was a sixth of the import); one at a
- * time near the end of the line. */
+ * count. Sixteen (SSE2) or eight at a time where the line holds 17 more
+ * bytes (an address is 12 digits; a loop per digit was a sixth of the
+ * import); one at a time near the end of the line. */
 static size_t hex_run(const ctx *c, const char *q, uint64_t *v)
 {
-#if CLI_SWAR_LE
+#if JSIMD
+    if (c->end - q >= 17) {
+        unsigned d = jsimd_hex_run(q, v);
+        if (d == 0)
+            *v = 0;
+        else if (d == 16 && hex_value[(unsigned char)q[16]] != NH)
+            return 17; /* too long: the caller's general path says so */
+        return d;
+    }
+#elif CLI_SWAR_LE
     if (c->end - q >= 17) {
         uint64_t w = cli_swar_load(q);
         unsigned d = cli_swar_hex_digits(w);
