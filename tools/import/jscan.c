@@ -58,9 +58,12 @@ static inline int is_alpha(unsigned char c)
 
 static inline const char *skip_ws(const char *p)
 {
-    /* dump_all writes no blank space: one compare for the usual case */
+    /* dump_all writes blank space only after commas, one ' ': one or two
+     * compares for the usual cases */
     if ((unsigned char)*p > ' ')
         return p;
+    if (*p == ' ' && (unsigned char)p[1] > ' ')
+        return p + 1;
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
         p++;
     return p;
@@ -85,12 +88,14 @@ _Static_assert(K_COUNT < JS_KEYS, "js_scanner.next_key has a slot per key");
 
 
 
-/* The names of the keys (K_OTHER: none), and their lengths. */
+/* The names of the keys (K_OTHER: none), their lengths, and the bytes a
+ * plain key has after its opening quote (padded for 16-byte compares). */
 static const struct {
     const char *name;
     unsigned char len;
+    char quoted[16];
 } keys[K_COUNT] = {
-#define KEY(k, name) [k] = {name, sizeof name - 1}
+#define KEY(k, name) [k] = {name, sizeof name - 1, name "\""}
     KEY(K_ADDRESS, "address"),       KEY(K_TYPE, "type"),
     KEY(K_CLASS, "class"),           KEY(K_SUPERCLASS, "superclass"),
     KEY(K_ROOT, "root"),             KEY(K_REFERENCES, "references"),
@@ -110,8 +115,11 @@ static const struct {
 static inline int key_is(const char *q, const char *end, enum key k)
 {
     size_t n = keys[k].len;
-    return n > 0 && (size_t)(end - q) > n && memcmp(q, keys[k].name, n) == 0 &&
-           q[n] == '"';
+#if JSIMD
+    if (end - q >= 16) /* a call to memcmp cost more than the scan it saved */
+        return n > 0 && jsimd_prefix_is(q, keys[k].quoted, n + 1);
+#endif
+    return n > 0 && (size_t)(end - q) > n && memcmp(q, keys[k].quoted, n + 1) == 0;
 }
 
 /* A text field being collected: either a slice of the line or an offset
@@ -177,7 +185,7 @@ static int grow(void **buf, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static int push_ref(js_scanner *s, size_t *n, uint64_t v)
+static inline int push_ref(js_scanner *s, size_t *n, uint64_t v)
 {
     if (*n == s->refs_cap &&
         grow((void **)&s->refs, &s->refs_cap, *n + 1, sizeof *s->refs) < 0)
@@ -275,13 +283,11 @@ static inline const char *plain_run(const ctx *c, const char *p)
     return p;
 }
 
-/* Scans a string whose opening quote is at p. Returns the position after
- * the closing quote, or NULL after a syntax error (or out of memory, with
- * err_msg NULL). */
-static const char *scan_string(ctx *c, const char *p, enum smode mode,
-                               size_t limit, sout *o)
+/* scan_string after its plain start: the string's text begins at start,
+ * and the bytes up to p are plain. */
+static const char *scan_string_rest(ctx *c, const char *start, const char *p,
+                                    enum smode mode, size_t limit, sout *o)
 {
-    const char *start = ++p;
     o->raw = start;
     o->off = c->s->text_len;
     o->len = o->full = 0;
@@ -289,7 +295,6 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
     /* Fast path: plain ASCII and valid UTF-8 up to the closing quote. */
     for (;;) {
         unsigned k;
-        p = plain_run(c, p);
         while ((k = str_class[(unsigned char)*p]) == 0)
             p++;
         if (k == 1) {
@@ -303,6 +308,7 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
             if (u == 0)
                 return syntax(c, p, "invalid UTF-8");
             p += u;
+            p = plain_run(c, p);
             continue;
         }
         if (k == 3)
@@ -379,6 +385,26 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
             return NULL;
         p += 2;
     }
+}
+
+/* Scans a string whose opening quote is at p. Returns the position after
+ * the closing quote, or NULL after a syntax error (or out of memory, with
+ * err_msg NULL). Inline for the usual string, plain up to its quote: the
+ * call of the whole function cost more than that scan. */
+static inline const char *scan_string(ctx *c, const char *p, enum smode mode,
+                                      size_t limit, sout *o)
+{
+    const char *start = p + 1;
+    const char *q = plain_run(c, start);
+    if (*q != '"')
+        return scan_string_rest(c, start, q, mode, limit, o);
+    size_t n = (size_t)(q - start);
+    o->raw = start;
+    o->off = c->s->text_len;
+    o->full = n;
+    o->len = n < limit ? n : limit;
+    o->escaped = 0;
+    return q + 1;
 }
 
 /* ------------------------------------------------------------------ */

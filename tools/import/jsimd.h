@@ -26,6 +26,16 @@ static inline unsigned jsimd_string_stops(const char *p)
     return (unsigned)_mm_movemask_epi8(stop);
 }
 
+/* Whether the first n (at most 16) bytes at p are those at pat (which
+ * has 16 bytes). */
+static inline int jsimd_prefix_is(const char *p, const char *pat, size_t n)
+{
+    __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+                                _mm_loadu_si128((const __m128i *)(const void *)pat));
+    unsigned want = (1u << n) - 1;
+    return ((unsigned)_mm_movemask_epi8(eq) & want) == want;
+}
+
 /* How many of the bytes at p are hex digits (0-16), with the value of
  * those digits (the first the most significant) in *v when there are
  * some. Each digit becomes a nibble (a letter's bit 6 adds 9), pairs of
