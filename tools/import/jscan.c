@@ -110,16 +110,23 @@ static const struct {
 #undef KEY
 };
 
-/* Whether the line at q (after a key's opening quote, with end - q bytes
- * left) holds key k and its closing quote. */
-static inline int key_is(const char *q, const char *end, enum key k)
+/* Whether the line at q (after a string's opening quote, with end - q
+ * bytes left) holds the n bytes of a plain string and its closing quote,
+ * as in quoted (16 bytes). */
+static inline int quoted_is(const char *q, const char *end,
+                            const char *quoted, size_t n)
 {
-    size_t n = keys[k].len;
 #if JSIMD
     if (end - q >= 16) /* a call to memcmp cost more than the scan it saved */
-        return n > 0 && jsimd_prefix_is(q, keys[k].quoted, n + 1);
+        return jsimd_prefix_is(q, quoted, n + 1);
 #endif
-    return n > 0 && (size_t)(end - q) > n && memcmp(q, keys[k].quoted, n + 1) == 0;
+    return (size_t)(end - q) > n && memcmp(q, quoted, n + 1) == 0;
+}
+
+/* Whether the line at q (after a key's opening quote) holds key k. */
+static inline int key_is(const char *q, const char *end, enum key k)
+{
+    return keys[k].len > 0 && quoted_is(q, end, keys[k].quoted, keys[k].len);
 }
 
 /* A text field being collected: either a slice of the line or an offset
@@ -919,6 +926,34 @@ done:
     return p;
 }
 
+/* The members of "flags" the importer reads, in dump_all's order. */
+static const struct {
+    char quoted[16]; /* as in keys[] */
+    unsigned char len;
+    uint32_t bit;
+} gc_flags[] = {
+    {"wb_protected\"", 12, JS_GC_WB_PROTECTED},
+    {"old\"", 3, JS_GC_OLD},
+    {"uncollectible\"", 13, JS_GC_UNCOLLECTIBLE},
+    {"marked\"", 6, JS_GC_MARKED},
+};
+#define GC_FLAGS (sizeof gc_flags / sizeof gc_flags[0])
+
+/* The member of "flags" at p (its key's quote) when it is one of
+ * gc_flags[from..] written plain: its bit, with *q after the key and
+ * *from past it; else 0. */
+static inline uint32_t gc_flag_at(const ctx *c, const char *p, unsigned *from,
+                                  const char **q)
+{
+    for (unsigned i = *from; i < GC_FLAGS; i++)
+        if (quoted_is(p + 1, c->end, gc_flags[i].quoted, gc_flags[i].len)) {
+            *q = p + gc_flags[i].len + 2;
+            *from = i + 1;
+            return gc_flags[i].bit;
+        }
+    return 0;
+}
+
 /* "flags": {"wb_protected":true, "old":true, ...}. */
 static const char *field_flags(ctx *c, const char *p)
 {
@@ -936,24 +971,23 @@ static const char *field_flags(ctx *c, const char *p)
     p = skip_ws(p + 1);
     if (*p == '}')
         return p + 1;
+    unsigned from = 0; /* dump_all's next member is in gc_flags[from..] */
     for (;;) {
         if (*p != '"')
             return syntax(c, p, p >= c->end ? "unexpected end of line"
                                             : "expected a string key");
-        sout so;
-        const char *q = scan_string(c, p, S_KEY, 16, &so);
-        if (!q)
-            return NULL;
-        const char *k = sout_text(c, &so, S_KEY);
-        uint32_t bit = 0;
-        if (so.full == 12 && memcmp(k, "wb_protected", 12) == 0)
-            bit = JS_GC_WB_PROTECTED;
-        else if (so.full == 3 && memcmp(k, "old", 3) == 0)
-            bit = JS_GC_OLD;
-        else if (so.full == 13 && memcmp(k, "uncollectible", 13) == 0)
-            bit = JS_GC_UNCOLLECTIBLE;
-        else if (so.full == 6 && memcmp(k, "marked", 6) == 0)
-            bit = JS_GC_MARKED;
+        const char *q;
+        uint32_t bit = gc_flag_at(c, p, &from, &q);
+        if (!bit) {
+            sout so;
+            if (!(q = scan_string(c, p, S_KEY, 16, &so)))
+                return NULL;
+            const char *k = sout_text(c, &so, S_KEY);
+            for (unsigned i = 0; i < GC_FLAGS && !bit; i++)
+                if (so.full == gc_flags[i].len &&
+                    memcmp(k, gc_flags[i].quoted, so.full) == 0)
+                    bit = gc_flags[i].bit;
+        }
         p = skip_ws(q);
         if (*p != ':')
             return syntax(c, p, "expected ':'");
