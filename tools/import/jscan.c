@@ -724,7 +724,8 @@ static size_t hex_run(const ctx *c, const char *q, uint64_t *v)
  * hex digits, no escapes. Returns the byte after the closing quote with
  * the value in *v, or NULL (*v untouched) for anything else (the caller's general path
  * decodes the string and words the complaint). */
-static const char *plain_address(const ctx *c, const char *p, uint64_t *v)
+static inline const char *plain_address(const ctx *c, const char *p,
+                                        uint64_t *v)
 {
     const char *q = p + 1;
     if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))

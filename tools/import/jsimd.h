@@ -44,11 +44,12 @@ static inline int jsimd_prefix_is(const char *p, const char *pat, size_t n)
 static inline unsigned jsimd_hex_run(const char *p, uint64_t *v)
 {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
-    __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-                                _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
-    __m128i let = _mm_and_si128(_mm_cmpgt_epi8(lc, _mm_set1_epi8('a' - 1)),
-                                _mm_cmplt_epi8(lc, _mm_set1_epi8('f' + 1)));
+    /* c in [lo, lo + k] as min(c - lo, k) == c - lo, unsigned */
+    __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i dig = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+    __m128i l = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)),
+                             _mm_set1_epi8('a'));
+    __m128i let = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(5)), l);
     unsigned hex = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, let));
     unsigned n = (unsigned)__builtin_ctz(~hex); /* bit 16 is always clear */
     if (n == 0)
