@@ -21,6 +21,7 @@
 #include "hprof.h"
 #include "sniff.h"
 #include "v8.h"
+#include "wordseek.h"
 
 /* References per ROOT record: a root line longer than this becomes several
  * ROOT records of the same kind (the format allows it). */
@@ -469,30 +470,19 @@ static int one_line(imp *m, const lr *r)
     return m->opt->strict ? IMPORT_FAILED : 0;
 }
 
-/* Whether w (wlen >= 1 bytes) occurs in p[0..n). */
-static int has_word(const char *p, size_t n, const char *w, size_t wlen)
+/* Whether the line r holds may be a class object's line, cheaply: its
+ * unescaped text can hold "CLASS" or "MODULE" (ICLASS included) only if
+ * the raw text has the word or a \\u escape (words[], searched by
+ * wordseek). A superset of what the scanner calls a class line, so that
+ * both passes see the same class lines in the same order (a narrower
+ * test let them disagree; found by fuzz_import). */
+static int class_candidate(wordseek words[3], const lr *r)
 {
-    const char *end = p + n;
-    while ((size_t)(end - p) >= wlen) {
-        const char *q = memchr(p, w[0], (size_t)(end - p) - wlen + 1);
-        if (!q)
-            return 0;
-        if (memcmp(q, w, wlen) == 0)
+    uint64_t off = lr_line_offset(r);
+    for (int i = 0; i < 3; i++)
+        if (ws_in_line(&words[i], r->line, r->len, off, lr_ahead(r)))
             return 1;
-        p = q + 1;
-    }
     return 0;
-}
-
-/* Whether a line may be a class object's line, cheaply: its unescaped
- * text can hold "CLASS" or "MODULE" (ICLASS included) only if the raw
- * text has the word or a \u escape. A superset of what the scanner calls
- * a class line, so that both passes see the same class lines in the same
- * order (a narrower test let them disagree; found by fuzz_import). */
-static int class_candidate(const char *p, size_t n)
-{
-    return has_word(p, n, "CLASS", 5) || has_word(p, n, "MODULE", 6) ||
-           has_word(p, n, "\\u", 2);
 }
 
 /* What the first decoded bytes of an input that is not dump_all lines
@@ -544,6 +534,10 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
     if (m->opt->buffer)
         r.initial_cap = m->opt->buffer;
     r.sniff = 1;
+    wordseek words[3];
+    ws_init(&words[0], "CLASS");
+    ws_init(&words[1], "MODULE");
+    ws_init(&words[2], "\\u");
     int result = 0;
     m->first_pass = 1;
     for (;;) {
@@ -552,7 +546,7 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
             break;
         if (k == LR_SNIFF && not_dump_all(r.line, r.len) != NULL)
             break; /* the second pass says what it is, at once */
-        if (k != LR_LINE || !class_candidate(r.line, r.len))
+        if (k != LR_LINE || !class_candidate(words, &r))
             continue;
         js_line l;
         if (js_scan(&m->js, r.line, r.len, &l) != JS_OK ||

@@ -94,6 +94,20 @@ void lr_init(lr *r, lr_read_fn fn, void *opaque, size_t max_line);
  * last one has terminated == 0 when it was cut. */
 int lr_next(lr *r);
 
+/* After LR_LINE: the line's offset in the decoded stream, and the end of
+ * the decoded bytes held after it (the lines to come, readable from
+ * r->line up to there until the next lr_next), for searches that look at
+ * many lines at once. */
+static inline uint64_t lr_line_offset(const lr *r)
+{
+    size_t at = (size_t)((const unsigned char *)r->line - r->buf);
+    return r->bytes_decoded - (uint64_t)(r->end - at);
+}
+static inline const char *lr_ahead(const lr *r)
+{
+    return (const char *)r->buf + r->end;
+}
+
 /* 1 if the input is gzip (known after the first lr_next). */
 int lr_is_gzip(const lr *r);
 
