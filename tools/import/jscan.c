@@ -475,7 +475,7 @@ static const char *scan_number(ctx *c, const char *p, uint64_t *u,
 
 /* true, false or null at p; *which gets 1, 0 or -1. Only bytes up to the
  * end of the line (and its NUL) are read. */
-static const char *scan_literal(ctx *c, const char *p, int *which)
+static inline const char *scan_literal(ctx *c, const char *p, int *which)
 {
     size_t avail = (size_t)(c->end - p);
     size_t n = 0;
@@ -775,9 +775,24 @@ static const char *field_address(ctx *c, const char *p, enum key k,
 }
 
 /* An unsigned-integer field at p. */
-static const char *field_uint(ctx *c, const char *p, enum key k, uint64_t *dst,
-                              uint32_t has, int core)
+static inline const char *field_uint(ctx *c, const char *p, enum key k,
+                                     uint64_t *dst, uint32_t has, int core)
 {
+    /* The usual value first, without a call: 1 to 19 digits (too few to
+     * overflow) and no fraction or exponent. */
+    if (is_digit((unsigned char)*p)) {
+        const char *q = p + 1;
+        uint64_t v = (uint64_t)(*p - '0');
+        if (v != 0) /* a leading zero is alone, or the slow path's error */
+            while (is_digit((unsigned char)*q) && q - p < 19)
+                v = v * 10 + (uint64_t)(*q++ - '0');
+        if (!is_digit((unsigned char)*q) && *q != '.' && (*q | 0x20) != 'e') {
+            *dst = v;
+            c->out->has |= has;
+            field_ok(c, k);
+            return q;
+        }
+    }
     uint64_t u;
     enum nkind nk;
     const char *q;
@@ -831,8 +846,8 @@ static const char *field_text(ctx *c, const char *p, enum key k, int slot,
 
 /* A boolean field at p, a value of the given depth: true sets bit,
  * anything else clears it. */
-static const char *field_bool(ctx *c, const char *p, uint32_t bit,
-                              unsigned depth)
+static inline const char *field_bool(ctx *c, const char *p, uint32_t bit,
+                                     unsigned depth)
 {
     int lit = -1;
     const char *q;
