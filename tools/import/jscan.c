@@ -89,13 +89,14 @@ _Static_assert(K_COUNT < JS_KEYS, "js_scanner.next_key has a slot per key");
 
 
 /* The names of the keys (K_OTHER: none), their lengths, and the bytes a
- * plain key has after its opening quote (padded for 16-byte compares). */
+ * plain key and its ':' have after its opening quote, as dump_all writes
+ * them (padded for 16-byte compares). */
 static const struct {
     const char *name;
     unsigned char len;
     char quoted[16];
 } keys[K_COUNT] = {
-#define KEY(k, name) [k] = {name, sizeof name - 1, name "\""}
+#define KEY(k, name) [k] = {name, sizeof name - 1, name "\":"}
     KEY(K_ADDRESS, "address"),       KEY(K_TYPE, "type"),
     KEY(K_CLASS, "class"),           KEY(K_SUPERCLASS, "superclass"),
     KEY(K_ROOT, "root"),             KEY(K_REFERENCES, "references"),
@@ -110,20 +111,21 @@ static const struct {
 #undef KEY
 };
 
-/* Whether the line at q (after a string's opening quote, with end - q
- * bytes left) holds the n bytes of a plain string and its closing quote,
- * as in quoted (16 bytes). */
+/* Whether the line at q (after a key's opening quote, with end - q bytes
+ * left) holds the key of n bytes in quoted (16 bytes), plain, and right
+ * after its closing quote the ':'. */
 static inline int quoted_is(const char *q, const char *end,
                             const char *quoted, size_t n)
 {
 #if JSIMD
     if (end - q >= 16) /* a call to memcmp cost more than the scan it saved */
-        return jsimd_prefix_is(q, quoted, n + 1);
+        return jsimd_prefix_is(q, quoted, n + 2);
 #endif
-    return (size_t)(end - q) > n && memcmp(q, quoted, n + 1) == 0;
+    return (size_t)(end - q) > n + 1 && memcmp(q, quoted, n + 2) == 0;
 }
 
-/* Whether the line at q (after a key's opening quote) holds key k. */
+/* Whether the line at q (after a key's opening quote) holds key k and its
+ * ':'. */
 static inline int key_is(const char *q, const char *end, enum key k)
 {
     return keys[k].len > 0 && quoted_is(q, end, keys[k].quoted, keys[k].len);
@@ -948,22 +950,22 @@ static const struct {
     unsigned char len;
     uint32_t bit;
 } gc_flags[] = {
-    {"wb_protected\"", 12, JS_GC_WB_PROTECTED},
-    {"old\"", 3, JS_GC_OLD},
-    {"uncollectible\"", 13, JS_GC_UNCOLLECTIBLE},
-    {"marked\"", 6, JS_GC_MARKED},
+    {"wb_protected\":", 12, JS_GC_WB_PROTECTED},
+    {"old\":", 3, JS_GC_OLD},
+    {"uncollectible\":", 13, JS_GC_UNCOLLECTIBLE},
+    {"marked\":", 6, JS_GC_MARKED},
 };
 #define GC_FLAGS (sizeof gc_flags / sizeof gc_flags[0])
 
 /* The member of "flags" at p (its key's quote) when it is one of
- * gc_flags[from..] written plain: its bit, with *q after the key and
- * *from past it; else 0. */
+ * gc_flags[from..] written plain: its bit, with *q after the key's ':'
+ * and *from past it; else 0. */
 static inline uint32_t gc_flag_at(const ctx *c, const char *p, unsigned *from,
                                   const char **q)
 {
     for (unsigned i = *from; i < GC_FLAGS; i++)
         if (quoted_is(p + 1, c->end, gc_flags[i].quoted, gc_flags[i].len)) {
-            *q = p + gc_flags[i].len + 2;
+            *q = p + gc_flags[i].len + 3;
             *from = i + 1;
             return gc_flags[i].bit;
         }
@@ -1003,11 +1005,12 @@ static const char *field_flags(ctx *c, const char *p)
                 if (so.full == gc_flags[i].len &&
                     memcmp(k, gc_flags[i].quoted, so.full) == 0)
                     bit = gc_flags[i].bit;
+            q = skip_ws(q);
+            if (*q != ':')
+                return syntax(c, q, "expected ':'");
+            q++;
         }
         p = skip_ws(q);
-        if (*p != ':')
-            return syntax(c, p, "expected ':'");
-        p = skip_ws(p + 1);
         if (bit) {
             if (!(p = field_bool(c, p, bit, 3)))
                 return NULL;
@@ -1153,7 +1156,7 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
             enum key k = (enum key)s->next_key[prev];
             const char *q;
             if (key_is(p + 1, c.end, k)) {
-                q = p + keys[k].len + 2; /* the key expected, plain */
+                q = p + keys[k].len + 3; /* the key expected, plain, ':' */
             } else {
                 sout so;
                 if (!(q = scan_string(&c, p, S_KEY, 16, &so)))
@@ -1162,15 +1165,16 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
                         ? lookup_key(sout_text(&c, &so, S_KEY), so.full)
                         : K_OTHER;
                 s->next_key[prev] = (unsigned char)k;
+                q = skip_ws(q);
+                if (*q != ':') {
+                    syntax(&c, q, q >= c.end ? "unexpected end of line"
+                                             : "expected ':'");
+                    return JS_SYNTAX;
+                }
+                q++;
             }
             prev = k;
             p = skip_ws(q);
-            if (*p != ':') {
-                syntax(&c, p, p >= c.end ? "unexpected end of line"
-                                         : "expected ':'");
-                return JS_SYNTAX;
-            }
-            p = skip_ws(p + 1);
             if (!(p = member(&c, k, p)))
                 return s->err_msg ? JS_SYNTAX : fail_nomem(s);
             p = skip_ws(p);
