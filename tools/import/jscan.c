@@ -131,14 +131,8 @@ static inline int key_is(const char *q, const char *end, enum key k)
     return keys[k].len > 0 && quoted_is(q, end, keys[k].quoted, keys[k].len);
 }
 
-/* A text field being collected: either a slice of the line or an offset
- * into the scanner's text buffer (which may move while it grows). */
-typedef struct pending {
-    const char *ptr; /* NULL: at off in s->text */
-    size_t off;
-    size_t len;
-} pending;
-
+/* The text fields; those unescaped into the scanner's text buffer (which
+ * may move while it grows) get their pointers when the line is done. */
 enum { T_TYPE, T_ROOT, T_NAME, T_FILE, T_STRUCT, T_IMEMO, T_VALUE, T_COUNT };
 
 typedef struct ctx {
@@ -146,7 +140,8 @@ typedef struct ctx {
     const char *base;
     const char *end;
     js_line *out;
-    pending text[T_COUNT];
+    uint32_t escaped;        /* 1 << T_*: the text is at text_off[] */
+    size_t text_off[T_COUNT]; /* in s->text */
     /* field errors, by key: the last value of a key decides */
     uint32_t field_err;
     size_t field_pos[K_COUNT];
@@ -817,17 +812,22 @@ static inline const char *field_uint(ctx *c, const char *p, enum key k,
     return q;
 }
 
-/* A text field at p. */
+/* A text field at p, into *dst (text slot slot). */
 static const char *field_text(ctx *c, const char *p, enum key k, int slot,
-                              size_t limit, uint32_t has, int core)
+                              js_text *dst, size_t limit, uint32_t has,
+                              int core)
 {
     if (*p != '"') {
         const char *q = skip_value(c, p, 2);
         if (q) {
-            if (core)
+            if (core) {
                 field_error(c, k, p, "expected a string");
-            else
+            } else { /* dropped, as if absent */
                 c->out->has &= ~has;
+                c->escaped &= ~(1u << slot);
+                dst->ptr = "";
+                dst->len = 0;
+            }
         }
         return q;
     }
@@ -835,10 +835,14 @@ static const char *field_text(ctx *c, const char *p, enum key k, int slot,
     const char *q = scan_string(c, p, S_TEXT, limit, &so);
     if (!q)
         return NULL;
-    pending *t = &c->text[slot];
-    t->ptr = so.escaped ? NULL : so.raw;
-    t->off = so.off;
-    t->len = so.len;
+    dst->ptr = so.raw;
+    dst->len = so.len;
+    if (so.escaped) {
+        c->escaped |= 1u << slot;
+        c->text_off[slot] = so.off;
+    } else {
+        c->escaped &= ~(1u << slot);
+    }
     if (slot == T_VALUE)
         c->out->value_full = so.full;
     c->out->has |= has;
@@ -1041,19 +1045,22 @@ static const char *member(ctx *c, enum key k, const char *p)
     case K_SUPERCLASS:
         return field_address(c, p, k, &L->super, JS_HAS_SUPER, 0);
     case K_TYPE:
-        return field_text(c, p, k, T_TYPE, (size_t)-1, JS_HAS_TYPE, 1);
+        return field_text(c, p, k, T_TYPE, &L->type, (size_t)-1, JS_HAS_TYPE, 1);
     case K_ROOT:
-        return field_text(c, p, k, T_ROOT, (size_t)-1, JS_HAS_ROOT, 1);
+        return field_text(c, p, k, T_ROOT, &L->root, (size_t)-1, JS_HAS_ROOT, 1);
     case K_NAME:
-        return field_text(c, p, k, T_NAME, (size_t)-1, JS_HAS_NAME, 1);
+        return field_text(c, p, k, T_NAME, &L->name, (size_t)-1, JS_HAS_NAME, 1);
     case K_FILE:
-        return field_text(c, p, k, T_FILE, (size_t)-1, JS_HAS_FILE, 1);
+        return field_text(c, p, k, T_FILE, &L->file, (size_t)-1, JS_HAS_FILE, 1);
     case K_STRUCT:
-        return field_text(c, p, k, T_STRUCT, (size_t)-1, JS_HAS_STRUCT, 0);
+        return field_text(c, p, k, T_STRUCT, &L->struct_name, (size_t)-1,
+                          JS_HAS_STRUCT, 0);
     case K_IMEMO_TYPE:
-        return field_text(c, p, k, T_IMEMO, (size_t)-1, JS_HAS_IMEMO_TYPE, 0);
+        return field_text(c, p, k, T_IMEMO, &L->imemo_type, (size_t)-1,
+                          JS_HAS_IMEMO_TYPE, 0);
     case K_VALUE:
-        return field_text(c, p, k, T_VALUE, JS_VALUE_MAX, JS_HAS_VALUE, 0);
+        return field_text(c, p, k, T_VALUE, &L->value, JS_VALUE_MAX,
+                          JS_HAS_VALUE, 0);
     case K_REFERENCES:
         return field_refs(c, p);
     case K_MEMSIZE:
@@ -1120,8 +1127,12 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
     c.end = line + n;
     c.out = out;
     c.field_err = 0;
-    memset(c.text, 0, sizeof c.text);
-    memset(out, 0, sizeof *out);
+    c.escaped = 0;
+    /* absent texts are empty, not NULL */
+    static const js_line empty = {
+        .type = {"", 0}, .root = {"", 0}, .name = {"", 0}, .file = {"", 0},
+        .struct_name = {"", 0}, .imemo_type = {"", 0}, .value = {"", 0}};
+    *out = empty;
     s->text_len = 0;
     s->err_pos = 0;
     s->err_msg = NULL;
@@ -1210,22 +1221,13 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
         return JS_FIELD;
     }
 
-    /* Resolve the texts now that the buffer no longer moves. */
+    /* Point at the unescaped texts now that the buffer no longer moves. */
     js_text *dst[T_COUNT] = {&out->type,        &out->root, &out->name,
                              &out->file,        &out->struct_name,
                              &out->imemo_type,  &out->value};
-    static const uint32_t bit[T_COUNT] = {
-        JS_HAS_TYPE, JS_HAS_ROOT, JS_HAS_NAME, JS_HAS_FILE,
-        JS_HAS_STRUCT, JS_HAS_IMEMO_TYPE, JS_HAS_VALUE};
-    for (int i = 0; i < T_COUNT; i++) {
-        const pending *t = &c.text[i];
-        if (!(out->has & bit[i])) { /* absent, or dropped by a later key */
-            dst[i]->ptr = "";
-            dst[i]->len = 0;
-            continue;
-        }
-        dst[i]->ptr = t->ptr ? t->ptr : s->text ? s->text + t->off : "";
-        dst[i]->len = t->len;
+    for (uint32_t e = c.escaped; e; e &= e - 1) {
+        int i = __builtin_ctz(e);
+        dst[i]->ptr = s->text ? s->text + c.text_off[i] : "";
     }
     if (!(out->has & JS_HAS_VALUE))
         out->value_full = 0;
