@@ -405,13 +405,12 @@ static int blank(const char *p, size_t n)
     return 1;
 }
 
-/* Imports one line. Returns 0, or IMPORT_FAILED (reported). A skipped line
- * is counted and reported here and returns 0, unless opt->strict. */
-static int one_line(imp *m, const lr *r)
+/* Imports the line r holds: rc is what js_scan returned, l what it
+ * filled. Returns 0, or IMPORT_FAILED (reported). A skipped line is
+ * counted and reported here and returns 0, unless opt->strict. */
+static int one_line(imp *m, const lr *r, int rc, const js_line *l)
 {
     uint64_t ln = r->lineno;
-    js_line l;
-    int rc = js_scan(&m->js, r->line, r->len, &l);
     if (rc == JS_NOMEM) {
         say(m, IMPORT_DIAG_ERROR, ln, "out of memory");
         return IMPORT_FAILED;
@@ -437,27 +436,27 @@ static int one_line(imp *m, const lr *r)
             problem(m, ln, "not a dump_all line: %s", m->js.err_msg);
         return m->opt->strict ? IMPORT_FAILED : 0;
     }
-    if (!(l.has & JS_HAS_TYPE)) {
+    if (!(l->has & JS_HAS_TYPE)) {
         problem(m, ln, "not a dump_all line: no \"type\"");
         return m->opt->strict ? IMPORT_FAILED : 0;
     }
-    if (text_is(&l.type, "ROOT")) {
-        if (!(l.has & JS_HAS_ROOT)) {
+    if (text_is(&l->type, "ROOT")) {
+        if (!(l->has & JS_HAS_ROOT)) {
             problem(m, ln, "not a dump_all line: ROOT without \"root\"");
             return m->opt->strict ? IMPORT_FAILED : 0;
         }
-        rc = write_root(m, &l);
-    } else if (text_is(&l.type, "SHAPE")) {
+        rc = write_root(m, l);
+    } else if (text_is(&l->type, "SHAPE")) {
         m->st->shapes++;
         return 0;
-    } else if (text_is(&l.type, "NONE") || text_is(&l.type, "MOVED")) {
+    } else if (text_is(&l->type, "NONE") || text_is(&l->type, "MOVED")) {
         m->st->free_slots++;
         return 0;
-    } else if (!(l.has & JS_HAS_ADDRESS)) {
+    } else if (!(l->has & JS_HAS_ADDRESS)) {
         problem(m, ln, "not a dump_all line: no \"address\"");
         return m->opt->strict ? IMPORT_FAILED : 0;
     } else {
-        rc = write_object(m, &l, ln);
+        rc = write_object(m, l, ln);
     }
     if (rc == HEAPFMT_OK)
         return 0;
@@ -609,6 +608,21 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         st->two_pass = 1;
     }
     for (;;) {
+        /* Most lines: scanned where they start, their end found on the
+         * way; the others go through lr_next and js_scan. */
+        const char *p;
+        size_t n, len;
+        js_line l;
+        if ((n = lr_peek(&r, &p)) > 0 && js_scan_next(&m->js, p, n, &l, &len) &&
+            len <= r.max_line) {
+            lr_take_line(&r, len);
+            st->lines = r.lineno;
+            if (one_line(m, &r, JS_OK, &l) != 0) {
+                result = IMPORT_FAILED;
+                break;
+            }
+            continue;
+        }
         int k = lr_next(&r);
         if (k == LR_END)
             break;
@@ -652,7 +666,8 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         }
         if (blank(r.line, r.len))
             continue;
-        if (one_line(m, &r) != 0) {
+        rc = js_scan(&m->js, r.line, r.len, &l);
+        if (one_line(m, &r, rc, &l) != 0) {
             result = IMPORT_FAILED;
             break;
         }

@@ -56,19 +56,6 @@ static inline int is_alpha(unsigned char c)
     return (unsigned)((c | 0x20) - 'a') < 26u;
 }
 
-static inline const char *skip_ws(const char *p)
-{
-    /* dump_all writes blank space only after commas, one ' ': one or two
-     * compares for the usual cases */
-    if ((unsigned char)*p > ' ')
-        return p;
-    if (*p == ' ' && (unsigned char)p[1] > ' ')
-        return p + 1;
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-        p++;
-    return p;
-}
-
 /* ------------------------------------------------------------------ */
 /* Scanner state for one line                                          */
 /* ------------------------------------------------------------------ */
@@ -137,6 +124,7 @@ enum { T_TYPE, T_ROOT, T_NAME, T_FILE, T_STRUCT, T_IMEMO, T_VALUE, T_COUNT };
 
 typedef struct ctx {
     js_scanner *s;
+    int one_line;     /* js_scan_next: a '\n' ends the line */
     const char *base;
     const char *end;
     js_line *out;
@@ -147,6 +135,20 @@ typedef struct ctx {
     size_t field_pos[K_COUNT];
     const char *field_msg[K_COUNT];
 } ctx;
+
+static inline const char *skip_ws(ctx *c, const char *p)
+{
+    /* dump_all writes blank space only after commas, one ' ': one or two
+     * compares for the usual cases */
+    if ((unsigned char)*p > ' ')
+        return p;
+    if (*p == ' ' && (unsigned char)p[1] > ' ')
+        return p + 1;
+    while (*p == ' ' || *p == '\t' || *p == '\r' ||
+           (*p == '\n' && !c->one_line))
+        p++;
+    return p;
+}
 
 static const char *syntax(ctx *c, const char *at, const char *msg)
 {
@@ -514,7 +516,7 @@ value:
         return syntax(c, p, "nesting deeper than 2048 levels");
     switch (*p) {
     case '{':
-        p = skip_ws(p + 1);
+        p = skip_ws(c, p + 1);
         if (*p == '}') {
             p++;
             goto after;
@@ -524,7 +526,7 @@ value:
         depth++;
         goto key;
     case '[':
-        p = skip_ws(p + 1);
+        p = skip_ws(c, p + 1);
         if (*p == ']') {
             p++;
             goto after;
@@ -560,19 +562,19 @@ key:
                                         : "expected a string key or '}'");
     if (!(p = scan_string(c, p, S_KEY, 0, &so)))
         return NULL;
-    p = skip_ws(p);
+    p = skip_ws(c, p);
     if (*p != ':')
         return syntax(c, p, "expected ':'");
-    p = skip_ws(p + 1);
+    p = skip_ws(c, p + 1);
     goto value;
 
 after:
     if (top == 0)
         return p;
-    p = skip_ws(p);
+    p = skip_ws(c, p);
     if (stack[(top - 1) / 8] & (1u << ((top - 1) % 8))) {
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             goto key;
         }
         if (*p != '}')
@@ -580,7 +582,7 @@ after:
                                             : "expected ',' or '}'");
     } else {
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             goto value;
         }
         if (*p != ']')
@@ -886,7 +888,7 @@ static const char *field_refs(ctx *c, const char *p)
     }
     int bad = 0;
     const char *bad_at = NULL;
-    p = skip_ws(p + 1);
+    p = skip_ws(c, p + 1);
     if (*p == ']') {
         p++;
         goto done;
@@ -899,6 +901,10 @@ static const char *field_refs(ctx *c, const char *p)
                 if (push_ref(s, &n, v) < 0)
                     return NULL;
                 p = q;
+                if (p[0] == ',' && p[1] == ' ' && p[2] == '"') {
+                    p += 2; /* dump_all's separator, and the next address */
+                    continue;
+                }
             } else {
                 sout so;
                 const char *e = scan_string(c, p, S_TEXT, 32, &so);
@@ -924,9 +930,9 @@ static const char *field_refs(ctx *c, const char *p)
             }
             p = e;
         }
-        p = skip_ws(p);
+        p = skip_ws(c, p);
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             continue;
         }
         if (*p == ']') {
@@ -990,7 +996,7 @@ static const char *field_flags(ctx *c, const char *p)
         return q;
     }
     L->has |= JS_HAS_FLAGS;
-    p = skip_ws(p + 1);
+    p = skip_ws(c, p + 1);
     if (*p == '}')
         return p + 1;
     unsigned from = 0; /* dump_all's next member is in gc_flags[from..] */
@@ -1009,21 +1015,21 @@ static const char *field_flags(ctx *c, const char *p)
                 if (so.full == gc_flags[i].len &&
                     memcmp(k, gc_flags[i].quoted, so.full) == 0)
                     bit = gc_flags[i].bit;
-            q = skip_ws(q);
+            q = skip_ws(c, q);
             if (*q != ':')
                 return syntax(c, q, "expected ':'");
             q++;
         }
-        p = skip_ws(q);
+        p = skip_ws(c, q);
         if (bit) {
             if (!(p = field_bool(c, p, bit, 3)))
                 return NULL;
         } else if (!(p = skip_value(c, p, 3))) {
             return NULL;
         }
-        p = skip_ws(p);
+        p = skip_ws(c, p);
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             continue;
         }
         if (*p == '}')
@@ -1119,13 +1125,22 @@ static int fail_nomem(js_scanner *s)
     return JS_NOMEM;
 }
 
-int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
+/* js_scan, or with len js_scan_next, which returns JS_OK only when a '\n'
+ * follows the object's blank space, with the line's length in *len. No
+ * token and no blank space goes on past a '\n' there (so a line that is
+ * not valid costs no scan of the lines after it). Within one line the two
+ * walk the same bytes the same way: their choices that depend on the end
+ * only pick wider or narrower loads, and the byte after the line is NUL
+ * in one and '\n' in the other, both the end of every token. */
+static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
+                size_t *len)
 {
     ctx c;
     c.s = s;
     c.base = line;
     c.end = line + n;
     c.out = out;
+    c.one_line = len != NULL;
     c.field_err = 0;
     c.escaped = 0;
     /* absent texts are empty, not NULL */
@@ -1138,12 +1153,12 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
     s->err_msg = NULL;
     s->err_field = NULL;
 
-    const char *p = skip_ws(line);
+    const char *p = skip_ws(&c, line);
     if (*p != '{') {
         if (*p == '[') {
             if (!(p = skip_value(&c, p, 1)))
                 return s->err_msg ? JS_SYNTAX : fail_nomem(s);
-            p = skip_ws(p);
+            p = skip_ws(&c, p);
             if (p < c.end) {
                 syntax(&c, p, "unexpected characters after the JSON value");
                 return JS_SYNTAX;
@@ -1155,7 +1170,7 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
         syntax(&c, p, p >= c.end ? "empty line" : "expected '{'");
         return JS_SYNTAX;
     }
-    p = skip_ws(p + 1);
+    p = skip_ws(&c, p + 1);
     if (*p != '}') {
         unsigned prev = LINE_START;
         for (;;) {
@@ -1176,7 +1191,7 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
                         ? lookup_key(sout_text(&c, &so, S_KEY), so.full)
                         : K_OTHER;
                 s->next_key[prev] = (unsigned char)k;
-                q = skip_ws(q);
+                q = skip_ws(&c, q);
                 if (*q != ':') {
                     syntax(&c, q, q >= c.end ? "unexpected end of line"
                                              : "expected ':'");
@@ -1185,12 +1200,12 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
                 q++;
             }
             prev = k;
-            p = skip_ws(q);
+            p = skip_ws(&c, q);
             if (!(p = member(&c, k, p)))
                 return s->err_msg ? JS_SYNTAX : fail_nomem(s);
-            p = skip_ws(p);
+            p = skip_ws(&c, p);
             if (*p == ',') {
-                p = skip_ws(p + 1);
+                p = skip_ws(&c, p + 1);
                 continue;
             }
             if (*p == '}')
@@ -1200,8 +1215,12 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
             return JS_SYNTAX;
         }
     }
-    p = skip_ws(p + 1);
-    if (p < c.end) {
+    p = skip_ws(&c, p + 1);
+    if (len) {
+        if (*p != '\n')
+            return JS_SYNTAX; /* not one whole line: js_scan says more */
+        *len = (size_t)(p - line);
+    } else if (p < c.end) {
         syntax(&c, p, "unexpected characters after the JSON object");
         return JS_SYNTAX;
     }
@@ -1233,4 +1252,15 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
         out->value_full = 0;
     out->refs = s->refs;
     return JS_OK;
+}
+
+int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
+{
+    return scan(s, line, n, out, NULL);
+}
+
+int js_scan_next(js_scanner *s, const char *p, size_t n, js_line *out,
+                 size_t *len)
+{
+    return scan(s, p, n, out, len) == JS_OK;
 }
