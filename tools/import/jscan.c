@@ -1143,11 +1143,18 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
     c.one_line = len != NULL;
     c.field_err = 0;
     c.escaped = 0;
-    /* absent texts are empty, not NULL */
-    static const js_line empty = {
-        .type = {"", 0}, .root = {"", 0}, .name = {"", 0}, .file = {"", 0},
-        .struct_name = {"", 0}, .imemo_type = {"", 0}, .value = {"", 0}};
-    *out = empty;
+    /* Field by field (absent texts are empty, not NULL): a copy of a
+     * whole empty line became a rep stos, 7% of the scan's time. */
+    out->has = out->bits = 0;
+    out->address = out->klass = out->super = 0;
+    out->memsize = out->bytesize = out->capacity = out->slot_size = 0;
+    out->line = out->generation = 0;
+    const js_text none = {"", 0};
+    out->type = out->root = out->name = out->file = none;
+    out->struct_name = out->imemo_type = out->value = none;
+    out->value_full = 0;
+    out->refs = NULL;
+    out->nrefs = 0;
     s->text_len = 0;
     s->err_pos = 0;
     s->err_msg = NULL;
