@@ -9,7 +9,9 @@
  * from real Ruby output when tests/fixtures has none of it (all are
  * hand-made), from a seeded generator (escapes, UTF-8 good and bad,
  * numbers, nesting, long reference arrays, whitespace) and from random
- * mutations of generated lines. Hand-written cases pin the edges.
+ * mutations of generated lines. Hand-written cases pin the edges. Each
+ * line also goes to js_scan_next, followed by another line, which must
+ * take it exactly when js_scan finds it valid, with the same fields.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -264,13 +266,62 @@ static int check_line(js_scanner *s, const char *line, size_t n)
     return rc;
 }
 
-/* A NUL-terminated copy, as the line reader provides. */
+static int jtext_eq(const js_text *a, const js_text *b)
+{
+    return a->len == b->len && (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+}
+
+/* Whether two scans found the same fields. */
+static int same_fields(const js_line *a, const js_line *b)
+{
+    return a->has == b->has && a->bits == b->bits &&
+           a->address == b->address && a->klass == b->klass &&
+           a->super == b->super && a->memsize == b->memsize &&
+           a->bytesize == b->bytesize && a->capacity == b->capacity &&
+           a->slot_size == b->slot_size && a->line == b->line &&
+           a->generation == b->generation && jtext_eq(&a->type, &b->type) &&
+           jtext_eq(&a->root, &b->root) && jtext_eq(&a->name, &b->name) &&
+           jtext_eq(&a->file, &b->file) &&
+           jtext_eq(&a->struct_name, &b->struct_name) &&
+           jtext_eq(&a->imemo_type, &b->imemo_type) &&
+           jtext_eq(&a->value, &b->value) && a->value_full == b->value_full &&
+           a->nrefs == b->nrefs &&
+           (a->nrefs == 0 || memcmp(a->refs, b->refs, a->nrefs * sizeof *a->refs) == 0);
+}
+
+/* js_scan_next over the line, its '\n' and the next line: it takes the
+ * line exactly when js_scan finds it valid, with the same fields (a line
+ * with a '\n' of its own, blank space to js_scan, is not one line). */
+static void check_next(js_scanner *s, char *c, size_t n)
+{
+    static const char after[] = "\n{\"type\":\"NEXT\"}";
+    if (memchr(c, '\n', n))
+        return;
+    memcpy(c + n, after, sizeof after); /* with its NUL */
+    js_scanner s2;
+    js_init(&s2);
+    js_line a, b;
+    size_t len = 0;
+    int took = js_scan_next(&s2, c, n + sizeof after - 1, &b, &len);
+    c[n] = '\0';
+    int rc = js_scan(s, c, n, &a);
+    if (took != (rc == JS_OK) || (took && (len != n || !same_fields(&a, &b)))) {
+        show(c, n);
+        cr_assert_fail("js_scan_next took %d (%zu bytes), js_scan says %d", took,
+                       len, rc);
+    }
+    js_free(&s2);
+}
+
+/* A NUL-terminated copy, as the line reader provides; then the same line
+ * as js_scan_next sees it in the reader's buffer. */
 static int check_mem(js_scanner *s, const char *p, size_t n)
 {
-    char *c = malloc(n + 1);
+    char *c = malloc(n + 32);
     memcpy(c, p, n);
     c[n] = '\0';
     int rc = check_line(s, c, n);
+    check_next(s, c, n);
     free(c);
     return rc;
 }

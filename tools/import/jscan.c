@@ -16,6 +16,7 @@
 #include "jescape.h"
 #include "cli_swar.h"
 #include "jscan.h"
+#include "jsimd.h"
 
 /* ------------------------------------------------------------------ */
 /* Character tables                                                    */
@@ -55,16 +56,6 @@ static inline int is_alpha(unsigned char c)
     return (unsigned)((c | 0x20) - 'a') < 26u;
 }
 
-static inline const char *skip_ws(const char *p)
-{
-    /* dump_all writes no blank space: one compare for the usual case */
-    if ((unsigned char)*p > ' ')
-        return p;
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-        p++;
-    return p;
-}
-
 /* ------------------------------------------------------------------ */
 /* Scanner state for one line                                          */
 /* ------------------------------------------------------------------ */
@@ -84,12 +75,15 @@ _Static_assert(K_COUNT < JS_KEYS, "js_scanner.next_key has a slot per key");
 
 
 
-/* The names of the keys (K_OTHER: none), and their lengths. */
+/* The names of the keys (K_OTHER: none), their lengths, and the bytes a
+ * plain key and its ':' have after its opening quote, as dump_all writes
+ * them (padded for 16-byte compares). */
 static const struct {
     const char *name;
     unsigned char len;
+    char quoted[16];
 } keys[K_COUNT] = {
-#define KEY(k, name) [k] = {name, sizeof name - 1}
+#define KEY(k, name) [k] = {name, sizeof name - 1, name "\":"}
     KEY(K_ADDRESS, "address"),       KEY(K_TYPE, "type"),
     KEY(K_CLASS, "class"),           KEY(K_SUPERCLASS, "superclass"),
     KEY(K_ROOT, "root"),             KEY(K_REFERENCES, "references"),
@@ -105,35 +99,56 @@ static const struct {
 };
 
 /* Whether the line at q (after a key's opening quote, with end - q bytes
- * left) holds key k and its closing quote. */
-static inline int key_is(const char *q, const char *end, enum key k)
+ * left) holds the key of n bytes in quoted (16 bytes), plain, and right
+ * after its closing quote the ':'. */
+static inline int quoted_is(const char *q, const char *end,
+                            const char *quoted, size_t n)
 {
-    size_t n = keys[k].len;
-    return n > 0 && (size_t)(end - q) > n && memcmp(q, keys[k].name, n) == 0 &&
-           q[n] == '"';
+#if JSIMD
+    if (end - q >= 16) /* a call to memcmp cost more than the scan it saved */
+        return jsimd_prefix_is(q, quoted, n + 2);
+#endif
+    return (size_t)(end - q) > n + 1 && memcmp(q, quoted, n + 2) == 0;
 }
 
-/* A text field being collected: either a slice of the line or an offset
- * into the scanner's text buffer (which may move while it grows). */
-typedef struct pending {
-    const char *ptr; /* NULL: at off in s->text */
-    size_t off;
-    size_t len;
-} pending;
+/* Whether the line at q (after a key's opening quote) holds key k and its
+ * ':'. */
+static inline int key_is(const char *q, const char *end, enum key k)
+{
+    return keys[k].len > 0 && quoted_is(q, end, keys[k].quoted, keys[k].len);
+}
 
+/* The text fields; those unescaped into the scanner's text buffer (which
+ * may move while it grows) get their pointers when the line is done. */
 enum { T_TYPE, T_ROOT, T_NAME, T_FILE, T_STRUCT, T_IMEMO, T_VALUE, T_COUNT };
 
 typedef struct ctx {
     js_scanner *s;
+    int one_line;     /* js_scan_next: a '\n' ends the line */
     const char *base;
     const char *end;
     js_line *out;
-    pending text[T_COUNT];
+    uint32_t escaped;        /* 1 << T_*: the text is at text_off[] */
+    size_t text_off[T_COUNT]; /* in s->text */
     /* field errors, by key: the last value of a key decides */
     uint32_t field_err;
     size_t field_pos[K_COUNT];
     const char *field_msg[K_COUNT];
 } ctx;
+
+static inline const char *skip_ws(ctx *c, const char *p)
+{
+    /* dump_all writes blank space only after commas, one ' ': one or two
+     * compares for the usual cases */
+    if ((unsigned char)*p > ' ')
+        return p;
+    if (*p == ' ' && (unsigned char)p[1] > ' ')
+        return p + 1;
+    while (*p == ' ' || *p == '\t' || *p == '\r' ||
+           (*p == '\n' && !c->one_line))
+        p++;
+    return p;
+}
 
 static const char *syntax(ctx *c, const char *at, const char *msg)
 {
@@ -176,7 +191,7 @@ static int grow(void **buf, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static int push_ref(js_scanner *s, size_t *n, uint64_t v)
+static inline int push_ref(js_scanner *s, size_t *n, uint64_t v)
 {
     if (*n == s->refs_cap &&
         grow((void **)&s->refs, &s->refs_cap, *n + 1, sizeof *s->refs) < 0)
@@ -257,13 +272,28 @@ static int emit(ctx *c, enum smode mode, sout *o, size_t limit, const char *b,
     return 0;
 }
 
-/* Scans a string whose opening quote is at p. Returns the position after
- * the closing quote, or NULL after a syntax error (or out of memory, with
- * err_msg NULL). */
-static const char *scan_string(ctx *c, const char *p, enum smode mode,
-                               size_t limit, sout *o)
+/* Skips plain string bytes at p many at a time, up to a byte that may
+ * not be plain or the last few bytes of the line. */
+static inline const char *plain_run(const ctx *c, const char *p)
 {
-    const char *start = ++p;
+#if JSIMD
+    while (c->end - p >= 16) {
+        unsigned m = jsimd_string_stops(p);
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    while (c->end - p >= 8 && !cli_swar_json_special(cli_swar_load(p)))
+        p += 8;
+    return p;
+}
+
+/* scan_string after its plain start: the string's text begins at start,
+ * and the bytes up to p are plain. */
+static const char *scan_string_rest(ctx *c, const char *start, const char *p,
+                                    enum smode mode, size_t limit, sout *o)
+{
     o->raw = start;
     o->off = c->s->text_len;
     o->len = o->full = 0;
@@ -271,12 +301,6 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
     /* Fast path: plain ASCII and valid UTF-8 up to the closing quote. */
     for (;;) {
         unsigned k;
-        while (c->end - p >= 8) { /* eight plain bytes at a time */
-            uint64_t x = cli_swar_load(p);
-            if (cli_swar_json_special(x))
-                break;
-            p += 8;
-        }
         while ((k = str_class[(unsigned char)*p]) == 0)
             p++;
         if (k == 1) {
@@ -290,6 +314,7 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
             if (u == 0)
                 return syntax(c, p, "invalid UTF-8");
             p += u;
+            p = plain_run(c, p);
             continue;
         }
         if (k == 3)
@@ -368,6 +393,26 @@ static const char *scan_string(ctx *c, const char *p, enum smode mode,
     }
 }
 
+/* Scans a string whose opening quote is at p. Returns the position after
+ * the closing quote, or NULL after a syntax error (or out of memory, with
+ * err_msg NULL). Inline for the usual string, plain up to its quote: the
+ * call of the whole function cost more than that scan. */
+static inline const char *scan_string(ctx *c, const char *p, enum smode mode,
+                                      size_t limit, sout *o)
+{
+    const char *start = p + 1;
+    const char *q = plain_run(c, start);
+    if (*q != '"')
+        return scan_string_rest(c, start, q, mode, limit, o);
+    size_t n = (size_t)(q - start);
+    o->raw = start;
+    o->off = c->s->text_len;
+    o->full = n;
+    o->len = n < limit ? n : limit;
+    o->escaped = 0;
+    return q + 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Numbers and literals                                                */
 /* ------------------------------------------------------------------ */
@@ -429,7 +474,7 @@ static const char *scan_number(ctx *c, const char *p, uint64_t *u,
 
 /* true, false or null at p; *which gets 1, 0 or -1. Only bytes up to the
  * end of the line (and its NUL) are read. */
-static const char *scan_literal(ctx *c, const char *p, int *which)
+static inline const char *scan_literal(ctx *c, const char *p, int *which)
 {
     size_t avail = (size_t)(c->end - p);
     size_t n = 0;
@@ -471,7 +516,7 @@ value:
         return syntax(c, p, "nesting deeper than 2048 levels");
     switch (*p) {
     case '{':
-        p = skip_ws(p + 1);
+        p = skip_ws(c, p + 1);
         if (*p == '}') {
             p++;
             goto after;
@@ -481,7 +526,7 @@ value:
         depth++;
         goto key;
     case '[':
-        p = skip_ws(p + 1);
+        p = skip_ws(c, p + 1);
         if (*p == ']') {
             p++;
             goto after;
@@ -517,19 +562,19 @@ key:
                                         : "expected a string key or '}'");
     if (!(p = scan_string(c, p, S_KEY, 0, &so)))
         return NULL;
-    p = skip_ws(p);
+    p = skip_ws(c, p);
     if (*p != ':')
         return syntax(c, p, "expected ':'");
-    p = skip_ws(p + 1);
+    p = skip_ws(c, p + 1);
     goto value;
 
 after:
     if (top == 0)
         return p;
-    p = skip_ws(p);
+    p = skip_ws(c, p);
     if (stack[(top - 1) / 8] & (1u << ((top - 1) % 8))) {
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             goto key;
         }
         if (*p != '}')
@@ -537,7 +582,7 @@ after:
                                             : "expected ',' or '}'");
     } else {
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             goto value;
         }
         if (*p != ']')
@@ -632,12 +677,21 @@ static const char *sout_text(ctx *c, const sout *o, enum smode mode)
 }
 
 /* The hex digits at q: their value in *v (when at most 16) and their
- * count. Eight at a time where the line holds 17 more bytes (an address
- * is 12 digits; a loop per digit was a sixth of the import); one at a
- * time near the end of the line. */
+ * count. Sixteen (SSE2) or eight at a time where the line holds 17 more
+ * bytes (an address is 12 digits; a loop per digit was a sixth of the
+ * import); one at a time near the end of the line. */
 static size_t hex_run(const ctx *c, const char *q, uint64_t *v)
 {
-#if CLI_SWAR_LE
+#if JSIMD
+    if (c->end - q >= 17) {
+        unsigned d = jsimd_hex_run(q, v);
+        if (d == 0)
+            *v = 0;
+        else if (d == 16 && hex_value[(unsigned char)q[16]] != NH)
+            return 17; /* too long: the caller's general path says so */
+        return d;
+    }
+#elif CLI_SWAR_LE
     if (c->end - q >= 17) {
         uint64_t w = cli_swar_load(q);
         unsigned d = cli_swar_hex_digits(w);
@@ -669,7 +723,8 @@ static size_t hex_run(const ctx *c, const char *q, uint64_t *v)
  * hex digits, no escapes. Returns the byte after the closing quote with
  * the value in *v, or NULL (*v untouched) for anything else (the caller's general path
  * decodes the string and words the complaint). */
-static const char *plain_address(const ctx *c, const char *p, uint64_t *v)
+static inline const char *plain_address(const ctx *c, const char *p,
+                                        uint64_t *v)
 {
     const char *q = p + 1;
     if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
@@ -719,9 +774,24 @@ static const char *field_address(ctx *c, const char *p, enum key k,
 }
 
 /* An unsigned-integer field at p. */
-static const char *field_uint(ctx *c, const char *p, enum key k, uint64_t *dst,
-                              uint32_t has, int core)
+static inline const char *field_uint(ctx *c, const char *p, enum key k,
+                                     uint64_t *dst, uint32_t has, int core)
 {
+    /* The usual value first, without a call: 1 to 19 digits (too few to
+     * overflow) and no fraction or exponent. */
+    if (is_digit((unsigned char)*p)) {
+        const char *q = p + 1;
+        uint64_t v = (uint64_t)(*p - '0');
+        if (v != 0) /* a leading zero is alone, or the slow path's error */
+            while (is_digit((unsigned char)*q) && q - p < 19)
+                v = v * 10 + (uint64_t)(*q++ - '0');
+        if (!is_digit((unsigned char)*q) && *q != '.' && (*q | 0x20) != 'e') {
+            *dst = v;
+            c->out->has |= has;
+            field_ok(c, k);
+            return q;
+        }
+    }
     uint64_t u;
     enum nkind nk;
     const char *q;
@@ -744,17 +814,22 @@ static const char *field_uint(ctx *c, const char *p, enum key k, uint64_t *dst,
     return q;
 }
 
-/* A text field at p. */
+/* A text field at p, into *dst (text slot slot). */
 static const char *field_text(ctx *c, const char *p, enum key k, int slot,
-                              size_t limit, uint32_t has, int core)
+                              js_text *dst, size_t limit, uint32_t has,
+                              int core)
 {
     if (*p != '"') {
         const char *q = skip_value(c, p, 2);
         if (q) {
-            if (core)
+            if (core) {
                 field_error(c, k, p, "expected a string");
-            else
+            } else { /* dropped, as if absent */
                 c->out->has &= ~has;
+                c->escaped &= ~(1u << slot);
+                dst->ptr = "";
+                dst->len = 0;
+            }
         }
         return q;
     }
@@ -762,10 +837,14 @@ static const char *field_text(ctx *c, const char *p, enum key k, int slot,
     const char *q = scan_string(c, p, S_TEXT, limit, &so);
     if (!q)
         return NULL;
-    pending *t = &c->text[slot];
-    t->ptr = so.escaped ? NULL : so.raw;
-    t->off = so.off;
-    t->len = so.len;
+    dst->ptr = so.raw;
+    dst->len = so.len;
+    if (so.escaped) {
+        c->escaped |= 1u << slot;
+        c->text_off[slot] = so.off;
+    } else {
+        c->escaped &= ~(1u << slot);
+    }
     if (slot == T_VALUE)
         c->out->value_full = so.full;
     c->out->has |= has;
@@ -775,8 +854,8 @@ static const char *field_text(ctx *c, const char *p, enum key k, int slot,
 
 /* A boolean field at p, a value of the given depth: true sets bit,
  * anything else clears it. */
-static const char *field_bool(ctx *c, const char *p, uint32_t bit,
-                              unsigned depth)
+static inline const char *field_bool(ctx *c, const char *p, uint32_t bit,
+                                     unsigned depth)
 {
     int lit = -1;
     const char *q;
@@ -809,7 +888,7 @@ static const char *field_refs(ctx *c, const char *p)
     }
     int bad = 0;
     const char *bad_at = NULL;
-    p = skip_ws(p + 1);
+    p = skip_ws(c, p + 1);
     if (*p == ']') {
         p++;
         goto done;
@@ -822,6 +901,10 @@ static const char *field_refs(ctx *c, const char *p)
                 if (push_ref(s, &n, v) < 0)
                     return NULL;
                 p = q;
+                if (p[0] == ',' && p[1] == ' ' && p[2] == '"') {
+                    p += 2; /* dump_all's separator, and the next address */
+                    continue;
+                }
             } else {
                 sout so;
                 const char *e = scan_string(c, p, S_TEXT, 32, &so);
@@ -847,9 +930,9 @@ static const char *field_refs(ctx *c, const char *p)
             }
             p = e;
         }
-        p = skip_ws(p);
+        p = skip_ws(c, p);
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             continue;
         }
         if (*p == ']') {
@@ -871,6 +954,34 @@ done:
     return p;
 }
 
+/* The members of "flags" the importer reads, in dump_all's order. */
+static const struct {
+    char quoted[16]; /* as in keys[] */
+    unsigned char len;
+    uint32_t bit;
+} gc_flags[] = {
+    {"wb_protected\":", 12, JS_GC_WB_PROTECTED},
+    {"old\":", 3, JS_GC_OLD},
+    {"uncollectible\":", 13, JS_GC_UNCOLLECTIBLE},
+    {"marked\":", 6, JS_GC_MARKED},
+};
+#define GC_FLAGS (sizeof gc_flags / sizeof gc_flags[0])
+
+/* The member of "flags" at p (its key's quote) when it is one of
+ * gc_flags[from..] written plain: its bit, with *q after the key's ':'
+ * and *from past it; else 0. */
+static inline uint32_t gc_flag_at(const ctx *c, const char *p, unsigned *from,
+                                  const char **q)
+{
+    for (unsigned i = *from; i < GC_FLAGS; i++)
+        if (quoted_is(p + 1, c->end, gc_flags[i].quoted, gc_flags[i].len)) {
+            *q = p + gc_flags[i].len + 3;
+            *from = i + 1;
+            return gc_flags[i].bit;
+        }
+    return 0;
+}
+
 /* "flags": {"wb_protected":true, "old":true, ...}. */
 static const char *field_flags(ctx *c, const char *p)
 {
@@ -885,40 +996,40 @@ static const char *field_flags(ctx *c, const char *p)
         return q;
     }
     L->has |= JS_HAS_FLAGS;
-    p = skip_ws(p + 1);
+    p = skip_ws(c, p + 1);
     if (*p == '}')
         return p + 1;
+    unsigned from = 0; /* dump_all's next member is in gc_flags[from..] */
     for (;;) {
         if (*p != '"')
             return syntax(c, p, p >= c->end ? "unexpected end of line"
                                             : "expected a string key");
-        sout so;
-        const char *q = scan_string(c, p, S_KEY, 16, &so);
-        if (!q)
-            return NULL;
-        const char *k = sout_text(c, &so, S_KEY);
-        uint32_t bit = 0;
-        if (so.full == 12 && memcmp(k, "wb_protected", 12) == 0)
-            bit = JS_GC_WB_PROTECTED;
-        else if (so.full == 3 && memcmp(k, "old", 3) == 0)
-            bit = JS_GC_OLD;
-        else if (so.full == 13 && memcmp(k, "uncollectible", 13) == 0)
-            bit = JS_GC_UNCOLLECTIBLE;
-        else if (so.full == 6 && memcmp(k, "marked", 6) == 0)
-            bit = JS_GC_MARKED;
-        p = skip_ws(q);
-        if (*p != ':')
-            return syntax(c, p, "expected ':'");
-        p = skip_ws(p + 1);
+        const char *q;
+        uint32_t bit = gc_flag_at(c, p, &from, &q);
+        if (!bit) {
+            sout so;
+            if (!(q = scan_string(c, p, S_KEY, 16, &so)))
+                return NULL;
+            const char *k = sout_text(c, &so, S_KEY);
+            for (unsigned i = 0; i < GC_FLAGS && !bit; i++)
+                if (so.full == gc_flags[i].len &&
+                    memcmp(k, gc_flags[i].quoted, so.full) == 0)
+                    bit = gc_flags[i].bit;
+            q = skip_ws(c, q);
+            if (*q != ':')
+                return syntax(c, q, "expected ':'");
+            q++;
+        }
+        p = skip_ws(c, q);
         if (bit) {
             if (!(p = field_bool(c, p, bit, 3)))
                 return NULL;
         } else if (!(p = skip_value(c, p, 3))) {
             return NULL;
         }
-        p = skip_ws(p);
+        p = skip_ws(c, p);
         if (*p == ',') {
-            p = skip_ws(p + 1);
+            p = skip_ws(c, p + 1);
             continue;
         }
         if (*p == '}')
@@ -940,19 +1051,22 @@ static const char *member(ctx *c, enum key k, const char *p)
     case K_SUPERCLASS:
         return field_address(c, p, k, &L->super, JS_HAS_SUPER, 0);
     case K_TYPE:
-        return field_text(c, p, k, T_TYPE, (size_t)-1, JS_HAS_TYPE, 1);
+        return field_text(c, p, k, T_TYPE, &L->type, (size_t)-1, JS_HAS_TYPE, 1);
     case K_ROOT:
-        return field_text(c, p, k, T_ROOT, (size_t)-1, JS_HAS_ROOT, 1);
+        return field_text(c, p, k, T_ROOT, &L->root, (size_t)-1, JS_HAS_ROOT, 1);
     case K_NAME:
-        return field_text(c, p, k, T_NAME, (size_t)-1, JS_HAS_NAME, 1);
+        return field_text(c, p, k, T_NAME, &L->name, (size_t)-1, JS_HAS_NAME, 1);
     case K_FILE:
-        return field_text(c, p, k, T_FILE, (size_t)-1, JS_HAS_FILE, 1);
+        return field_text(c, p, k, T_FILE, &L->file, (size_t)-1, JS_HAS_FILE, 1);
     case K_STRUCT:
-        return field_text(c, p, k, T_STRUCT, (size_t)-1, JS_HAS_STRUCT, 0);
+        return field_text(c, p, k, T_STRUCT, &L->struct_name, (size_t)-1,
+                          JS_HAS_STRUCT, 0);
     case K_IMEMO_TYPE:
-        return field_text(c, p, k, T_IMEMO, (size_t)-1, JS_HAS_IMEMO_TYPE, 0);
+        return field_text(c, p, k, T_IMEMO, &L->imemo_type, (size_t)-1,
+                          JS_HAS_IMEMO_TYPE, 0);
     case K_VALUE:
-        return field_text(c, p, k, T_VALUE, JS_VALUE_MAX, JS_HAS_VALUE, 0);
+        return field_text(c, p, k, T_VALUE, &L->value, JS_VALUE_MAX,
+                          JS_HAS_VALUE, 0);
     case K_REFERENCES:
         return field_refs(c, p);
     case K_MEMSIZE:
@@ -1011,27 +1125,49 @@ static int fail_nomem(js_scanner *s)
     return JS_NOMEM;
 }
 
-int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
+/* js_scan, or with len js_scan_next, which returns JS_OK only when a '\n'
+ * follows the object's blank space, with the line's length in *len. No
+ * token and no blank space goes on past a '\n' there (so a line that is
+ * not valid costs no scan of the lines after it). Within one line the two
+ * walk the same bytes the same way: their choices that depend on the end
+ * only pick wider or narrower loads, and the byte after the line is NUL
+ * in one and '\n' in the other, both the end of every token. */
+static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
+                size_t *len)
 {
     ctx c;
     c.s = s;
     c.base = line;
     c.end = line + n;
     c.out = out;
+    c.one_line = len != NULL;
     c.field_err = 0;
-    memset(c.text, 0, sizeof c.text);
-    memset(out, 0, sizeof *out);
+    c.escaped = 0;
+    /* Field by field (absent texts are empty, not NULL): a copy of a
+     * whole empty line became a rep stos, 7% of the scan's time, and
+     * chained text copies a store reloaded before it was done. */
+    out->has = out->bits = 0;
+    out->address = out->klass = out->super = 0;
+    out->memsize = out->bytesize = out->capacity = out->slot_size = 0;
+    out->line = out->generation = 0;
+#define EMPTY(t) (out->t.ptr = "", out->t.len = 0)
+    EMPTY(type), EMPTY(root), EMPTY(name), EMPTY(file);
+    EMPTY(struct_name), EMPTY(imemo_type), EMPTY(value);
+#undef EMPTY
+    out->value_full = 0;
+    out->refs = NULL;
+    out->nrefs = 0;
     s->text_len = 0;
     s->err_pos = 0;
     s->err_msg = NULL;
     s->err_field = NULL;
 
-    const char *p = skip_ws(line);
+    const char *p = skip_ws(&c, line);
     if (*p != '{') {
         if (*p == '[') {
             if (!(p = skip_value(&c, p, 1)))
                 return s->err_msg ? JS_SYNTAX : fail_nomem(s);
-            p = skip_ws(p);
+            p = skip_ws(&c, p);
             if (p < c.end) {
                 syntax(&c, p, "unexpected characters after the JSON value");
                 return JS_SYNTAX;
@@ -1043,7 +1179,7 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
         syntax(&c, p, p >= c.end ? "empty line" : "expected '{'");
         return JS_SYNTAX;
     }
-    p = skip_ws(p + 1);
+    p = skip_ws(&c, p + 1);
     if (*p != '}') {
         unsigned prev = LINE_START;
         for (;;) {
@@ -1055,7 +1191,7 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
             enum key k = (enum key)s->next_key[prev];
             const char *q;
             if (key_is(p + 1, c.end, k)) {
-                q = p + keys[k].len + 2; /* the key expected, plain */
+                q = p + keys[k].len + 3; /* the key expected, plain, ':' */
             } else {
                 sout so;
                 if (!(q = scan_string(&c, p, S_KEY, 16, &so)))
@@ -1064,20 +1200,21 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
                         ? lookup_key(sout_text(&c, &so, S_KEY), so.full)
                         : K_OTHER;
                 s->next_key[prev] = (unsigned char)k;
+                q = skip_ws(&c, q);
+                if (*q != ':') {
+                    syntax(&c, q, q >= c.end ? "unexpected end of line"
+                                             : "expected ':'");
+                    return JS_SYNTAX;
+                }
+                q++;
             }
             prev = k;
-            p = skip_ws(q);
-            if (*p != ':') {
-                syntax(&c, p, p >= c.end ? "unexpected end of line"
-                                         : "expected ':'");
-                return JS_SYNTAX;
-            }
-            p = skip_ws(p + 1);
+            p = skip_ws(&c, q);
             if (!(p = member(&c, k, p)))
                 return s->err_msg ? JS_SYNTAX : fail_nomem(s);
-            p = skip_ws(p);
+            p = skip_ws(&c, p);
             if (*p == ',') {
-                p = skip_ws(p + 1);
+                p = skip_ws(&c, p + 1);
                 continue;
             }
             if (*p == '}')
@@ -1087,8 +1224,12 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
             return JS_SYNTAX;
         }
     }
-    p = skip_ws(p + 1);
-    if (p < c.end) {
+    p = skip_ws(&c, p + 1);
+    if (len) {
+        if (*p != '\n')
+            return JS_SYNTAX; /* not one whole line: js_scan says more */
+        *len = (size_t)(p - line);
+    } else if (p < c.end) {
         syntax(&c, p, "unexpected characters after the JSON object");
         return JS_SYNTAX;
     }
@@ -1108,25 +1249,27 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
         return JS_FIELD;
     }
 
-    /* Resolve the texts now that the buffer no longer moves. */
+    /* Point at the unescaped texts now that the buffer no longer moves. */
     js_text *dst[T_COUNT] = {&out->type,        &out->root, &out->name,
                              &out->file,        &out->struct_name,
                              &out->imemo_type,  &out->value};
-    static const uint32_t bit[T_COUNT] = {
-        JS_HAS_TYPE, JS_HAS_ROOT, JS_HAS_NAME, JS_HAS_FILE,
-        JS_HAS_STRUCT, JS_HAS_IMEMO_TYPE, JS_HAS_VALUE};
-    for (int i = 0; i < T_COUNT; i++) {
-        const pending *t = &c.text[i];
-        if (!(out->has & bit[i])) { /* absent, or dropped by a later key */
-            dst[i]->ptr = "";
-            dst[i]->len = 0;
-            continue;
-        }
-        dst[i]->ptr = t->ptr ? t->ptr : s->text ? s->text + t->off : "";
-        dst[i]->len = t->len;
+    for (uint32_t e = c.escaped; e; e &= e - 1) {
+        int i = __builtin_ctz(e);
+        dst[i]->ptr = s->text ? s->text + c.text_off[i] : "";
     }
     if (!(out->has & JS_HAS_VALUE))
         out->value_full = 0;
     out->refs = s->refs;
     return JS_OK;
+}
+
+int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
+{
+    return scan(s, line, n, out, NULL);
+}
+
+int js_scan_next(js_scanner *s, const char *p, size_t n, js_line *out,
+                 size_t *len)
+{
+    return scan(s, p, n, out, len) == JS_OK;
 }

@@ -136,6 +136,15 @@ void js_free(js_scanner *s);
  * err_pos and err_msg say where and what. */
 int js_scan(js_scanner *s, const char *p, size_t n, js_line *out);
 
+/* js_scan of a line whose end is not known yet, for a reader that would
+ * search for it first: the n bytes at p (followed by a NUL byte) hold the
+ * line and maybe more lines. Returns 1 when they hold the whole line, up
+ * to a '\n', and it is valid (JS_OK), with *out filled as js_scan would
+ * and the line's length (without its '\n') in *len. Else returns 0: the
+ * line must go to js_scan once its end is known, to be told what it is. */
+int js_scan_next(js_scanner *s, const char *p, size_t n, js_line *out,
+                 size_t *len);
+
 /* Parses a Ruby address: an optional "0x" or "0X" and 1-16 hex digits.
  * Returns 0 and stores the value, or -1. */
 int js_parse_address(const char *p, size_t n, uint64_t *out);

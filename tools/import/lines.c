@@ -301,6 +301,25 @@ int lr_next(lr *r)
     }
 }
 
+size_t lr_peek(lr *r, const char **p)
+{
+    if (!r->buf || r->skipping || r->scanned || (r->sniff && !r->sniffed))
+        return 0;
+    r->buf[r->end] = '\0'; /* cap + 1 bytes are allocated */
+    *p = (const char *)(r->buf + r->start);
+    return r->end - r->start;
+}
+
+void lr_take_line(lr *r, size_t len)
+{
+    r->buf[r->start + len] = '\0'; /* the '\n', as lr_next does */
+    r->line = (const char *)(r->buf + r->start);
+    r->len = len;
+    r->start += len + 1;
+    r->terminated = 1;
+    r->lineno++;
+}
+
 size_t lr_need(lr *r, size_t n)
 {
     /* fill() moves the bytes left to the front, grows the buffer only

@@ -1,0 +1,32 @@
+/* wordseek.c -- whether a line holds a word, searched many lines at once. */
+#include <string.h>
+
+#include "wordseek.h"
+
+void ws_init(wordseek *s, const char *word)
+{
+    memset(s, 0, sizeof *s);
+    s->word = word;
+    s->len = strlen(word);
+}
+
+void ws_search(wordseek *s, const char *p, size_t n, uint64_t off)
+{
+    const char *end = p + n;
+    s->from = off;
+    s->found = 0;
+    const char *q = p;
+    while ((size_t)(end - q) >= s->len) {
+        q = memchr(q, s->word[0], (size_t)(end - q) - s->len + 1);
+        if (!q)
+            break;
+        if (memcmp(q, s->word, s->len) == 0) {
+            s->found = 1;
+            s->at = off + (uint64_t)(q - p);
+            return;
+        }
+        q++;
+    }
+    /* no occurrence starts where it would fit before the end */
+    s->at = off + (n >= s->len ? n - s->len + 1 : 0);
+}
