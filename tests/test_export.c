@@ -1092,8 +1092,8 @@ Test(export, odd_bytes_and_numbers)
 /* ---- tests: the memo of class and type members ------------------------- */
 
 /* Class and type names that fill and collide in doc.c's memo (DOC_MEMO_
- * SLOTS slots, class names keyed by length and three bytes, type names
- * by string id): lengths 0 to past DOC_MEMO_RAW (a type's up to 60),
+ * SLOTS slots, keyed by length and three bytes): lengths 0 to past
+ * DOC_MEMO_RAW (a type's up to 60),
  * names equal but for one byte the key does not read,
  * names that need escapes and whose member outgrows DOC_MEMO_OUT, and
  * more output than the JSON buffer holds. Objects go through them in an order that returns to each, so memo hits, misses

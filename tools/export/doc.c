@@ -139,74 +139,16 @@ static size_t memo_written(const jout *o, size_t before, uint64_t flushed,
     return o->total == flushed && n <= cap ? n : 0;
 }
 
-/* Whether the n bytes (at most DOC_MEMO_RAW) at a and b are equal, in
- * word loads that overlap rather than a library call per member. */
-static inline int short_equal(const char *a, const char *b, size_t n)
-{
-    if (n >= 8) {
-        uint64_t x, y, diff = 0;
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            memcpy(&x, a + i, 8);
-            memcpy(&y, b + i, 8);
-            diff |= x ^ y;
-        }
-        memcpy(&x, a + n - 8, 8);
-        memcpy(&y, b + n - 8, 8);
-        return (diff | (x ^ y)) == 0;
-    }
-    if (n >= 4) {
-        uint32_t x0, y0, x1, y1;
-        memcpy(&x0, a, 4);
-        memcpy(&y0, b, 4);
-        memcpy(&x1, a + n - 4, 4);
-        memcpy(&y1, b + n - 4, 4);
-        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return 0;
-    return 1;
-}
-
-/* Keeps what was written since before (and flushed) in slot m, when it
- * fits: the member's bytes and the text they came from (or its id). */
-static void memo_keep(doc_memo_slot *m, const jout *o, size_t before,
-                      uint64_t flushed, const char *s, size_t len, uint32_t id)
-{
-    size_t n = memo_written(o, before, flushed, DOC_MEMO_OUT);
-    if (n > 0) {
-        memcpy(m->out, o->buf + before, n);
-        m->out_len = (uint8_t)n;
-        m->id = id;
-        memcpy(m->raw, s, len);
-        m->raw_len = (uint8_t)len;
-    }
-}
-
 /* repeated_member through a memo slot: the member's bytes copied when
- * the slot holds the same string (by id: a dump defines an id once) or
- * the same text, else written and, when short, kept. */
+ * the slot holds the same text, else written and, when short, kept. */
 static void memo_member(jout *o, doc_memo_slot *table, const char *key,
                         const char *s, size_t len, const heapfmt_rstring *rs)
 {
-    if (rs != NULL && (rs->id == 0 || rs->undefined)) {
-        repeated_member(o, key, NULL, 0, rs); /* null */
-        return;
-    }
-    if (table != NULL && rs != NULL) {
-        _Static_assert(DOC_MEMO_SLOTS == 64, "a slot from the top 6 bits");
-        doc_memo_slot *m = &table[(rs->id * 0x9E3779B1u) >> 26];
-        if (m->out_len != 0 && m->id == rs->id) {
-            memo_replay(o, m->out, DOC_MEMO_OUT, m->out_len);
+    if (rs != NULL) {
+        if (rs->id == 0 || rs->undefined) {
+            repeated_member(o, key, NULL, 0, rs); /* null */
             return;
         }
-        size_t before = o->len;
-        uint64_t flushed = o->total;
-        repeated_member(o, key, rs->ptr, rs->len, NULL);
-        memo_keep(m, o, before, flushed, "", 0, rs->id);
-        return;
-    }
-    if (rs != NULL) {
         s = rs->ptr;
         len = rs->len;
     }
@@ -216,15 +158,20 @@ static void memo_member(jout *o, doc_memo_slot *table, const char *key,
     }
     unsigned h = memo_hash(s, len);
     doc_memo_slot *m = &table[(h ^ h >> 6) % DOC_MEMO_SLOTS];
-    if (m->out_len != 0 && m->id == 0 && m->raw_len == len &&
-        short_equal(m->raw, s, len)) {
+    if (m->out_len != 0 && m->raw_len == len && memcmp(m->raw, s, len) == 0) {
         memo_replay(o, m->out, DOC_MEMO_OUT, m->out_len);
         return;
     }
     size_t before = o->len;
     uint64_t flushed = o->total;
     repeated_member(o, key, s, len, NULL);
-    memo_keep(m, o, before, flushed, s, len, 0);
+    size_t n = memo_written(o, before, flushed, DOC_MEMO_OUT);
+    if (n > 0) {
+        memcpy(m->out, o->buf + before, n);
+        m->out_len = (uint8_t)n;
+        memcpy(m->raw, s, len);
+        m->raw_len = (uint8_t)len;
+    }
 }
 
 /* An object id that may be unknown (0 for classes and superclasses). */

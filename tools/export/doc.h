@@ -86,15 +86,13 @@
 /* Members written before, with the text they came from: an object's
  * class and type names repeat in document after document, and comparing
  * a short name costs less than escaping it again. Direct-mapped by the
- * string's id (type names) or by the name's length and first bytes
- * (class names, which a class may change); names of up to DOC_MEMO_RAW
- * bytes whose member fits DOC_MEMO_OUT bytes are kept. */
+ * name's length and first bytes; names of up to DOC_MEMO_RAW bytes whose
+ * member fits DOC_MEMO_OUT bytes are kept. */
 #define DOC_MEMO_SLOTS 64
 #define DOC_MEMO_RAW 32
 #define DOC_MEMO_OUT 64
 
 typedef struct doc_memo_slot {
-    uint32_t id;      /* the string's id when keyed by it, else 0 */
     uint8_t raw_len;  /* of raw */
     uint8_t out_len;  /* of out; 0: the slot is empty */
     char raw[DOC_MEMO_RAW];
