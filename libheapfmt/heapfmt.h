@@ -84,6 +84,10 @@ HEAPFMT_API const char *heapfmt_version(void);
 #define HEAPFMT_MAX_BLOCK (128u << 20)       /* raw or stored bytes of one block */
 #define HEAPFMT_MIN_BLOCK_SIZE 1024u         /* smallest writer block_size */
 #define HEAPFMT_DEFAULT_BLOCK_SIZE (256u << 10)
+/* The default with the compression thread (threads = 1): each block
+ * handed to the worker costs a wake-up and a trip of its bytes to the
+ * other core, and at 256 KiB that cost the caller more than it saved. */
+#define HEAPFMT_THREAD_BLOCK_SIZE (1u << 20)
 #define HEAPFMT_MAX_STRING (16u << 20)       /* STRING text, value preview, META text */
 #define HEAPFMT_MAX_KEY 255u                 /* META key */
 #define HEAPFMT_MAX_REFS (16u << 20)         /* references of one OBJECT or ROOT record */
@@ -307,8 +311,10 @@ typedef struct heapfmt_writer heapfmt_writer;
  *               zstd 1-HEAPFMT_ZSTD_MAX_LEVEL, deflate
  *               1-HEAPFMT_DEFLATE_MAX_LEVEL. Default 1.
  *   block_size  target raw bytes per block, HEAPFMT_MIN_BLOCK_SIZE to
- *               HEAPFMT_MAX_BLOCK; 0 = HEAPFMT_DEFAULT_BLOCK_SIZE. A record
- *               larger than block_size gets a block of its own.
+ *               HEAPFMT_MAX_BLOCK; 0 = HEAPFMT_DEFAULT_BLOCK_SIZE, or
+ *               HEAPFMT_THREAD_BLOCK_SIZE when blocks are compressed on
+ *               the worker thread. A record larger than block_size gets a
+ *               block of its own.
  *   allocator   NULL for malloc/free. Copied; must outlive the writer.
  *   codec       HEAPFMT_CODEC_ZSTD (default), HEAPFMT_CODEC_DEFLATE, or
  *               HEAPFMT_CODEC_STORED (same as level 0). A block that would

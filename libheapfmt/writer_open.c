@@ -37,7 +37,9 @@ int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
     w->fd = -1;
     w->level = o.level;
     w->codec = o.codec;
-    w->block_size = o.block_size ? o.block_size : HEAPFMT_DEFAULT_BLOCK_SIZE;
+    w->block_size = o.block_size               ? o.block_size
+                    : o.threads && o.level > 0 ? HEAPFMT_THREAD_BLOCK_SIZE
+                                               : HEAPFMT_DEFAULT_BLOCK_SIZE;
     w->kind = HF_KIND_DATA;
     hf_strtab_init(&w->strings, &w->al);
     hf_strtab_init(&w->frames, &w->al);

@@ -40,7 +40,8 @@ static void usage(void)
         "      --threads         compress on a worker thread while the\n"
         "                        next block is filled\n"
         "      --block-size B    target uncompressed bytes per block\n"
-        "                        (%u to %u, default %u)\n"
+        "                        (%u to %u, default %u; %u with\n"
+        "                        --threads)\n"
         "      --no-sites        omit allocation sites (file, line,\n"
         "                        generation)\n"
         "      --no-labels       omit reference labels (instance variable\n"
@@ -56,7 +57,7 @@ static void usage(void)
         "2 usage error.\nThe manual: man heapfmt-gen.\n",
         cli_progname(), HEAPFMT_ZSTD_MAX_LEVEL, HEAPFMT_DEFLATE_MAX_LEVEL,
         HEAPFMT_MIN_BLOCK_SIZE, HEAPFMT_MAX_BLOCK,
-        HEAPFMT_DEFAULT_BLOCK_SIZE);
+        HEAPFMT_DEFAULT_BLOCK_SIZE, HEAPFMT_THREAD_BLOCK_SIZE);
 }
 
 enum { OPT_BLOCK_SIZE = 256, OPT_NO_SITES, OPT_NO_LABELS, OPT_PROFILE, OPT_CODEC,
