@@ -34,6 +34,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "Usage: measure REPORT COMMAND [ARG]...\n");
         return 2;
     }
+    /* measure CMD ARG... by mistake would overwrite CMD with the report */
+    if (access(argv[1], X_OK) == 0) {
+        fprintf(stderr, "measure: %s: the report would overwrite an "
+                        "executable (usage: measure REPORT COMMAND...)\n",
+                argv[1]);
+        return 2;
+    }
     FILE *report = fopen(argv[1], "w");
     if (report == NULL) {
         fprintf(stderr, "measure: %s: %s\n", argv[1], strerror(errno));
