@@ -241,13 +241,8 @@ int lr_next(lr *r)
             unsigned char *nl = memchr(from, '\n', r->end - r->start - r->scanned);
             if (nl) {
                 size_t len = (size_t)(nl - (r->buf + r->start));
-                *nl = '\0';
-                r->line = (const char *)(r->buf + r->start);
-                r->len = len;
-                r->start = (size_t)(nl + 1 - r->buf);
                 r->scanned = 0;
-                r->terminated = 1;
-                r->lineno++;
+                lr_take_line(r, len);
                 if (len > r->max_line) {
                     r->line = NULL;
                     r->len = 0;

@@ -102,9 +102,9 @@ int lr_next(lr *r);
  * lr_next or lr_take_line. */
 size_t lr_peek(lr *r, const char **p);
 
-/* Consumes the next line, of len bytes (at most max_line) and a '\n' at
- * *p + len, which the caller found after lr_peek: the same as lr_next
- * returning LR_LINE. */
+/* Consumes the next line, of len bytes and a '\n' after them, which the
+ * caller found after lr_peek (with len at most max_line: the same as
+ * lr_next returning LR_LINE); lr_next's own way past a line. */
 void lr_take_line(lr *r, size_t len);
 
 /* After LR_LINE: the line's offset in the decoded stream, and the end of
