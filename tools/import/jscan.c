@@ -11,6 +11,7 @@
  * JSON text outside escapes, so every loop stops on it and only then
  * compares the position with the end of the line. */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "jescape.h"
@@ -73,8 +74,6 @@ enum key {
 _Static_assert(K_COUNT < JS_KEYS, "js_scanner.next_key has a slot per key");
 #define LINE_START (JS_KEYS - 1) /* next_key's slot for the first key */
 
-
-
 /* The names of the keys (K_OTHER: none), their lengths, and the bytes a
  * plain key and its ':' have after its opening quote, as dump_all writes
  * them (padded for 16-byte compares). */
@@ -121,6 +120,20 @@ static inline int key_is(const char *q, const char *end, enum key k)
 /* The text fields; those unescaped into the scanner's text buffer (which
  * may move while it grows) get their pointers when the line is done. */
 enum { T_TYPE, T_ROOT, T_NAME, T_FILE, T_STRUCT, T_IMEMO, T_VALUE, T_COUNT };
+
+static js_text *text_slot(js_line *L, int slot)
+{
+    static const size_t at[T_COUNT] = {
+        [T_TYPE] = offsetof(js_line, type),
+        [T_ROOT] = offsetof(js_line, root),
+        [T_NAME] = offsetof(js_line, name),
+        [T_FILE] = offsetof(js_line, file),
+        [T_STRUCT] = offsetof(js_line, struct_name),
+        [T_IMEMO] = offsetof(js_line, imemo_type),
+        [T_VALUE] = offsetof(js_line, value),
+    };
+    return (js_text *)(void *)((char *)L + at[slot]);
+}
 
 typedef struct ctx {
     js_scanner *s;
@@ -814,11 +827,11 @@ static inline const char *field_uint(ctx *c, const char *p, enum key k,
     return q;
 }
 
-/* A text field at p, into *dst (text slot slot). */
+/* A text field at p, into text slot slot. */
 static const char *field_text(ctx *c, const char *p, enum key k, int slot,
-                              js_text *dst, size_t limit, uint32_t has,
-                              int core)
+                              size_t limit, uint32_t has, int core)
 {
+    js_text *dst = text_slot(c->out, slot);
     if (*p != '"') {
         const char *q = skip_value(c, p, 2);
         if (q) {
@@ -1051,22 +1064,19 @@ static const char *member(ctx *c, enum key k, const char *p)
     case K_SUPERCLASS:
         return field_address(c, p, k, &L->super, JS_HAS_SUPER, 0);
     case K_TYPE:
-        return field_text(c, p, k, T_TYPE, &L->type, (size_t)-1, JS_HAS_TYPE, 1);
+        return field_text(c, p, k, T_TYPE, (size_t)-1, JS_HAS_TYPE, 1);
     case K_ROOT:
-        return field_text(c, p, k, T_ROOT, &L->root, (size_t)-1, JS_HAS_ROOT, 1);
+        return field_text(c, p, k, T_ROOT, (size_t)-1, JS_HAS_ROOT, 1);
     case K_NAME:
-        return field_text(c, p, k, T_NAME, &L->name, (size_t)-1, JS_HAS_NAME, 1);
+        return field_text(c, p, k, T_NAME, (size_t)-1, JS_HAS_NAME, 1);
     case K_FILE:
-        return field_text(c, p, k, T_FILE, &L->file, (size_t)-1, JS_HAS_FILE, 1);
+        return field_text(c, p, k, T_FILE, (size_t)-1, JS_HAS_FILE, 1);
     case K_STRUCT:
-        return field_text(c, p, k, T_STRUCT, &L->struct_name, (size_t)-1,
-                          JS_HAS_STRUCT, 0);
+        return field_text(c, p, k, T_STRUCT, (size_t)-1, JS_HAS_STRUCT, 0);
     case K_IMEMO_TYPE:
-        return field_text(c, p, k, T_IMEMO, &L->imemo_type, (size_t)-1,
-                          JS_HAS_IMEMO_TYPE, 0);
+        return field_text(c, p, k, T_IMEMO, (size_t)-1, JS_HAS_IMEMO_TYPE, 0);
     case K_VALUE:
-        return field_text(c, p, k, T_VALUE, &L->value, JS_VALUE_MAX,
-                          JS_HAS_VALUE, 0);
+        return field_text(c, p, k, T_VALUE, JS_VALUE_MAX, JS_HAS_VALUE, 0);
     case K_REFERENCES:
         return field_refs(c, p);
     case K_MEMSIZE:
@@ -1250,12 +1260,9 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
     }
 
     /* Point at the unescaped texts now that the buffer no longer moves. */
-    js_text *dst[T_COUNT] = {&out->type,        &out->root, &out->name,
-                             &out->file,        &out->struct_name,
-                             &out->imemo_type,  &out->value};
     for (uint32_t e = c.escaped; e; e &= e - 1) {
         int i = __builtin_ctz(e);
-        dst[i]->ptr = s->text ? s->text + c.text_off[i] : "";
+        text_slot(out, i)->ptr = s->text ? s->text + c.text_off[i] : "";
     }
     if (!(out->has & JS_HAS_VALUE))
         out->value_full = 0;
