@@ -323,7 +323,9 @@ typedef struct heapfmt_writer heapfmt_writer;
  *               worker thread, while the caller fills the next block (the
  *               write callback is still called from the caller's thread;
  *               the allocator may then be called from the worker too, so
- *               it must be thread-safe). Costs one more block of memory.
+ *               it must be thread-safe). Up to three blocks are in
+ *               flight: costs three more blocks of memory and their
+ *               compressed copies (7 MiB at the 1 MiB default).
  *               Ignored when level is 0. */
 typedef struct heapfmt_writer_options {
     size_t size;

@@ -2,25 +2,41 @@
  * the sink, and the optional compression worker.
  *
  * With the worker, a filled data block is handed over and the caller goes
- * on filling a second buffer; the worker computes the block's CRC and
- * compresses it, and the caller writes it when it hands over the next one
- * (or drains, at flush and finish). So the sink is only ever called from
- * the caller's thread, in file order, and at most one block is in flight. */
+ * on filling another buffer; the worker computes the block's CRC and
+ * compresses it, and the caller writes encoded blocks at its next
+ * hand-overs (or drains them, at flush and finish). So the sink is only
+ * ever called from the caller's thread, in file order; up to
+ * HF_WTHREAD_SLOTS blocks are in flight. */
 #include <errno.h>
 #include <pthread.h>
 
 #include "writer_internal.h"
 
+/* Blocks handed to the worker go round a ring of HF_WTHREAD_SLOTS slots.
+ * The counters only grow: written <= encoded <= handed <= written + slots.
+ * Block k lives in slot k % HF_WTHREAD_SLOTS. More than one block in
+ * flight lets each side run ahead of the other for a while: with one, a
+ * block that takes a little longer to fill or to compress stalled the
+ * other side at every hand-over. */
+#define HF_WTHREAD_SLOTS 3
+
+typedef struct hf_wslot {
+    hf_wblock job;
+    uint8_t *raw; /* the slot's raw buffer: job.raw while it is in flight,
+                     else the buffer the caller fills next */
+    size_t raw_cap;
+    uint8_t *out; /* the slot's compressed bytes (job.payload) */
+    size_t out_cap;
+} hf_wslot;
+
 struct hf_wthread {
     pthread_t tid;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int pending; /* a block was handed over and not written yet */
-    int done;    /* the worker has encoded it */
+    uint64_t handed, encoded, written;
+    int busy; /* the worker is encoding a block */
     int quit;
-    hf_wblock job;
-    uint8_t *spare; /* the buffer the caller fills next */
-    size_t spare_cap;
+    hf_wslot slot[HF_WTHREAD_SLOTS];
 };
 
 int hf_sink(heapfmt_writer *w, const void *buf, size_t len)
@@ -105,24 +121,52 @@ static int write_block(heapfmt_writer *w, const hf_wblock *b)
 
 /* ---- the worker ---- */
 
+/* Encodes a slot's block; the compressed bytes stay with the slot (the
+ * compressor takes the slot's spare output buffer in exchange), so the
+ * next block can be compressed before this one is written. */
+static void encode_slot(heapfmt_writer *w, hf_wslot *s)
+{
+    encode(&w->comp, w->level, &s->job);
+    if (s->job.payload == w->comp.out) {
+        uint8_t *o = s->out;
+        size_t c = s->out_cap;
+        s->out = w->comp.out;
+        s->out_cap = w->comp.cap;
+        w->comp.out = o;
+        w->comp.cap = c;
+    }
+}
+
 static void *worker(void *arg)
 {
     heapfmt_writer *w = arg;
     hf_wthread *t = w->thread;
     pthread_mutex_lock(&t->mu);
     for (;;) {
-        while (!t->quit && !(t->pending && !t->done))
+        while (!t->quit && t->encoded == t->handed)
             pthread_cond_wait(&t->cv, &t->mu);
         if (t->quit)
             break;
+        hf_wslot *s = &t->slot[t->encoded % HF_WTHREAD_SLOTS];
+        t->busy = 1;
         pthread_mutex_unlock(&t->mu);
-        encode(&w->comp, w->level, &t->job);
+        encode_slot(w, s);
         pthread_mutex_lock(&t->mu);
-        t->done = 1;
+        t->busy = 0;
+        t->encoded++;
         pthread_cond_broadcast(&t->cv);
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
+}
+
+static void free_slots(heapfmt_writer *w, hf_wthread *t)
+{
+    for (int i = 0; i < HF_WTHREAD_SLOTS; i++) {
+        hf_free(&w->al, t->slot[i].raw);
+        hf_free(&w->al, t->slot[i].out);
+    }
+    hf_free(&w->al, t);
 }
 
 int hf_wthread_start(heapfmt_writer *w)
@@ -131,20 +175,20 @@ int hf_wthread_start(heapfmt_writer *w)
     if (!t)
         return HEAPFMT_E_NOMEM;
     memset(t, 0, sizeof *t);
-    t->spare_cap = w->cap;
-    if (!(t->spare = hf_alloc(&w->al, t->spare_cap))) {
-        hf_free(&w->al, t);
-        return HEAPFMT_E_NOMEM;
+    for (int i = 0; i < HF_WTHREAD_SLOTS; i++) {
+        t->slot[i].raw_cap = w->cap;
+        if (!(t->slot[i].raw = hf_alloc(&w->al, w->cap))) {
+            free_slots(w, t);
+            return HEAPFMT_E_NOMEM;
+        }
     }
     if (pthread_mutex_init(&t->mu, NULL) != 0) {
-        hf_free(&w->al, t->spare);
-        hf_free(&w->al, t);
+        free_slots(w, t);
         return HEAPFMT_E_NOMEM;
     }
     if (pthread_cond_init(&t->cv, NULL) != 0) {
         pthread_mutex_destroy(&t->mu);
-        hf_free(&w->al, t->spare);
-        hf_free(&w->al, t);
+        free_slots(w, t);
         return HEAPFMT_E_NOMEM;
     }
     w->thread = t;
@@ -152,8 +196,7 @@ int hf_wthread_start(heapfmt_writer *w)
         w->thread = NULL;
         pthread_cond_destroy(&t->cv);
         pthread_mutex_destroy(&t->mu);
-        hf_free(&w->al, t->spare);
-        hf_free(&w->al, t);
+        free_slots(w, t);
         return HEAPFMT_E_NOMEM;
     }
     return HEAPFMT_OK;
@@ -165,8 +208,10 @@ void hf_wthread_stop(heapfmt_writer *w)
     if (!t)
         return;
     pthread_mutex_lock(&t->mu);
-    /* A block being encoded is finished first: it uses the compressor. */
-    while (t->pending && !t->done)
+    /* A block being encoded is finished first: it uses the compressor.
+     * Blocks not yet started are dropped (the writer failed or is being
+     * closed without finishing). */
+    while (t->busy)
         pthread_cond_wait(&t->cv, &t->mu);
     t->quit = 1;
     pthread_cond_broadcast(&t->cv);
@@ -174,40 +219,63 @@ void hf_wthread_stop(heapfmt_writer *w)
     pthread_join(t->tid, NULL);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
-    hf_free(&w->al, t->pending ? t->job.raw : t->spare);
-    hf_free(&w->al, t);
+    free_slots(w, t);
     w->thread = NULL;
+}
+
+/* Writes the blocks the worker has encoded, oldest first; with wait, first
+ * waits until the worker has encoded up to block `upto`. */
+static int write_encoded(heapfmt_writer *w, uint64_t upto)
+{
+    hf_wthread *t = w->thread;
+    pthread_mutex_lock(&t->mu);
+    while (t->encoded < upto)
+        pthread_cond_wait(&t->cv, &t->mu);
+    uint64_t encoded = t->encoded;
+    pthread_mutex_unlock(&t->mu);
+    for (; t->written < encoded; t->written++) {
+        int rc = write_block(w, &t->slot[t->written % HF_WTHREAD_SLOTS].job);
+        if (rc != HEAPFMT_OK) {
+            t->written++;
+            return rc;
+        }
+    }
+    return HEAPFMT_OK;
 }
 
 int hf_drain_blocks(heapfmt_writer *w)
 {
     hf_wthread *t = w->thread;
-    if (!t || !t->pending)
+    if (!t || t->written == t->handed)
         return HEAPFMT_OK;
-    pthread_mutex_lock(&t->mu);
-    while (!t->done)
-        pthread_cond_wait(&t->cv, &t->mu);
-    pthread_mutex_unlock(&t->mu);
-    t->pending = t->done = 0;
-    t->spare = t->job.raw;
-    t->spare_cap = t->job.cap;
-    return write_block(w, &t->job);
+    return write_encoded(w, t->handed);
 }
 
-/* Hands the current buffer to the worker and takes the spare one. */
-static void hand_over(heapfmt_writer *w, const hf_wblock *b)
+/* Hands the current buffer to the worker, after writing what it has
+ * encoded (and waiting for a slot when all are in flight), and takes the
+ * free slot's buffer to fill next. */
+static int hand_over(heapfmt_writer *w, const hf_wblock *b)
 {
     hf_wthread *t = w->thread;
+    uint64_t oldest = t->handed >= HF_WTHREAD_SLOTS
+                          ? t->handed - HF_WTHREAD_SLOTS + 1
+                          : 0;
+    int rc = write_encoded(w, oldest);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    hf_wslot *s = &t->slot[t->handed % HF_WTHREAD_SLOTS];
+    uint8_t *raw = s->raw;
+    size_t raw_cap = s->raw_cap;
+    s->raw = b->raw;
+    s->raw_cap = b->cap;
+    w->buf = raw;
+    w->cap = raw_cap;
     pthread_mutex_lock(&t->mu);
-    t->job = *b;
-    t->pending = 1;
-    t->done = 0;
-    w->buf = t->spare;
-    w->cap = t->spare_cap;
-    t->spare = NULL;
-    t->spare_cap = 0;
+    s->job = *b;
+    t->handed++;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
+    return HEAPFMT_OK;
 }
 
 int hf_emit_block(heapfmt_writer *w, unsigned kind)
@@ -217,11 +285,12 @@ int hf_emit_block(heapfmt_writer *w, unsigned kind)
         return rc;
     hf_wblock b = {w->buf, w->len, w->cap, kind, w->block_records,
                    w->block_objects, NULL, 0, 0, 0, 0};
-    if ((rc = hf_drain_blocks(w)) != HEAPFMT_OK)
-        return rc;
     if (w->thread && kind == HF_KIND_DATA) {
-        hand_over(w, &b);
+        if ((rc = hand_over(w, &b)) != HEAPFMT_OK)
+            return rc;
     } else {
+        if ((rc = hf_drain_blocks(w)) != HEAPFMT_OK)
+            return rc;
         encode(&w->comp, w->level, &b);
         if ((rc = write_block(w, &b)) != HEAPFMT_OK)
             return rc;

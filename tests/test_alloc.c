@@ -18,12 +18,15 @@
 /* The codec of the sweeps: each runs with Zstandard (the default) and
  * DEFLATE. */
 static int sweep_codec = HEAPFMT_CODEC_ZSTD;
+/* and the writer's option threads (1: a compression worker) */
+static int sweep_threads;
 
 static heapfmt_writer_options wopts(talloc *a, int level)
 {
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
     opt.level = level;
     opt.codec = sweep_codec;
+    opt.threads = sweep_threads;
     opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
     opt.allocator = a ? &a->hooks : NULL;
     return opt;
@@ -118,6 +121,16 @@ Test(alloc, writer_fails_cleanly_at_every_allocation_zstd, .timeout = 60)
 Test(alloc, writer_fails_cleanly_at_every_allocation_deflate, .timeout = 60)
 {
     sweep_codec = HEAPFMT_CODEC_DEFLATE;
+    writer_sweep(1);
+}
+
+/* With the worker, some allocations are made on its thread (the codec's
+ * context, the output buffers of the blocks in flight): a failure there
+ * fails the writer as one on the caller's would. */
+Test(alloc, writer_fails_cleanly_at_every_allocation_threaded,
+     .timeout = 60)
+{
+    sweep_threads = 1;
     writer_sweep(1);
 }
 

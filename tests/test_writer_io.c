@@ -19,10 +19,15 @@
 #define IO_SEED 2024
 #define IO_OPS 150
 
+/* The writer's option threads for write_small (1: blocks compressed on a
+ * worker, several in flight when a write fails). */
+static int small_threads;
+
 static heapfmt_writer_options small_blocks(void)
 {
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
     opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
+    opt.threads = small_threads;
     return opt;
 }
 
@@ -235,6 +240,12 @@ Test(writer_io, failure_at_every_write_call_small_writes, .timeout = 60)
 Test(writer_io, failure_from_every_write_call_on, .timeout = 60)
 {
     failure_sweep(0, 0);
+}
+
+Test(writer_io, failure_at_every_write_call_threaded, .timeout = 60)
+{
+    small_threads = 1;
+    failure_sweep(0, 1);
 }
 
 /* 0 from the callback is a failure (EIO) */

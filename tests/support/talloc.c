@@ -3,8 +3,13 @@
  */
 #include "talloc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The writer's compression worker allocates too (the hooks must be
+ * thread-safe): one lock for every talloc's counters. */
+static pthread_mutex_t talloc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define TALLOC_MAGIC 0x7a110c8e5a1eULL
 #define TALLOC_DEAD 0xdeadbeefdeadULL
@@ -17,9 +22,8 @@ typedef union theader {
     max_align_t align;
 } theader;
 
-static void *talloc_alloc(void *opaque, size_t size)
+static void *talloc_alloc_locked(talloc *a, size_t size)
 {
-    talloc *a = opaque;
     unsigned long call = ++a->calls;
 
     if (a->fail_at &&
@@ -43,11 +47,16 @@ static void *talloc_alloc(void *opaque, size_t size)
     return h + 1;
 }
 
-static void talloc_free(void *opaque, void *ptr)
+static void *talloc_alloc(void *opaque, size_t size)
 {
-    talloc *a = opaque;
-    if (ptr == NULL)
-        return;
+    pthread_mutex_lock(&talloc_lock);
+    void *p = talloc_alloc_locked(opaque, size);
+    pthread_mutex_unlock(&talloc_lock);
+    return p;
+}
+
+static void talloc_free_locked(talloc *a, void *ptr)
+{
     theader *h = (theader *)ptr - 1;
     if (h->h.magic != TALLOC_MAGIC) {
         a->bad_frees++;
@@ -58,6 +67,15 @@ static void talloc_free(void *opaque, void *ptr)
     a->live--;
     a->live_bytes -= h->h.size;
     free(h);
+}
+
+static void talloc_free(void *opaque, void *ptr)
+{
+    if (ptr == NULL)
+        return;
+    pthread_mutex_lock(&talloc_lock);
+    talloc_free_locked(opaque, ptr);
+    pthread_mutex_unlock(&talloc_lock);
 }
 
 void talloc_init(talloc *a, unsigned long fail_at)

@@ -3,7 +3,7 @@
  *
  * Each block carries a header with a magic number and its size, so frees of
  * foreign or already freed pointers are counted (bad_frees) instead of
- * crashing the test.
+ * crashing the test. Thread-safe, as the writer's worker needs.
  */
 #ifndef TALLOC_H
 #define TALLOC_H
