@@ -563,6 +563,20 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
     int result = 0;
     m->first_pass = 1;
     for (;;) {
+        /* The lines before the first that can be a candidate are
+         * skipped whole: most lines are not, and lr_next's '\n' search
+         * per line was most of this pass. */
+        const char *p;
+        size_t n = lr_peek(&r, &p);
+        if (n > 0) {
+            size_t at = ws_first(words, 3, p, n, lr_peek_offset(&r));
+            while (at > 0 && p[at - 1] != '\n') /* to its line's start */
+                at--;
+            if (at > 0) {
+                lr_skip_lines(&r, at);
+                continue;
+            }
+        }
         int k = lr_next(&r);
         if (k == LR_END || k == LR_ERROR)
             break;
