@@ -124,6 +124,7 @@ static inline int key_is(const char *q, const char *end, enum key k)
 #define KEY_HASH(a, b, n) \
     (((unsigned)(unsigned char)(a) ^ (unsigned)(unsigned char)(b) * 5u ^ \
       (unsigned)(n) * 2u) & 63u)
+#if JSIMD
 #define KS(a, b, n, k) [KEY_HASH(a, b, n)] = k
 static const unsigned char key_slot[64] = {
     KS('a', 'd', 7, K_ADDRESS),     KS('t', 'y', 4, K_TYPE),
@@ -139,6 +140,7 @@ static const unsigned char key_slot[64] = {
     KS('s', 'i', 9, K_SINGLETON),   KS('f', 'l', 5, K_FLAGS),
 };
 #undef KS
+#endif
 
 /* The text fields; those unescaped into the scanner's text buffer (which
  * may move while it grows) get their pointers when the line is done. */
