@@ -415,6 +415,30 @@ static const scase cases[] = {
     {"{\"a\":\"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\"}", JS_OK},
     {"{\"flags\":{\"wb_protected\":true, \"old\":false, \"age\":3,"
      " \"object_id\":12, \"old\":true, \"marked\":{}}}", JS_OK},
+    /* the "flags" objects read whole (jscan.c's flag_sets): at the end of
+     * the line, with more after them, cut, changed in their last byte,
+     * after other flags of the same line */
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}, \"memsize\":40}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":truex}}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":false}}", JS_OK},
+    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}}", JS_OK},
+    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true}}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true} ,\"flags\":{\"old\":true}}", JS_OK},
+    {"{\"flags\":{\"old\":true}, \"flags\":{\"wb_protected\":true}}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}, \"flags\":{\"uncollectible\":true, \"marked\":true}}",
+     JS_OK},
 };
 
 Test(import_scan, hand_written_cases_agree_with_jansson)
