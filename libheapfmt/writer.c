@@ -349,7 +349,8 @@ static int emit_class(heapfmt_writer *w, uint32_t index)
 static inline hf_class_cache *class_cache_slot(heapfmt_writer *w,
                                                uint64_t id)
 {
-    return &w->class_cache[(id * 0x9e3779b97f4a7c15ull) >> 56];
+    return &w->class_cache[(id * 0x9e3779b97f4a7c15ull) >>
+                           (64 - HF_CLASS_CACHE_BITS)];
 }
 
 /* Finds or adds the class with this id (not 0); new classes get the next

@@ -13,8 +13,11 @@ typedef struct hf_wclass {
 } hf_wclass;
 
 /* A direct-mapped cache in front of the class id map: objects of a few
- * classes interleave, so the last class alone misses most of the time. */
-#define HF_CLASS_CACHE 256u
+ * classes interleave, so the last class alone misses most of the time.
+ * 4096 slots (2^HF_CLASS_CACHE_BITS): an app's heap uses thousands of
+ * classes, and with 256 most of their objects missed. */
+#define HF_CLASS_CACHE_BITS 12
+#define HF_CLASS_CACHE (1u << HF_CLASS_CACHE_BITS)
 
 typedef struct hf_class_cache {
     uint64_t id; /* 0: empty (class id 0 never gets an index) */

@@ -662,6 +662,59 @@ static void import_fixture(const char *name, int two_pass, run *R, dump *d)
     tbuf_free(&json);
 }
 
+/* Type names are cached by slot (import.c's type_slot_of): many names,
+ * some sharing a slot, some too long to cache, one empty, in an order
+ * that keeps evicting each other, must each read back as their own. */
+Test(import, many_type_names_read_back_as_written)
+{
+    static const char *const fixed[] = {
+        "", "X", "STRING", "STRONG", "SYMBOL", "STRUCT", "SHAPE_", "SxxxxG",
+        "A_TYPE_NAME_LONGER_THAN_TWENTY_FOUR_BYTES", "T\\u00e9", "\\u0041B"};
+    static const char *const wanted[] = {
+        "T_", "T_X", "T_STRING", "T_STRONG", "T_SYMBOL", "T_STRUCT",
+        "T_SHAPE_", "T_SxxxxG", "T_A_TYPE_NAME_LONGER_THAN_TWENTY_FOUR_BYTES",
+        "T_T\xc3\xa9", "T_AB"};
+    enum { NFIXED = sizeof fixed / sizeof fixed[0], NGEN = 150 };
+    tbuf t = {0};
+    char line[256], want[NFIXED + NGEN][72];
+    size_t n = 0;
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < NFIXED + NGEN; i++, n++) {
+            size_t k = (i * 7 + (size_t)round * 13) % (NFIXED + NGEN);
+            char name[64];
+            if (k < NFIXED) {
+                snprintf(name, sizeof name, "%s", fixed[k]);
+                snprintf(want[k], sizeof want[k], "%s", wanted[k]);
+            } else { /* same first and last byte, lengths 4 to 7 */
+                snprintf(name, sizeof name, "Q%0*zuZ", (int)(2 + k % 4), k);
+                snprintf(want[k], sizeof want[k], "T_%s", name);
+            }
+            int len = snprintf(line, sizeof line,
+                               "{\"address\":\"0x%zx\", \"type\":\"%s\", "
+                               "\"memsize\":40}\n",
+                               0x1000 + 8 * n, name);
+            tbuf_put(&t, line, (size_t)len);
+            cr_assert(k < NFIXED + NGEN);
+        }
+    how h = {1, TSRC_WHOLE, 1, 1, NULL, 0};
+    run R;
+    import_mem(&R, t.data, t.len, &h);
+    cr_assert_eq(R.result, IMPORT_OK);
+    dump d;
+    read_dump(&d, &R.sink.out);
+    cr_assert_eq(d.no, n);
+    n = 0;
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < NFIXED + NGEN; i++, n++) {
+            size_t k = (i * 7 + (size_t)round * 13) % (NFIXED + NGEN);
+            const robj *o = find(&d, 0x1000 + 8 * n);
+            cr_assert_str_eq(o->type, want[k], "object %zu", n);
+        }
+    dump_free(&d);
+    run_free(&R);
+    tbuf_free(&t);
+}
+
 Test(import, ruby21_details)
 {
     run R;

@@ -415,6 +415,30 @@ static const scase cases[] = {
     {"{\"a\":\"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\"}", JS_OK},
     {"{\"flags\":{\"wb_protected\":true, \"old\":false, \"age\":3,"
      " \"object_id\":12, \"old\":true, \"marked\":{}}}", JS_OK},
+    /* the "flags" objects read whole (jscan.c's flag_sets): at the end of
+     * the line, with more after them, cut, changed in their last byte,
+     * after other flags of the same line */
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}, \"memsize\":40}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":truex}}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":false}}", JS_OK},
+    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}}", JS_OK},
+    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true}}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true}", JS_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true} ,\"flags\":{\"old\":true}}", JS_OK},
+    {"{\"flags\":{\"old\":true}, \"flags\":{\"wb_protected\":true}}", JS_OK},
+    {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
+     " \"marked\":true}, \"flags\":{\"uncollectible\":true, \"marked\":true}}",
+     JS_OK},
 };
 
 Test(import_scan, hand_written_cases_agree_with_jansson)
@@ -464,7 +488,11 @@ Test(import_scan, fields_of_a_ruby_line)
 /* The scanner expects the key order of the lines before (js_scanner's
  * next_key): a line in that order, then lines that break it with keys
  * like the expected one (longer, shorter, escaped, cut after the name),
- * each read as if nothing were expected. */
+ * each read as if nothing were expected. A key not expected is found by
+ * its first bytes and length (jscan.c's plain_key) where it is plain and
+ * 16 bytes follow its quote: keys of the same slot, keys too long for
+ * it, blank space before the ':', escapes, non-ASCII bytes and the end
+ * of the line just before and after 16 bytes take the decoding way. */
 Test(import_scan, expected_keys_are_only_a_guess)
 {
     static const struct {
@@ -481,6 +509,19 @@ Test(import_scan, expected_keys_are_only_a_guess)
         {"{\"address\":\"0x16\", \"memsiz\":46}", JS_OK, 0x16, 0},
         {"{\"address\":\"0x17\", \"memsize", JS_SYNTAX, 0, 0},
         {"{\"address\":\"0x18\", \"memsize\":48}", JS_OK, 0x18, 48},
+        {"{\"adxress\":\"0x20\", \"memsize\":50}", JS_OK, 0, 50},
+        {"{\"address\" :\"0x21\", \"memsize\":51}", JS_OK, 0x21, 51},
+        {"{\"address_and_more\":\"0x23\", \"memsize\":53}", JS_OK, 0, 53},
+        {"{\"address_and_mor\":\"0x23\", \"memsize\":53}", JS_OK, 0, 53},
+        {"{\"memsize\":54,\"address\":\"0x24\"}", JS_OK, 0x24, 54},
+        {"{\"memsize\":55,\"address\":\"0x5\"}", JS_OK, 0x5, 55},
+        {"{\"memsize\":55,\"address\":\"0x555\"}", JS_OK, 0x555, 55},
+        {"{\"mem\\u0073ize\":56, \"address\":\"0x26\"}", JS_OK, 0x26, 56},
+        {"{\"m\xc3\xa9msize\":57, \"address\":\"0x27\"}", JS_OK, 0x27, 0},
+        {"{\"memsize\\\"\":58, \"address\":\"0x28\"}", JS_OK, 0x28, 0},
+        {"{\"memsize\":59, \"address\":\"0x29\", \"memsize\x01\":1}", JS_SYNTAX,
+         0, 0},
+        {"{\"memsize\":60, \"address\":\"0x30\", \"\":1}", JS_OK, 0x30, 60},
     };
     js_scanner s;
     js_init(&s);

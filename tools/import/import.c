@@ -32,6 +32,9 @@
 
 #define TYPE_CACHE 64
 
+/* log2 of imp.used's slots */
+#define USED_BITS 12
+
 typedef struct type_slot {
     char text[24];
     size_t len;
@@ -47,10 +50,11 @@ typedef struct imp {
     uint64_t last_class; /* class id already known to be defined */
     /* Ids of classes known to be CT_USED (which stays), by a hash: most
      * objects' classes are found here instead of in the class table,
-     * whose lookups missed the caches (3.6% of the import's time). */
-    uint64_t used[256];
-    type_slot types[TYPE_CACHE];
-    size_t ntypes;
+     * whose lookups missed the caches (3.6% of the import's time). 4096
+     * slots: with 256, a heap of thousands of classes missed half the
+     * time. */
+    uint64_t used[1u << USED_BITS];
+    type_slot types[TYPE_CACHE]; /* by type_slot_of */
     char *file_text;     /* last allocation site file, and its string id */
     size_t file_len;
     size_t file_cap;
@@ -137,15 +141,33 @@ static int text_is(const js_text *t, const char *lit)
     return t->len == n && memcmp(t->ptr, lit, n) == 0;
 }
 
-/* The string id of "T_" + the dump's type name. */
+/* The slot of types[] a type name may be cached in: by its length and
+ * its first and last bytes (the names dump_all writes differ in those). */
+static type_slot *type_slot_of(imp *m, const js_text *t)
+{
+    size_t h = t->len * 7;
+    if (t->len)
+        h += (unsigned char)t->ptr[0] * 3u + (unsigned char)t->ptr[t->len - 1];
+    return &m->types[h % TYPE_CACHE];
+}
+
+/* The string id of "T_" + the dump's type name. Cached by slot, checked
+ * a byte at a time: a search of the cache with a memcmp call per name
+ * of the same length was 1% of the import. The writer interns strings,
+ * so a name that misses (a new one, or two sharing a slot) gets the same
+ * id again. */
 static int type_id(imp *m, const js_text *t, uint32_t *id)
 {
-    for (size_t i = 0; i < m->ntypes; i++)
-        if (m->types[i].len == t->len &&
-            memcmp(m->types[i].text, t->ptr, t->len) == 0) {
-            *id = m->types[i].id;
+    type_slot *s = type_slot_of(m, t);
+    if (s->len == t->len && s->id != 0) {
+        size_t i = 0;
+        while (i < t->len && s->text[i] == t->ptr[i])
+            i++;
+        if (i == t->len) {
+            *id = s->id;
             return HEAPFMT_OK;
         }
+    }
     char small[64];
     char *buf = small;
     size_t n = t->len + 2;
@@ -157,9 +179,7 @@ static int type_id(imp *m, const js_text *t, uint32_t *id)
     int rc = heapfmt_write_string(m->w, buf, n, id);
     if (buf != small)
         free(buf);
-    if (rc == HEAPFMT_OK && m->ntypes < TYPE_CACHE &&
-        t->len <= sizeof m->types[0].text) {
-        type_slot *s = &m->types[m->ntypes++];
+    if (rc == HEAPFMT_OK && t->len <= sizeof s->text) {
         memcpy(s->text, t->ptr, t->len);
         s->len = t->len;
         s->id = *id;
@@ -265,7 +285,8 @@ static int use_class(imp *m, uint64_t id)
 {
     if (id == 0 || id == m->last_class)
         return HEAPFMT_OK;
-    uint64_t *known = &m->used[(id * 0x9e3779b97f4a7c15ull) >> 56];
+    uint64_t *known =
+        &m->used[(id * 0x9e3779b97f4a7c15ull) >> (64 - USED_BITS)];
     if (*known == id) {
         m->last_class = id;
         return HEAPFMT_OK;
@@ -321,8 +342,15 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
     if (rc != HEAPFMT_OK)
         return rc;
 
-    heapfmt_object o = {0};
+    /* Member by member: "= {0}" became a rep stos, a quarter of
+     * one_line's time. Every member the writer reads is set below. */
+    heapfmt_object o;
     o.id = l->address;
+    o.class_id = o.flags = o.line = o.generation = 0;
+    o.fields = o.file = o.stack = 0;
+    o.value_len = 0;
+    o.value = NULL;
+    o.labels = NULL;
     /* The class field of internal objects holds VM data, not a class. */
     if ((l->has & JS_HAS_CLASS) && !text_is(ty, "IMEMO") && !text_is(ty, "NODE"))
         o.class_id = l->klass;
@@ -550,6 +578,20 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
     int result = 0;
     m->first_pass = 1;
     for (;;) {
+        /* The lines before the first that can be a candidate are
+         * skipped whole: most lines are not, and lr_next's '\n' search
+         * per line was most of this pass. */
+        const char *p;
+        size_t n = lr_peek(&r, &p);
+        if (n > 0) {
+            size_t at = ws_first(words, 3, p, n, lr_peek_offset(&r));
+            while (at > 0 && p[at - 1] != '\n') /* to its line's start */
+                at--;
+            if (at > 0) {
+                lr_skip_lines(&r, at);
+                continue;
+            }
+        }
         int k = lr_next(&r);
         if (k == LR_END || k == LR_ERROR)
             break;

@@ -36,6 +36,23 @@ static inline int jsimd_prefix_is(const char *p, const char *pat, size_t n)
     return ((unsigned)_mm_movemask_epi8(eq) & want) == want;
 }
 
+/* Whether the n bytes at p (n >= 16) are those at pat: a compare per
+ * sixteen bytes, the last one overlapping the one before, so that no byte
+ * outside either is read. */
+static inline int jsimd_equal(const char *p, const char *pat, size_t n)
+{
+    __m128i diff = _mm_setzero_si128();
+    for (size_t i = 0; i + 16 < n; i += 16)
+        diff = _mm_or_si128(diff, _mm_xor_si128(
+            _mm_loadu_si128((const __m128i *)(const void *)(p + i)),
+            _mm_loadu_si128((const __m128i *)(const void *)(pat + i))));
+    diff = _mm_or_si128(diff, _mm_xor_si128(
+        _mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
+        _mm_loadu_si128((const __m128i *)(const void *)(pat + n - 16))));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) ==
+           0xffff;
+}
+
 /* How many of the bytes at p are hex digits (0-16), with the value of
  * those digits (the first the most significant) in *v when there are
  * some. Each digit becomes a nibble (a letter's bit 6 adds 9), pairs of

@@ -107,6 +107,18 @@ size_t lr_peek(lr *r, const char **p);
  * lr_next returning LR_LINE); lr_next's own way past a line. */
 void lr_take_line(lr *r, size_t len);
 
+/* Consumes whole lines without returning them: the first n bytes that
+ * lr_peek showed, which end with a '\n'. lineno counts them. For a caller
+ * that knows the lines hold nothing for it (a '\n' search per line was
+ * most of the time of the import's first pass). */
+void lr_skip_lines(lr *r, size_t n);
+
+/* The stream offset of the bytes lr_peek shows. */
+static inline uint64_t lr_peek_offset(const lr *r)
+{
+    return r->bytes_decoded - (uint64_t)(r->end - r->start);
+}
+
 /* After LR_LINE: the line's offset in the decoded stream, and the end of
  * the decoded bytes held after it (the lines to come, readable from
  * r->line up to there until the next lr_next), for searches that look at

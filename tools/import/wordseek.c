@@ -30,3 +30,19 @@ void ws_search(wordseek *s, const char *p, size_t n, uint64_t off)
     /* no occurrence starts where it would fit before the end */
     s->at = off + (n >= s->len ? n - s->len + 1 : 0);
 }
+
+size_t ws_first(wordseek *s, size_t count, const char *p, size_t n,
+                uint64_t off)
+{
+    uint64_t last = off + n;
+    size_t first = n;
+    for (size_t i = 0; i < count; i++) {
+        wordseek *w = &s[i];
+        if (w->from > off || (w->found && w->at < off) ||
+            (!w->found && w->at + w->len <= last))
+            ws_search(w, p, n, off); /* stale, or not far enough */
+        if (w->found && w->at + w->len <= last && w->at - off < first)
+            first = (size_t)(w->at - off);
+    }
+    return first;
+}

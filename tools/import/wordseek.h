@@ -43,4 +43,13 @@ static inline int ws_in_line(wordseek *s, const char *p, size_t n,
     return s->found && s->at + s->len <= last;
 }
 
+/* Where the first occurrence of any of the count words of s, that lies
+ * wholly in the n bytes at p (stream offset off), starts: an offset from
+ * p, or n when there is none. The same rules as ws_in_line: p is
+ * readable up to p + n, and calls come in stream order. A reader that
+ * only wants the lines holding a word skips every line before the one
+ * this finds. */
+size_t ws_first(wordseek *s, size_t count, const char *p, size_t n,
+                uint64_t off);
+
 #endif /* WORDSEEK_H */
