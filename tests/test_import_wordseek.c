@@ -31,6 +31,16 @@ static void sample(tbuf *t, tprng *rng, size_t n)
     }
 }
 
+/* The seekers of words[], each searching by another of its bytes as
+ * the seed goes (ws_pivot), the first among them. */
+static void seekers(wordseek ws[NWORDS], uint64_t seed)
+{
+    for (size_t i = 0; i < NWORDS; i++) {
+        ws_init(&ws[i], words[i]);
+        ws_pivot(&ws[i], (size_t)(seed + i) % strlen(words[i]));
+    }
+}
+
 static int naive(const char *p, size_t n, const char *w)
 {
     size_t len = strlen(w);
@@ -51,8 +61,7 @@ static void check(const tbuf *data, int policy, uint64_t seed, size_t cap,
     lr_init(&r, tsource_read, &src, max_line);
     r.initial_cap = cap;
     wordseek ws[NWORDS];
-    for (size_t i = 0; i < NWORDS; i++)
-        ws_init(&ws[i], words[i]);
+    seekers(ws, seed);
     tprng rng;
     tprng_seed(&rng, seed);
     int k;
@@ -87,8 +96,7 @@ static void check_skip(const tbuf *data, int policy, uint64_t seed,
     r.initial_cap = cap;
     r.sniff = sniff;
     wordseek ws[NWORDS];
-    for (size_t i = 0; i < NWORDS; i++)
-        ws_init(&ws[i], words[i]);
+    seekers(ws, seed);
     /* the expected lines: where the next one starts, and its number */
     const char *d0 = (const char *)data->data, *d = d0, *dend = d0 + data->len;
     uint64_t lineno = 0;

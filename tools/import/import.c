@@ -575,6 +575,8 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
     ws_init(&words[0], "CLASS");
     ws_init(&words[1], "MODULE");
     ws_init(&words[2], "\\u");
+    ws_pivot(&words[0], 1); /* the 'L's: the rarest of their bytes */
+    ws_pivot(&words[1], 4);
     int result = 0;
     m->first_pass = 1;
     for (;;) {

@@ -10,19 +10,25 @@ void ws_init(wordseek *s, const char *word)
     s->len = strlen(word);
 }
 
+void ws_pivot(wordseek *s, size_t i)
+{
+    s->pivot = i < s->len ? i : 0;
+}
+
 void ws_search(wordseek *s, const char *p, size_t n, uint64_t off)
 {
     const char *end = p + n;
+    size_t after = s->len - s->pivot; /* bytes from the pivot on */
     s->from = off;
     s->found = 0;
-    const char *q = p;
-    while ((size_t)(end - q) >= s->len) {
-        q = memchr(q, s->word[0], (size_t)(end - q) - s->len + 1);
+    const char *q = p + (n >= s->len ? s->pivot : 0); /* a pivot's place */
+    while (n >= s->len && (size_t)(end - q) >= after) {
+        q = memchr(q, s->word[s->pivot], (size_t)(end - q) - after + 1);
         if (!q)
             break;
-        if (memcmp(q, s->word, s->len) == 0) {
+        if (memcmp(q - s->pivot, s->word, s->len) == 0) {
             s->found = 1;
-            s->at = off + (uint64_t)(q - p);
+            s->at = off + (uint64_t)(q - s->pivot - p);
             return;
         }
         q++;
