@@ -171,10 +171,14 @@ cd ..
 # --- signals arriving in the middle of malloc, many times ---
 mkdir signals && cd signals
 coproc SPIN { exec "$BIN/heapfmt-malloc" --mode=exact --no-exit-dump -- "$prog" spin 2 20000; }
-read -r ready <&"${SPIN[0]}"
-for _ in $(seq 30); do kill -s RTMIN+7 "$SPIN_PID" 2>/dev/null; sleep 0.03; done
+# bash unsets SPIN_PID and SPIN once the coprocess ends, which a loaded
+# host can make happen before the signals are done: keep both now.
 spin_pid=$SPIN_PID
-read -r spun <&"${SPIN[0]}" || true
+exec {spin_out}<&"${SPIN[0]}"
+read -r ready <&"$spin_out"
+for _ in $(seq 30); do kill -s RTMIN+7 "$spin_pid" 2>/dev/null; sleep 0.03; done
+read -r spun <&"$spin_out" || true
+exec {spin_out}<&-
 wait "$spin_pid"; rc=$?
 [ "$ready" = ready ] && [ "$rc" = 0 ] && pass || fail "signals: the program did not finish ($rc, '$ready', '$spun')"
 ndumps=$(ls heapfmt-malloc-*.hfd 2>/dev/null | wc -l)
