@@ -21,11 +21,10 @@
 #define HF_WTHREAD_SLOTS 3
 
 typedef struct hf_wslot {
-    hf_wblock job;
-    uint8_t *raw; /* the slot's raw buffer: job.raw while it is in flight,
-                     else the buffer the caller fills next */
-    size_t raw_cap;
-    uint8_t *out; /* the slot's compressed bytes (job.payload) */
+    hf_wblock job; /* job.raw (job.cap) is the slot's raw buffer: the
+                      block's while in flight, else the one the caller
+                      fills next */
+    uint8_t *out;  /* the slot's compressed bytes (job.payload) */
     size_t out_cap;
 } hf_wslot;
 
@@ -163,7 +162,7 @@ static void *worker(void *arg)
 static void free_slots(heapfmt_writer *w, hf_wthread *t)
 {
     for (int i = 0; i < HF_WTHREAD_SLOTS; i++) {
-        hf_free(&w->al, t->slot[i].raw);
+        hf_free(&w->al, t->slot[i].job.raw);
         hf_free(&w->al, t->slot[i].out);
     }
     hf_free(&w->al, t);
@@ -176,8 +175,8 @@ int hf_wthread_start(heapfmt_writer *w)
         return HEAPFMT_E_NOMEM;
     memset(t, 0, sizeof *t);
     for (int i = 0; i < HF_WTHREAD_SLOTS; i++) {
-        t->slot[i].raw_cap = w->cap;
-        if (!(t->slot[i].raw = hf_alloc(&w->al, w->cap))) {
+        t->slot[i].job.cap = w->cap;
+        if (!(t->slot[i].job.raw = hf_alloc(&w->al, w->cap))) {
             free_slots(w, t);
             return HEAPFMT_E_NOMEM;
         }
@@ -223,8 +222,8 @@ void hf_wthread_stop(heapfmt_writer *w)
     w->thread = NULL;
 }
 
-/* Writes the blocks the worker has encoded, oldest first; with wait, first
- * waits until the worker has encoded up to block `upto`. */
+/* Writes the blocks the worker has encoded, oldest first, after waiting
+ * until it has encoded the blocks before number `upto`. */
 static int write_encoded(heapfmt_writer *w, uint64_t upto)
 {
     hf_wthread *t = w->thread;
@@ -233,14 +232,10 @@ static int write_encoded(heapfmt_writer *w, uint64_t upto)
         pthread_cond_wait(&t->cv, &t->mu);
     uint64_t encoded = t->encoded;
     pthread_mutex_unlock(&t->mu);
-    for (; t->written < encoded; t->written++) {
-        int rc = write_block(w, &t->slot[t->written % HF_WTHREAD_SLOTS].job);
-        if (rc != HEAPFMT_OK) {
-            t->written++;
-            return rc;
-        }
-    }
-    return HEAPFMT_OK;
+    int rc = HEAPFMT_OK;
+    while (rc == HEAPFMT_OK && t->written < encoded)
+        rc = write_block(w, &t->slot[t->written++ % HF_WTHREAD_SLOTS].job);
+    return rc;
 }
 
 int hf_drain_blocks(heapfmt_writer *w)
@@ -264,12 +259,8 @@ static int hand_over(heapfmt_writer *w, const hf_wblock *b)
     if (rc != HEAPFMT_OK)
         return rc;
     hf_wslot *s = &t->slot[t->handed % HF_WTHREAD_SLOTS];
-    uint8_t *raw = s->raw;
-    size_t raw_cap = s->raw_cap;
-    s->raw = b->raw;
-    s->raw_cap = b->cap;
-    w->buf = raw;
-    w->cap = raw_cap;
+    w->buf = s->job.raw; /* the slot's block was written: its buffer is free */
+    w->cap = s->job.cap;
     pthread_mutex_lock(&t->mu);
     s->job = *b;
     t->handed++;
