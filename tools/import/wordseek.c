@@ -40,15 +40,9 @@ void ws_search(wordseek *s, const char *p, size_t n, uint64_t off)
 size_t ws_first(wordseek *s, size_t count, const char *p, size_t n,
                 uint64_t off)
 {
-    uint64_t last = off + n;
     size_t first = n;
-    for (size_t i = 0; i < count; i++) {
-        wordseek *w = &s[i];
-        if (w->from > off || (w->found && w->at < off) ||
-            (!w->found && w->at + w->len <= last))
-            ws_search(w, p, n, off); /* stale, or not far enough */
-        if (w->found && w->at + w->len <= last && w->at - off < first)
-            first = (size_t)(w->at - off);
-    }
+    for (size_t i = 0; i < count; i++)
+        if (ws_in_line(&s[i], p, n, off, p + n) && s[i].at - off < first)
+            first = (size_t)(s[i].at - off);
     return first;
 }
