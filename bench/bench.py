@@ -559,7 +559,16 @@ class Bench:
             rows.append(c)
             self.spawn([gen, "-n", str(int(n * 1.05)), "-s", "1", "-o", b])
             nb = int(n * 1.05)
+            graph = self.tool("heapfmt-graph")
+            # path and referrers of the object that retains the most, as
+            # in the graph cases (found untimed)
+            top = subprocess.run([graph, "dominators", "-n", "1", "-f", "tsv",
+                                  a], capture_output=True, text=True,
+                                 check=True).stdout.splitlines()
+            oid = top[1].split("\t")[0]
             for name, argv, objs in (
+                    ("heapfmt-info --verify", [self.tool("heapfmt-info"),
+                                               "--verify", a], n),
                     ("histo --scan -j1", [self.tool("histo"), "--scan", "-j1",
                                           a], n),
                     ("histo --scan -j2", [self.tool("histo"), "--scan", "-j2",
@@ -568,9 +577,13 @@ class Bench:
                                           a, b], n + nb),
                     ("heapfmt-export ndjson", [self.tool("heapfmt-export"),
                                                "-f", "ndjson", a], n),
-                    ("heapfmt-graph dominators", [self.tool("heapfmt-graph"),
-                                                  "dominators", "-n", "10", a],
-                     n)):
+                    ("heapfmt-graph dominators", [graph, "dominators", "-n",
+                                                  "10", a], n),
+                    ("heapfmt-graph path", [graph, "path", a, oid], n),
+                    ("heapfmt-graph referrers", [graph, "referrers", a, oid],
+                     n),
+                    ("heapfmt-report", [self.tool("heapfmt-report"), "-o",
+                                        os.devnull, a], n)):
                 rows.append(self.case("scale", name, argv, objects=objs,
                                       size=label, nbytes=os.path.getsize(a),
                                       threads=2 if "-j2" in argv else 1))
