@@ -62,8 +62,8 @@ def main():
 
 class Gen:
     def __init__(self, rng, target, out, app):
-        self.r = rng
-        self.slots = rng   # where objects go: never a template's
+        self.r = rng       # the draws of the object being made
+        self.main = rng    # runs, odd groups and slots: never a template's
         self.app = app
         self.target = target
         self.out = out
@@ -92,17 +92,17 @@ class Gen:
             self.buf = []
 
     # -- helpers -------------------------------------------------------
-    def below(self, n):
-        return int(self.r.random() * n)
+    def below(self, n, rng=None):
+        return int((rng or self.r).random() * n)
 
     def chance(self, p):
         return self.r.random() < p
 
     def next_addr(self):
-        s = self.slots
-        self.addr += SLOT * (1 + (int(s.random() * 8) == 0))
-        if int(s.random() * 4096) == 0:
-            self.addr += 0x4000 * (1 + int(s.random() * 64))
+        m = self.main
+        self.addr += SLOT * (1 + (self.below(8, m) == 0))
+        if self.below(4096, m) == 0:
+            self.addr += 0x4000 * (1 + self.below(64, m))
         return self.addr
 
     def ref(self):
@@ -165,7 +165,7 @@ class Gen:
         kinds = ([self.string] * 40 + [self.imemo] * 25 + [self.array] * 14 +
                  [self.hash] * 5 + [self.obj] * 8 + [self.data] * 4 +
                  [self.misc] * 4)
-        main = self.r
+        main = self.main
         while self.written < self.target:
             if not self.app:
                 kinds[self.below(len(kinds))]()
