@@ -561,30 +561,27 @@ class Bench:
             self.spawn([gen, "-n", str(int(n * 1.05)), "-s", "1", "-o", b])
             nb = int(n * 1.05)
             graph = self.tool("heapfmt-graph")
-            # path and referrers of the object that retains the most, as
-            # in the graph cases (found untimed)
-            top = subprocess.run([graph, "dominators", "-n", "1", "-f", "tsv",
-                                  a], capture_output=True, text=True,
-                                 check=True).stdout.splitlines()
-            oid = top[1].split("\t")[0]
-            for name, argv, objs in (
-                    ("heapfmt-info --verify", [self.tool("heapfmt-info"),
-                                               "--verify", a], n),
-                    ("histo --scan -j1", [self.tool("histo"), "--scan", "-j1",
-                                          a], n),
-                    ("histo --scan -j2", [self.tool("histo"), "--scan", "-j2",
-                                          a], n),
-                    ("heapfmt-diff a b", [self.tool("heapfmt-diff"), "-n", "10",
-                                          a, b], n + nb),
-                    ("heapfmt-export ndjson", [self.tool("heapfmt-export"),
-                                               "-f", "ndjson", a], n),
-                    ("heapfmt-graph dominators", [graph, "dominators", "-n",
-                                                  "10", a], n),
-                    ("heapfmt-graph path", [graph, "path", a, oid], n),
-                    ("heapfmt-graph referrers", [graph, "referrers", a, oid],
-                     n),
-                    ("heapfmt-report", [self.tool("heapfmt-report"), "-o",
-                                        os.devnull, a], n)):
+            cases = [
+                ("heapfmt-info --verify", [self.tool("heapfmt-info"),
+                                           "--verify", a], n),
+                ("histo --scan -j1", [self.tool("histo"), "--scan", "-j1", a],
+                 n),
+                ("histo --scan -j2", [self.tool("histo"), "--scan", "-j2", a],
+                 n),
+                ("heapfmt-diff a b", [self.tool("heapfmt-diff"), "-n", "10",
+                                      a, b], n + nb),
+                ("heapfmt-export ndjson", [self.tool("heapfmt-export"), "-f",
+                                           "ndjson", a], n),
+                ("heapfmt-graph dominators", [graph, "dominators", "-n", "10",
+                                              a], n)]
+            oid = self.top_dominator(a, label)
+            if oid is not None:
+                cases += [("heapfmt-graph path", [graph, "path", a, oid], n),
+                          ("heapfmt-graph referrers",
+                           [graph, "referrers", a, oid], n)]
+            cases.append(("heapfmt-report", [self.tool("heapfmt-report"),
+                                             "-o", os.devnull, a], n))
+            for name, argv, objs in cases:
                 rows.append(self.case("scale", name, argv, objects=objs,
                                       size=label, nbytes=os.path.getsize(a),
                                       threads=2 if "-j2" in argv else 1))
@@ -663,19 +660,28 @@ class Bench:
         self.case(group, "heapfmt-graph dominators --by=class",
                   [g, "dominators", "--by=class", "-n", "10", dump],
                   objects=n, nbytes=size, size=label)
-        top = subprocess.run([g, "dominators", "-n", "1", "-f", "tsv", dump],
-                             capture_output=True, text=True)
-        rows = top.stdout.splitlines()
-        if top.returncode != 0 or len(rows) < 2:
-            self.skipped.append(("heapfmt-graph path/referrers %s" % label,
-                                 top.stderr.strip()[-200:]))
+        oid = self.top_dominator(dump, label)
+        if oid is None:
             return
-        oid = rows[1].split("\t")[0]
         self.case(group, "heapfmt-graph path", [g, "path", dump, oid],
                   objects=n, nbytes=size, size=label)
         self.case(group, "heapfmt-graph referrers",
                   [g, "referrers", dump, oid], objects=n, nbytes=size,
                   size=label)
+
+    def top_dominator(self, dump, label):
+        """The id of the object that retains the most in dump (untimed),
+        whose path and referrers the graph and scale cases time; None,
+        with the reason among the skipped, when there is none."""
+        top = subprocess.run([self.tool("heapfmt-graph"), "dominators",
+                              "-n", "1", "-f", "tsv", dump],
+                             capture_output=True, text=True)
+        rows = top.stdout.splitlines()
+        if top.returncode != 0 or len(rows) < 2:
+            self.skipped.append(("heapfmt-graph path/referrers %s" % label,
+                                 top.stderr.strip()[-200:]))
+            return None
+        return rows[1].split("\t")[0]
 
     def graph(self, label, n):
         """heapfmt-graph on heapfmt-gen's default heap (zstd, every object
