@@ -10,9 +10,8 @@
  * values, references and their labels, roots. Then, in each run, for each
  * level in turn (default DEFLATE 0, 1, 6: rounds, so that a slow moment of
  * the host falls on every level alike), it writes the same records again
- * with heapfmt_write_* to OUT
- * (default /dev/null), timing wall and CPU (user and system) of the
- * writing only. With -x TIMES the objects are written TIMES times over in
+ * with heapfmt_write_* to OUT (default /dev/null), timing wall and CPU
+ * (user and system) of the writing only. With -x TIMES the objects are written TIMES times over in
  * one dump (a longer, steadier measurement). An allocator hook counts the
  * writer's allocations, to show that none is made per object.
  * -c (zstd, deflate; default deflate) and -t (the writer option threads, 0
@@ -353,11 +352,22 @@ write_once(const model *m, const config *cf, const char *out, long times,
     return bytes;
 }
 
+/* Configurations (-l options) on one command line, at most. */
+#define MAX_CONFIGS 16
+
+/* What the runs of one configuration found. */
+typedef struct result {
+    char runs[4096]; /* the runs' JSON objects, comma-separated */
+    size_t used;
+    uint64_t bytes;  /* dump size */
+    unsigned long allocations;
+} result;
+
 int main(int argc, char **argv)
 {
     const char *out = "/dev/null";
     long runs = 3, times = 1;
-    config configs[16], next = {HEAPFMT_CODEC_DEFLATE, 1, 0};
+    config configs[MAX_CONFIGS], next = {HEAPFMT_CODEC_DEFLATE, 1, 0};
     int nconfigs = 0, c;
     while ((c = getopt(argc, argv, "r:x:l:o:c:t:")) != -1) {
         char *e;
@@ -378,7 +388,7 @@ int main(int argc, char **argv)
             v = strtol(optarg, &e, 10);
             if (*e != '\0' || v < (c == 'r' || c == 'x') ||
                 v > (c == 'l' ? HEAPFMT_ZSTD_MAX_LEVEL : c == 't' ? 1 : 100) ||
-                (c == 'l' && nconfigs == 16))
+                (c == 'l' && nconfigs == MAX_CONFIGS))
                 die("invalid -%c value '%s'", c, optarg);
             if (c == 'r')
                 runs = v;
@@ -415,29 +425,26 @@ int main(int argc, char **argv)
     /* Rounds: every configuration once per round, so that a slow moment of
      * a shared host falls on all of them alike, not on one (the ratios
      * between configurations are what the bench judges). */
-    static char runs_json[16][4096];
-    size_t used[16] = {0};
-    uint64_t bytes[16] = {0};
-    unsigned long allocations[16] = {0};
+    static result res[MAX_CONFIGS];
     for (long i = 0; i < runs; i++) {
         for (int l = 0; l < nconfigs; l++) {
+            result *r = &res[l];
             counter cnt = {0};
             struct rusage r0, r1;
             getrusage(RUSAGE_SELF, &r0);
             double w0 = now();
-            bytes[l] = write_once(&m, &configs[l], out, times, &cnt);
+            r->bytes = write_once(&m, &configs[l], out, times, &cnt);
             double w1 = now();
             getrusage(RUSAGE_SELF, &r1);
-            allocations[l] = cnt.allocations;
-            int n = snprintf(runs_json[l] + used[l],
-                             sizeof runs_json[l] - used[l],
+            r->allocations = cnt.allocations;
+            int n = snprintf(r->runs + r->used, sizeof r->runs - r->used,
                              "%s{\"wall_s\": %.6f, \"user_s\": %.6f, "
                              "\"sys_s\": %.6f}",
                              i ? ", " : "", w1 - w0,
                              tv(r1.ru_utime) - tv(r0.ru_utime),
                              tv(r1.ru_stime) - tv(r0.ru_stime));
-            if (n > 0 && (size_t)n < sizeof runs_json[l] - used[l])
-                used[l] += (size_t)n;
+            if (n > 0 && (size_t)n < sizeof r->runs - r->used)
+                r->used += (size_t)n;
         }
     }
     for (int l = 0; l < nconfigs; l++) {
@@ -449,7 +456,8 @@ int main(int argc, char **argv)
                heapfmt_codec_name(cf->level ? cf->codec : HEAPFMT_CODEC_STORED),
                cf->threads,
                (unsigned long long)m.objects * (unsigned long long)times,
-               (unsigned long long)bytes[l], allocations[l], runs_json[l]);
+               (unsigned long long)res[l].bytes, res[l].allocations,
+               res[l].runs);
     }
     free(m.recs);
     free(m.objs);
