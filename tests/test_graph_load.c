@@ -173,6 +173,50 @@ Test(graph_load, roots_labels_dangling_and_duplicates)
     unlink(d.path);
 }
 
+/* Left as ids (referrers of given ids), the references are those the
+ * resolved graph has, in the same order with the same labels, plus the
+ * dangling one; nothing is indexed or counted. */
+Test(graph_load, target_ids_are_the_references_unresolved)
+{
+    tdump d;
+    write_cache(&d);
+    graph r, t;
+    cr_assert_eq(load(&r, d.path, 1), CLI_EXIT_OK);
+    graph_options o = {.keep_weak = 1, .keep_labels = 1, .keep_objects = 1,
+                       .target_ids = 1};
+    cr_assert_eq(graph_load(&t, d.path, &o), CLI_EXIT_OK);
+    cr_assert_null(t.dst);
+    cr_assert_eq(t.nindex, 0u);
+    cr_assert_eq(t.dangling + t.duplicates, 0u, "nothing resolved");
+    cr_assert_eq(t.nnodes, r.nnodes);
+    cr_assert_eq(t.nedges, r.nedges + 1, "0xdead stays");
+    size_t dead = 0;
+    for (uint32_t v = 0; v < t.nnodes; v++) {
+        size_t er = r.off[v];
+        for (size_t e = t.off[v]; e < t.off[v + 1]; e++) {
+            uint64_t id = t.target_id[e];
+            uint32_t node;
+            if (!graph_find(&t, id, &node)) {
+                cr_assert_eq(id, 0xdeadu);
+                dead++;
+                continue;
+            }
+            cr_assert_lt(er, r.off[v + 1]);
+            cr_assert_eq(r.id[r.dst[er]], id, "edge %zu of node %u", e, v);
+            char a[64], b[64];
+            node_label_text(&r, er, a, sizeof a);
+            node_label_text(&t, e, b, sizeof b);
+            cr_assert_str_eq(b, a);
+            er++;
+        }
+        cr_assert_eq(er, r.off[v + 1]);
+    }
+    cr_assert_eq(dead, 1u);
+    graph_free(&r);
+    graph_free(&t);
+    unlink(d.path);
+}
+
 Test(graph_load, weak_references_hold_nothing)
 {
     tdump d;

@@ -63,6 +63,11 @@ expect_out_has "$(printf '0x0000000000003000\t\t(root)\tvm\t\t\t')" "root 2"
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 3 ] && pass || fail "two rows and a header"
 run "$graph" referrers -f tsv d3.dump 0x10028
 expect_out_has "$(printf '0x0000000000010028\t0x0000000000001000\tHash\tT_HASH\t168\tapp.rb:30')" "the Hash refers to a request"
+by_id=$out
+run "$graph" referrers -f tsv --class Request d3.dump
+# ids alone are compared unresolved, --class resolves: the same rows
+[ "$(printf '%s\n' "$out" | grep -e '^target' -e '^0x0000000000010028')" = "$by_id" ] &&
+    pass || fail "referrers by id and by --class agree"
 run "$graph" referrers -f csv --class Array d3.dump
 expect_success "referrers --class"
 expect_out_has "0x0000000000004200,0x0000000000004100" "the env holds the Array"

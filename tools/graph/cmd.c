@@ -14,6 +14,7 @@ int cmd_load(graph *g, const char *path, const cmd_options *opt,
                         .keep_labels = (keep & LOAD_LABELS) != 0,
                         .keep_index = (keep & LOAD_INDEX) != 0,
                         .keep_objects = (keep & LOAD_OBJECTS) != 0,
+                        .target_ids = (keep & LOAD_TARGET_IDS) != 0,
                         .progress = 1,
                         .mem = opt->mem};
     int rc = graph_load(g, path, &go);
@@ -23,7 +24,7 @@ int cmd_load(graph *g, const char *path, const cmd_options *opt,
 }
 
 int cmd_load_for_ids(graph *g, char *const *args, int nargs,
-                     const cmd_options *opt)
+                     const cmd_options *opt, unsigned keep)
 {
     for (int i = 1; i < nargs; i++) { /* usage errors before the work */
         uint64_t id;
@@ -32,7 +33,7 @@ int cmd_load_for_ids(graph *g, char *const *args, int nargs,
     }
     int rc = cmd_load(g, args[0], opt,
                       (opt->no_weak ? 0 : LOAD_WEAK) | LOAD_LABELS |
-                          LOAD_INDEX | LOAD_OBJECTS);
+                          LOAD_OBJECTS | keep);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         graph_free(g);
     return rc;

@@ -35,7 +35,8 @@ enum {
     LOAD_WEAK = 1u,    /* weak references */
     LOAD_LABELS = 2u,  /* labels of the references */
     LOAD_INDEX = 4u,   /* the id index */
-    LOAD_OBJECTS = 8u  /* ids, sizes and kinds */
+    LOAD_OBJECTS = 8u, /* ids, sizes and kinds */
+    LOAD_TARGET_IDS = 16u /* references as their targets' ids, unresolved */
 };
 
 /* Loads a dump for a subcommand, with a progress line on a terminal.
@@ -44,11 +45,11 @@ int cmd_load(graph *g, const char *path, const cmd_options *opt,
              unsigned keep);
 
 /* For the subcommands on one dump and object ids (args[1..]): checks the
- * ids, then loads args[0] keeping labels and the id index. Returns the
- * exit code: CLI_EXIT_OK or CLI_EXIT_INCOMPLETE with g loaded, else g is
- * freed. */
+ * ids, then loads args[0] keeping labels, objects, weak references unless
+ * --no-weak, and what keep adds. Returns the exit code: CLI_EXIT_OK or
+ * CLI_EXIT_INCOMPLETE with g loaded, else g is freed. */
 int cmd_load_for_ids(graph *g, char *const *args, int nargs,
-                     const cmd_options *opt);
+                     const cmd_options *opt, unsigned keep);
 
 /* Parses an object id as given on the command line: 0x-prefixed
  * hexadecimal or decimal. Returns 0, or -1 after a usage message. */

@@ -391,6 +391,12 @@ int graph_find(const graph *g, uint64_t id, uint32_t *node)
 static int resolve(loader *l)
 {
     graph *g = l->g;
+    if (l->opt->target_ids) { /* the ids are the answer's own terms */
+        g->nedges = g->off[g->nnodes];
+        g->target_id = (uint64_t *)(void *)l->raw;
+        l->raw = NULL;
+        return 0;
+    }
     if (graph_index_build(g) != 0)
         return -1;
     size_t w = 0, j = g->off[0], bi = 0, bw = 0;
@@ -516,6 +522,7 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
 void graph_drop_edges(graph *g)
 {
     DIFF_MEM_DROP(g->mem, g->dst);
+    DIFF_MEM_DROP(g->mem, g->target_id);
     DIFF_MEM_DROP(g->mem, g->label);
     DIFF_MEM_DROP(g->mem, g->big);
     g->nbig = g->capbig = 0;

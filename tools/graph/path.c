@@ -107,7 +107,7 @@ int cmd_path(const cmd_options *opt, char *const *args, int nargs)
         return CLI_EXIT_USAGE;
     }
     graph g;
-    int rc = cmd_load_for_ids(&g, args, nargs, opt);
+    int rc = cmd_load_for_ids(&g, args, nargs, opt, LOAD_INDEX);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         return rc;
     paths p;

@@ -88,9 +88,15 @@ static int by_ids(listing *l, char *const *ids, int nids)
             continue;
         }
         uint64_t before = l->rows;
-        for (size_t e = 0; e < g->nedges && !full(l); e++)
-            if (g->dst[e] == t)
-                row(l, t, e);
+        if (g->target_id != NULL) {
+            for (size_t e = 0; e < g->nedges && !full(l); e++)
+                if (g->target_id[e] == id)
+                    row(l, t, e);
+        } else {
+            for (size_t e = 0; e < g->nedges && !full(l); e++)
+                if (g->dst[e] == t)
+                    row(l, t, e);
+        }
         if (l->rows == before)
             cli_warn(g->d.name, "nothing in the dump references %s", ids[i]);
     }
@@ -105,7 +111,11 @@ int cmd_referrers(const cmd_options *opt, char *const *args, int nargs)
         return CLI_EXIT_USAGE;
     }
     graph g;
-    int rc = cmd_load_for_ids(&g, args, nargs, opt);
+    /* Given ids alone are found by comparing each reference with them:
+     * resolving every reference first would cost more than the answer
+     * (--class needs the targets' classes, so resolves). */
+    int rc = cmd_load_for_ids(&g, args, nargs, opt,
+                              opt->nclasses > 0 ? 0 : LOAD_TARGET_IDS);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         return rc;
     listing l = {&g, {0}, 0, opt->top};
