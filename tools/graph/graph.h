@@ -10,10 +10,11 @@
  * Per object: 8 bytes of id, 8 of size, 4 of kind (class, type, site),
  * 4 of edge offset, plus 4 per reference (and 4 more per reference when
  * labels are kept). Loading holds the references as 8-byte ids until
- * they are resolved to node numbers in place, with an id hash of about 6
- * bytes per object. Without keep_objects, only the offsets and edges stay
- * (ids are dropped once resolved): what the dominator tree needs, for
- * the least peak memory; graph_reread then brings the rest. With
+ * they are resolved to node numbers in place, with an id index of 5 to
+ * 10 bytes per object (id_index.h). Without keep_objects, only the
+ * offsets and edges stay (ids are dropped once resolved): what the
+ * dominator tree needs, for the least peak memory; graph_reread then
+ * brings the rest. With
  * target_ids, the references stay ids: at 30 million objects, building
  * the index and resolving take a fifth of a load, and more per object the
  * larger the dump (the index outgrows the caches). */
@@ -26,6 +27,7 @@
 #include "cli_dump.h"
 #include "cli_names.h"
 #include "diff_mem.h"
+#include "id_index.h"
 #include "tuples.h"
 
 /* The most objects plus roots a graph holds: node numbers are 32-bit and
@@ -83,8 +85,8 @@ typedef struct graph {
     graph_big_index *big;  /* index labels above GRAPH_LABEL_VALUE_MAX */
     size_t nbig, capbig;
     size_t nedges;
-    uint32_t *index;       /* id hash: node + 1 per slot, 0 empty */
-    size_t nindex;         /* slots, a power of two; 0 when dropped */
+    id_index index;        /* id -> node, when has_index */
+    int has_index;
     uint64_t bytes;        /* sum of object sizes */
     uint64_t dangling;     /* references to ids not in the dump */
     uint64_t weak_dropped; /* weak references left out (keep_weak = 0) */

@@ -304,77 +304,32 @@ static int append_roots(loader *l)
     return 0;
 }
 
-/* How far ahead the index's slots (and then their objects' ids) are
- * fetched into the cache: a lookup in a table of millions is two cache
- * misses, which run while the references before it are resolved. */
+/* How far ahead of a reference its region's slot is fetched into the
+ * cache, and half as far its run's ids (the slot is there by then). */
 #define GRAPH_PREFETCH 64
-
-static inline size_t id_slot(uint64_t id, size_t mask)
-{
-    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
 
 int graph_index_build(graph *g)
 {
-    /* At most 80% full: short probes, about 6 bytes per object. */
-    size_t n = 16;
-    while (n < (size_t)g->nobjects + g->nobjects / 4)
-        n *= 2;
     graph_index_drop(g);
-    g->index = diff_mem_alloc(g->mem, n * sizeof *g->index);
-    if (g->index == NULL)
+    if (id_index_build(&g->index, g->mem, g->id, g->nobjects) != 0)
         return -1;
-    memset(g->index, 0, n * sizeof *g->index);
-    g->nindex = n;
-    g->duplicates = 0;
-    size_t mask = n - 1;
-    for (uint32_t v = 0; v < g->nobjects; v++) {
-        uint64_t id = g->id[v];
-        /* the table outgrows the caches: ask for a slot ahead of time */
-        if (v + GRAPH_PREFETCH < g->nobjects)
-            __builtin_prefetch(&g->index[id_slot(g->id[v + GRAPH_PREFETCH], mask)],
-                               1);
-        size_t s = id_slot(id, mask);
-        for (;;) {
-            uint32_t e = g->index[s];
-            if (e == 0) {
-                g->index[s] = v + 1;
-                break;
-            }
-            if (g->id[e - 1] == id) { /* the first one keeps the id */
-                g->duplicates++;
-                break;
-            }
-            s = (s + 1) & mask;
-        }
-    }
+    g->has_index = 1;
+    g->duplicates = g->index.duplicates;
     return 0;
 }
 
 void graph_index_drop(graph *g)
 {
-    DIFF_MEM_DROP(g->mem, g->index);
-    g->nindex = 0;
-}
-
-static inline uint32_t index_lookup(const graph *g, uint64_t id)
-{
-    size_t mask = g->nindex - 1, s = id_slot(id, mask);
-    for (;;) {
-        uint32_t e = g->index[s];
-        if (e == 0)
-            return GRAPH_NONE;
-        if (g->id[e - 1] == id)
-            return e - 1;
-        s = (s + 1) & mask;
-    }
+    if (g->has_index)
+        id_index_free(&g->index, g->mem);
+    g->has_index = 0;
 }
 
 int graph_find(const graph *g, uint64_t id, uint32_t *node)
 {
     uint32_t v = GRAPH_NONE;
-    if (g->nindex > 0) {
-        v = index_lookup(g, id);
+    if (g->has_index) {
+        v = id_index_find(&g->index, id);
     } else {
         for (uint32_t i = 0; i < g->nobjects && v == GRAPH_NONE; i++)
             if (g->id[i] == id)
@@ -400,25 +355,21 @@ static int resolve(loader *l)
     if (graph_index_build(g) != 0)
         return -1;
     size_t w = 0, j = g->off[0], bi = 0, bw = 0;
-    size_t total = g->off[g->nnodes], mask = g->nindex - 1;
+    size_t total = g->off[g->nnodes];
+    const id_index *x = &g->index;
     for (uint32_t v = 0; v < g->nnodes; v++) {
         size_t end = g->off[v + 1];
         g->off[v] = (uint32_t)w;
         for (; j < end; j++) {
-            /* two stages ahead: the slot of the id GRAPH_PREFETCH on,
-             * the object of the id half as far on (its slot is in the
-             * cache by now). The ids ahead are not overwritten yet: the
-             * node numbers written (4 bytes each) stay behind them. */
+            /* two stages ahead; the ids ahead are not overwritten yet:
+             * the node numbers written (4 bytes each) stay behind them */
             if (j + GRAPH_PREFETCH < total)
-                __builtin_prefetch(&g->index[id_slot(
-                    get_u64(l->raw, j + GRAPH_PREFETCH), mask)]);
-            if (j + GRAPH_PREFETCH / 2 < total) {
-                uint32_t e = g->index[id_slot(
-                    get_u64(l->raw, j + GRAPH_PREFETCH / 2), mask)];
-                if (e != 0)
-                    __builtin_prefetch(&g->id[e - 1]);
-            }
-            uint32_t t = index_lookup(g, get_u64(l->raw, j));
+                __builtin_prefetch(id_index_slot_addr(
+                    x, get_u64(l->raw, j + GRAPH_PREFETCH)));
+            if (j + GRAPH_PREFETCH / 2 < total)
+                __builtin_prefetch(id_index_run_addr(
+                    x, get_u64(l->raw, j + GRAPH_PREFETCH / 2)));
+            uint32_t t = id_index_find(x, get_u64(l->raw, j));
             int big = bi < g->nbig && g->big[bi].edge == j;
             if (t == GRAPH_NONE) {
                 g->dangling++;
