@@ -356,7 +356,9 @@ static int resolve(loader *l)
         return -1;
     size_t w = 0, j = g->off[0], bi = 0, bw = 0;
     size_t total = g->off[g->nnodes];
-    const id_index *x = &g->index;
+    /* a copy, so that its fields stay in registers: the stores below
+     * (through unsigned char) could otherwise change g->index */
+    const id_index local = g->index, *x = &local;
     for (uint32_t v = 0; v < g->nnodes; v++) {
         size_t end = g->off[v + 1];
         g->off[v] = (uint32_t)w;
