@@ -186,7 +186,7 @@ Test(graph_load, target_ids_are_the_references_unresolved)
                        .target_ids = 1};
     cr_assert_eq(graph_load(&t, d.path, &o), CLI_EXIT_OK);
     cr_assert_null(t.dst);
-    cr_assert(!t.has_index);
+    cr_assert(!id_index_built(&t.index));
     cr_assert_eq(t.dangling + t.duplicates, 0u, "nothing resolved");
     cr_assert_eq(t.nnodes, r.nnodes);
     cr_assert_eq(t.nedges, r.nedges + 1, "0xdead stays");

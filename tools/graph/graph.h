@@ -84,8 +84,7 @@ typedef struct graph {
     graph_big_index *big;  /* index labels above GRAPH_LABEL_VALUE_MAX */
     size_t nbig, capbig;
     size_t nedges;
-    id_index index;        /* id -> node, when has_index */
-    int has_index;
+    id_index index;        /* id -> node, when id_index_built */
     uint64_t bytes;        /* sum of object sizes */
     uint64_t dangling;     /* references to ids not in the dump */
     uint64_t weak_dropped; /* weak references left out (keep_weak = 0) */

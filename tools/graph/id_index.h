@@ -97,10 +97,16 @@ static inline uint32_t id_probe(const uint64_t *ids, const uint32_t *slot,
     return ID_NONE;
 }
 
+/* Whether x is built (a zeroed or freed index is not). */
+static inline int id_index_built(const id_index *x)
+{
+    return x->slot != NULL;
+}
+
 /* The node of the object with this id, or ID_NONE. */
 static inline uint32_t id_index_find(const id_index *x, uint64_t id)
 {
-    if (x->slot == NULL)
+    if (!id_index_built(x))
         return ID_NONE;
     int full;
     size_t limit = x->shift == ID_PLAIN ? SIZE_MAX : ID_WINDOW;
@@ -122,7 +128,7 @@ static inline const void *id_index_slot_addr(const id_index *x, uint64_t id)
                            : (const void *)x;
 }
 
-static inline const void *id_index_run_addr(const id_index *x, uint64_t id)
+static inline const void *id_index_id_addr(const id_index *x, uint64_t id)
 {
     if (x->slot == NULL)
         return x;

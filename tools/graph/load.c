@@ -304,8 +304,8 @@ static int append_roots(loader *l)
     return 0;
 }
 
-/* How far ahead of a reference its region's slot is fetched into the
- * cache, and half as far its run's ids (the slot is there by then). */
+/* How far ahead of a reference its home slot is fetched into the cache,
+ * and half as far the id that slot holds (the slot is there by then). */
 #define GRAPH_PREFETCH 64
 
 int graph_index_build(graph *g)
@@ -313,22 +313,19 @@ int graph_index_build(graph *g)
     graph_index_drop(g);
     if (id_index_build(&g->index, g->mem, g->id, g->nobjects) != 0)
         return -1;
-    g->has_index = 1;
     g->duplicates = g->index.duplicates;
     return 0;
 }
 
 void graph_index_drop(graph *g)
 {
-    if (g->has_index)
-        id_index_free(&g->index, g->mem);
-    g->has_index = 0;
+    id_index_free(&g->index, g->mem);
 }
 
 int graph_find(const graph *g, uint64_t id, uint32_t *node)
 {
     uint32_t v = GRAPH_NONE;
-    if (g->has_index) {
+    if (id_index_built(&g->index)) {
         v = id_index_find(&g->index, id);
     } else {
         for (uint32_t i = 0; i < g->nobjects && v == GRAPH_NONE; i++)
@@ -369,7 +366,7 @@ static int resolve(loader *l)
                 __builtin_prefetch(id_index_slot_addr(
                     x, get_u64(l->raw, j + GRAPH_PREFETCH)));
             if (j + GRAPH_PREFETCH / 2 < total)
-                __builtin_prefetch(id_index_run_addr(
+                __builtin_prefetch(id_index_id_addr(
                     x, get_u64(l->raw, j + GRAPH_PREFETCH / 2)));
             uint32_t t = id_index_find(x, get_u64(l->raw, j));
             int big = bi < g->nbig && g->big[bi].edge == j;

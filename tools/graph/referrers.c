@@ -88,15 +88,10 @@ static int by_ids(listing *l, char *const *ids, int nids)
             continue;
         }
         uint64_t before = l->rows;
-        if (g->target_id != NULL) {
-            for (size_t e = 0; e < g->nedges && !full(l); e++)
-                if (g->target_id[e] == id)
-                    row(l, t, e);
-        } else {
-            for (size_t e = 0; e < g->nedges && !full(l); e++)
-                if (g->dst[e] == t)
-                    row(l, t, e);
-        }
+        for (size_t e = 0; e < g->nedges && !full(l); e++)
+            if (g->target_id != NULL ? g->target_id[e] == id
+                                     : g->dst[e] == t)
+                row(l, t, e);
         if (l->rows == before)
             cli_warn(g->d.name, "nothing in the dump references %s", ids[i]);
     }
