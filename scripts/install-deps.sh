@@ -23,7 +23,15 @@ set -eu
 # against snapshots the real Node writes (skipped without it).
 # openjdk-17-jdk-headless: tests/cli/import_hprof.sh checks the HPROF
 # import against a real JVM's jmap -dump and jmap -histo (skipped without).
-PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo chromium nodejs openjdk-17-jdk-headless"
+# gdb: gcore writes the cores heapfmt-core reads in tests, and the attach
+# tools (heapfmt-ruby, heapfmt-malloc -p) inject through it at run time.
+# libc6-dbg: heapfmt-core is tested with glibc's symbols and without.
+# libjemalloc2, libtcmalloc-minimal4, libmimalloc2.0: the allocators that
+# heapfmt-core detects and heapfmt-replay replays under.
+# golang-go: `go tool pprof` reads heapfmt-export's pprof profiles in tests.
+# clickhouse-server, clickhouse-client: a real engine loads the exports.
+# heaptrack: the malloc tracker's peer in make bench.
+PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo chromium nodejs openjdk-17-jdk-headless gdb libc6-dbg libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 golang-go clickhouse-server clickhouse-client heaptrack"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-like system; make sure these (or your"
