@@ -19,6 +19,10 @@
 
 #define V8_MAX_FIELDS VS_MAX_UINTS /* node or edge fields (V8 has 7, 3) */
 #define V8_MAX_TYPES 255  /* node or edge types (a type index is a byte) */
+#define V8_TYPE_UNKNOWN V8_MAX_TYPES /* a node type index beyond
+                                        meta.node_types (older Chrome's
+                                        snapshots use types their meta
+                                        does not list): class "(unknown)" */
 #define V8_MAX_NAME 256   /* bytes of a field or type name */
 #define V8_NO_NAME UINT32_MAX /* a name index beyond what a u32 holds */
 
@@ -90,10 +94,12 @@ typedef struct v8 {
     uint64_t missing;  /* names referring past the strings read */
 
     /* per node type and edge type */
-    uint32_t type_sid[V8_MAX_TYPES];
-    int type_by_name[V8_MAX_TYPES]; /* class named by the node's name */
-    int type_synthetic[V8_MAX_TYPES];
-    int type_value[V8_MAX_TYPES]; /* the node's name is its value */
+    uint32_t type_sid[V8_MAX_TYPES + 1];  /* [V8_TYPE_UNKNOWN] too */
+    int type_by_name[V8_MAX_TYPES + 1]; /* class named by the node's name */
+    int type_synthetic[V8_MAX_TYPES + 1];
+    int type_value[V8_MAX_TYPES + 1]; /* the node's name is its value */
+    uint64_t unknown_nodes;       /* nodes of a type beyond the meta */
+    uint64_t unknown_first;       /* the first such type index */
     int edge_kind[V8_MAX_TYPES];
 
     /* one object's references, sized by the largest edge count written */
@@ -411,9 +417,12 @@ static int read_nodes(v8 *m)
                            &more)) != VS_OK)
             return rc;
         uint64_t type = f[l->n_type], edges = f[l->n_edges], name = f[l->n_name];
-        if (type >= l->node_types.n)
-            return bad_at(s, vs_uints_offset(s, l->n_type),
-                          "a node type beyond snapshot.meta.node_types");
+        if (type >= l->node_types.n) {
+            /* DevTools goes on too (its class name is then "(undefined)") */
+            if (m->unknown_nodes++ == 0)
+                m->unknown_first = type;
+            type = V8_TYPE_UNKNOWN;
+        }
         if (edges > UINT32_MAX || m->nn == UINT32_MAX)
             return bad_at(s, vs_uints_offset(s, l->n_edges),
                           "more edges or nodes than V8 can have");
@@ -662,6 +671,17 @@ static int write_types(v8 *m)
         k.name = name;
         k.name_len = strlen(name);
         if ((rc = heapfmt_write_class(m->w, &k)) != HEAPFMT_OK)
+            return rc;
+        m->st->classes++;
+    }
+    if (m->unknown_nodes > 0) {
+        int rc = heapfmt_write_string(m->w, "unknown", 7,
+                                      &m->type_sid[V8_TYPE_UNKNOWN]);
+        heapfmt_class k = {0};
+        k.id = V8_CLASS_OF_TYPE(V8_TYPE_UNKNOWN);
+        k.name = "(unknown)";
+        k.name_len = 9;
+        if (rc != HEAPFMT_OK || (rc = heapfmt_write_class(m->w, &k)) != HEAPFMT_OK)
             return rc;
         m->st->classes++;
     }
@@ -920,6 +940,12 @@ int v8_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         if (!m->stopped)
             result = IMPORT_INCOMPLETE;
     }
+    if (m->unknown_nodes > 0)
+        say(m, IMPORT_DIAG_WARNING,
+            "%llu nodes of a type beyond snapshot.meta.node_types (the first "
+            "of type %llu; the meta lists %u): class \"(unknown)\", type "
+            "\"unknown\"", (unsigned long long)m->unknown_nodes,
+            (unsigned long long)m->unknown_first, m->lay.node_types.n);
     if (m->stopped)
         say(m, IMPORT_DIAG_WARNING,
             "written what came before: %zu nodes, %zu edges, %zu strings",
