@@ -41,6 +41,18 @@ static void collect(void *ctx, int kind, uint64_t line, const char *msg)
 /* --preview of the imports (a test changes it and puts it back) */
 static size_t preview = IMPORT_PREVIEW;
 
+/* HPROF: --jvm, --dump, and whether the input can be read again (a
+ * regular file) or not (a pipe); a test changes them and puts them back */
+static const char *jvm_option;
+static unsigned dump_option;
+static int rereadable;
+
+static int rewind_mem(void *opaque)
+{
+    ((tsource *)opaque)->pos = 0;
+    return 0;
+}
+
 /* Imports len bytes at data read by policy (enum tsrc_policy), --from
  * (enum sniff_kind), with or without --strict. */
 static void import_mem(run *R, const void *data, size_t len, int policy,
@@ -61,6 +73,9 @@ static void import_mem(run *R, const void *data, size_t len, int policy,
     o.strict = strict;
     o.from = from;
     o.preview = preview;
+    o.jvm = jvm_option;
+    o.hprof_dump = dump_option;
+    o.rewind = rereadable ? rewind_mem : NULL;
     R->result = import_run(w, tsource_read, &src, &o, &R->st);
     if (R->result != IMPORT_FAILED)
         R->finish = heapfmt_writer_finish(w);
@@ -90,6 +105,7 @@ typedef struct heap {
     char roots[4][32];
     uint64_t root_ref[4][4];
     size_t nroots, root_n[4];
+    char model[400]; /* META jvm.size_model, if any */
 } heap;
 
 static void take_refs(heapfmt_reader *r, ref *out, size_t *n, size_t max)
@@ -159,6 +175,9 @@ static void read_heap(heap *h, const tbuf *dump, const char *format,
     const heapfmt_rmeta *m = heapfmt_reader_meta_get(r, "import.format");
     cr_assert(m && strcmp(m->text, format) == 0, "import.format %s",
               m ? m->text : "missing");
+    const heapfmt_rmeta *jm = heapfmt_reader_meta_get(r, "jvm.size_model");
+    if (jm)
+        snprintf(h->model, sizeof h->model, "%s", jm->text);
     m = heapfmt_reader_meta_get(r, "ids_stable");
     cr_assert(m && m->type == HEAPFMT_META_UINT &&
               m->uint_value == (uint64_t)ids_stable);

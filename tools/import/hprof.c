@@ -17,6 +17,7 @@
 #include "fit.h"
 #include "hf_common.h"
 #include "hprof.h"
+#include "jescape.h"
 #include "jscan.h"
 #include "jvm_layout.h"
 #include "meta.h"
@@ -25,6 +26,7 @@
 enum {
     TAG_UTF8 = 0x01,
     TAG_LOAD_CLASS = 0x02,
+    TAG_CONTROL_SETTINGS = 0x0e, /* written by the hprof agent only */
     TAG_HEAP_DUMP = 0x0c,
     TAG_HEAP_DUMP_SEGMENT = 0x1c,
     TAG_HEAP_DUMP_END = 0x2c
@@ -70,6 +72,7 @@ enum {
                                       slots of its whole chain, so memory
                                       grows with depth x fields; the JDK's
                                       deepest chains have about 10 */
+#define HP_LISTED 8                /* dumps whose offsets a message lists */
 #define HP_PRIM_CLASS(t) ((uint64_t)(t)) /* class ids of primitive arrays
                                     never named by LOAD CLASS (addresses
                                     are never this small) */
@@ -112,7 +115,8 @@ typedef struct hp_class {
     uint64_t id, super_id;
     uint32_t name;              /* string index (LOAD CLASS), HP_NONE */
     uint32_t fields_at, nfields; /* in hp.fields */
-    uint8_t dumped;             /* its CLASS DUMP was read */
+    uint8_t dumped;             /* its CLASS DUMP was read: fields known */
+    uint8_t written;            /* its CLASS record and object written */
     uint8_t laid;               /* LAID_*: layout, size and slots */
     uint64_t failed_at;         /* LAID_FAILED: hp.dumps then (tried
                                    again after more CLASS DUMPs) */
@@ -141,6 +145,31 @@ typedef struct hp {
     uint64_t seg_left; /* bytes left in the heap dump record being read */
     int in_seg;
     int end_due;      /* a segment was read: HEAP DUMP END must follow */
+
+    /* passes: a regular file is read twice, the first time for the
+     * classes only (instances may come before their class), quietly */
+    int pass;         /* 0 the only pass (a pipe), 1 classes, 2 the rest */
+    int meta_done;    /* META written (before the first heap record) */
+    char version[32]; /* "JAVA PROFILE 1.0.2" */
+
+    /* heap dumps: a HEAP DUMP record, or HEAP DUMP SEGMENTs up to their
+     * HEAP DUMP END, is one; only one of them is imported */
+    unsigned want;        /* the one imported, 1-based */
+    unsigned ndumps;      /* begun so far */
+    unsigned total;       /* all of them (after pass 1), 0 unknown */
+    int seg_open;         /* in a dump of segments not ended yet */
+    uint64_t dump_at[HP_LISTED]; /* where the first ones begin */
+
+    /* the object layout model: --jvm, else from the dump */
+    int agent;            /* CONTROL SETTINGS: the hprof agent wrote it,
+                             its ids are serial numbers, not addresses */
+    const char *model_how; /* how the model was chosen, for META */
+    /* model votes: an array that ends where the next object begins
+     * under model k (HotSpot writes objects in address order) */
+    uint64_t prev_id;
+    uint64_t prev_size[4];
+    int prev_array;
+    uint64_t votes[4], voted;
 
     /* UTF8 records: id -> index; text in one buffer */
     hf_map str_of;
@@ -200,7 +229,11 @@ typedef struct hp {
 /* ------------------------------------------------------------------ */
 
 #define say(m, kind, ...)                                                  \
-    import_say((m)->opt, (m)->msg, sizeof (m)->msg, (kind), 0, __VA_ARGS__)
+    do {                                                                   \
+        if ((m)->pass != 1)                                                \
+            import_say((m)->opt, (m)->msg, sizeof (m)->msg, (kind), 0,     \
+                       __VA_ARGS__);                                       \
+    } while (0)
 
 /* Results of the reading steps. */
 enum { HP_OK = 0, HP_STOP = 1 };
@@ -746,6 +779,173 @@ static int prim_class(hp *m, unsigned t, uint64_t *id)
 }
 
 /* ------------------------------------------------------------------ */
+/* The layout model                                                    */
+/* ------------------------------------------------------------------ */
+
+/* The models a dump is checked against, in the order of preference when
+ * their votes are equal. */
+static const jl_model *const hp_models[4] = {&jl_compressed, &jl_32bit,
+                                             &jl_compressed_class, &jl_wide};
+
+/* Whether model k can have written ids of m->idsz bytes. */
+static int model_fits(const hp *m, unsigned k)
+{
+    return (hp_models[k] == &jl_32bit) == (m->idsz == 4);
+}
+
+/* An object record at id (an array of n elements of es bytes, es 0 for
+ * references, when array): the previous one votes for the models under
+ * which it ends where this one begins. */
+static void observe(hp *m, uint64_t id, int array, uint32_t n, unsigned es)
+{
+    if (m->agent)
+        return; /* serial numbers, not addresses */
+    if (m->prev_array && id > m->prev_id) {
+        uint64_t delta = id - m->prev_id;
+        int any = 0;
+        for (unsigned k = 0; k < 4; k++)
+            if (delta == m->prev_size[k] && model_fits(m, k)) {
+                m->votes[k]++;
+                any = 1;
+            }
+        m->voted += any;
+    }
+    m->prev_array = array;
+    m->prev_id = id;
+    if (array)
+        for (unsigned k = 0; k < 4; k++)
+            m->prev_size[k] = jl_array_size(hp_models[k], n,
+                                            es ? es : hp_models[k]->ref);
+}
+
+/* The model the votes name (the preferred one among equals), or NULL
+ * when no array voted. */
+static const jl_model *voted_model(const hp *m, uint64_t *votes)
+{
+    unsigned best = 4;
+    for (unsigned k = 0; k < 4; k++)
+        if (model_fits(m, k) && m->votes[k] > 0 &&
+            (best == 4 || m->votes[k] > m->votes[best]))
+            best = k;
+    if (best == 4)
+        return NULL;
+    *votes = m->votes[best];
+    return hp_models[best];
+}
+
+/* Chooses the model before the first object is sized: --jvm; else, after
+ * a first pass, the votes; else from the header: 4-byte ids are a 32-bit
+ * JVM's addresses (HotSpot writes its pointer size), except in the hprof
+ * agent's dumps (its own serial numbers, whatever the JVM). */
+static void choose_model(hp *m)
+{
+    static char how[160];
+    uint64_t v = 0;
+    const jl_model *voted = m->pass == 2 ? voted_model(m, &v) : NULL;
+    if (m->opt->jvm) {
+        m->model = jl_model_named(m->opt->jvm);
+        m->model_how = "--jvm";
+    } else if (m->agent) {
+        m->model = &jl_compressed;
+        m->model_how = "assumed: the hprof agent's dumps do not say; --jvm "
+                       "sets it";
+    } else if (voted) {
+        m->model = voted;
+        snprintf(how, sizeof how, "detected: %llu of %llu arrays followed by "
+                 "an object end where it begins under this model",
+                 (unsigned long long)v, (unsigned long long)m->voted);
+        m->model_how = how;
+    } else if (m->idsz == 4) {
+        m->model = &jl_32bit;
+        m->model_how = "detected: 4-byte ids";
+    } else {
+        m->model = &jl_compressed;
+        m->model_how = "assumed: the most common; --jvm sets it";
+    }
+    if (!m->model)
+        m->model = &jl_compressed;
+}
+
+/* Whether the n bytes at p are UTF-8, but for a character the end cuts. */
+static int utf8_text(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2
+                   : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4
+                   : 0;
+        if (len == 0)
+            return 0;
+        for (size_t j = 1; j < len; j++) {
+            if (i + j >= n)
+                return 1; /* cut by the preview */
+            if ((p[i + j] & 0xc0) != 0x80)
+                return 0;
+        }
+        if (len == 3 && ((c == 0xe0 && p[i + 1] < 0xa0) ||
+                         (c == 0xed && p[i + 1] >= 0xa0)))
+            return 0; /* overlong, or a surrogate */
+        if (len == 4 && ((c == 0xf0 && p[i + 1] < 0x90) ||
+                         (c == 0xf4 && p[i + 1] >= 0x90)))
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* The value preview of a primitive array's first n bytes at p, as UTF-8
+ * of at most max bytes in out: a byte[] that is UTF-8 as it is, else as
+ * Latin-1 (what a compact String with coder 0 holds); a char[] (a String
+ * before JDK 9) from UTF-16, big-endian as HPROF writes it. */
+static size_t preview_text(const uint8_t *p, size_t n, unsigned t, char *out,
+                           size_t max)
+{
+    size_t o = 0;
+    char c[4];
+    if (t == T_BYTE && utf8_text(p, n)) {
+        /* less a character the end of the preview cuts */
+        o = n;
+        size_t j = n;
+        while (j > 0 && n - j < 3 && (p[j - 1] & 0xc0) == 0x80)
+            j--;
+        if (j > 0 && p[j - 1] >= 0xc0) {
+            unsigned lead = p[j - 1];
+            size_t len = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+            if (j - 1 + len > n)
+                o = j - 1;
+        }
+        memcpy(out, p, o);
+        return o;
+    }
+    for (size_t i = 0; i < n;) {
+        unsigned long cp;
+        if (t == T_BYTE) {
+            cp = p[i++];
+        } else {
+            if (i + 1 >= n)
+                break;
+            cp = (unsigned long)p[i] << 8 | p[i + 1];
+            i += 2;
+            if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < n &&
+                (p[i] & 0xfc) == 0xdc) {
+                unsigned long lo = (unsigned long)p[i] << 8 | p[i + 1];
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                i += 2;
+            } else if (cp >= 0xd800 && cp < 0xe000) {
+                cp = 0xfffd; /* an unpaired surrogate */
+            }
+        }
+        size_t k = jescape_utf8(c, cp);
+        if (o + k > max)
+            break;
+        memcpy(out + o, c, k);
+        o += k;
+    }
+    return o;
+}
+
+/* ------------------------------------------------------------------ */
 /* Heap dump sub-records                                               */
 /* ------------------------------------------------------------------ */
 
@@ -779,11 +979,14 @@ static int read_root(hp *m, int tag, uint64_t start)
     const uint8_t *p;
     int rc;
     SUB_TAKE(n, "a GC root record");
-    WRITE(add_root(m, tag, be_id(m, p)));
+    if (m->pass != 1)
+        WRITE(add_root(m, tag, be_id(m, p)));
     return HP_OK;
 }
 
-/* CLASS DUMP: the class, its statics (references kept), its fields. */
+/* CLASS DUMP: the class, its statics (references kept), its fields. The
+ * first pass keeps the fields only; the writing pass writes the class and
+ * its object (the fields from the first pass, or read now). */
 static int read_class_dump(hp *m, uint64_t start)
 {
     const uint8_t *p;
@@ -795,9 +998,11 @@ static int read_class_dump(hp *m, uint64_t start)
     uint32_t ci;
     if (class_index(m, cid, &ci) != 0)
         return no_memory(m);
-    int dup = m->cls[ci].dumped;
+    int have_fields = m->cls[ci].dumped;
+    int dup = m->pass == 2 ? m->cls[ci].written : have_fields;
     if (dup)
         m->dup_classes++;
+    int writing = m->pass != 1 && !dup;
 
     /* the constant pool: skipped */
     SUB_TAKE(2, "a CLASS DUMP record");
@@ -827,7 +1032,7 @@ static int read_class_dump(hp *m, uint64_t start)
         statics += t == T_OBJECT ? m->model->ref : vs;
         SUB_TAKE(vs, "a CLASS DUMP static field");
         uint64_t ref = t == T_OBJECT ? be_id(m, p) : 0;
-        if (ref == 0)
+        if (ref == 0 || !writing)
             continue;
         uint32_t sid;
         WRITE(str_sid(m, name, &sid));
@@ -837,7 +1042,8 @@ static int read_class_dump(hp *m, uint64_t start)
     /* instance fields: the class's layout */
     SUB_TAKE(2, "a CLASS DUMP record");
     unsigned nf = (unsigned)p[0] << 8 | p[1];
-    if (!dup && grow((void **)&m->fields, &m->fieldcap, m->nfields + nf,
+    int keep = !have_fields;
+    if (keep && grow((void **)&m->fields, &m->fieldcap, m->nfields + nf,
                      sizeof *m->fields) != 0)
         return no_memory(m);
     for (unsigned i = 0; i < nf; i++) {
@@ -845,20 +1051,23 @@ static int read_class_dump(hp *m, uint64_t start)
         unsigned t = p[id];
         if (value_size(m, t) == 0)
             return corrupt(m, start, "field of unknown type %u", t);
-        if (dup)
+        if (!keep)
             continue;
         m->fields[m->nfields + i].name = str_index(m, be_id(m, p));
         m->fields[m->nfields + i].type = (uint8_t)t;
     }
-    if (dup)
-        return HP_OK;
     hp_class *k = &m->cls[ci];
-    k->dumped = 1;
-    m->dumps++;
-    k->super_id = super;
-    k->fields_at = (uint32_t)m->nfields;
-    k->nfields = nf;
-    m->nfields += nf;
+    if (keep) {
+        k->dumped = 1;
+        m->dumps++;
+        k->super_id = super;
+        k->fields_at = (uint32_t)m->nfields;
+        k->nfields = nf;
+        m->nfields += nf;
+    }
+    if (!writing)
+        return HP_OK;
+    k->written = 1;
     WRITE(write_class(m, ci));
 
     /* the class object, written once java.lang.Class can be laid out */
@@ -932,6 +1141,10 @@ static int read_instance(hp *m, uint64_t start)
     if (len > m->seg_left)
         return corrupt(m, start, "an INSTANCE DUMP of %u bytes runs past the "
                        "end of its heap dump record", len);
+    if (m->pass != 2)
+        observe(m, o.id, 0, 0, 0);
+    if (m->pass == 1)
+        return skip_sub(m, len, start, "an INSTANCE DUMP record");
     SUB_TAKE(len, "an INSTANCE DUMP record");
     uint32_t ci;
     int ready = 0;
@@ -981,6 +1194,10 @@ static int read_obj_array(hp *m, uint64_t start)
     if ((uint64_t)n * id > m->seg_left)
         return corrupt(m, start, "an OBJ ARRAY DUMP of %u elements runs past "
                        "the end of its heap dump record", n);
+    if (m->pass != 2)
+        observe(m, o.id, 1, n, 0);
+    if (m->pass == 1)
+        return skip_sub(m, (uint64_t)n * id, start, "an OBJ ARRAY DUMP record");
     /* elements in chunks, kept up to what one record holds */
     size_t nrefs = 0;
     uint32_t done = 0;
@@ -1022,20 +1239,26 @@ static int read_prim_array(hp *m, uint64_t start)
     if (bytes > m->seg_left)
         return corrupt(m, start, "a PRIM ARRAY DUMP of %u elements runs past "
                        "the end of its heap dump record", n);
+    if (m->pass != 2)
+        observe(m, o.id, 1, n, es);
+    if (m->pass == 1)
+        return skip_sub(m, bytes, start, "a PRIM ARRAY DUMP record");
     WRITE(prim_class(m, t, &o.class_id));
     o.type = m->sid_primarray;
     o.size = jl_array_size(m->model, n, es);
     char preview[JS_VALUE_MAX];
-    size_t keep = 0;
-    if (t == T_BYTE && m->opt->preview) {
-        keep = bytes < m->opt->preview ? (size_t)bytes : m->opt->preview;
-        if (keep > sizeof preview)
-            keep = sizeof preview;
+    size_t keep = 0, max = m->opt->preview;
+    if (max > sizeof preview)
+        max = sizeof preview;
+    if ((t == T_BYTE || t == T_CHAR) && max) {
+        /* a char takes at least one byte of UTF-8, two of UTF-16 */
+        keep = t == T_CHAR ? 2 * max : max;
+        if (keep > bytes)
+            keep = (size_t)bytes;
         SUB_TAKE(keep, "a PRIM ARRAY DUMP record");
-        memcpy(preview, p, keep);
         o.fields |= HEAPFMT_F_VALUE;
         o.value = preview;
-        o.value_len = keep;
+        o.value_len = preview_text(p, keep, t, preview, max);
     }
     if ((rc = skip_sub(m, bytes - keep, start, "a PRIM ARRAY DUMP record")))
         return rc;
@@ -1098,7 +1321,7 @@ int hprof_magic(const char *p, size_t n)
 }
 
 /* The header: the version text and its NUL, the id size, the time. */
-static int read_header(hp *m, char *version, size_t cap)
+static int read_header(hp *m)
 {
     size_t have = lr_need(&m->r, 64);
     const char *p = (const char *)lr_bytes(&m->r);
@@ -1113,7 +1336,7 @@ static int read_header(hp *m, char *version, size_t cap)
         return have < 64 ? cut(m, "the header")
                          : corrupt(m, 0, "the HPROF version text does not end");
     size_t vlen = (size_t)(nul - p);
-    snprintf(version, cap, "%.*s", (int)vlen, p);
+    snprintf(m->version, sizeof m->version, "%.*s", (int)vlen, p);
     lr_take(&m->r, vlen + 1);
     const uint8_t *h = take(m, 12);
     if (!h)
@@ -1125,21 +1348,25 @@ static int read_header(hp *m, char *version, size_t cap)
     return HP_OK;
 }
 
-static int write_meta(hp *m, const char *version)
+/* META, once the model is chosen: before the first heap record. */
+static int write_meta(hp *m)
 {
     int rc;
     char fmt[64];
-    snprintf(fmt, sizeof fmt, "hprof (%s)", version);
+    snprintf(fmt, sizeof fmt, "hprof (%s)", m->version);
     if ((rc = meta_write(m->w, "java", fmt, m->opt->source)) ||
         (rc = heapfmt_write_meta_uint(m->w, "ids_stable", 0)) ||
-        (rc = heapfmt_write_meta_uint(m->w, "hprof.id_size", m->idsz)))
+        (rc = heapfmt_write_meta_uint(m->w, "hprof.id_size", m->idsz)) ||
+        (rc = heapfmt_write_meta_uint(m->w, "hprof.dump", m->want)))
         return rc;
-    char model[160];
+    if (m->total && (rc = heapfmt_write_meta_uint(m->w, "hprof.dumps", m->total)))
+        return rc;
+    char model[400];
     snprintf(model, sizeof model,
              "hotspot %s: %u-byte object header, %u-byte array header, "
-             "%u-byte references, JDK 15+ field layout, 8-byte alignment",
+             "%u-byte references, JDK 15+ field layout, 8-byte alignment (%s)",
              m->model->name, m->model->header, m->model->array_header,
-             m->model->ref);
+             m->model->ref, m->model_how);
     if ((rc = heapfmt_write_meta_text(m->w, "jvm.size_model", model)))
         return rc;
     static const struct {
@@ -1157,17 +1384,36 @@ static int write_meta(hp *m, const char *version)
         if ((rc = heapfmt_write_string(m->w, sids[i].text, strlen(sids[i].text),
                                        (uint32_t *)((char *)m + sids[i].off))))
             return rc;
+    m->meta_done = 1;
     return HEAPFMT_OK;
 }
 
-static int read_all(hp *m)
+/* A heap dump begins at byte start. */
+static void begin_dump(hp *m, uint64_t start)
 {
-    char version[32];
-    int rc = read_header(m, version, sizeof version);
-    if (rc != HP_OK)
-        return rc;
-    if ((rc = write_meta(m, version)) != HEAPFMT_OK)
-        return writer_failed(m, rc);
+    if (m->ndumps < HP_LISTED)
+        m->dump_at[m->ndumps] = start;
+    if (m->ndumps < UINT32_MAX)
+        m->ndumps++;
+}
+
+/* "2 heap dumps (at bytes 80886, 284583)" in buf. */
+static void list_dumps(const hp *m, unsigned n, char *buf, size_t cap)
+{
+    size_t o = (size_t)snprintf(buf, cap, "%u heap dump%s (at byte%s", n,
+                                n == 1 ? "" : "s", n == 1 ? "" : "s");
+    for (unsigned i = 0; i < n && i < HP_LISTED && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s %llu", i ? "," : "",
+                              (unsigned long long)m->dump_at[i]);
+    if (o < cap)
+        snprintf(buf + o, cap - o, "%s)", n > HP_LISTED ? ", ..." : "");
+}
+
+/* One pass over the records after the header: pass 1 reads the names and
+ * the chosen dump's classes, the others write. */
+static int read_records(hp *m)
+{
+    int rc;
     for (;;) {
         uint64_t start = lr_offset(&m->r);
         size_t have = lr_need(&m->r, 9);
@@ -1188,26 +1434,52 @@ static int read_all(hp *m)
             return cut(m, "a record header");
         unsigned tag = p[0];
         uint64_t len = be32(p + 5);
+        int read = 0; /* the record's body was read (else it is skipped) */
         switch (tag) {
         case TAG_UTF8:
-            rc = read_utf8(m, len, start);
+            if (m->pass != 2) {
+                rc = read_utf8(m, len, start);
+                read = 1;
+            }
             break;
         case TAG_LOAD_CLASS:
-            rc = read_load_class(m, len, start);
+            if (m->pass != 2) {
+                rc = read_load_class(m, len, start);
+                read = 1;
+            }
             break;
-        case TAG_HEAP_DUMP_SEGMENT:
-            m->end_due = 1;
-            /* fall through */
+        case TAG_CONTROL_SETTINGS:
+            m->agent = 1;
+            break;
         case TAG_HEAP_DUMP:
+        case TAG_HEAP_DUMP_SEGMENT:
+            /* as jhat counts them: each HEAP DUMP is a dump, and so are
+             * the SEGMENTs up to a HEAP DUMP END */
+            if (tag == TAG_HEAP_DUMP || !m->seg_open)
+                begin_dump(m, start);
+            m->seg_open = tag == TAG_HEAP_DUMP_SEGMENT;
+            if (m->ndumps != m->want)
+                break;
+            m->end_due = m->seg_open;
+            if (m->pass != 1 && !m->meta_done) {
+                if (m->pass == 0)
+                    choose_model(m);
+                if ((rc = write_meta(m)) != HEAPFMT_OK)
+                    return writer_failed(m, rc);
+            }
             rc = read_heap(m, len);
+            read = 1;
             break;
         case TAG_HEAP_DUMP_END:
-            m->end_due = 0;
-            rc = lr_skip(&m->r, len) < len ? cut(m, "a record") : HP_OK;
+            if (m->seg_open && m->ndumps == m->want)
+                m->end_due = 0;
+            m->seg_open = 0;
             break;
-        default: /* stack traces, threads, heap dump end...: not needed */
-            rc = lr_skip(&m->r, len) < len ? cut(m, "a record") : HP_OK;
+        default: /* stack traces, threads...: not needed */
+            break;
         }
+        if (!read)
+            rc = lr_skip(&m->r, len) < len ? cut(m, "a record") : HP_OK;
         if (rc != HP_OK)
             return rc;
     }
@@ -1237,6 +1509,47 @@ static void hp_free(hp *m)
     free(m);
 }
 
+/* Reads the dump: twice from a regular file (the classes first, quietly,
+ * and the model votes), once from a pipe. */
+static void read_dump(hp *m, lr_read_fn read, void *opaque)
+{
+    const import_options *opt = m->opt;
+    if (read_header(m) != HP_OK)
+        return;
+    if (!opt->rewind) {
+        read_records(m);
+        return;
+    }
+    m->pass = 1;
+    read_records(m);
+    m->pass = 2;
+    if (m->writer_rc != HEAPFMT_OK) {
+        say(m, IMPORT_DIAG_ERROR, "out of memory");
+        return;
+    }
+    m->total = m->ndumps;
+    if (opt->rewind(opaque) != 0) {
+        say(m, IMPORT_DIAG_ERROR, "cannot read the input again: %s",
+            strerror(errno));
+        m->writer_rc = HEAPFMT_E_IO;
+        return;
+    }
+    lr_free(&m->r);
+    lr_init(&m->r, read, opaque, 0);
+    if (opt->buffer)
+        m->r.initial_cap = opt->buffer;
+    m->stopped = 0;
+    m->st->truncated = 0;
+    m->st->malformed = 0;
+    m->ndumps = 0;
+    m->seg_open = m->end_due = m->in_seg = 0;
+    m->dup_classes = 0;
+    m->st->two_pass = 1;
+    choose_model(m);
+    if (m->total >= m->want && read_header(m) == HP_OK)
+        read_records(m);
+}
+
 int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
               const import_options *opt, import_stats *st)
 {
@@ -1249,14 +1562,15 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     m->w = w;
     m->opt = opt;
     m->st = st;
-    m->model = opt->jvm_wide ? &jl_wide : &jl_compressed;
+    m->model = &jl_compressed; /* until choose_model */
+    m->want = opt->hprof_dump ? opt->hprof_dump : 1;
     lr_init(&m->r, read, opaque, 0);
     if (opt->buffer)
         m->r.initial_cap = opt->buffer;
     hf_map_init(&m->str_of);
     hf_map_init(&m->class_of);
 
-    read_all(m);
+    read_dump(m, read, opaque);
     if (m->writer_rc == HEAPFMT_OK && m->npend > 0)
         write_pending(m);
     if (m->writer_rc == HEAPFMT_OK) {
@@ -1267,8 +1581,15 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     st->bytes_read = m->r.bytes_read;
     st->bytes_json = lr_offset(&m->r);
     st->gzip = lr_is_gzip(&m->r);
+    unsigned all = m->total > m->ndumps ? m->total : m->ndumps;
+    char dumps[256];
+    list_dumps(m, all, dumps, sizeof dumps);
     int result;
     if (m->writer_rc != HEAPFMT_OK) {
+        result = IMPORT_FAILED;
+    } else if (all > 0 && all < m->want && !m->stopped) {
+        say(m, IMPORT_DIAG_ERROR, "--dump=%u: the input holds %s", m->want,
+            dumps);
         result = IMPORT_FAILED;
     } else if (st->objects == 0 && st->roots == 0) {
         say(m, IMPORT_DIAG_ERROR, m->stopped
@@ -1279,10 +1600,18 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     } else {
         result = m->stopped ? IMPORT_INCOMPLETE : IMPORT_OK;
         int lost = opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING;
+        if (all > 1)
+            say(m, IMPORT_DIAG_WARNING, "the input holds %s: imported dump %u "
+                "alone (--dump=N picks another; dumps are never merged)",
+                dumps, m->want);
         if (m->undecoded > 0) {
             say(m, lost, "%llu instances of classes not dumped before them "
-                "(or in chains over %d deep): written without references",
-                (unsigned long long)m->undecoded, HP_MAX_DEPTH);
+                "(or in chains over %d deep): written without references%s",
+                (unsigned long long)m->undecoded, HP_MAX_DEPTH,
+                m->pass == 0 ? " (the input was read once, as a pipe is: read "
+                               "from a regular file, it is read twice and "
+                               "keeps those whose class comes later)"
+                             : "");
             result = IMPORT_INCOMPLETE;
         }
         if (m->bad_length > 0) {
@@ -1294,6 +1623,16 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         if (m->dup_classes > 0)
             say(m, IMPORT_DIAG_WARNING, "%llu classes dumped twice: the first "
                 "dump kept", (unsigned long long)m->dup_classes);
+        uint64_t v;
+        const jl_model *voted = voted_model(m, &v);
+        if (m->pass == 0 && !opt->jvm && voted && voted != m->model &&
+            v > m->votes[0] + m->votes[1])
+            say(m, IMPORT_DIAG_WARNING, "sizes follow the %s model, but %llu "
+                "of %llu arrays followed by an object end where it begins "
+                "under the %s model: import from a regular file (read twice, "
+                "it is detected) or with --jvm=%s", m->model->name,
+                (unsigned long long)v, (unsigned long long)m->voted,
+                voted->name, voted->name);
         if (st->refs_dropped > 0) {
             say(m, lost, "%llu references left out to fit the format's limits",
                 (unsigned long long)st->refs_dropped);

@@ -75,8 +75,10 @@ typedef struct import_options {
      * a class is named by a second CLASS record when its line comes after
      * objects that use it. */
     int (*rewind)(void *opaque);
-    int jvm_wide;          /* HPROF: sizes without compressed references
-                              (jvm_layout.h's "wide" model) */
+    const char *jvm;       /* HPROF: the object layout (a model of
+                              jvm_layout.h, by name); NULL: from the dump */
+    unsigned hprof_dump;   /* HPROF: the heap dump to import (1-based) of a
+                              file holding several; 0: the first */
     int from;              /* enum sniff_kind: SNIFF_AUTO decides from
                               the first bytes (sniff.h) */
     import_report_fn report; /* NULL: no diagnostics */

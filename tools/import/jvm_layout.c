@@ -16,8 +16,20 @@
 #define JL_CONTENDED_PADDING 128 /* HotSpot's ContendedPaddingWidth */
 #define JL_MAX_END ((uint32_t)1 << 31)
 
-const jl_model jl_compressed = {"compressed", 12, 16, 4};
-const jl_model jl_wide = {"wide", 16, 24, 8};
+const jl_model jl_compressed = {"compressed", 12, 16, 4, 8};
+const jl_model jl_compressed_class = {"compressed-class", 12, 16, 8, 8};
+const jl_model jl_wide = {"wide", 16, 24, 8, 8};
+const jl_model jl_32bit = {"32-bit", 8, 12, 4, 4};
+
+const jl_model *jl_model_named(const char *name)
+{
+    static const jl_model *const all[] = {&jl_compressed, &jl_compressed_class,
+                                          &jl_wide, &jl_32bit};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
 
 void jl_root(const jl_model *m, jl_layout *out)
 {
@@ -140,8 +152,13 @@ uint64_t jl_instance_size(const jl_layout *l)
 
 uint64_t jl_array_size(const jl_model *m, uint64_t n, unsigned elem_size)
 {
-    /* n < 2^32 (an HPROF count), elem_size <= 8: no overflow */
-    return (m->array_header + n * elem_size + 7) / 8 * 8;
+    /* n < 2^32 (an HPROF count), elem_size <= 8: no overflow. The
+     * elements start aligned to their size (a 32-bit JVM's long[] at 16,
+     * after a 12-byte header) */
+    uint64_t base = (m->array_header + elem_size - 1) / elem_size * elem_size;
+    if (elem_size == 0)
+        base = m->array_header;
+    return (base + n * elem_size + 7) / 8 * 8;
 }
 
 /* HotSpot's injected fields (javaClasses.hpp, JDK 17): 'p' a native
@@ -171,6 +188,7 @@ size_t jl_injected(const jl_model *m, const char *name, size_t len,
             f[k].contended = 0;
             f[k].is_ref = *c == 'L';
             f[k].size = *c == 'L'   ? (uint8_t)m->ref
+                        : *c == 'p' ? (uint8_t)m->pointer
                         : *c == 'i' ? 4
                         : *c == 's' ? 2
                                     : 8;

@@ -10,10 +10,12 @@
  * is the end rounded up to 8 bytes. Arrays: a header, then the elements,
  * rounded up to 8.
  *
- * Two models: "compressed" (the default of 64-bit JVMs with heaps under
+ * Four models: "compressed" (the default of 64-bit JVMs with heaps under
  * 32 GiB: 12-byte object headers, 16-byte array headers, 4-byte
- * references) and "wide" (-XX:-UseCompressedOops -XX:-UseCompressedClass
- * Pointers: 16, 24 and 8). */
+ * references), "compressed-class" (JDK 15+ with -XX:-UseCompressedOops or
+ * a heap of 32 GiB and more: class pointers stay compressed: 12, 16 and
+ * 8), "wide" (-XX:-UseCompressedOops -XX:-UseCompressedClassPointers: 16,
+ * 24 and 8) and "32-bit" (a 32-bit JVM: 8, 12 and 4). */
 #ifndef JVM_LAYOUT_H
 #define JVM_LAYOUT_H
 
@@ -25,9 +27,13 @@ typedef struct jl_model {
     unsigned header;        /* bytes of an object header */
     unsigned array_header;  /* bytes before an array's first element */
     unsigned ref;           /* bytes of a reference field or element */
+    unsigned pointer;       /* bytes of a native pointer (injected fields) */
 } jl_model;
 
-extern const jl_model jl_compressed, jl_wide;
+extern const jl_model jl_compressed, jl_compressed_class, jl_wide, jl_32bit;
+
+/* The model of that name, or NULL. */
+const jl_model *jl_model_named(const char *name);
 
 /* A gap between fields, free for the fields of subclasses. */
 typedef struct jl_gap {

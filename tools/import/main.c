@@ -16,6 +16,7 @@
 #include "heapfmt.h"
 #include "import.h"
 #include "jscan.h"
+#include "jvm_layout.h"
 #include "sniff.h"
 
 static void usage(void)
@@ -38,9 +39,11 @@ static void usage(void)
         "      --from=KIND       read FILE as ruby (dump_all), v8\n"
         "                        (.heapsnapshot) or hprof; default: from\n"
         "                        its first bytes\n"
-        "      --jvm=MODEL       HPROF object sizes: compressed (references\n"
-        "                        of 4 bytes, the default below 32 GiB of\n"
-        "                        heap) or wide (-XX:-UseCompressedOops)\n"
+        "      --jvm=MODEL       HPROF object sizes: compressed (4-byte\n"
+        "                        references), compressed-class, wide or\n"
+        "                        32-bit; default: detected from the dump\n"
+        "      --dump=N          HPROF: import the Nth heap dump of a file\n"
+        "                        that holds several (default: the first)\n"
         "      --strict          stop at the first line that cannot be\n"
         "                        imported (exit 1, no output file left)\n"
         "      --preview N       bytes of each string value to keep\n"
@@ -73,7 +76,8 @@ enum {
     OPT_CODEC,
     OPT_THREADS,
     OPT_FROM,
-    OPT_JVM
+    OPT_JVM,
+    OPT_DUMP
 };
 
 static const struct option long_options[] = {
@@ -84,6 +88,7 @@ static const struct option long_options[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"from", required_argument, NULL, OPT_FROM},
     {"jvm", required_argument, NULL, OPT_JVM},
+    {"dump", required_argument, NULL, OPT_DUMP},
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"max-line", required_argument, NULL, OPT_MAX_LINE},
     {"one-pass", no_argument, NULL, OPT_ONE_PASS},
@@ -283,14 +288,17 @@ int main(int argc, char **argv)
             }
             break;
         case OPT_JVM:
-            if (strcmp(optarg, "compressed") == 0) {
-                a.iopt.jvm_wide = 0;
-            } else if (strcmp(optarg, "wide") == 0) {
-                a.iopt.jvm_wide = 1;
-            } else {
-                cli_usage_error("--jvm: '%s' is not compressed or wide", optarg);
+            if (!jl_model_named(optarg)) {
+                cli_usage_error("--jvm: '%s' is not compressed, "
+                                "compressed-class, wide or 32-bit", optarg);
                 return CLI_EXIT_USAGE;
             }
+            a.iopt.jvm = optarg;
+            break;
+        case OPT_DUMP:
+            if (cli_option_u64("--dump", optarg, 1, UINT32_MAX, &v) != 0)
+                return CLI_EXIT_USAGE;
+            a.iopt.hprof_dump = (unsigned)v;
             break;
         case OPT_STRICT:
             a.iopt.strict = 1;
