@@ -456,6 +456,7 @@ Test(import_hprof, cut_at_every_byte)
 {
     hw w;
     small_dump(&w, 8);
+    for (rereadable = 0; rereadable <= 1; rereadable++) {
     uint64_t last = 0;
     for (size_t cut = 0; cut < w.b.len; cut++) {
         run R;
@@ -472,6 +473,8 @@ Test(import_hprof, cut_at_every_byte)
         tsink_free(&R.sink);
     }
     cr_assert_eq(last, 9); /* only the last record's end was missing */
+    }
+    rereadable = 0;
     tbuf_free(&w.b);
 }
 
@@ -688,5 +691,243 @@ Test(import_hprof, sniffed_plain_and_gzip)
     cr_assert_eq(sniff_kind((const char *)gz.data, SNIFF_LEN), SNIFF_HPROF);
     cr_assert_eq(sniff_kind("\x1f\x8b", 2), SNIFF_RUBY);
     tbuf_free(&gz);
+    tbuf_free(&w.b);
+}
+
+/* ---- real-world shapes (issue 32) ------------------------------------- */
+
+/* A primitive array of n elements of type t (element bytes es) from data. */
+static void prim_array(hw *w, uint64_t oid, uint32_t n, unsigned t,
+                       const void *data, size_t bytes)
+{
+    tbuf_u8(&w->b, 0x23);
+    id(w, oid);
+    be32(&w->b, 0);
+    be32(&w->b, n);
+    tbuf_u8(&w->b, t);
+    tbuf_put(&w->b, data, bytes);
+}
+
+/* small_dump's records twice, as the hprof agent writes a dump per
+ * request: two groups of segments, each closed by HEAP DUMP END; the
+ * second has one more Node. */
+static void two_dumps(hw *w)
+{
+    small_dump(w, 8);
+    segment_open(w);
+    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
+    static const unsigned ft[] = {2, 11, 10};
+    class_dump(w, C_OBJECT, 0, 0, 0, NULL, NULL, 0, NULL, NULL);
+    class_dump(w, C_NODE, C_OBJECT, 0, 0, NULL, NULL, 3, fn, ft);
+    node(w, O_A, C_NODE, O_B);
+    node(w, O_B, C_NODE, 0x3000);
+    node(w, 0x3000, C_NODE, 0);
+    root(w, 0x03, O_A);
+    segment_close(w);
+    record(w, 0x2c, 0);
+}
+
+Test(import_hprof, two_heap_dumps_are_never_merged)
+{
+    hw w;
+    two_dumps(&w);
+    /* where the second dump begins: the 0x1c after the first 0x2c */
+    size_t second = 0;
+    for (size_t i = 0; i + 9 < w.b.len; i++)
+        if (w.b.data[i] == 0x2c && w.b.data[i + 9] == 0x1c &&
+            memcmp(w.b.data + i + 1, "\0\0\0\0\0\0\0\0", 8) == 0)
+            second = i + 9;
+    cr_assert_gt(second, 0);
+    char listed[128];
+    for (rereadable = 0; rereadable <= 1; rereadable++) {
+        size_t first = 0; /* the first segment, after the names */
+        while (w.b.data[first] != 0x1c || first < 31)
+            first++;
+        snprintf(listed, sizeof listed, "warning: the input holds 2 heap "
+                 "dumps (at bytes %zu, %zu): imported dump 1 alone", first,
+                 second);
+        run R;
+        import_hprof(&R, &w.b, TSRC_RANDOM, 0);
+        cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+        cr_assert(strstr(R.log, listed), "want '%s' in %s", listed, R.log);
+        heap h;
+        read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+        expect_heap(&h, 8); /* the first dump alone, not doubled */
+        tsink_free(&R.sink);
+
+        dump_option = 2;
+        import_hprof(&R, &w.b, TSRC_RANDOM, 0);
+        cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+        cr_assert(strstr(R.log, "imported dump 2 alone"), "%s", R.log);
+        read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+        cr_assert_eq(h.no, 2 + 3); /* its two classes, its three Nodes */
+        cr_assert_eq(find(&h, 0x3000)->size, 32);
+        expect_ref(find(&h, O_B), 0, 0x3000, HEAPFMT_LABEL_FIELD, 0, "next");
+        cr_assert_eq(h.nroots, 1);
+        cr_assert(h.root_n[0] == 1 && h.root_ref[0][0] == O_A);
+        tsink_free(&R.sink);
+
+        dump_option = 3;
+        import_hprof(&R, &w.b, TSRC_RANDOM, 0);
+        cr_assert_eq(R.result, IMPORT_FAILED, "%s", R.log);
+        snprintf(listed, sizeof listed, "--dump=3: the input holds 2 heap "
+                 "dumps (at bytes %zu, %zu)", first, second);
+        cr_assert(strstr(R.log, listed), "want '%s' in %s", listed, R.log);
+        dump_option = 0;
+    }
+    rereadable = 0;
+    tbuf_free(&w.b);
+}
+
+Test(import_hprof, instances_before_their_class_keep_references_from_a_file)
+{
+    /* the hprof agent: CONTROL SETTINGS, then instances of Node before
+     * Node's CLASS DUMP */
+    hw w;
+    header(&w, 4);
+    record(&w, 0x0e, 6);
+    be32(&w.b, 0);
+    be16(&w.b, 2);
+    utf8(&w, S_NODE, "Leak$Node");
+    utf8(&w, S_NEXT, "next");
+    utf8(&w, S_VALUE, "value");
+    utf8(&w, S_ID, "id");
+    load_class(&w, C_NODE, S_NODE);
+    segment_open(&w);
+    node(&w, O_A, C_NODE, O_B);
+    node(&w, O_B, C_NODE, O_A);
+    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
+    static const unsigned ft[] = {2, 11, 10};
+    class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 3, fn, ft);
+    segment_close(&w);
+    record(&w, 0x2c, 0);
+    /* a pipe: read once, the references are lost, and the warning says so */
+    run R;
+    import_hprof(&R, &w.b, TSRC_RANDOM, 0);
+    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
+    cr_assert(strstr(R.log, "2 instances of classes not dumped before them "
+                     "(or in chains over 64 deep): written without references "
+                     "(the input was read once, as a pipe is"), "%s", R.log);
+    tsink_free(&R.sink);
+    /* a file: read twice, every reference kept */
+    rereadable = 1;
+    import_hprof(&R, &w.b, TSRC_RANDOM, 0);
+    rereadable = 0;
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    cr_assert_str_empty(R.log);
+    cr_assert(R.st.two_pass);
+    heap h;
+    read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+    expect_ref(find(&h, O_A), 0, O_B, HEAPFMT_LABEL_FIELD, 0, "next");
+    expect_ref(find(&h, O_B), 0, O_A, HEAPFMT_LABEL_FIELD, 0, "next");
+    /* the agent's ids are its own numbers: 4 bytes on any JVM, no model
+     * detected from them */
+    cr_assert(strstr(h.model, "hotspot compressed:") &&
+              strstr(h.model, "assumed: the hprof agent's dumps do not say"),
+              "%s", h.model);
+    cr_assert_eq(find(&h, O_A)->size, 32);
+    tsink_free(&R.sink);
+    tbuf_free(&w.b);
+}
+
+/* A 64-bit dump whose arrays sit where the model puts them: int[k] for
+ * k = 1..9, each followed by the next at its end under model m. */
+static void arrays_at(hw *w, const jl_model *m)
+{
+    header(w, 8);
+    segment_open(w);
+    uint64_t at = 0x800000000ull;
+    static const unsigned char zero[64];
+    for (unsigned k = 1; k <= 9; k++) {
+        prim_array(w, at, k, 10, zero, 4 * k);
+        at += jl_array_size(m, k, 4);
+    }
+    segment_close(w);
+    record(w, 0x2c, 0);
+}
+
+Test(import_hprof, the_jvm_model_is_detected_from_addresses)
+{
+    static const jl_model *const models[] = {&jl_compressed, &jl_wide};
+    for (size_t i = 0; i < 2; i++) {
+        hw w;
+        arrays_at(&w, models[i]);
+        rereadable = 1;
+        run R;
+        import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+        cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+        heap h;
+        read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+        char want[128];
+        snprintf(want, sizeof want, "hotspot %s:", models[i]->name);
+        cr_assert(strstr(h.model, want), "%s", h.model);
+        cr_assert(strstr(h.model, "(detected: 8 of 8 arrays followed by an "
+                         "object end where it begins"), "%s", h.model);
+        cr_assert_eq(h.o[0].size, jl_array_size(models[i], 1, 4));
+        tsink_free(&R.sink);
+        /* --jvm overrides */
+        jvm_option = "32-bit";
+        import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+        read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+        cr_assert(strstr(h.model, "hotspot 32-bit:") && strstr(h.model, "(--jvm)"),
+                  "%s", h.model);
+        cr_assert_eq(h.o[0].size, 16); /* 12 + 4 */
+        tsink_free(&R.sink);
+        jvm_option = NULL;
+        /* a pipe: the model is chosen before the first object; the votes
+         * say at the end whether it was the right one */
+        rereadable = 0;
+        import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+        cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+        if (models[i] == &jl_wide)
+            cr_assert(strstr(R.log, "sizes follow the compressed model, but 8 "
+                             "of 8 arrays followed by an object end where it "
+                             "begins under the wide model"), "%s", R.log);
+        else
+            cr_assert_str_empty(R.log);
+        tsink_free(&R.sink);
+        tbuf_free(&w.b);
+    }
+}
+
+Test(import_hprof, previews_of_strings_decode_latin1_and_utf16)
+{
+    hw w;
+    header(&w, 8);
+    segment_open(&w);
+    /* compact String, coder 0: "café" in Latin-1; a UTF-8 byte[]; a
+     * char[] (a String before JDK 9): "é€😀" and an unpaired surrogate */
+    prim_array(&w, 0x100, 4, 8, "caf\xe9", 4);
+    prim_array(&w, 0x200, 5, 8, "caf\xc3\xa9", 5);
+    static const unsigned char chars[] = {0x00, 0xe9, 0x20, 0xac, 0xd8, 0x3d,
+                                          0xde, 0x00, 0xd8, 0x00, 0x00, 0x41};
+    prim_array(&w, 0x300, 6, 5, chars, sizeof chars);
+    /* a Latin-1 byte[] longer than the preview: whole characters only */
+    unsigned char e9[40];
+    memset(e9, 0xe9, sizeof e9);
+    prim_array(&w, 0x400, 40, 8, e9, sizeof e9);
+    segment_close(&w);
+    record(&w, 0x2c, 0);
+    run R;
+    size_t keep = preview;
+    preview = 8;
+    import_hprof(&R, &w.b, TSRC_BYTE, 0);
+    preview = keep;
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    heap h;
+    read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+    cr_assert_str_eq(find(&h, 0x100)->value, "caf\xc3\xa9");
+    cr_assert_str_eq(find(&h, 0x200)->value, "caf\xc3\xa9");
+    cr_assert_str_eq(find(&h, 0x300)->value,
+                     "\xc3\xa9\xe2\x82\xac"); /* the 4-byte emoji: over 8 */
+    cr_assert_str_eq(find(&h, 0x400)->value, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+    tsink_free(&R.sink);
+    preview = 64;
+    import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+    preview = keep;
+    read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+    cr_assert_str_eq(find(&h, 0x300)->value,
+                     "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbd" "A");
+    tsink_free(&R.sink);
     tbuf_free(&w.b);
 }

@@ -866,8 +866,9 @@ static void choose_model(hp *m)
         m->model = &jl_compressed;
 }
 
-/* Whether the n bytes at p are UTF-8, but for a character the end cuts. */
-static int utf8_text(const uint8_t *p, size_t n)
+/* Whether the n bytes at p are UTF-8, but for a character cut by their
+ * end when more bytes follow. */
+static int utf8_text(const uint8_t *p, size_t n, int more)
 {
     size_t i = 0;
     while (i < n) {
@@ -879,7 +880,7 @@ static int utf8_text(const uint8_t *p, size_t n)
             return 0;
         for (size_t j = 1; j < len; j++) {
             if (i + j >= n)
-                return 1; /* cut by the preview */
+                return more; /* cut by the preview */
             if ((p[i + j] & 0xc0) != 0x80)
                 return 0;
         }
@@ -894,22 +895,23 @@ static int utf8_text(const uint8_t *p, size_t n)
     return 1;
 }
 
-/* The value preview of a primitive array's first n bytes at p, as UTF-8
- * of at most max bytes in out: a byte[] that is UTF-8 as it is, else as
- * Latin-1 (what a compact String with coder 0 holds); a char[] (a String
- * before JDK 9) from UTF-16, big-endian as HPROF writes it. */
-static size_t preview_text(const uint8_t *p, size_t n, unsigned t, char *out,
-                           size_t max)
+/* The value preview of a primitive array's first n bytes at p (more
+ * follow, or not), as UTF-8 of at most max bytes in out: a byte[] that is
+ * UTF-8 as it is, else as Latin-1 (what a compact String with coder 0
+ * holds); a char[] (a String before JDK 9) from UTF-16, big-endian as
+ * HPROF writes it. */
+static size_t preview_text(const uint8_t *p, size_t n, int more, unsigned t,
+                           char *out, size_t max)
 {
     size_t o = 0;
     char c[4];
-    if (t == T_BYTE && utf8_text(p, n)) {
+    if (t == T_BYTE && utf8_text(p, n, more)) {
         /* less a character the end of the preview cuts */
         o = n;
         size_t j = n;
         while (j > 0 && n - j < 3 && (p[j - 1] & 0xc0) == 0x80)
             j--;
-        if (j > 0 && p[j - 1] >= 0xc0) {
+        if (more && j > 0 && p[j - 1] >= 0xc0) {
             unsigned lead = p[j - 1];
             size_t len = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
             if (j - 1 + len > n)
@@ -1258,7 +1260,7 @@ static int read_prim_array(hp *m, uint64_t start)
         SUB_TAKE(keep, "a PRIM ARRAY DUMP record");
         o.fields |= HEAPFMT_F_VALUE;
         o.value = preview;
-        o.value_len = preview_text(p, keep, t, preview, max);
+        o.value_len = preview_text(p, keep, keep < bytes, t, preview, max);
     }
     if ((rc = skip_sub(m, bytes - keep, start, "a PRIM ARRAY DUMP record")))
         return rc;
