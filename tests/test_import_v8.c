@@ -45,8 +45,10 @@ static void expect_small(const heap *h)
         {1, 0, "(synthetic)", "synthetic"},  {3, 0, "(synthetic)", "synthetic"},
         {5, 0, "(synthetic)", "synthetic"},  {7, 40, "global", "object"},
         {9, 32, "Foo", "object"},            {11, 32, "Array", "object"},
-        {13, 24, "(string)", "string"},      {15, 64, "(closure)", "closure"},
-        {17, 16, "(system)", "hidden"},
+        /* the hidden node is the closure's alone: DevTools' shallow
+         * sizes give its 16 bytes to the closure */
+        {13, 24, "(string)", "string"},      {15, 64 + 16, "(closure)", "closure"},
+        {17, 0, "(system)", "hidden"},
     };
     cr_assert_eq(h->no, 9);
     for (size_t i = 0; i < 9; i++) {
@@ -332,6 +334,77 @@ Test(import_v8, damage_is_named_with_its_offset)
         }
         free(s);
     }
+}
+
+/* A snapshot of nodes typed t[] with self sizes z[] and the edges e[]
+ * (type, name, target node), for the shallow sizes. */
+static char *sized(size_t n, const char *const *t, const unsigned *z,
+                   const unsigned *edges_of, size_t ne, const unsigned (*e)[3])
+{
+    static const char meta[] =
+        "{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\"],"
+        "\"node_types\":[[\"hidden\",\"array\",\"object\",\"synthetic\",\"native\"],"
+        "\"string\",\"number\",\"number\",\"number\"],"
+        "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],"
+        "\"edge_types\":[[\"element\",\"property\",\"weak\"],"
+        "\"string_or_number\",\"node\"]}";
+    static const char *const types[] = {"hidden", "array", "object", "synthetic",
+                                        "native"};
+    char nodes[1024] = "", edges[1024] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned ty = 0;
+        while (strcmp(types[ty], t[i]) != 0)
+            ty++;
+        o += (size_t)snprintf(nodes + o, sizeof nodes - o, "%s%u,1,%zu,%u,%u",
+                              i ? "," : "", ty, 2 * i + 1, z[i], edges_of[i]);
+    }
+    o = 0;
+    for (size_t i = 0; i < ne; i++)
+        o += (size_t)snprintf(edges + o, sizeof edges - o, "%s%u,%u,%u",
+                              i ? "," : "", e[i][0], e[i][1], 5 * e[i][2]);
+    return snapshot(meta, nodes, edges, "\"\",\"A\"");
+}
+
+Test(import_v8, sizes_are_devtools_shallow_sizes)
+{
+    /* root -> A (object) -> H1 (hidden, 8) -> H2 (array, 16); A and B
+     * (object) -> S (array, 32, shared); B -weak-> W (hidden, 4); A -> C
+     * (array, 2) <- H1: C is A's through H1 too */
+    static const char *const t[] = {"synthetic", "object", "hidden", "array",
+                                    "object", "array", "hidden", "array"};
+    static const unsigned z[] = {0, 40, 8, 16, 24, 32, 4, 2};
+    static const unsigned edges_of[] = {2, 3, 2, 0, 2, 0, 0, 0};
+    static const unsigned e[][3] = {
+        {1, 1, 1}, {1, 1, 4},            /* root -> A, B */
+        {1, 1, 2}, {1, 1, 5}, {1, 1, 7}, /* A -> H1, S, C */
+        {0, 0, 3}, {0, 1, 7},            /* H1 -> H2, C */
+        {1, 1, 5}, {2, 1, 6},            /* B -> S, B -weak-> W */
+    };
+    char *s = sized(8, t, z, edges_of, 9, e);
+    run R;
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    heap h;
+    read_heap(&h, &R.sink.out, "v8.heapsnapshot", 1);
+    static const uint64_t want[] = {0, 40 + 8 + 16 + 2, 0, 0, 24, 32, 4, 0};
+    for (size_t i = 0; i < 8; i++)
+        cr_assert_eq(h.o[i].size, want[i], "node %zu: %llu", i,
+                     (unsigned long long)h.o[i].size);
+    tsink_free(&R.sink);
+    free(s);
+    /* a root that holds only synthetic nodes (a snapshot exposing V8's
+     * internals): sizes as V8 wrote them */
+    static const char *const t2[] = {"synthetic", "synthetic", "hidden"};
+    static const unsigned z2[] = {0, 0, 8}, edges_of2[] = {1, 1, 0};
+    static const unsigned e2[][3] = {{1, 1, 1}, {1, 1, 2}};
+    s = sized(3, t2, z2, edges_of2, 2, e2);
+    import_mem(&R, s, strlen(s), TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    read_heap(&h, &R.sink.out, "v8.heapsnapshot", 1);
+    cr_assert_eq(h.o[2].size, 8);
+    tsink_free(&R.sink);
+    free(s);
 }
 
 Test(import_v8, members_out_of_order_or_missing)

@@ -2,7 +2,8 @@
 # import_v8.sh -- heapfmt-import on real V8 heap snapshots written by the
 # installed Node (tests/v8/leaky.js; skipped without node): histo of the
 # import equals DevTools' Summary computed from the snapshot's JSON
-# (tests/v8/snapshot.js), heapfmt-diff's new objects equal its Comparison,
+# (tests/v8/snapshot.js), heapfmt-diff's new objects equal its Comparison
+# and the real DevTools' (tests/v8/devtools_diff.mjs, from Chromium),
 # heapfmt-graph's path to a Leaky goes through the global array; then cut
 # and damaged snapshots and --from.
 . "$(dirname "$0")/lib.bash"
@@ -48,6 +49,40 @@ expect_success "diff"
 got=$(printf '%s\n' "$out" | awk -F '\t' '$1 == "Leaky" { print $2 }')
 [ "$want" = 500 ] && [ "$got" = "$want" ] && pass ||
     fail "new Leaky: diff says $got, the snapshots $want"
+
+# DevTools' own Comparison, computed by the DevTools front end of the
+# installed Chromium (tests/v8/devtools_diff.mjs): the same totals of new
+# and freed objects and bytes, and the same rows wherever the class names
+# agree (DevTools adds "Detached " to detached embedder nodes and names
+# plain objects after their properties: heapfmt-diff(1) says so).
+node "$js/devtools_diff.mjs" before.heapsnapshot after.heapsnapshot \
+    > devtools.tsv 2> devtools.err
+rc=$?
+if [ $rc = 77 ]; then
+    echo "SKIP: DevTools' Comparison: $(cat devtools.err)"
+else
+    [ $rc = 0 ] && pass || fail "devtools_diff.mjs: $(tail -n 3 devtools.err)"
+    run "$BIN/heapfmt-diff" -f tsv before.dump after.dump
+    expect_success "diff of the whole snapshots"
+    printf '%s\n' "$out" > heapfmt.tsv
+    ours=$(awk -F '\t' 'NR > 1 { a += $2; b += $3; c += $4; d += $5 }
+        END { print a + 0, b + 0, c + 0, d + 0 }' heapfmt.tsv)
+    theirs=$(awk -F '\t' '$1 == "totals" { print $2, $3, $4, $5 }' devtools.tsv)
+    [ -n "$theirs" ] && [ "$ours" = "$theirs" ] && pass ||
+        fail "new and freed (count, bytes): heapfmt-diff $ours, DevTools $theirs"
+    # DevTools' "Detached X" rows summed into X, the name heapfmt gives
+    rows=$(awk -F '\t' 'NR == FNR { if (FNR > 1) h[$1] = $2 " " $3 " " $4 " " $5; next }
+        $1 == "totals" { next }
+        { k = $1; sub(/^Detached /, "", k); a[k] += $2; b[k] += $3; c[k] += $4; d[k] += $5 }
+        END {
+            for (k in a) if (k in h) { n++; if (h[k] != a[k] " " b[k] " " c[k] " " d[k])
+                printf "%s: heapfmt-diff %s, DevTools %s %s %s %s; ", k, h[k], a[k], b[k], c[k], d[k] }
+            if (n < 3) printf "only %d rows in common", n
+        }' heapfmt.tsv devtools.tsv)
+    [ -z "$rows" ] && pass || fail "rows of DevTools' Comparison: $rows"
+    leaky=$(awk -F '\t' '$1 == "Leaky" { print $2 }' devtools.tsv)
+    [ "$leaky" = 500 ] && pass || fail "DevTools: $leaky new Leaky"
+fi
 
 # The path from the root to a Leaky: ... the global `keep`, an element.
 id=$(node "$js/snapshot.js" first before.heapsnapshot Leaky)

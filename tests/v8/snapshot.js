@@ -1,5 +1,7 @@
 // snapshot.js -- what DevTools computes from a .heapsnapshot, straight from
-// its JSON (the independent model of tests/cli/import_v8.sh):
+// its JSON (the independent model of tests/cli/import_v8.sh; class names
+// and shallow sizes as heapfmt-import gives them, which the manual says
+// where they differ from DevTools'):
 //   node snapshot.js histo SNAP HISTO_TSV   compares `histo -f tsv` of the
 //       imported dump with the Summary view: objects and self sizes per
 //       class, for every class; prints the mismatches, exits 1 on one
@@ -15,19 +17,54 @@ function load(file) {
   const nf = meta.node_fields.length;
   const f = (name) => meta.node_fields.indexOf(name);
   const types = meta.node_types[f('type')];
+  const ef = meta.edge_fields.length;
+  const etypes = meta.edge_types[meta.edge_fields.indexOf('type')];
   const nodes = [];
+  let e = 0;
   for (let i = 0; i < s.nodes.length; i += nf) {
     const type = types[s.nodes[i + f('type')]];
     const name = s.strings[s.nodes[i + f('name')]];
+    const edges = [];
+    for (let k = 0; k < s.nodes[i + f('edge_count')]; k++, e += ef)
+      edges.push({ weak: etypes[s.edges[e]] === 'weak', to: s.edges[e + 2] / nf });
     nodes.push({
       id: s.nodes[i + f('id')],
       self: s.nodes[i + f('self_size')],
       type,
+      name,
+      edges,
       // DevTools' HeapSnapshotNode.className()
       cls: type === 'object' || type === 'native' ? name
         : type === 'hidden' ? '(system)'
         : type === 'code' ? '(compiled code)'
         : '(' + type + ')',
+    });
+  }
+  // DevTools' shallow sizes: a hidden or array node (or a native "system /
+  // ExternalStringData") reached by strong edges from one object only
+  // (directly or through such nodes) gives its size to that object;
+  // unless the root holds synthetic nodes only
+  const owned = (n) => n.type === 'hidden' || n.type === 'array' ||
+    (n.type === 'native' && n.name === 'system / ExternalStringData');
+  if (nodes[0].edges.some((x) => nodes[x.to].type !== 'synthetic')) {
+    const owner = nodes.map((n, i) => (owned(n) ? undefined : i));
+    const work = owner.flatMap((o, i) => (o === undefined ? [] : [i]));
+    while (work.length) {
+      const i = work.pop();
+      for (const x of nodes[i].edges) {
+        if (x.weak) continue;
+        const o = owner[x.to];
+        if (o === undefined) { owner[x.to] = owner[i]; work.push(x.to); }
+        else if (o !== x.to && o !== owner[i] && o !== 'shared') {
+          owner[x.to] = 'shared';
+          work.push(x.to);
+        }
+      }
+    }
+    owner.forEach((o, i) => {
+      if (typeof o !== 'number' || o === i || o === 0 || nodes[o].type === 'synthetic') return;
+      nodes[o].self += nodes[i].self;
+      nodes[i].self = 0;
     });
   }
   return nodes;

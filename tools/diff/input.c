@@ -71,6 +71,8 @@ typedef struct scan_ctx {
     void *ctx;
     uint32_t tick;
     cli_progress progress;
+    int v8;                 /* -1 until the first object, then whether the
+                               dump is a V8 snapshot's (META vm.name) */
 } scan_ctx;
 
 /* Notes that objects of class slot with neither type nor site have local
@@ -121,6 +123,19 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     if (rec->tag != HEAPFMT_TAG_OBJECT)
         return 0;
     const heapfmt_robject *o = rec->u.object;
+    if (s->v8 < 0) {
+        const heapfmt_rmeta *vm = heapfmt_reader_meta_get(r, "vm.name");
+        s->v8 = vm && vm->type == HEAPFMT_META_TEXT && vm->text_len == 2 &&
+                memcmp(vm->text, "v8", 2) == 0;
+    }
+    /* DevTools' Comparison (and Summary) leave out the nodes of no size:
+     * V8 numbers the (string), (number), (synthetic)... nodes of size 0
+     * anew in every snapshot, and the nodes whose size DevTools gives to
+     * their owner (heapfmt-import does the same) */
+    if (s->v8 && o->size == 0) {
+        in->v8_sizeless++;
+        return 0;
+    }
     uint32_t slot = o->klass->slot;
     tuple k = {.klass = slot};
     if (in->want & INPUT_TYPE)
@@ -189,6 +204,7 @@ int input_scan(input *in, input_sink sink, void *ctx)
     s.sink = sink;
     s.ctx = ctx;
     s.tick = PROGRESS_EVERY;
+    s.v8 = -1;
     cli_progress_begin(&s.progress, in->name, input_size(in));
     in->status = cli_scan(&in->d, on_record, &s);
     cli_progress_end(&s.progress);

@@ -55,6 +55,7 @@ typedef struct input {
     int lost_stacks;        /* some object's stack was never defined */
     int status;             /* CLI_EXIT_* of the scan */
     uint64_t objects;       /* objects read */
+    uint64_t v8_sizeless;   /* objects of a V8 dump left out: size 0 */
     uint64_t with_site;     /* of which with an allocation site */
     uint64_t with_stack;    /* of which with a call stack */
     ident id;               /* identity META, captured after the scan */
