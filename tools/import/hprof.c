@@ -1344,6 +1344,16 @@ static int read_header(hp *m)
     if (!h)
         return cut(m, "the header");
     m->idsz = be32(h);
+    if (strcmp(m->version, "JAVA PROFILE 1.0.3") == 0) {
+        /* ART's own records (heap names 0xfe, its root kinds 0x89-0x8e,
+         * arrays without data 0xc3) are not read yet */
+        m->stopped = 1;
+        say(m, IMPORT_DIAG_ERROR, "an Android heap dump (JAVA PROFILE "
+            "1.0.3), which this version does not read: convert it first "
+            "with the Android SDK's hprof-conv (hprof-conv in.hprof "
+            "out.hprof)");
+        return HP_STOP;
+    }
     if (m->idsz != 4 && m->idsz != 8)
         return corrupt(m, vlen + 1, "identifier size %u (4 or 8 expected)",
                        m->idsz);
