@@ -36,6 +36,7 @@
 #include "fuzz_util.h"
 #include "heapfmt.h"
 #include "import.h"
+#include "sniff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -278,10 +279,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     outcome one, two;
     import_once(data, size, h, 0, &one);
     import_once(data, size, h, 1, &two);
-    FZ_CHECK(one.result == two.result, "import result %d in one pass, %d in "
-             "two", one.result, two.result);
+    /* HPROF read twice keeps the references of instances that come
+     * before their class, names classes whose LOAD CLASS comes late and
+     * sizes objects for the model the first pass detects: more
+     * references, a better result, other sizes and names */
+    int hprof = one.st.kind == SNIFF_HPROF;
+    FZ_CHECK(hprof ? two.result <= one.result : one.result == two.result,
+             "import result %d in one pass, %d in two", one.result, two.result);
     FZ_CHECK(one.st.objects == two.st.objects && one.st.roots == two.st.roots &&
-                 one.st.refs == two.st.refs &&
+                 (hprof ? two.st.refs >= one.st.refs
+                        : one.st.refs == two.st.refs) &&
                  one.st.malformed == two.st.malformed &&
                  one.st.lines == two.st.lines,
              "statistics differ: one pass %llu objects, %llu malformed; two "
@@ -290,10 +297,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              (unsigned long long)one.st.malformed,
              (unsigned long long)two.st.objects,
              (unsigned long long)two.st.malformed);
-    if (one.result != IMPORT_FAILED) {
-        FZ_CHECK(one.heap == two.heap,
+    if (one.result != IMPORT_FAILED && two.result != IMPORT_FAILED) {
+        FZ_CHECK(hprof || one.heap == two.heap,
                  "objects or roots differ between one pass and two");
-        FZ_CHECK(one.classes == two.classes,
+        FZ_CHECK(hprof || one.classes == two.classes,
                  "final classes differ between one pass and two");
     }
     return 0;

@@ -1452,12 +1452,19 @@ static int read_records(hp *m)
             if (m->pass != 2) {
                 rc = read_utf8(m, len, start);
                 read = 1;
+            } else if (len < m->idsz) { /* read in pass 1: its checks */
+                return corrupt(m, start, "UTF8 record of %llu bytes, shorter "
+                               "than an id", (unsigned long long)len);
             }
             break;
         case TAG_LOAD_CLASS:
             if (m->pass != 2) {
                 rc = read_load_class(m, len, start);
                 read = 1;
+            } else if (len != 8 + 2 * (uint64_t)m->idsz) {
+                return corrupt(m, start, "LOAD CLASS record of %llu bytes "
+                               "(expected %u)", (unsigned long long)len,
+                               8 + 2 * m->idsz);
             }
             break;
         case TAG_CONTROL_SETTINGS:
@@ -1534,6 +1541,7 @@ static void read_dump(hp *m, lr_read_fn read, void *opaque)
     }
     m->pass = 1;
     read_records(m);
+    int whole = !m->stopped; /* else pass 2 meets and reports the same */
     m->pass = 2;
     if (m->writer_rc != HEAPFMT_OK) {
         say(m, IMPORT_DIAG_ERROR, "out of memory");
@@ -1558,7 +1566,7 @@ static void read_dump(hp *m, lr_read_fn read, void *opaque)
     m->dup_classes = 0;
     m->st->two_pass = 1;
     choose_model(m);
-    if (m->total >= m->want && read_header(m) == HP_OK)
+    if ((m->total >= m->want || !whole) && read_header(m) == HP_OK)
         read_records(m);
 }
 
