@@ -33,9 +33,23 @@ set -eu
 # heaptrack: the malloc tracker's peer in make bench.
 PACKAGES="gcc make libc6-dev zlib1g-dev libzstd-dev libunwind-dev libdw-dev libjansson-dev libcriterion-dev pkg-config ruby ruby-dev ruby-bundler git python3 python3-pymongo chromium nodejs openjdk-17-jdk-headless gdb libc6-dbg libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 golang-go clickhouse-server clickhouse-client heaptrack"
 
+# DuckDB is not in Debian 12: tests/cli/export_engines.sh and make bench
+# load exports into it through its npm package, @duckdb/node-api (which
+# ships the engine's binary), installed once here, pinned, into
+# $HEAPFMT_DUCKDB_DIR (the tests look there), rather than fetched by every
+# test run (70 MB). npm comes with nodejs from some sources; Debian's own
+# nodejs needs the npm package.
+DUCKDB_DIR=${HEAPFMT_DUCKDB_DIR:-/usr/local/lib/heapfmt-duckdb}
+DUCKDB_PACKAGE=@duckdb/node-api@1.5.6-r.1
+duckdb_installed() {
+    [ -f "$DUCKDB_DIR/node_modules/@duckdb/node-api/package.json" ] &&
+        grep -q '"version": *"1.5.6-r.1"' "$DUCKDB_DIR/node_modules/@duckdb/node-api/package.json"
+}
+
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-like system; make sure these (or your"
     echo "distribution's equivalents) are installed: $PACKAGES"
+    echo "and, for the DuckDB tests: npm install --prefix $DUCKDB_DIR $DUCKDB_PACKAGE"
     exit 0
 fi
 
@@ -47,20 +61,32 @@ for p in $PACKAGES; do
     *) missing="$missing $p" ;;
     esac
 done
+if ! command -v npm >/dev/null 2>&1 && ! duckdb_installed; then
+    missing="$missing npm"
+fi
 
-if [ -z "$missing" ]; then
+if [ -z "$missing" ] && duckdb_installed; then
     echo "install-deps: all build dependencies are installed"
     exit 0
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "install-deps: missing packages:$missing" >&2
-    echo "install-deps: run as root: apt-get update && apt-get install -y$missing" >&2
+    [ -n "$missing" ] && echo "install-deps: missing packages:$missing" >&2
+    [ -n "$missing" ] && echo "install-deps: run as root: apt-get update && apt-get install -y$missing" >&2
+    duckdb_installed || echo "install-deps: missing DuckDB: npm install --prefix $DUCKDB_DIR $DUCKDB_PACKAGE" >&2
     exit 1
 fi
 
-echo "install-deps: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-# shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $missing </dev/null
+if [ -n "$missing" ]; then
+    echo "install-deps: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    # shellcheck disable=SC2086
+    apt-get install -y --no-install-recommends $missing </dev/null
+fi
+if ! duckdb_installed; then
+    echo "install-deps: installing $DUCKDB_PACKAGE in $DUCKDB_DIR"
+    mkdir -p "$DUCKDB_DIR"
+    npm install --prefix "$DUCKDB_DIR" --no-audit --no-fund --no-save \
+        "$DUCKDB_PACKAGE" </dev/null
+fi

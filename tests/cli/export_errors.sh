@@ -23,7 +23,7 @@ expect_failure 2 "unknown option"
 expect_err_has "Try 'heapfmt-export --help'" "unknown option"
 run "$exp" --format=xml a.dump
 expect_failure 2 "--format=xml"
-expect_err_has "ndjson, json or mongo" "--format=xml"
+expect_err_has "ndjson, json, mongo, rows or pprof" "--format=xml"
 run "$exp" -f
 expect_failure 2 "-f without argument"
 for r in foo "objects," ",edges" "objects,,meta" "" Objects; do

@@ -56,7 +56,9 @@ for cur in "${inputs[@]}"; do
     for cmd in "info" "info --verify" "histo" "histo -S" "histo -S --by=type" \
                "histo --by=stack" "histo --by=frame -f csv" "histo -f folded" \
                "export -r all" "export -r all --format=mongo" \
-               "export --format=json" "graph dominators -n 5" \
+               "export --format=json" "export --format=rows" \
+               "export --format=rows -r edges" "export --format=pprof" \
+               "graph dominators -n 5" \
                "graph referrers --class=String -n 50"; do
         set -- $cmd
         tool=$1

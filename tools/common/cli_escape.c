@@ -38,6 +38,11 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+size_t cli_utf8_len(const char *s, size_t n)
+{
+    return utf8_len((const unsigned char *)s, n);
+}
+
 /* The next piece of the text form of s[i..len): a character as it is
  * (a valid UTF-8 sequence, its bytes in s), or an escape written to e:
  * \\, \t, \n, \r, and \xHH for the other control bytes, DEL, and every

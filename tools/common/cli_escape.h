@@ -31,6 +31,11 @@ size_t cli_text_width(const char *s, size_t len);
  * character boundary if it does not fit. Returns buf. */
 char *cli_text_format(char *buf, size_t size, const char *s, size_t len);
 
+/* The length of the valid UTF-8 sequence that starts s (n > 0 bytes
+ * there), or 0 when none does (also for an overlong form, a surrogate, a
+ * code point past U+10FFFF or a sequence cut by n). */
+size_t cli_utf8_len(const char *s, size_t n);
+
 /* Writes s as a quoted JSON string to out. */
 void cli_put_json(FILE *out, const char *s, size_t len);
 

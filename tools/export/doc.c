@@ -216,7 +216,8 @@ static void doc_begin(jout *o, const doc_style *st, unsigned kind)
     }
 }
 
-/* Closes the _id string and writes "dump" when tagged. */
+/* Closes the _id string, writes "dump" when tagged and the identity
+ * when asked for. */
 static void doc_id_end(jout *o, const doc_style *st)
 {
     if (st->mongo)
@@ -226,6 +227,8 @@ static void doc_id_end(jout *o, const doc_style *st)
         jout_put(o, st->tag, strlen(st->tag));
         JOUT_LIT(o, "\",");
     }
+    if (st->ident != NULL)
+        jout_raw(o, st->ident, st->ident_len);
 }
 
 /* "0x" and 16 hex digits, without quotes (inside an _id). */

@@ -127,6 +127,9 @@ typedef struct doc_style {
     int record_field;   /* write "record": "<kind>" first */
     uint64_t max_refs;  /* references kept in object and root documents */
     doc_memo *memo;     /* or NULL: names escaped every time */
+    const char *ident;  /* or NULL: the dump's identity as members, each
+                           with its comma, written after "dump" */
+    size_t ident_len;
 } doc_style;
 
 /* Checks a dump tag: 1..DOC_MAX_TAG characters of [A-Za-z0-9._-]. */

@@ -10,6 +10,8 @@
 #include "cli_scan.h"
 #include "export.h"
 #include "idset.h"
+#include "pprof.h"
+#include "rows.h"
 #include "spool.h"
 
 /* cli_scan callbacks return exit codes; this private one means "the
@@ -45,6 +47,11 @@ typedef struct exporter {
     idset ids;              /* mongo: object ids met, for unique _ids */
     int ids_failed;         /* it ran out of memory */
     doc_memo memo;          /* class and type members written before */
+    int rows;               /* the rows format (rows.h) */
+    rows rw;                /* its row writer, once the identity is known */
+    int ident_ready;        /* the identity was resolved (identity.h) */
+    ident id;               /* the options', completed from META */
+    char *ident_members;    /* other formats, with --host &c.: st.ident */
 } exporter;
 
 unsigned export_default_records(int format)
@@ -64,6 +71,8 @@ int export_parse_format(const char *name, int *format)
         {"ndjson", EXPORT_NDJSON},
         {"json", EXPORT_JSON},
         {"mongo", EXPORT_MONGO},
+        {"rows", EXPORT_ROWS},
+        {"pprof", EXPORT_PPROF},
     };
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         if (strcmp(name, formats[i].name) == 0) {
@@ -135,6 +144,35 @@ static int check_outputs(exporter *x)
             return spool_failed(x, x->roots.out.err);
         if (x->edges.file != NULL && jout_failed(&x->edges.out))
             return spool_failed(x, x->edges.out.err);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Identity                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Resolves the dump's identity from the options and the META seen so far
+ * (META comes first), before the first row or document that carries it.
+ * Returns 0, or an exit code after a message (out of memory). */
+static int identity_ready(exporter *x)
+{
+    if (x->ident_ready)
+        return 0;
+    x->ident_ready = 1;
+    x->id = x->opt->id;
+    ident_resolve(&x->id, x->d->reader);
+    int rc = 0;
+    if (x->rows) {
+        rc = rows_init(&x->rw, &x->id);
+    } else if (x->id.given) {
+        rc = rows_ident_members(&x->id, x->st.mongo, &x->ident_members,
+                                &x->st.ident_len);
+        x->st.ident = x->ident_members;
+    }
+    if (rc != 0) {
+        cli_error(x->d->name, "out of memory");
+        return CLI_EXIT_ERROR;
     }
     return 0;
 }
@@ -267,9 +305,38 @@ static int load_final_names(exporter *x)
     return 0;
 }
 
+/* An object in the rows format: its row, and its references' rows. The
+ * references are decoded only for those. */
+static void rows_object_record(exporter *x, heapfmt_reader *r,
+                               const heapfmt_robject *ob)
+{
+    if (x->records & RECORDS_OBJECTS) {
+        cli_name buf;
+        size_t len;
+        const char *name = class_name(x, ob->klass, &buf, &len);
+        rows_object(&x->rw, x->out, ob, name, len);
+        item_end(x, x->out);
+    }
+    if (x->records & RECORDS_EDGES) {
+        const uint64_t *ids;
+        uint64_t n = get_refs(x, r, ob->nrefs, &ids);
+        const heapfmt_rlabel *labels =
+            n == ob->nrefs ? get_labels(x, r, n) : NULL;
+        for (uint64_t k = 0; k < n && !jout_failed(x->out); k++) {
+            rows_reference(&x->rw, x->out, ob->id, NULL, ids[k],
+                           labels != NULL ? &labels[k] : NULL);
+            item_end(x, x->out);
+        }
+    }
+}
+
 static void object_record(exporter *x, heapfmt_reader *r,
                           const heapfmt_robject *ob)
 {
+    if (x->rows) {
+        rows_object_record(x, r, ob);
+        return;
+    }
     doc_refs refs;
     refs.n = get_refs(x, r, ob->nrefs, &refs.ids);
     refs.labels = refs.n == ob->nrefs ? get_labels(x, r, refs.n) : NULL;
@@ -308,12 +375,37 @@ static void object_record(exporter *x, heapfmt_reader *r,
     }
 }
 
+/* A root in the rows format: its row, and its references' rows. */
+static void rows_root_record(exporter *x, heapfmt_reader *r,
+                             const heapfmt_rroot *root)
+{
+    if (x->records & RECORDS_ROOTS) {
+        rows_root(&x->rw, x->out, root);
+        item_end(x, x->out);
+    }
+    if (x->records & RECORDS_EDGES) {
+        const uint64_t *ids;
+        uint64_t n = get_refs(x, r, root->nrefs, &ids);
+        const heapfmt_rlabel *labels =
+            n == root->nrefs && root->labeled ? get_labels(x, r, n) : NULL;
+        for (uint64_t k = 0; k < n && !jout_failed(x->out); k++) {
+            rows_reference(&x->rw, x->out, 0, root->kind, ids[k],
+                           labels != NULL ? &labels[k] : NULL);
+            item_end(x, x->out);
+        }
+    }
+}
+
 static void root_record(exporter *x, heapfmt_reader *r,
                         const heapfmt_rroot *root)
 {
     uint64_t no = x->root_no++;
     if (!(x->records & (RECORDS_ROOTS | RECORDS_EDGES)))
         return;
+    if (x->rows) {
+        rows_root_record(x, r, root);
+        return;
+    }
     doc_refs refs;
     refs.repeat = 0;
     refs.n = get_refs(x, r, root->nrefs, &refs.ids);
@@ -350,6 +442,9 @@ static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
     switch (rec->tag) {
     case HEAPFMT_TAG_OBJECT: {
         const heapfmt_robject *ob = rec->u.object;
+        int rc = identity_ready(x);
+        if (rc != 0)
+            return rc;
         if (tally(x, r, ob->klass->slot, ob->size) != 0) {
             cli_error(x->d->name, "out of memory");
             return CLI_EXIT_ERROR;
@@ -358,9 +453,13 @@ static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
             object_record(x, r, ob);
         break;
     }
-    case HEAPFMT_TAG_ROOT:
+    case HEAPFMT_TAG_ROOT: {
+        int rc = identity_ready(x);
+        if (rc != 0)
+            return rc;
         root_record(x, r, rec->u.root);
         break;
+    }
     default:
         return 0; /* META, STRING, CLASS: the reader keeps them for us */
     }
@@ -387,7 +486,10 @@ static void write_classes(exporter *x)
         if (c == NULL || (c->index == 0 && count == 0))
             continue; /* "no class" only matters when objects have it */
         item_begin(x, x->out, written++);
-        doc_class(x->out, &x->st, c, count, bytes);
+        if (x->rows)
+            rows_class(&x->rw, x->out, c, count, bytes);
+        else
+            doc_class(x->out, &x->st, c, count, bytes);
         item_end(x, x->out);
         if (jout_failed(x->out))
             return;
@@ -458,7 +560,10 @@ static int write_meta(exporter *x)
             jout_char(o, ':');
             doc_meta_value(o, &x->st, &m[i]);
         } else {
-            doc_meta(o, &x->st, &m[i]);
+            if (x->rows)
+                rows_meta(&x->rw, o, &m[i]);
+            else
+                doc_meta(o, &x->st, &m[i]);
             item_end(x, o);
         }
     }
@@ -502,6 +607,8 @@ static int write_tail(exporter *x, int complete)
 {
     jout *o = x->out;
     int rc;
+    if ((rc = identity_ready(x)) != 0)
+        return rc;
     if (x->json && (x->records & RECORDS_OBJECTS))
         JOUT_LIT(o, "\n]");
     if (x->json && (x->records & RECORDS_ROOTS) &&
@@ -565,6 +672,8 @@ static int run(exporter *x)
 int export_dump(cli_dump *d, const export_options *opt, jout *out,
                 const char *out_name)
 {
+    if (opt->format == EXPORT_PPROF)
+        return pprof_export(d, opt, out, out_name);
     exporter x;
     memset(&x, 0, sizeof x);
     x.opt = opt;
@@ -574,6 +683,7 @@ int export_dump(cli_dump *d, const export_options *opt, jout *out,
     x.records = opt->records != 0 ? opt->records
                                   : export_default_records(opt->format);
     x.json = opt->format == EXPORT_JSON;
+    x.rows = opt->format == EXPORT_ROWS;
     x.st.mongo = opt->format == EXPORT_MONGO;
     x.st.tag = x.json ? NULL : opt->tag; /* json: once, at the top */
     x.st.record_field = !x.json && records_several(x.records);
@@ -592,5 +702,7 @@ int export_dump(cli_dump *d, const export_options *opt, jout *out,
     free(x.bytes);
     free(x.final);
     idset_free(&x.ids);
+    rows_free(&x.rw);
+    free(x.ident_members);
     return rc;
 }

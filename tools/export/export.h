@@ -8,6 +8,9 @@
  *   ndjson  one document per line (objects by default).
  *   mongo   the same, in MongoDB Extended JSON v2 with canonical Int64
  *           integers and a unique _id, ready for mongoimport --type json.
+ *   rows    one flat row per record, a fixed schema per kind, for SQL
+ *           engines (rows.h); one kind per export.
+ *   pprof   a heap profile in pprof's profile.proto, gzip'd (pprof.h).
  *   json    one JSON value: {"format", "version", ["dump"], "objects",
  *           "roots", "edges", "classes", "meta", "complete"}, holding the
  *           selected kinds (objects, roots, classes and meta by default).
@@ -26,20 +29,31 @@
 
 #include "cli_dump.h"
 #include "doc.h"
+#include "identity.h"
 #include "jout.h"
 #include "records.h"
 
-enum export_format { EXPORT_NDJSON = 0, EXPORT_JSON = 1, EXPORT_MONGO = 2 };
+/* rows: flat rows of a fixed schema for SQL engines (rows.h); pprof: a
+ * gzip'd profile.proto heap profile (pprof.h). */
+enum export_format {
+    EXPORT_NDJSON = 0,
+    EXPORT_JSON = 1,
+    EXPORT_MONGO = 2,
+    EXPORT_ROWS = 3,
+    EXPORT_PPROF = 4
+};
 
 typedef struct export_options {
     int format;         /* enum export_format */
     unsigned records;   /* RECORDS_* set; 0 = the format's default */
     const char *tag;    /* --dump-tag (checked with doc_tag_valid), or NULL */
     uint64_t max_refs;  /* references kept per object or root document */
+    ident id;           /* --host, --pid, --time, --release (given bits) */
 } export_options;
 
 #define EXPORT_OPTIONS_INIT                                                 \
-    { .format = EXPORT_NDJSON, .max_refs = DOC_DEFAULT_MAX_REFS }
+    { .format = EXPORT_NDJSON, .max_refs = DOC_DEFAULT_MAX_REFS,           \
+      .id = IDENT_INIT }
 
 /* The kinds a format writes when --records is not given. */
 unsigned export_default_records(int format);

@@ -138,6 +138,15 @@ size_t jout_fmt_u64(char *p, uint64_t v)
     return n;
 }
 
+void jout_fmt_8digits(char *p, uint32_t v)
+{
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, digit_pairs + 2 * (hi / 100), 2);
+    memcpy(p + 2, digit_pairs + 2 * (hi % 100), 2);
+    memcpy(p + 4, digit_pairs + 2 * (lo / 100), 2);
+    memcpy(p + 6, digit_pairs + 2 * (lo % 100), 2);
+}
+
 /* An id is written for every object and reference: this is export's
  * hottest formatting, so there is a vector way (x86-64), a word way
  * (other little-endian machines) and a byte way. */

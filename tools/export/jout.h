@@ -101,6 +101,10 @@ void jout_raw(jout *o, const void *p, size_t n);
 /* Writes v in decimal at p; returns the number of bytes (1..20). */
 size_t jout_fmt_u64(char *p, uint64_t v);
 
+/* Writes v (< 100000000) as exactly 8 decimal digits at p, with leading
+ * zeros. */
+void jout_fmt_8digits(char *p, uint32_t v);
+
 /* Writes v as exactly 16 lower-case hex digits at p. */
 void jout_fmt_hex16(char *p, uint64_t v);
 

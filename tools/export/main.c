@@ -15,12 +15,16 @@ static void usage(void)
 {
     printf(
         "Usage: %s [OPTION]... DUMP\n"
-        "Write the records of a heapfmt dump as JSON, for jq, notebooks and\n"
-        "mongoimport. DUMP is a file, or - for standard input.\n"
+        "Write the records of a heapfmt dump as JSON, for jq, notebooks,\n"
+        "mongoimport and SQL engines, or as a pprof heap profile. DUMP is a\n"
+        "file, or - for standard input.\n"
         "\n"
         "  -f, --format=FORMAT   ndjson: one document per line (default);\n"
         "                        json: one JSON value; mongo: MongoDB\n"
-        "                        Extended JSON v2, one document per line\n"
+        "                        Extended JSON v2, one document per line;\n"
+        "                        rows: flat rows of one table for\n"
+        "                        ClickHouse and DuckDB; pprof: a gzip'd\n"
+        "                        profile.proto heap profile\n"
         "  -r, --records=KINDS   what to write, comma-separated: objects,\n"
         "                        edges, roots, classes, meta, or all\n"
         "                        (default objects; json: objects,roots,\n"
@@ -29,6 +33,11 @@ static void usage(void)
         "                        prefix MongoDB _id values with NAME:, so\n"
         "                        that many dumps share one collection\n"
         "                        (1-%d characters of A-Z a-z 0-9 . _ -)\n"
+        "      --host=NAME, --pid=N, --time=T, --release=TAG\n"
+        "                        the dump's identity in every row (rows;\n"
+        "                        other formats when one is given); T is\n"
+        "                        seconds since 1970 or YYYY-MM-DDTHH:MM:SSZ;\n"
+        "                        default: the dump's META\n"
         "      --max-refs=N      references kept in one object or root\n"
         "                        document (default %u, at most %u for\n"
         "                        mongo); edges always carry all of them\n"
@@ -44,18 +53,41 @@ static void usage(void)
         DOC_MONGO_MAX_REFS);
 }
 
-enum { OPT_MAX_REFS = 256 };
+enum {
+    OPT_MAX_REFS = 256,
+    OPT_HOST,
+    OPT_PID,
+    OPT_TIME,
+    OPT_RELEASE
+};
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
     {"records", required_argument, NULL, 'r'},
     {"dump-tag", required_argument, NULL, 't'},
     {"max-refs", required_argument, NULL, OPT_MAX_REFS},
+    {"host", required_argument, NULL, OPT_HOST},
+    {"pid", required_argument, NULL, OPT_PID},
+    {"time", required_argument, NULL, OPT_TIME},
+    {"release", required_argument, NULL, OPT_RELEASE},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* Checks the text of --host or --release: 1 to IDENT_MAX_TEXT bytes.
+ * Returns 0, or -1 after a usage error. */
+static int ident_text_option(const char *name, const char *arg)
+{
+    size_t n = strlen(arg);
+    if (n == 0 || n > IDENT_MAX_TEXT) {
+        cli_usage_error("invalid %s: expected 1 to %u bytes", name,
+                        IDENT_MAX_TEXT);
+        return -1;
+    }
+    return 0;
+}
 
 /* Opens the dump and the output, exports, closes. Returns the exit code. */
 static int run(const char *input, const char *output,
@@ -66,7 +98,7 @@ static int run(const char *input, const char *output,
     if (rc != CLI_EXIT_OK)
         return rc;
     int fd;
-    if (cli_open_output(output, 0, &fd) != 0) {
+    if (cli_open_output(output, opt->format == EXPORT_PPROF, &fd) != 0) {
         cli_dump_close(&d);
         return CLI_EXIT_ERROR;
     }
@@ -91,7 +123,7 @@ int main(int argc, char **argv)
     cli_set_progname("heapfmt-export");
     export_options opt = EXPORT_OPTIONS_INIT;
     const char *output = "-";
-    int max_refs_given = 0;
+    int max_refs_given = 0, records_given = 0;
     int c;
 
     opterr = 0;
@@ -101,7 +133,7 @@ int main(int argc, char **argv)
         case 'f':
             if (export_parse_format(optarg, &opt.format) != 0) {
                 cli_usage_error("invalid --format '%s': expected ndjson, "
-                                "json or mongo",
+                                "json, mongo, rows or pprof",
                                 optarg);
                 return CLI_EXIT_USAGE;
             }
@@ -115,6 +147,7 @@ int main(int argc, char **argv)
                                 bad_len, bad);
                 return CLI_EXIT_USAGE;
             }
+            records_given = 1;
             break;
         }
         case 't':
@@ -132,6 +165,36 @@ int main(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             max_refs_given = 1;
             break;
+        case OPT_HOST:
+        case OPT_RELEASE:
+            if (ident_text_option(c == OPT_HOST ? "--host" : "--release",
+                                  optarg) != 0)
+                return CLI_EXIT_USAGE;
+            if (c == OPT_HOST) {
+                opt.id.host = optarg;
+                opt.id.host_len = strlen(optarg);
+                opt.id.given |= IDENT_HOST;
+            } else {
+                opt.id.release = optarg;
+                opt.id.release_len = strlen(optarg);
+                opt.id.given |= IDENT_RELEASE;
+            }
+            break;
+        case OPT_PID:
+            if (cli_option_u64("--pid", optarg, 0, UINT64_MAX, &opt.id.pid) !=
+                0)
+                return CLI_EXIT_USAGE;
+            opt.id.given |= IDENT_PID;
+            break;
+        case OPT_TIME:
+            if (ident_parse_time(optarg, &opt.id.time) != 0) {
+                cli_usage_error("invalid --time '%s': expected seconds since "
+                                "1970 or YYYY-MM-DDTHH:MM:SS[Z] (UTC)",
+                                optarg);
+                return CLI_EXIT_USAGE;
+            }
+            opt.id.given |= IDENT_TIME;
+            break;
         case 'o':
             if (cli_output_option(optarg, &output) != 0)
                 return CLI_EXIT_USAGE;
@@ -146,6 +209,22 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) {
         cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.format == EXPORT_ROWS && records_given &&
+        records_several(opt.records)) {
+        cli_usage_error("--format=rows writes one table: give --records "
+                        "one kind");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.format == EXPORT_ROWS && opt.tag != NULL) {
+        cli_usage_error("--format=rows has no --dump-tag: each row names "
+                        "its dump by --host, --pid, --time and --release");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.format == EXPORT_PPROF && (records_given || max_refs_given)) {
+        cli_usage_error("--format=pprof writes a profile: --records and "
+                        "--max-refs do not apply");
         return CLI_EXIT_USAGE;
     }
     if (opt.format == EXPORT_MONGO && max_refs_given &&

@@ -174,13 +174,6 @@ int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
 const char *histo_type_name(const heapfmt_rstring *s, char *buf, size_t cap,
                             size_t *len);
 
-/* Display name for --by=site: "FILE:LINE", where FILE is the file name,
- * "(no file)" or "#<undefined string ID>". Written into *buf (malloc'd,
- * *cap bytes, grown as needed). Returns 0 with *len set, or -1 when out of
- * memory. */
-int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
-                    uint64_t line, size_t *len);
-
 /* The name of the row of objects without an allocation site. */
 #define HISTO_NO_SITE "(no site)"
 

@@ -16,6 +16,7 @@
 #include "cli_names.h"
 #include "cli_progress.h"
 #include "cli_scan.h"
+#include "cli_site.h"
 #include "histo.h"
 
 /* Objects between two looks at the clock for the progress line. */
@@ -63,35 +64,6 @@ const char *histo_type_name(const heapfmt_rstring *s, char *buf, size_t cap,
     }
     *len = strlen(buf);
     return buf;
-}
-
-int histo_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
-                    uint64_t line, size_t *len)
-{
-    char ph[48];
-    const char *text = file->ptr;
-    size_t tlen = file->len;
-    if (file->undefined) {
-        snprintf(ph, sizeof ph, "#<undefined string %u>", (unsigned)file->id);
-        text = ph;
-        tlen = strlen(ph);
-    } else if (file->slot == 0 || file->len == 0) {
-        text = "(no file)";
-        tlen = strlen(text);
-    }
-    size_t need = tlen + 1 + 20 + 1; /* ':' and up to 20 digits */
-    if (need > *cap || *buf == NULL) {
-        char *b = realloc(*buf, need);
-        if (b == NULL)
-            return -1;
-        *buf = b;
-        *cap = need;
-    }
-    memcpy(*buf, text, tlen);
-    int n = snprintf(*buf + tlen, *cap - tlen, ":%llu",
-                     (unsigned long long)line);
-    *len = tlen + (size_t)n;
-    return 0;
 }
 
 static int add_or_fail(histo_table *t, size_t d, const scan *s,
@@ -143,7 +115,7 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
             const heapfmt_rstring *file = heapfmt_reader_string(r, slot);
             if (file == NULL)
                 continue; /* cannot happen: slots come from the reader */
-            if (histo_site_name(&buf, &cap, file, line, &len) != 0)
+            if (cli_site_name(&buf, &cap, file, line, &len) != 0)
                 rc = out_of_memory(s);
             else
                 rc = add_or_fail(t, d, s, buf, len, e);

@@ -36,6 +36,7 @@
 #include "cli_msg.h"
 #include "cli_names.h"
 #include "cli_stack.h"
+#include "cli_site.h"
 #include "histo.h"
 
 enum part_status { PART_OK = 0, PART_FAILED, PART_NOMEM };
@@ -390,7 +391,7 @@ static int merge(histo_table *t, size_t d, names *nm, const part *parts,
                                                        &slot, &line);
                 const heapfmt_rstring *file =
                     resolve_string(nm, heapfmt_reader_string(p->r, slot));
-                rc = histo_site_name(&buf, &cap, file, line, &len);
+                rc = cli_site_name(&buf, &cap, file, line, &len);
                 if (rc == 0)
                     rc = histo_table_add(t, d, buf, len, e->count, e->bytes);
             }
