@@ -6,12 +6,16 @@ Run by `make bench` (bench/bench.mk), which builds the tools and the two
 helper programs first. Usage:
 
     bench/bench.py [--scale small|full] [--build DIR] [--runs N]
+                   [--only fleet]
 
   --scale  full (default): dumps of 1M and 10M objects; small: 1M only,
            for a quick check (about a minute). BENCH_SCALE sets it too.
   --build  the build directory (default: build); tools in DIR/bin, the
            helpers in DIR/bench, everything written goes to DIR/bench.
   --runs   runs of each case (default 3); the median is reported.
+  --only   fleet: only issue 38's cases (the rows and pprof exports, the
+           loads into ClickHouse and DuckDB) at the first size, to check
+           them; bench/README.md is left alone.
 
 Every case runs as a child process; its wall time comes from the clock,
 its CPU time (user + system) and peak RSS from wait4(2), i.e. getrusage of
@@ -706,6 +710,156 @@ class Bench:
                       [self.tool("heapfmt-export"), "-f", fmt, dump],
                       objects=n, size=label)
 
+    def fleet(self, label, n):
+        """Issue 38: heapfmt-export for the engines, from a default
+        (Zstandard) dump: the rows of objects and of edges (to files: the
+        engines load them next) and a pprof profile; then the wall time of
+        loading those rows into ClickHouse (a throwaway server on
+        loopback, tests/export/chserver.py; JSONEachRow through
+        clickhouse-client) and into DuckDB (COPY, through its npm package
+        and tests/export/duckdb_sql.cjs), with the tables of
+        docs/fleet.md. A missing engine is skipped, and said."""
+        sys.path.insert(0, os.path.join(self.root, "tests", "export"))
+        import chserver
+        from check_sql import docs_sql
+        sql = docs_sql(os.path.join(self.root, "docs", "fleet.md"))
+        dump = self.path("df%s.hfd" % label)
+        subprocess.run([self.tool("heapfmt-gen"), "-n", str(n), "-s", "1",
+                        "-o", dump], check=True, capture_output=True)
+        e = self.tool("heapfmt-export")
+        files = {}
+        for kind in ("objects", "edges"):
+            # the rate to /dev/null, as the JSON formats' cases; then the
+            # file the engines load
+            argv = [e, "-f", "rows", "-r", kind, "--host", "web-01.example",
+                    "--release", "2026.11.1", dump]
+            c = self.case("export", "heapfmt-export rows %s zstd" % kind,
+                          argv, objects=n, size=label)
+            out = self.path("df%s.%s.ndjson" % (label, kind))
+            subprocess.run(argv[:-1] + ["-o", out, dump], check=True)
+            c["bytes"] = self.size_of("%s rows %s" % (label, kind), out)
+            with open(out, "rb") as f:
+                files[kind] = (out, sum(1 for _ in f))
+        self.case("export", "heapfmt-export pprof zstd",
+                  [e, "-f", "pprof", "-o", self.path("df%s.pb.gz" % label),
+                   dump], objects=n, size=label)
+        if chserver.available():
+            with chserver.ClickHouseServer(self.path("clickhouse")) as ch:
+                ch.client("--query", "CREATE DATABASE IF NOT EXISTS heap")
+                ch.client("--multiquery", "--query",
+                          sql["clickhouse-tables"], database="heap")
+                for kind, (path, rows) in files.items():
+                    samples = []
+                    for _ in range(self.runs):
+                        ch.client("--query", "TRUNCATE TABLE " + kind,
+                                  database="heap")
+                        samples.append(self.spawn(
+                            ["clickhouse-client", "--host", "127.0.0.1",
+                             "--port", str(ch.port), "--database", "heap",
+                             "--query", "INSERT INTO %s FORMAT JSONEachRow"
+                             % kind], stdin=path))
+                    c = self.record("load", "clickhouse load %s" % kind,
+                                    ["clickhouse-client", "INSERT INTO %s "
+                                     "FORMAT JSONEachRow" % kind], samples,
+                                    objects=rows, size=label,
+                                    nbytes=os.path.getsize(path),
+                                    note="wall: the server's work; CPU: "
+                                    "the client's")
+        else:
+            self.skipped.append(("ClickHouse load", "clickhouse-server not "
+                                 "installed (scripts/install-deps.sh)"))
+        duck = os.environ.get("HEAPFMT_DUCKDB_DIR",
+                              "/usr/local/lib/heapfmt-duckdb")
+        if shutil.which("node") and os.path.exists(os.path.join(
+                duck, "node_modules", "@duckdb", "node-api")):
+            script = os.path.join(self.root, "tests", "export",
+                                  "duckdb_sql.cjs")
+            db = self.path("fleet.duckdb")
+            for kind, (path, rows) in files.items():
+                q = self.path("duckdb-load.sql")
+                with open(q, "w") as f:
+                    f.write(sql["duckdb-tables"] +
+                            "\nCOPY %s FROM '%s' (FORMAT json);\n"
+                            "CHECKPOINT;\n" % (kind, path))
+                samples = []
+                for _ in range(self.runs):
+                    for p in (db, db + ".wal"):
+                        if os.path.exists(p):
+                            os.unlink(p)
+                    samples.append(self.spawn(["node", script, duck, db, q]))
+                self.record("load", "duckdb load %s" % kind,
+                            ["node", "tests/export/duckdb_sql.cjs", "COPY %s"
+                             % kind], samples, objects=rows, size=label,
+                            nbytes=os.path.getsize(path),
+                            note="node and the engine's start included")
+                self.size_of("%s duckdb %s" % (label, kind), db)
+        else:
+            self.skipped.append(("DuckDB load", "no node or no "
+                                 "@duckdb/node-api in %s "
+                                 "(scripts/install-deps.sh)" % duck))
+        for f in [dump, self.path("df%s.pb.gz" % label)] + \
+                [p for p, _ in files.values()]:
+            if os.path.exists(f):
+                os.unlink(f)
+
+    def fleet_targets(self, add):
+        """Issue 38: the rows export at 5M objects/s per core; the loads
+        are reported in its detail (no goal: the engines' own speed)."""
+        c = self.find("heapfmt-export rows objects zstd")
+        if not c:
+            return
+        r = c["objects"] / c["cpu_s"] if c["cpu_s"] else 0
+        loads = []
+        for engine in ("clickhouse", "duckdb"):
+            for kind in ("objects", "edges"):
+                d = self.find("%s load %s" % (engine, kind), c["size"])
+                if d:
+                    loads.append("%s %s %.1f s (%.2fM rows/s)" % (
+                        engine, kind, d["wall_s"],
+                        d["objects"] / d["wall_s"] / 1e6))
+        edges = self.find("heapfmt-export rows edges zstd", c["size"])
+        nedges = self.files.get("%s rows edges" % c["size"])
+        erate = ""
+        if edges and edges["cpu_s"] and nedges:
+            rows_e = next((x["objects"] for x in self.cases
+                           if x["name"].endswith("load edges")), 0)
+            erate = "; edges: %.1fM objects/s%s" % (
+                edges["objects"] / edges["cpu_s"] / 1e6,
+                " (%.1fM rows/s)" % (rows_e / edges["cpu_s"] / 1e6)
+                if rows_e else "")
+        add("heapfmt-export rows, objects/s per core", r, 5e6, r >= 5e6,
+            "%s objects, zstd dump, to /dev/null, CPU time (issue 38)%s; "
+            "loads (wall): %s" % (c["size"], erate,
+                                  ", ".join(loads) or "no engine"))
+
+    def run_fleet(self):
+        """--only fleet: issue 38's cases at the first size."""
+        self.load0 = os.getloadavg()[0]
+        self.codec_result = None
+        self.fleet(*self.sizes[0])
+        t = []
+
+        def add(what, value, goal, ok, detail):
+            t.append({"target": what, "value": value, "goal": goal,
+                      "met": bool(ok), "detail": detail})
+        self.fleet_targets(add)
+        lines = []
+        for c in self.cases:
+            lines.append("%-5s %-32s %12s rows/objects  wall %7.3f s  "
+                         "CPU %7.3f s" % (c["size"], c["name"],
+                                          "{:,}".format(c["objects"]),
+                                          c["wall_s"], c["cpu_s"]))
+        for k, v in self.files.items():
+            lines.append("  %-40s %14s bytes" % (k, "{:,}".format(v)))
+        for x in t:
+            lines.append("%s %s: %.2fM (goal %.0fM); %s" % (
+                "met" if x["met"] else "MISS", x["target"], x["value"] / 1e6,
+                x["goal"] / 1e6, x["detail"]))
+        for what, why in self.skipped:
+            lines.append("skipped: %s: %s" % (what, why))
+        print("load average %s" % self.load_text())
+        print("\n".join(lines))
+
     def zstd_reading(self, label, n, dump):
         """Issue 19: histo --scan of a default (Zstandard) dump, and its
         floor: the same blocks decoded and CRC-checked by libzstd alone."""
@@ -969,6 +1123,7 @@ class Bench:
                 "(%.2f x the dump)" % (hp["size"], hp["rss_kib"] / 1024,
                                        hp["rss_kib"] * 1024 / hp["bytes"]))
         self.zstd_targets(big, add)
+        self.fleet_targets(add)
         self.graph_targets(big, add)
         self.ruby_targets(add)
         self.malloc_targets(add)
@@ -1202,7 +1357,7 @@ class Bench:
         lines.append("")
         lines.append(self.codec_text(self.codec_result))
         lines.append("")
-        lines.append("Targets (issues 7, 13, 14, 16, 18, 19; each says its figure):")
+        lines.append("Targets (issues 7, 13, 14, 16, 18, 19, 38; each says its figure):")
         for t in targets:
             v, g = t["value"], t["goal"]
             fmt = ("%.1fM" % (v / 1e6)) if g >= 1e6 else "%.2f" % v
@@ -1231,6 +1386,7 @@ class Bench:
         self.v8_importer(20 if self.scale == "small" else 100)
         self.hprof_importer(300_000 if self.scale == "small" else 3_000_000)
         self.malloc_cases()
+        self.fleet(*self.sizes[0])
         rn = 1_000_000 if self.scale == "small" else 5_000_000
         self.ruby_case(rn)
         if self.scale != "small":
@@ -1314,12 +1470,18 @@ def main():
     ap.add_argument("--scale-table", metavar="N,N,...",
                     help="only issue 19's scale table, at these object "
                     "counts (e.g. 1000000,3000000,10000000,30000000)")
+    ap.add_argument("--only", choices=("fleet",),
+                    help="only these cases, at the first size")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
     if args.scale_table:
         sizes = [int(x) for x in args.scale_table.split(",")]
         Bench(args).scale_table(sizes)
+        return
+    if args.only == "fleet":
+        args.scale = "small"
+        Bench(args).run_fleet()
         return
     Bench(args).run()
 

@@ -7,7 +7,8 @@
 static void take_text(const heapfmt_reader *r, const char *key,
                       const char **s, size_t *len)
 {
-    const heapfmt_rmeta *m = heapfmt_reader_meta_get(r, key);
+    const heapfmt_rmeta *m = r != NULL ? heapfmt_reader_meta_get(r, key)
+                                       : NULL;
     if (m == NULL || m->type != HEAPFMT_META_TEXT)
         return;
     *s = m->text;
@@ -18,7 +19,8 @@ static void take_text(const heapfmt_reader *r, const char *key,
 static void take_uint(const heapfmt_reader *r, const char *key,
                       uint64_t *v)
 {
-    const heapfmt_rmeta *m = heapfmt_reader_meta_get(r, key);
+    const heapfmt_rmeta *m = r != NULL ? heapfmt_reader_meta_get(r, key)
+                                       : NULL;
     if (m == NULL)
         return;
     if (m->type == HEAPFMT_META_UINT)

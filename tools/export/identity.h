@@ -44,8 +44,8 @@ enum {
 #define IDENT_INIT { NULL, 0, NULL, 0, 0, 0, 0 }
 
 /* Fills what the options did not give from the META pairs the reader has
- * seen. The texts then point into the reader (valid while it is open) or
- * at the option strings. */
+ * seen (r NULL: none). The texts then point into the reader (valid while
+ * it is open) or at the option strings. */
 void ident_resolve(ident *id, const heapfmt_reader *r);
 
 /* Parses --time: seconds since 1970-01-01 UTC, or a UTC date and time

@@ -160,10 +160,19 @@ static void memo_rstring(rows_memo *m, jout *o, const char *key,
 
 #define MEMBER(o, lit) jout_put((o), (lit), sizeof(lit) - 1)
 
-static void u64_member(jout *o, const char *key, size_t key_len, uint64_t v)
+/* ,"key":N. Most of these numbers (references, lines, generations,
+ * flags) have one digit: those skip the general formatter. */
+static inline void u64_member(jout *o, const char *key, size_t key_len,
+                              uint64_t v)
 {
-    jout_put(o, key, key_len);
-    jout_u64(o, v);
+    char *p = jout_room(o, key_len + JOUT_U64_MAX);
+    memcpy(p, key, key_len);
+    if (v < 10) {
+        p[key_len] = (char)('0' + v);
+        o->len += key_len + 1;
+    } else {
+        o->len += key_len + jout_fmt_u64(p + key_len, v);
+    }
 }
 
 #define U64(o, lit, v) u64_member((o), (lit), sizeof(lit) - 1, (v))
@@ -331,7 +340,7 @@ void rows_free(rows *w)
 
 static void row_begin(const rows *w, jout *o)
 {
-    jout_raw(o, w->prefix, w->prefix_len);
+    jout_put(o, w->prefix, w->prefix_len); /* at most a few KiB */
 }
 
 /* ------------------------------------------------------------------ */
