@@ -61,6 +61,8 @@ static int memo_replay(const rows_memo *m, size_t slot, const void *src,
 /* Appends n bytes to the arena; returns their offset, or -1. */
 static long arena_add(rows_memo *m, const char *p, size_t n)
 {
+    if (n == 0) /* a key by its source alone (a stack, a string entry) */
+        return (long)m->used;
     if (m->used + n > m->cap) {
         size_t cap = m->cap ? m->cap : 4096;
         while (cap < m->used + n)
