@@ -21,14 +21,18 @@ extern "C" {
 
 /* Writes a dump of the allocations live now to path, or, when path is
  * NULL, to DIR/PREFIX-PID-N.hfd as configured (HEAPFMT_MALLOC_DIR,
- * HEAPFMT_MALLOC_PREFIX). When written is not NULL, the path written is
- * copied there (len bytes at most, NUL-terminated). Blocks other threads'
- * malloc and free for the copy of the table (about 10 ns an allocation),
- * not for the writing. Thread-safe; dumps are serialised. Not
+ * HEAPFMT_MALLOC_PREFIX; the first N whose name is free). When written is
+ * not NULL, the path written is copied there (len bytes at most,
+ * NUL-terminated). Blocks other threads' malloc and free for the copy of
+ * the table (about 10 ns an allocation), not for the writing, which a
+ * thread of the tracker's does (no descriptor of the program's is used or
+ * taken, no signal of its raised). Thread-safe; dumps are serialised. Not
  * async-signal-safe: from a signal handler, send the tracker's signal
  * instead. Returns 0, or -1 with errno set (EAGAIN: the tracker is not
  * running yet; ECANCELED: the process is exiting and its exit dump has
- * begun; the errno of a failed open or write). */
+ * begun; the errno of a failed open or write: EFBIG past RLIMIT_FSIZE,
+ * EBADF when the program closed the dump's descriptor where the kernel
+ * refuses the tracker a descriptor table of its own). */
 int heapfmt_malloc_dump(const char *path, char *written, size_t len);
 
 /* 1 when the tracker is recording allocations, else 0. */

@@ -16,8 +16,10 @@
 #define HM_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define HM_EXPORT __attribute__((visibility("default")))
 #define HM_TLS __attribute__((tls_model("initial-exec")))
@@ -76,7 +78,7 @@ typedef struct hm_config {
     int ruby;                /* attribute to Ruby's file:line: 1 on, 0 off */
     int log;                 /* one line on stderr per dump */
     int level;               /* zstd level of the dump */
-    char dir[1024];          /* where dumps go */
+    char dir[1024];          /* where dumps go: absolute, fixed at start */
     char prefix[64];         /* dump file names start with this */
 } hm_config;
 
@@ -87,13 +89,102 @@ extern hm_config hm_cfg;
  * Sidekiq TSTP, TTIN, USR2) nor by profilers (PROF, VTALRM). */
 #define HM_DEFAULT_SIGNAL_OFFSET 7
 
-/* A signal by name (USR1, SIGUSR2, RTMIN+3, PROF...) or number; 0 for
- * "none"; -1 if not valid. */
+/* A signal by name (USR1, SIGSEGV, RTMIN+3, RTMAX-2...) or number; 0 for
+ * "none"; -1 if it names no signal. Every signal is recognised; whether
+ * it may be the dump signal is hm_signal_refused's to say. */
 int hm_parse_signal(const char *s);
+/* NULL when sig may be the dump signal (USR1, USR2, RTMIN..RTMAX), else
+ * why not, as a phrase ("carries faults: ..."). */
+const char *hm_signal_refused(int sig);
+/* "SIGSEGV", "SIGRTMIN+7", "signal 32". */
+void hm_signal_name(int sig, char *buf, size_t len);
+/* The dump signal s gives (0: none), or -1 with the reason in msg
+ * ("SIGSEGV (11) carries faults: ...; choose USR1, USR2 or RTMIN+N"). */
+int hm_signal_explain(const char *s, char *msg, size_t len);
 
 /* Reads HEAPFMT_MALLOC_* into hm_cfg (defaults for what is unset or bad;
  * a bad value is reported once through hm_log when log is on). */
 void hm_config_load(hm_config *c);
+
+/* ------------------------------------------------------------------ */
+/* The program's descriptors (hm_host.c)                                */
+/* ------------------------------------------------------------------ */
+
+/* Gives the calling thread a descriptor table of its own, empty: 1, or 0
+ * when the kernel refuses and the thread shares the program's. */
+int hm_fd_private(void);
+
+/* A file of the tracker's, remembered by device and inode: each write and
+ * the close first check that the descriptor still names it (in a shared
+ * table the program may have closed it and reused the number). */
+typedef struct hm_file {
+    int fd;
+    int lost;     /* the descriptor no longer names the file */
+    uint64_t bytes; /* written through hm_file_write */
+    dev_t dev;
+    ino_t ino;
+} hm_file;
+/* Creates path (exclusive: fails with EEXIST if it exists; else truncates
+ * an existing file), close-on-exec, readable and writable by its owner
+ * whatever the umask. Returns 0 or -1 with errno set. */
+int hm_file_open(hm_file *f, const char *path, int exclusive);
+/* Takes fd as the tracker's file (its identity now). 0 or -1. */
+int hm_file_adopt(hm_file *f, int fd);
+/* 1 while f's descriptor still names f's file. */
+int hm_file_same(hm_file *f);
+/* A heapfmt_write_fn over an hm_file: -EBADF once the file is lost. */
+long hm_file_write(void *opaque, const void *buf, size_t len);
+/* Closes f's descriptor if it still names f's file. 0, or -1 with errno. */
+int hm_file_close(hm_file *f);
+
+/* Holds SIGXFSZ back in the calling thread around a write to a file: a
+ * write past RLIMIT_FSIZE then fails with EFBIG instead of killing the
+ * program, and the signal it raised is taken (one already pending before
+ * hm_xfsz_hold is left alone). */
+typedef struct hm_xfsz {
+    sigset_t mask;
+    int was_pending;
+} hm_xfsz;
+void hm_xfsz_hold(hm_xfsz *h);
+void hm_xfsz_release(hm_xfsz *h);
+
+/* Notes what descriptor 2 is at start; hm_stderr_write writes there only
+ * while it is still that file (0, or -1: not written). */
+void hm_stderr_note(void);
+int hm_stderr_write(const void *buf, size_t len);
+
+/* Points libunwind's pipe, read and syscall imports at descriptor-free
+ * stand-ins (hm_unwind_io.c); 0, or -1 when they could not all be found. */
+int hm_unwind_io_init(void);
+/* 1 when the byte at addr can be read. */
+int hm_readable(uintptr_t addr);
+
+/* ------------------------------------------------------------------ */
+/* Wake-ups of the dump thread (hm_wake.c): no descriptor               */
+/* ------------------------------------------------------------------ */
+
+void hm_wake_init(void);
+/* Asks for a dump; async-signal-safe (the signal handler's only call). */
+void hm_wake_post(void);
+/* 1 when a dump was asked for since the last call (and clears it). */
+int hm_wake_take(void);
+/* Waits for hm_wake_post or until deadline_ns on CLOCK_MONOTONIC (0: no
+ * deadline). 0, or -1 when the wait itself failed. */
+int hm_wake_wait(uint64_t deadline_ns);
+uint64_t hm_wake_now(void);
+void hm_wake_atfork_child(void);
+
+/* When a wake-up makes a dump: on a request, or at the interval's
+ * deadline; never otherwise. */
+typedef struct hm_schedule {
+    uint64_t interval_ns; /* 0: no periodic dumps */
+    uint64_t next_ns;     /* the next periodic dump's deadline */
+} hm_schedule;
+void hm_schedule_init(hm_schedule *s, unsigned interval_s, uint64_t now);
+uint64_t hm_schedule_deadline(const hm_schedule *s);
+/* 1 when a dump is due at now (requested: one was asked for); moves the
+ * next deadline past now. */
+int hm_schedule_due(hm_schedule *s, uint64_t now, int requested);
 
 /* ------------------------------------------------------------------ */
 /* Raw memory (hm_config.c): mmap'd, never from the hooked allocator    */

@@ -50,9 +50,9 @@ void hm_log(const char *fmt, ...) {
     if ((size_t)n >= sizeof line - 1)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
-    /* one write(2): stdio would allocate, and lines must not interleave */
-    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
-    (void)w;
+    /* one write(2): stdio would allocate, and lines must not interleave;
+     * only to the standard error the program started with */
+    hm_stderr_write(line, (size_t)n);
 }
 
 /* A whole number in [lo, hi], or -1. */
@@ -65,28 +65,149 @@ static long long number(const char *s, long long lo, long long hi) {
     return v;
 }
 
+/* Every signal by name, and why it cannot be the dump signal. The tracker's
+ * handler replaces the program's disposition of its signal, and each of
+ * these has a meaning that the program, the kernel, the C library or the
+ * terminal relies on; only the user signals and the real-time ones have
+ * none until the program gives them one. */
+#define WHY_FAULT "carries faults: a program that faults would fault again forever"
+#define WHY_ENDS "ends the program: the tracker's handler would keep it running"
+#define WHY_JOB "is job control's: the terminal and the shell send it"
+#define WHY_TIMER "is the program's timers' (alarm, setitimer, profilers)"
+#define WHY_LIMIT "is raised by resource limits (a dump itself may raise SIGXFSZ)"
+static const struct signal_rule {
+    const char *name;
+    int sig;
+    const char *why; /* NULL: may be the dump signal */
+} signal_rules[] = {
+    {"HUP", SIGHUP, "is the program's (hangup, or a daemon's reload): "
+                    "the tracker's handler would replace its own"},
+    {"INT", SIGINT, WHY_ENDS},
+    {"QUIT", SIGQUIT, WHY_ENDS},
+    {"ILL", SIGILL, WHY_FAULT},
+    {"TRAP", SIGTRAP, WHY_FAULT},
+    {"ABRT", SIGABRT, "is raised by abort(): the program must die of it"},
+    {"IOT", SIGIOT, "is raised by abort(): the program must die of it"},
+    {"BUS", SIGBUS, WHY_FAULT},
+    {"FPE", SIGFPE, WHY_FAULT},
+    {"KILL", SIGKILL, "cannot be caught"},
+    {"USR1", SIGUSR1, NULL},
+    {"SEGV", SIGSEGV, WHY_FAULT},
+    {"USR2", SIGUSR2, NULL},
+    {"PIPE", SIGPIPE, "is raised by every write to a closed pipe or socket"},
+    {"ALRM", SIGALRM, WHY_TIMER},
+    {"TERM", SIGTERM, WHY_ENDS},
+#ifdef SIGSTKFLT
+    {"STKFLT", SIGSTKFLT, "is reserved (coprocessor faults)"},
+#endif
+    {"CHLD", SIGCHLD, "tells the program that a child stopped or ended"},
+    {"CLD", SIGCHLD, "tells the program that a child stopped or ended"},
+    {"CONT", SIGCONT, WHY_JOB},
+    {"STOP", SIGSTOP, "cannot be caught"},
+    {"TSTP", SIGTSTP, WHY_JOB},
+    {"TTIN", SIGTTIN, WHY_JOB},
+    {"TTOU", SIGTTOU, WHY_JOB},
+    {"URG", SIGURG, "comes with urgent socket data"},
+    {"XCPU", SIGXCPU, WHY_LIMIT},
+    {"XFSZ", SIGXFSZ, WHY_LIMIT},
+    {"VTALRM", SIGVTALRM, WHY_TIMER},
+    {"PROF", SIGPROF, WHY_TIMER},
+    {"WINCH", SIGWINCH, "comes with every resize of the terminal"},
+    {"IO", SIGIO, "comes with asynchronous I/O"},
+    {"POLL", SIGPOLL, "comes with asynchronous I/O"},
+#ifdef SIGPWR
+    {"PWR", SIGPWR, "is the power supervisor's"},
+#endif
+    {"SYS", SIGSYS, WHY_FAULT},
+};
+#define NRULES (sizeof signal_rules / sizeof signal_rules[0])
+
 int hm_parse_signal(const char *s) {
-    static const struct { const char *name; int sig; } names[] = {
-        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"PROF", SIGPROF},
-        {"WINCH", SIGWINCH}, {"URG", SIGURG}, {"HUP", SIGHUP},
-        {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU}};
     if (strncasecmp(s, "SIG", 3) == 0)
         s += 3;
     if (strcasecmp(s, "none") == 0 || strcmp(s, "0") == 0)
         return 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(s, names[i].name) == 0)
-            return names[i].sig;
-    if (strncasecmp(s, "RTMIN", 5) == 0) {
-        long long k = s[5] == 0 ? 0 : s[5] == '+' ? number(s + 6, 0, 64) : -1;
-        return k < 0 || SIGRTMIN + k > SIGRTMAX ? -1 : SIGRTMIN + (int)k;
+    for (size_t i = 0; i < NRULES; i++)
+        if (strcasecmp(s, signal_rules[i].name) == 0)
+            return signal_rules[i].sig;
+    if (strncasecmp(s, "RTMIN", 5) == 0 || strncasecmp(s, "RTMAX", 5) == 0) {
+        int max = s[4] == 'x' || s[4] == 'X';
+        char sign = max ? '-' : '+';
+        long long k = s[5] == 0 ? 0 : s[5] == sign ? number(s + 6, 0, 64) : -1;
+        long long sig = max ? SIGRTMAX - k : SIGRTMIN + k;
+        return k < 0 || sig < SIGRTMIN || sig > SIGRTMAX ? -1 : (int)sig;
     }
     long long v = number(s, 1, SIGRTMAX);
-    return v < 0 || v == SIGKILL || v == SIGSTOP ? -1 : (int)v;
+    return v < 0 ? -1 : (int)v;
+}
+
+const char *hm_signal_refused(int sig) {
+    if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+        return NULL;
+    for (size_t i = 0; i < NRULES; i++)
+        if (signal_rules[i].sig == sig)
+            return signal_rules[i].why;
+    if (sig > 0 && sig < SIGRTMIN) /* 32 and 33 in glibc */
+        return "is reserved by the C library's threads (cancellation, set*id)";
+    return "is not a signal";
+}
+
+void hm_signal_name(int sig, char *buf, size_t len) {
+    for (size_t i = 0; i < NRULES; i++)
+        if (signal_rules[i].sig == sig) {
+            snprintf(buf, len, "SIG%s", signal_rules[i].name);
+            return;
+        }
+    if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+        snprintf(buf, len, sig == SIGRTMIN ? "SIGRTMIN" : "SIGRTMIN+%d", sig - SIGRTMIN);
+    else
+        snprintf(buf, len, "signal %d", sig);
+}
+
+int hm_signal_explain(const char *s, char *msg, size_t len) {
+    int sig = hm_parse_signal(s);
+    if (sig < 0) {
+        snprintf(msg, len, "'%s' is not a signal", s);
+        return -1;
+    }
+    const char *why = sig == 0 ? NULL : hm_signal_refused(sig);
+    if (why != NULL) {
+        char name[32], num[16] = "";
+        hm_signal_name(sig, name, sizeof name);
+        if (strncmp(name, "SIG", 3) == 0)
+            snprintf(num, sizeof num, " (%d)", sig);
+        snprintf(msg, len, "%s%s %s; choose USR1, USR2 or RTMIN+N", name, num, why);
+        return -1;
+    }
+    return sig;
 }
 
 static void bad(const char *var, const char *value) {
     hm_log("%s=%s is not valid; using the default", var, value);
+}
+
+/* The dump directory as an absolute path, fixed now: a daemon's chdir
+ * must neither move its dumps nor lose them in a directory it cannot
+ * write. When the working directory has no name (deleted, or longer than
+ * the buffer) the directory stays relative, and says so in the log. */
+static void resolve_dir(hm_config *c) {
+    if (c->dir[0] == '/')
+        return;
+    char cwd[sizeof c->dir];
+    if (getcwd(cwd, sizeof cwd) == NULL || cwd[0] != '/') {
+        hm_log("the working directory has no name (%s); dumps follow it",
+               strerror(errno));
+        return;
+    }
+    char abs[sizeof c->dir];
+    int n = strcmp(c->dir, ".") == 0
+                ? snprintf(abs, sizeof abs, "%s", cwd)
+                : snprintf(abs, sizeof abs, "%s%s%s", cwd,
+                           cwd[1] != 0 ? "/" : "", c->dir);
+    if (n > 0 && (size_t)n < sizeof abs)
+        memcpy(c->dir, abs, (size_t)n + 1);
+    else
+        hm_log("%s/%s: path too long; dumps follow the working directory", cwd, c->dir);
 }
 
 void hm_config_load(hm_config *c) {
@@ -123,11 +244,12 @@ void hm_config_load(hm_config *c) {
             bad("HEAPFMT_MALLOC_DEPTH", v);
     }
     if ((v = getenv("HEAPFMT_MALLOC_SIGNAL")) != NULL) {
-        int s = hm_parse_signal(v);
+        char why[160];
+        int s = hm_signal_explain(v, why, sizeof why);
         if (s >= 0)
             c->signal = s;
         else
-            bad("HEAPFMT_MALLOC_SIGNAL", v);
+            hm_log("HEAPFMT_MALLOC_SIGNAL: %s; using the default", why);
     }
     if ((v = getenv("HEAPFMT_MALLOC_INTERVAL")) != NULL) {
         if ((n = number(v, 0, 86400 * 365)) >= 0)
@@ -151,6 +273,7 @@ void hm_config_load(hm_config *c) {
         else
             bad("HEAPFMT_MALLOC_DIR", v);
     }
+    resolve_dir(c);
     if ((v = getenv("HEAPFMT_MALLOC_PREFIX")) != NULL && v[0] != 0) {
         if (strlen(v) < sizeof c->prefix && strchr(v, '/') == NULL)
             strcpy(c->prefix, v);

@@ -1,10 +1,17 @@
 /* hm_dump.c -- writing the live allocations as a heapfmt dump, and when.
  *
- * When: on a signal (the handler only writes a byte to a pipe: nothing
- * else is safe there, least of all inside malloc), every N seconds, at
- * exit, and on request (heapfmt_malloc_dump). A thread of the tracker's
- * own waits on the pipe and writes the dumps; it is marked busy for its
- * whole life, so what it allocates is not tracked.
+ * When: on a signal, every N seconds, at exit, and on request
+ * (heapfmt_malloc_dump). The signal handler only posts a wake-up
+ * (hm_wake.c: a flag and a semaphore, no descriptor); a thread of the
+ * tracker's own waits for it and asks for the dumps. It is marked busy for
+ * its whole life, so what it allocates is not tracked.
+ *
+ * Where: each dump is written by a thread made for it, which takes no
+ * signal and has a descriptor table of its own (hm_host.c), so the
+ * program's descriptors, its fork and exec, its signals (SIGXFSZ from a
+ * file size limit goes to the thread that wrote, and dies with it) and its
+ * exit status are untouched. Its result is logged by the thread that
+ * asked, which shares the program's standard error.
  *
  * What: the live table is copied with every shard locked, so a dump is
  * one consistent moment (the program's malloc and free wait for the copy,
@@ -17,7 +24,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +40,8 @@
 volatile uint16_t hm_epoch;
 
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
-static int wake[2] = {-1, -1};
-static unsigned seq;              /* dumps written by this process */
+static int thread_started;        /* this process has its dump thread */
+static unsigned seq;              /* the last N of this process's dump names */
 volatile int hm_child_due;      /* a forked child needs its thread */
 static time_t started;
 
@@ -135,7 +141,7 @@ static uint64_t rss_bytes(void) {
 }
 
 static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
-                      uint64_t allocs, uint64_t frees) {
+                      uint64_t allocs, uint64_t frees, int private_fds) {
     heapfmt_writer *w = d->w;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -165,7 +171,9 @@ static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
     rc |= heapfmt_write_meta_uint(w, "malloc.tracker_bytes",
                                   hm_live_memory() + hm_stacks_memory());
     rc |= heapfmt_write_meta_uint(w, "malloc.ruby", hm_ruby_site_count() > 0);
-    rc |= heapfmt_write_meta_uint(w, "rss", rss_bytes());
+    uint64_t rss = private_fds ? rss_bytes() : 0; /* no file in a shared table */
+    if (rss != 0)
+        rc |= heapfmt_write_meta_uint(w, "rss", rss);
     rc |= heapfmt_write_meta_uint(w, "mallinfo2.arena", mi.arena);
     rc |= heapfmt_write_meta_uint(w, "mallinfo2.hblkhd", mi.hblkhd);
     rc |= heapfmt_write_meta_uint(w, "mallinfo2.uordblks", mi.uordblks);
@@ -271,7 +279,7 @@ static size_t snapshot(hm_entry **entries, uint64_t **usable, size_t *mapped) {
     }
 }
 
-static int write_dump(heapfmt_writer *w) {
+static int write_dump(heapfmt_writer *w, int private_fds) {
     dumper d = {.w = w};
     hm_entry *e = NULL;
     uint64_t *usable = NULL;
@@ -280,7 +288,7 @@ static int write_dump(heapfmt_writer *w) {
     if (n == (size_t)-1)
         return HEAPFMT_E_NOMEM;
     hf_map_init(&d.frames);
-    d.symbols = hm_symbols_open();
+    d.symbols = hm_symbols_open(private_fds);
     d.nstacks = hm_stacks_count();
     d.nsites = hm_ruby_site_count();
     d.stack_ids = hm_next.calloc(d.nstacks + 1, sizeof *d.stack_ids);
@@ -299,7 +307,7 @@ static int write_dump(heapfmt_writer *w) {
             allocs += d.counts[sid - 1].allocs;
             frees += d.counts[sid - 1].frees;
         }
-        rc = write_meta(&d, n, live_bytes, allocs, frees);
+        rc = write_meta(&d, n, live_bytes, allocs, frees, private_fds);
         if (rc == HEAPFMT_OK)
             rc = write_objects(&d, e, usable, n);
         if (rc == HEAPFMT_OK)
@@ -312,6 +320,111 @@ static int write_dump(heapfmt_writer *w) {
     hm_symbols_close(d.symbols);
     hm_unmap(e, mapped);
     return rc;
+}
+
+/* One dump to write: what was asked, and what came of it. */
+typedef struct dump_job {
+    const char *path;  /* NULL: the next free name in the dump directory */
+    int rc;            /* HEAPFMT_OK or an error */
+    int err;           /* errno of a failure, 0 if none */
+    int private_fds;   /* written from a descriptor table of its own */
+    char written[1200];
+    char message[256]; /* why it failed */
+} dump_job;
+
+/* Writes j: on the thread run_job made, or on the asking thread when no
+ * thread could be made. */
+static void write_job(dump_job *j) {
+    hm_file f;
+    const char *path = j->path;
+    if (path == NULL) {
+        /* The next N whose name is free: a dump never replaces a file (a
+         * pid comes back: every container's first process is pid 1). */
+        unsigned n = seq;
+        int r;
+        do {
+            n++;
+            snprintf(j->written, sizeof j->written, "%s/%s-%ld-%u.hfd",
+                     hm_cfg.dir, hm_cfg.prefix, (long)getpid(), n);
+            r = hm_file_open(&f, j->written, 1);
+        } while (r != 0 && errno == EEXIST && n - seq < 10000);
+        seq = r == 0 || errno == EEXIST ? n : n - 1;
+        path = j->written;
+        if (r != 0)
+            goto open_failed;
+    } else {
+        snprintf(j->written, sizeof j->written, "%s", path);
+        if (hm_file_open(&f, path, 0) != 0)
+            goto open_failed;
+    }
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.allocator = &real_allocator;
+    opt.level = hm_cfg.level;
+    heapfmt_writer *w = NULL;
+    j->rc = heapfmt_writer_open(&w, &opt, hm_file_write, &f);
+    if (j->rc == HEAPFMT_OK) {
+        j->rc = write_dump(w, j->private_fds);
+        if (j->rc == HEAPFMT_OK)
+            j->rc = heapfmt_writer_finish(w);
+        if (j->rc != HEAPFMT_OK) {
+            j->err = heapfmt_writer_error(w)->sys_errno;
+            snprintf(j->message, sizeof j->message, "%s", heapfmt_writer_error(w)->message);
+        }
+        heapfmt_writer_free(w);
+    } else {
+        j->err = ENOMEM;
+        snprintf(j->message, sizeof j->message, "%s", strerror(j->err));
+    }
+    if (hm_file_close(&f) != 0 && j->rc == HEAPFMT_OK) {
+        j->rc = HEAPFMT_E_IO;
+        j->err = f.lost ? EBADF : errno;
+        snprintf(j->message, sizeof j->message, "%s", strerror(j->err));
+    }
+    if (f.lost)
+        snprintf(j->message, sizeof j->message,
+                 "the program closed or replaced the dump's descriptor; dump stopped");
+    else if (j->rc != HEAPFMT_OK && j->message[0] == 0)
+        snprintf(j->message, sizeof j->message, "%s",
+                 j->rc == HEAPFMT_E_NOMEM ? "out of memory" : "failed");
+    /* A dump that failed before its first byte (no memory, no room) is
+     * no dump: its empty file, made for it, goes. */
+    if (j->rc != HEAPFMT_OK && f.bytes == 0 && j->path == NULL)
+        unlink(path);
+    return;
+open_failed:
+    j->rc = HEAPFMT_E_IO;
+    j->err = errno;
+    snprintf(j->message, sizeof j->message, "%s", strerror(j->err));
+}
+
+static void *job_thread(void *arg) {
+    dump_job *j = arg;
+    hm_busy = 1;
+    j->private_fds = hm_fd_private();
+    write_job(j);
+    return NULL;
+}
+
+/* Runs j on a thread of its own (no signals, a descriptor table of its
+ * own) and waits for it. Without a thread (RLIMIT_NPROC, no memory) it
+ * runs here, sharing the table, with SIGXFSZ held back: a file size limit
+ * must fail the dump, not kill the program. */
+static void run_job(dump_job *j) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, job_thread, j);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        pthread_join(t, NULL);
+        return;
+    }
+    hm_xfsz h;
+    hm_xfsz_hold(&h);
+    j->private_fds = 0;
+    write_job(j);
+    hm_xfsz_release(&h);
 }
 
 /* Who asks for a dump: after the exit dump no other starts, or the
@@ -332,39 +445,19 @@ static int dump(const char *path, char *out, size_t outlen, dump_caller who) {
     }
     if (who == DUMP_AT_EXIT)
         exited = 1;
-    char name[1200];
-    if (path == NULL) {
-        snprintf(name, sizeof name, "%s/%s-%ld-%u.hfd", hm_cfg.dir, hm_cfg.prefix,
-                 (long)getpid(), seq + 1);
-        path = name;
-    }
-    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
-    opt.allocator = &real_allocator;
-    opt.level = hm_cfg.level;
-    heapfmt_writer *w = NULL;
-    int rc = heapfmt_writer_open_path(&w, &opt, path);
-    int err = errno;
-    if (rc == HEAPFMT_OK) {
-        rc = write_dump(w);
-        if (rc == HEAPFMT_OK)
-            rc = heapfmt_writer_finish(w);
-        err = rc == HEAPFMT_OK ? 0 : heapfmt_writer_error(w)->sys_errno;
-        if (rc != HEAPFMT_OK)
-            hm_log("%s: %s", path, heapfmt_writer_error(w)->message);
-        heapfmt_writer_free(w);
-    } else {
-        hm_log("%s: %s", path, strerror(err));
-    }
-    if (rc == HEAPFMT_OK) {
-        seq++;
-        hm_log("wrote %s", path);
+    dump_job j = {.path = path, .rc = HEAPFMT_OK};
+    run_job(&j);
+    if (j.rc == HEAPFMT_OK) {
+        hm_log("wrote %s", j.written);
         if (out != NULL && outlen > 0)
-            snprintf(out, outlen, "%s", path);
+            snprintf(out, outlen, "%s", j.written);
+    } else {
+        hm_log("%s: %s", j.written[0] ? j.written : "dump", j.message);
     }
     pthread_mutex_unlock(&dump_lock);
     hm_busy = was_busy;
-    if (rc != HEAPFMT_OK) {
-        errno = err != 0 ? err : rc == HEAPFMT_E_NOMEM ? ENOMEM : EIO;
+    if (j.rc != HEAPFMT_OK) {
+        errno = j.err != 0 ? j.err : j.rc == HEAPFMT_E_NOMEM ? ENOMEM : EIO;
         return -1;
     }
     return 0;
@@ -380,38 +473,36 @@ int hm_dump_write(const char *path, char *out, size_t outlen) {
 
 static void on_signal(int sig) {
     (void)sig;
-    int saved = errno;
-    char c = 'd';
-    ssize_t n = write(wake[1], &c, 1); /* a full pipe: a dump is due anyway */
-    (void)n;
-    errno = saved;
+    hm_wake_post();
 }
 
 static void *dump_thread(void *arg) {
     (void)arg;
     hm_busy = 1;
-    for (;;) {
-        struct pollfd p = {.fd = wake[0], .events = POLLIN};
-        int timeout = hm_cfg.interval ? (int)hm_cfg.interval * 1000 : -1;
-        int r = poll(&p, 1, timeout);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return NULL;
-        if (r > 0) {
-            char buf[64];
-            while (read(wake[0], buf, sizeof buf) > 0)
-                ;
-        }
-        dump(NULL, NULL, 0, DUMP_BY_THREAD);
+    /* The dump signal may arrive here: a program that blocks every signal
+     * in every thread of its own still gets its dumps, and the handler
+     * then runs on a thread that is never inside malloc. */
+    if (hm_cfg.signal != 0) {
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, hm_cfg.signal);
+        pthread_sigmask(SIG_UNBLOCK, &s, NULL);
     }
-    return NULL;
+    hm_schedule when;
+    hm_schedule_init(&when, hm_cfg.interval, hm_wake_now());
+    for (;;) {
+        if (hm_wake_wait(hm_schedule_deadline(&when)) != 0) {
+            const struct timespec pause = {1, 0}; /* never a busy loop */
+            nanosleep(&pause, NULL);
+        }
+        if (hm_schedule_due(&when, hm_wake_now(), hm_wake_take()) &&
+            dump(NULL, NULL, 0, DUMP_BY_THREAD) != 0 && errno == ECANCELED)
+            return NULL; /* the exit dump has begun */
+    }
 }
 
 static int start_thread(void) {
-    if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0)
-        return -1;
-    /* The thread takes no signal: they stay the program's. */
+    /* The thread takes no signal but the dump signal (dump_thread). */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -422,13 +513,8 @@ static int start_thread(void) {
     int rc = pthread_create(&t, &a, dump_thread, NULL);
     pthread_attr_destroy(&a);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        close(wake[0]);
-        close(wake[1]);
-        wake[0] = wake[1] = -1;
-        return -1;
-    }
-    return 0;
+    thread_started = rc == 0;
+    return rc == 0 ? 0 : -1;
 }
 
 static void at_exit_dump(void) {
@@ -443,6 +529,7 @@ static void at_exit_dump(void) {
 
 void hm_dump_start(void) {
     started = time(NULL);
+    hm_wake_init();
     if ((hm_cfg.signal != 0 || hm_cfg.interval != 0) && start_thread() == 0 &&
         hm_cfg.signal != 0) {
         struct sigaction sa;
@@ -455,15 +542,14 @@ void hm_dump_start(void) {
     atexit(at_exit_dump);
 }
 
-/* In the child of fork(): the parent's thread is not here, and its pipe is
- * shared with the parent, so a signal to the child would wake the parent.
- * Only async-signal-safe calls here; the thread starts at the child's next
- * allocation (hm_dump_child_poll). */
+/* In the child of fork(): the parent's thread is not here, and a request
+ * the parent had pending is the parent's. Only async-signal-safe calls
+ * here; the thread starts at the child's next allocation
+ * (hm_dump_child_poll). */
 void hm_dump_atfork_child(void) {
-    if (wake[0] >= 0) {
-        close(wake[0]);
-        close(wake[1]);
-        wake[0] = wake[1] = -1;
+    hm_wake_atfork_child();
+    if (thread_started) {
+        thread_started = 0;
         hm_child_due = 1;
     }
     seq = 0;

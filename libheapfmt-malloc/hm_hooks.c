@@ -95,7 +95,12 @@ __attribute__((constructor)) static void hm_start(void) {
     if (!ready())
         return;
     hm_busy = 1;
+    hm_stderr_note();
     hm_config_load(&hm_cfg);
+    /* Before the first stack capture, which makes libunwind's pipe. */
+    if (hm_unwind_io_init() != 0)
+        hm_log("libunwind's memory checks could not be redirected: "
+               "they use a pipe in the program's descriptor table");
     hm_live_init();
     hm_stacks_init();
     if (hm_cfg.ruby)

@@ -17,8 +17,11 @@ typedef struct hm_symbol {
 typedef struct hm_symbolizer hm_symbolizer;
 
 /* A view of the process's modules as mapped now, for one dump. NULL only
- * without memory; the strings it gives stay valid until it is closed. */
-hm_symbolizer *hm_symbols_open(void);
+ * without memory; the strings it gives stay valid until it is closed.
+ * Without files (a thread that shares the program's descriptor table:
+ * libdwfl opens objects without close-on-exec and reads them by number),
+ * names come from the loader alone (dladdr) and there are no lines. */
+hm_symbolizer *hm_symbols_open(int files);
 void hm_symbols_close(hm_symbolizer *s);
 
 /* Names ip (a return address). s may be NULL (then dladdr alone). */

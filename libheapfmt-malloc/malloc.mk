@@ -34,8 +34,10 @@ tools: $(HM_SO)
 
 -include $(HM_OBJS:.o=.d)
 
-# The launcher validates signal names as the tracker reads them.
-HM_CONFIG_OBJ := $(BUILD)/obj/hm/libheapfmt-malloc/hm_config.o
+# The launcher validates signal names as the tracker reads them (hm_config,
+# and hm_host for the log line it may write).
+HM_CONFIG_OBJ := $(BUILD)/obj/hm/libheapfmt-malloc/hm_config.o \
+                 $(BUILD)/obj/hm/libheapfmt-malloc/hm_host.o
 TOOL_DEP_OBJS_malloc += $(HM_CONFIG_OBJ)
 $(BUILD)/bin/heapfmt-malloc: $(HM_CONFIG_OBJ)
 $(BUILD)/obj/tools/malloc/%.o: TOOL_CPPFLAGS += -Ilibheapfmt-malloc
@@ -47,13 +49,22 @@ $(HM_PROG): tests/malloc/hm_prog.c libheapfmt-malloc/heapfmt_malloc.h
 	@mkdir -p $(@D)
 	$(CC) $(REQUIRED_CFLAGS) $(HM_CFLAGS) -Ilibheapfmt-malloc \
 	  -o $@ $< -pthread
-test: $(HM_PROG)
+# tests/malloc/hostile_host: programs that treat their process as
+# production programs do (close every descriptor, tiny rlimits, exec...).
+HM_HOST := $(BUILD)/tests/hm_host
+$(HM_HOST): tests/malloc/hostile_host.c libheapfmt-malloc/heapfmt_malloc.h
+	@mkdir -p $(@D)
+	$(CC) $(REQUIRED_CFLAGS) $(HM_CFLAGS) -Ilibheapfmt-malloc \
+	  -o $@ $< -pthread
+test: $(HM_PROG) $(HM_HOST)
 
 # tests/test_malloc_*.c: units of the tracker, linked with its objects
 # (built without sanitizers; the test itself may have them).
 HM_UNIT_OBJS := $(BUILD)/obj/hm/libheapfmt-malloc/hm_live.o \
                 $(BUILD)/obj/hm/libheapfmt-malloc/hm_sample.o \
-                $(BUILD)/obj/hm/libheapfmt-malloc/hm_config.o
+                $(BUILD)/obj/hm/libheapfmt-malloc/hm_config.o \
+                $(BUILD)/obj/hm/libheapfmt-malloc/hm_host.o \
+                $(BUILD)/obj/hm/libheapfmt-malloc/hm_wake.o
 $(BUILD)/obj/tests/test_malloc_%.o: TEST_CPPFLAGS += -Ilibheapfmt-malloc
 $(foreach t,$(filter test_malloc_%,$(TEST_NAMES)),$(eval $(BUILD)/tests/$(t): $(HM_UNIT_OBJS)))
 $(BUILD)/tests/test_malloc_%: TEST_LIBS += -lm

@@ -32,11 +32,11 @@ static void usage(void)
         "                        exact (every allocation)\n"
         "  -s, --sample=BYTES    mean bytes between samples (default 524288)\n"
         "      --depth=N         frames kept per stack, 1-%d (default 32)\n"
-        "  -d, --dir=DIR         write dumps into DIR (default .), named\n"
-        "                        PREFIX-PID-N.hfd\n"
+        "  -d, --dir=DIR         write dumps into DIR (default: the directory\n"
+        "                        it starts in), named PREFIX-PID-N.hfd\n"
         "  -p, --prefix=NAME     dump name prefix (default heapfmt-malloc)\n"
-        "  -S, --signal=SIG      dump when SIG arrives: a name (USR1, RTMIN+7)\n"
-        "                        or number, or none (default RTMIN+7)\n"
+        "  -S, --signal=SIG      dump when SIG arrives: USR1, USR2 or RTMIN+N\n"
+        "                        (a name or number), or none (default RTMIN+7)\n"
         "  -i, --interval=SECS   also dump every SECS seconds\n"
         "      --no-exit-dump    no dump when the program exits\n"
         "      --no-ruby         do not attribute allocations to Ruby lines\n"
@@ -156,13 +156,15 @@ static int parse(int argc, char **argv)
             }
             bad = set("HEAPFMT_MALLOC_PREFIX", optarg);
             break;
-        case 'S':
-            if (hm_parse_signal(optarg) < 0) {
-                cli_usage_error("--signal: '%s' is not a signal", optarg);
+        case 'S': {
+            char why[160];
+            if (hm_signal_explain(optarg, why, sizeof why) < 0) {
+                cli_usage_error("--signal: %s", why);
                 return CLI_EXIT_USAGE;
             }
             bad = set("HEAPFMT_MALLOC_SIGNAL", optarg);
             break;
+        }
         case 'i':
             bad = set_u64("--interval", "HEAPFMT_MALLOC_INTERVAL", optarg, 0, 86400 * 365);
             break;
@@ -190,6 +192,13 @@ static int parse(int argc, char **argv)
 int main(int argc, char **argv)
 {
     cli_set_progname("heapfmt-malloc");
+    /* The default directory is the one the launcher starts in, for the
+     * program and every program it starts, whatever directories they
+     * change to (-d replaces it). */
+    char cwd[PATH_MAX];
+    if (getenv("HEAPFMT_MALLOC_DIR") == NULL && getcwd(cwd, sizeof cwd) != NULL &&
+        set("HEAPFMT_MALLOC_DIR", cwd) != 0)
+        return CLI_EXIT_ERROR;
     int code = parse(argc, argv);
     if (code != CLI_GO_ON)
         return code;
