@@ -43,7 +43,7 @@ FUZZ_HAVE_IMPORT := $(wildcard tools/import/import.h)
 FUZZ_HAVE_GRAPH := $(wildcard tools/graph/graph.h)
 FUZZ_ALL_HARNESSES := fuzz_read fuzz_stream fuzz_roundtrip \
                       $(if $(FUZZ_HAVE_IMPORT),fuzz_import) \
-                      $(if $(FUZZ_HAVE_GRAPH),fuzz_graph)
+                      $(if $(FUZZ_HAVE_GRAPH),fuzz_graph) fuzz_malloc_host
 FUZZ_HARNESSES ?= $(FUZZ_ALL_HARNESSES)
 
 # Longest input per harness, the dictionary, and extra seed directories.
@@ -52,7 +52,9 @@ FUZZ_MAXLEN_fuzz_stream    ?= 16384
 FUZZ_MAXLEN_fuzz_roundtrip ?= 4096
 FUZZ_MAXLEN_fuzz_import    ?= 16384
 FUZZ_MAXLEN_fuzz_graph     ?= 16384
+FUZZ_MAXLEN_fuzz_malloc_host ?= 1024
 FUZZ_DICT_fuzz_import      := fuzz/import.dict
+FUZZ_DICT_fuzz_malloc_host := fuzz/malloc_host.dict
 FUZZ_SEEDS_fuzz_read       := tests/fixtures/invalid
 FUZZ_SEEDS_fuzz_graph      := fuzz/corpus/fuzz_read
 fuzz_dict = $(or $(FUZZ_DICT_$(1)),fuzz/heapfmt.dict)
@@ -66,8 +68,12 @@ FUZZ_IMPORT_OBJS = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o, \
 FUZZ_GRAPH_SRCS  = $(filter-out %/main.c,$(wildcard tools/graph/*.c) \
                    $(wildcard tools/diff/*.c)) $(wildcard tools/common/*.c)
 FUZZ_GRAPH_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_GRAPH_SRCS))
+# The malloc tracker's dealings with its host: its descriptor, wake-up and
+# signal code, without the allocation hooks (they would replace malloc).
+FUZZ_HM_SRCS     = $(addprefix libheapfmt-malloc/,hm_host.c hm_wake.c hm_config.c)
+FUZZ_HM_OBJS     = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_HM_SRCS))
 FUZZ_INCLUDES    = -Ilibheapfmt -Ilibheapfmt/common -Itools/import -Itools/graph -Itools/diff \
-                   -Itools/common
+                   -Itools/common -Ilibheapfmt-malloc
 
 # The code under test is instrumented for coverage; the harnesses' own code
 # (checks, models) only for the sanitizers, so that its branches neither
@@ -87,6 +93,10 @@ $(FUZZ_DIR)/fuzz_graph: $(FUZZ_DIR)/obj/fuzz/fuzz_graph.o \
 
 $(FUZZ_DIR)/fuzz_import: $(FUZZ_DIR)/obj/fuzz/fuzz_import.o \
     $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_IMPORT_OBJS) $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
+
+$(FUZZ_DIR)/fuzz_malloc_host: $(FUZZ_DIR)/obj/fuzz/fuzz_malloc_host.o \
+    $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_HM_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz/fuzz_%.o \
@@ -121,6 +131,7 @@ FUZZ_REPLAY_DIR   = $(BUILD)/fuzz-replay
 FUZZ_REPLAY       = $(FUZZ_REPLAY_DIR)/replay
 FUZZ_REPLAY_OBJS  = $(patsubst %,$(FUZZ_REPLAY_DIR)/%.o,replay fuzz_util \
                     $(FUZZ_ALL_HARNESSES))
+FUZZ_REPLAY_HM_OBJS = $(patsubst libheapfmt-malloc/%.c,$(FUZZ_REPLAY_DIR)/hm/%.o,$(FUZZ_HM_SRCS))
 FUZZ_REPLAY_TOOL_OBJS = $(if $(FUZZ_HAVE_IMPORT), \
                         $(filter-out %/main.o,$(TOOL_OBJS_import))) \
                         $(if $(FUZZ_HAVE_GRAPH), \
@@ -135,7 +146,11 @@ $(FUZZ_REPLAY_DIR)/%.o: fuzz/%.c
 	  $(if $(FUZZ_HAVE_GRAPH),-DFUZZ_WITH_GRAPH) \
 	  -DLLVMFuzzerTestOneInput=$*_entry -c $< -o $@
 
-$(FUZZ_REPLAY): $(FUZZ_REPLAY_OBJS) $(FUZZ_REPLAY_TOOL_OBJS) $(LIB_A)
+$(FUZZ_REPLAY_DIR)/hm/%.o: libheapfmt-malloc/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) -Ilibheapfmt-malloc -c $< -o $@
+
+$(FUZZ_REPLAY): $(FUZZ_REPLAY_OBJS) $(FUZZ_REPLAY_HM_OBJS) $(FUZZ_REPLAY_TOOL_OBJS) $(LIB_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
 	  $(LIB_LIBS)
 
@@ -161,9 +176,9 @@ valgrind: all
 
 VALGRIND ?= valgrind
 
--include $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_REPLAY_DIR)/mkcorpus.d \
+-include $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_REPLAY_HM_OBJS:.o=.d) $(FUZZ_REPLAY_DIR)/mkcorpus.d \
          $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_IMPORT_OBJS:.o=.d) \
-         $(FUZZ_GRAPH_OBJS:.o=.d) \
+         $(FUZZ_GRAPH_OBJS:.o=.d) $(FUZZ_HM_OBJS:.o=.d) \
          $(patsubst %,$(FUZZ_DIR)/obj/fuzz/%.d,fuzz_util $(FUZZ_ALL_HARNESSES))
 
 endif

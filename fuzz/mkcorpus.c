@@ -3,8 +3,9 @@
  *
  * Usage: mkcorpus OUTDIR [IMPORT_FIXTURES_DIR]
  *
- * Creates OUTDIR/fuzz_read, fuzz_stream, fuzz_roundtrip and (when the
- * import fixtures directory is given) fuzz_import, and fills them with
+ * Creates OUTDIR/fuzz_read, fuzz_stream, fuzz_roundtrip, fuzz_malloc_host
+ * and (when the import fixtures directory is given) fuzz_import, and fills
+ * them with
  * small inputs: dumps written by libheapfmt (every record kind and field,
  * several codecs, levels and block sizes, flushed blocks, an empty dump, a
  * record larger than a block; format 1.1 labels, frames and stacks),
@@ -13,7 +14,9 @@
  * still reserved, FRAME and STACK records after their first use, a codec
  * of a later version),
  * damaged copies (cut, a flipped byte), operation sequences for the
- * round trip (one per fault kind), and ObjectSpace.dump_all files.
+ * round trip (one per fault kind), host event sequences for the malloc
+ * tracker (a daemon's close-all, dup2, reuse, dump requests and intervals,
+ * in a private and a shared table), and ObjectSpace.dump_all files.
  * `make fuzz-corpus` runs it; the output is deterministic.
  */
 #include <errno.h>
@@ -590,6 +593,55 @@ static void read_and_stream(const char *name, const buf *d)
     save("fuzz_read", name, d->p, d->len);
 }
 
+/* ---- the malloc tracker's host events (fuzz/fuzz_malloc_host.c) ---- */
+
+enum { EV_PIPE, EV_FILE, EV_CLOSE_OWN, EV_CLOSE_ANY, EV_CLOSE_ALL, EV_DUP2,
+       EV_WRITE, EV_T_OPEN, EV_T_WRITE, EV_T_CLOSE, EV_POST, EV_RAISE,
+       EV_TICK, EV_WAIT };
+
+/* mode byte, signal name and its NUL, then (event, argument) pairs */
+static void host_seed(const char *name, unsigned mode, const char *sig,
+                      const uint8_t *events, size_t n)
+{
+    buf b = {0};
+    put8(&b, mode);
+    put(&b, sig, strlen(sig) + 1);
+    put(&b, events, n);
+    save("fuzz_malloc_host", name, b.p, b.len);
+    free(b.p);
+}
+
+static void malloc_host_seeds(void)
+{
+    static const uint8_t daemon[] = {
+        EV_T_OPEN, 0, EV_T_WRITE, 5, EV_PIPE, 0, EV_WRITE, 1,
+        EV_CLOSE_ALL, 0, EV_PIPE, 0, EV_PIPE, 0, EV_WRITE, 3,
+        EV_T_WRITE, 7, EV_WRITE, 4, EV_T_CLOSE, 0};
+    static const uint8_t dup[] = {
+        EV_T_OPEN, 0, EV_PIPE, 0, EV_FILE, 0, EV_WRITE, 2, EV_DUP2, 0,
+        EV_DUP2, 1, EV_DUP2, 2, EV_T_WRITE, 3, EV_WRITE, 5, EV_T_CLOSE, 0};
+    static const uint8_t reuse[] = {
+        EV_T_OPEN, 0, EV_CLOSE_ANY, 0, EV_PIPE, 0, EV_T_WRITE, 1,
+        EV_WRITE, 0, EV_T_CLOSE, 0, EV_T_OPEN, 0, EV_T_WRITE, 2,
+        EV_T_CLOSE, 0};
+    static const uint8_t sched[] = {
+        EV_POST, 0, EV_TICK, 1, EV_RAISE, 0, EV_RAISE, 0, EV_WAIT, 0,
+        EV_TICK, 4, EV_TICK, 9, EV_POST, 0, EV_WAIT, 0, EV_TICK, 0,
+        EV_TICK, 31};
+    static const uint8_t tick[] = {EV_TICK, 1};
+    static const uint8_t post[] = {EV_POST, 0, EV_TICK, 0};
+    host_seed("daemon-shared.bin", 0, "RTMIN+7", daemon, sizeof daemon);
+    host_seed("daemon-private.bin", 1, "USR1", daemon, sizeof daemon);
+    host_seed("dup2-shared.bin", 0, "SEGV", dup, sizeof dup);
+    host_seed("dup2-private.bin", 1, "11", dup, sizeof dup);
+    host_seed("reuse-shared.bin", 0, "TERM", reuse, sizeof reuse);
+    host_seed("reuse-private.bin", 1, "RTMAX-2", reuse, sizeof reuse);
+    host_seed("schedule-interval-3.bin", 1 | 3 << 1, "SIGUSR2", sched, sizeof sched);
+    host_seed("schedule-none.bin", 0, "none", sched, sizeof sched);
+    host_seed("signal-numbers.bin", 0, "32", tick, sizeof tick);
+    host_seed("signal-bus.bin", 0, "sigbus", post, sizeof post);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argc > 3) {
@@ -726,6 +778,7 @@ int main(int argc, char **argv)
              1);
     make_ops("bad-options.ops", (const uint8_t *)"\xff\x01\x00\x01", 4, 0);
 
+    malloc_host_seeds();
     if (argc == 3)
         import_seeds(argv[2]);
     free(d.p);

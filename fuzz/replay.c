@@ -40,6 +40,7 @@ int fuzz_import_entry(const uint8_t *data, size_t size);
 #ifdef FUZZ_WITH_GRAPH
 int fuzz_graph_entry(const uint8_t *data, size_t size);
 #endif
+int fuzz_malloc_host_entry(const uint8_t *data, size_t size);
 
 static const struct harness {
     const char *name;
@@ -54,6 +55,7 @@ static const struct harness {
 #ifdef FUZZ_WITH_GRAPH
     {"fuzz_graph", fuzz_graph_entry},
 #endif
+    {"fuzz_malloc_host", fuzz_malloc_host_entry},
 };
 #define NHARNESSES (sizeof harnesses / sizeof harnesses[0])
 
@@ -269,7 +271,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "replay: %s: cannot read every input\n", dir);
                 bad = 1;
             } else {
-                printf("replay: %-15s %5ld inputs from %s\n",
+                printf("replay: %-16s %5ld inputs from %s\n",
                        harnesses[k].name, c, argv[i]);
             }
         }
