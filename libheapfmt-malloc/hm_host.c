@@ -23,11 +23,13 @@
  * The log line (--verbose) goes to the standard error the program had at
  * start, and only while descriptor 2 is still that file. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -41,16 +43,35 @@
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #endif
 
-/* Closes fds lo..hi of the calling thread's table (a private one). */
-static void close_all(unsigned lo) {
+/* Closes every descriptor of the calling thread's table, a private copy
+ * of the program's: close_range(2) where there is one, else each
+ * descriptor /proc/thread-self/fd lists (a loop to RLIMIT_NOFILE would
+ * be a million calls under a high limit), else that loop. */
+static void close_all(void) {
 #ifdef SYS_close_range
-    if (syscall(SYS_close_range, lo, ~0u, 0u) == 0)
+    if (syscall(SYS_close_range, 0u, ~0u, 0u) == 0)
         return;
 #endif
+    DIR *d = opendir("/proc/thread-self/fd");
+    if (d != NULL) {
+        int closed;
+        do { /* closing while listing may skip entries: list again */
+            closed = 0;
+            rewinddir(d);
+            struct dirent *e;
+            while ((e = readdir(d)) != NULL) {
+                int fd = atoi(e->d_name);
+                if (e->d_name[0] != '.' && fd != dirfd(d) && close(fd) == 0)
+                    closed = 1;
+            }
+        } while (closed);
+        closedir(d);
+        return;
+    }
     struct rlimit rl;
     rlim_t top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
                      ? rl.rlim_cur : 65536;
-    for (rlim_t fd = lo; fd < top && fd <= (rlim_t)~0u >> 1; fd++)
+    for (rlim_t fd = 0; fd < top && fd <= (rlim_t)~0u >> 1; fd++)
         close((int)fd);
 }
 
@@ -61,7 +82,7 @@ int hm_fd_private(void) {
 #endif
     if (unshare(CLONE_FILES) != 0)
         return 0;
-    close_all(0);
+    close_all();
     return 1;
 }
 

@@ -209,6 +209,20 @@ run sh -c '"$@"' sh timeout 20 env LD_PRELOAD="$BIN/../lib/libheapfmt-malloc.so"
 expect_rc 139 "a fault with HEAPFMT_MALLOC_SIGNAL=11 kills the program"
 [ "$(ndumps)" = 0 ] && pass || fail "segv: $(ndumps) dumps written by faults"
 
+# --- a program that must be single-threaded (unshare(CLONE_NEWUSER)):
+# the dump thread makes it two; without a dump signal or interval there
+# is none (dumps from the program or at exit make a thread only while
+# they are written) ---
+fresh userns
+run "$host" userns
+if [ "$rc" = 0 ]; then
+    run timeout 60 "$BIN/heapfmt-malloc" --signal=none -- "$host" userns
+    expect_rc 0 "userns: --signal=none leaves the program single-threaded"
+    [ "$(ndumps)" = 1 ] && pass || fail "userns: no exit dump"
+else
+    echo "SKIP: userns: user namespaces are not allowed here ($out)"
+fi
+
 # --- where the kernel refuses a private descriptor table (a seccomp
 # filter, as in containers): unshare(2) without close_range, then the
 # program's own table with every write checked ---

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -528,6 +529,15 @@ static int cmd_stdio(int argc, char **argv) {
     return bad ? 1 : 0;
 }
 
+/* userns: enters a user namespace, which the kernel allows only to a
+ * single-threaded process (sandboxes, container runtimes do it). */
+static int cmd_userns(void) {
+    keep_blocks(10, 16);
+    int r = unshare(CLONE_NEWUSER);
+    printf("userns: %s\n", r == 0 ? "entered" : strerror(errno));
+    return r == 0 ? 0 : 1;
+}
+
 /* seccomp MODE PROG ARGS...: runs PROG where the kernel refuses private
  * descriptor tables, as under a container's seccomp profile: MODE
  * "unshare" refuses close_range (Linux < 5.9), "shared" refuses
@@ -589,6 +599,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "dump") == 0) return cmd_dump(n, a);
     if (strcmp(cmd, "stdio") == 0) return cmd_stdio(n, a);
     if (strcmp(cmd, "seccomp") == 0) return cmd_seccomp(n, a);
+    if (strcmp(cmd, "userns") == 0) return cmd_userns();
     fprintf(stderr, "hm_host: unknown command %s\n", cmd);
     return 2;
 }
