@@ -400,6 +400,7 @@ open_failed:
 static void *job_thread(void *arg) {
     dump_job *j = arg;
     hm_busy = 1;
+    pthread_setname_np(pthread_self(), "heapfmt-write"); /* for ps and top */
     j->private_fds = hm_fd_private();
     write_job(j);
     return NULL;
@@ -479,6 +480,7 @@ static void on_signal(int sig) {
 static void *dump_thread(void *arg) {
     (void)arg;
     hm_busy = 1;
+    pthread_setname_np(pthread_self(), "heapfmt-malloc");
     /* The dump signal may arrive here: a program that blocks every signal
      * in every thread of its own still gets its dumps, and the handler
      * then runs on a thread that is never inside malloc. */
