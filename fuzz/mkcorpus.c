@@ -574,6 +574,18 @@ static void import_seeds(const char *dir)
             save("fuzz_import", "ruby27.json.gz", z.p, z.len);
         }
     }
+    /* Android's HPROF, as ART writes it and as hprof-conv converts it
+     * (tests/test_import_android.c writes both) */
+    static const char *const android[][2] = {
+        {"android.hprof", "hprof-android-mini"},
+        {"android-conv.hprof", "hprof-android-mini-conv"}};
+    for (size_t i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, android[i][0]);
+        if (slurp(path, &b) != 0)
+            die("cannot read an import fixture");
+        save("fuzz_import", android[i][1], b.p, b.len);
+    }
     static const char tiny[] =
         "{\"type\":\"ROOT\", \"root\":\"vm\", \"references\":[\"0x10\"]}\n"
         "{\"address\":\"0x10\", \"type\":\"CLASS\", \"class\":\"0x20\", "

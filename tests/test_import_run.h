@@ -45,6 +45,7 @@ static size_t preview = IMPORT_PREVIEW;
  * regular file) or not (a pipe); a test changes them and puts them back */
 static const char *jvm_option;
 static unsigned dump_option;
+static const char *heaps_option; /* --heap */
 static int rereadable;
 
 static int rewind_mem(void *opaque)
@@ -75,6 +76,7 @@ static void import_mem(run *R, const void *data, size_t len, int policy,
     o.preview = preview;
     o.jvm = jvm_option;
     o.hprof_dump = dump_option;
+    o.hprof_heaps = heaps_option;
     o.rewind = rereadable ? rewind_mem : NULL;
     R->result = import_run(w, tsource_read, &src, &o, &R->st);
     if (R->result != IMPORT_FAILED)
@@ -95,17 +97,18 @@ typedef struct obj {
     uint64_t id, size;
     char cls[32], type[32];
     char value[32]; /* the preview, if any */
-    ref refs[4];
+    ref refs[8];
     size_t nrefs;
 } obj;
 
 typedef struct heap {
-    obj o[16];
+    obj o[32];
     size_t no;
-    char roots[4][32];
-    uint64_t root_ref[4][4];
-    size_t nroots, root_n[4];
+    char roots[16][64];
+    uint64_t root_ref[16][16];
+    size_t nroots, root_n[16];
     char model[400]; /* META jvm.size_model, if any */
+    char heaps[400]; /* META hprof.heaps, if any */
 } heap;
 
 static void take_refs(heapfmt_reader *r, ref *out, size_t *n, size_t max)
@@ -148,7 +151,7 @@ static void read_heap(heap *h, const tbuf *dump, const char *format,
     int rc;
     while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
         if (rec.tag == HEAPFMT_TAG_OBJECT) {
-            cr_assert_lt(h->no, 16);
+            cr_assert_lt(h->no, sizeof h->o / sizeof h->o[0]);
             const heapfmt_robject *ro = rec.u.object;
             obj *o = &h->o[h->no++];
             o->id = ro->id;
@@ -160,13 +163,13 @@ static void read_heap(heap *h, const tbuf *dump, const char *format,
             if (ro->klass->name)
                 snprintf(o->cls, sizeof o->cls, "%.*s",
                          (int)ro->klass->name->len, ro->klass->name->ptr);
-            take_refs(r, o->refs, &o->nrefs, 4);
+            take_refs(r, o->refs, &o->nrefs, 8);
         } else if (rec.tag == HEAPFMT_TAG_ROOT) {
-            cr_assert_lt(h->nroots, 4);
-            snprintf(h->roots[h->nroots], 32, "%s", rec.u.root->kind->ptr);
+            cr_assert_lt(h->nroots, 16);
+            snprintf(h->roots[h->nroots], 64, "%s", rec.u.root->kind->ptr);
             const uint64_t *ids;
             long k = heapfmt_reader_refs(r, &ids);
-            cr_assert(k >= 0 && k <= 4);
+            cr_assert(k >= 0 && k <= 16);
             memcpy(h->root_ref[h->nroots], ids, (size_t)k * sizeof *ids);
             h->root_n[h->nroots++] = (size_t)k;
         }
@@ -178,6 +181,9 @@ static void read_heap(heap *h, const tbuf *dump, const char *format,
     const heapfmt_rmeta *jm = heapfmt_reader_meta_get(r, "jvm.size_model");
     if (jm)
         snprintf(h->model, sizeof h->model, "%s", jm->text);
+    jm = heapfmt_reader_meta_get(r, "hprof.heaps");
+    if (jm)
+        snprintf(h->heaps, sizeof h->heaps, "%s", jm->text);
     m = heapfmt_reader_meta_get(r, "ids_stable");
     cr_assert(m && m->type == HEAPFMT_META_UINT &&
               m->uint_value == (uint64_t)ids_stable);

@@ -17,6 +17,7 @@
 #include "fit.h"
 #include "hf_common.h"
 #include "hprof.h"
+#include "hprof_android.h"
 #include "jescape.h"
 #include "jscan.h"
 #include "jvm_layout.h"
@@ -90,6 +91,12 @@ static const char *const prim_array_name[T_LAST + 1] = {
     [T_BOOLEAN] = "[Z", [T_CHAR] = "[C", [T_FLOAT] = "[F", [T_DOUBLE] = "[D",
     [T_BYTE] = "[B",    [T_SHORT] = "[S", [T_INT] = "[I",  [T_LONG] = "[J"};
 
+/* The same classes as ART names them (Java's own spelling). */
+static const char *const art_array_name[T_LAST + 1] = {
+    [T_BOOLEAN] = "boolean[]", [T_CHAR] = "char[]",   [T_FLOAT] = "float[]",
+    [T_DOUBLE] = "double[]",   [T_BYTE] = "byte[]",   [T_SHORT] = "short[]",
+    [T_INT] = "int[]",         [T_LONG] = "long[]"};
+
 /* An instance field as the CLASS DUMP declares it. */
 typedef struct hp_field {
     uint32_t name; /* string index, HP_NONE */
@@ -121,6 +128,9 @@ typedef struct hp_class {
     uint64_t failed_at;         /* LAID_FAILED: hp.dumps then (tried
                                    again after more CLASS DUMPs) */
     uint32_t depth;             /* LAID_OK: classes in its chain */
+    uint32_t dump_size;         /* the instance size its CLASS DUMP states
+                                   (HotSpot: its field bytes; ART: its
+                                   object size, header included) */
     uint32_t data_len;          /* field bytes of an instance in HPROF */
     uint32_t slots_at, nslots;  /* in hp.slots */
     uint64_t size;              /* instance bytes as the JVM counts them */
@@ -214,6 +224,13 @@ typedef struct hp {
     uint32_t sid_instance, sid_objarray, sid_primarray, sid_class;
     uint32_t sid_super, sid_loader;
 
+    /* Android: its heaps, roots and made-up objects (hprof_android.h);
+     * NULL for HotSpot's dumps */
+    hpa *android;
+    const char *android_how; /* how it was recognised, for META */
+    int art_late;            /* an ART dump hprof-conv converted, seen only
+                                after objects were sized (one pass) */
+
     /* counted problems */
     uint64_t undecoded;   /* instances whose class was not dumped before */
     uint64_t bad_length;  /* instances whose bytes disagree with the class */
@@ -237,6 +254,15 @@ typedef struct hp {
 
 /* Results of the reading steps. */
 enum { HP_OK = 0, HP_STOP = 1 };
+
+/* The Android section's ways in, for the steps before it. */
+static int android_write(hp *m, heapfmt_object *o, size_t nrefs);
+static int android_root(hp *m, int tag, uint64_t id);
+static int android_detect(hp *m, uint32_t ci);
+static uint64_t android_class_bytes(hp *m, uint64_t cid, uint64_t statics);
+static uint64_t android_instance_size(hp *m, uint64_t class_id, uint32_t len,
+                                      uint64_t size);
+static int write_pending(hp *m);
 
 /* The input ends inside a record (or its gzip stream is cut or damaged,
  * or cannot be read): what came before is kept. */
@@ -510,7 +536,8 @@ static int read_load_class(hp *m, uint64_t len, uint64_t start)
     if (text_is(name, n, "java.lang.Class"))
         m->class_class = id;
     for (unsigned t = 0; t <= T_LAST; t++)
-        if (prim_array_name[t] && text_is(name, n, prim_array_name[t]))
+        if (prim_array_name[t] && (text_is(name, n, prim_array_name[t]) ||
+                                   text_is(name, n, art_array_name[t])))
             m->prim_class[t] = id;
     return HP_OK;
 }
@@ -691,6 +718,8 @@ static int write_object(hp *m, heapfmt_object *o, size_t nrefs)
     o->labels = m->labels;
     if (nrefs)
         o->fields |= HEAPFMT_F_LABELS;
+    if (m->android)
+        return android_write(m, o, nrefs);
     return fit_write_object(m->w, o, nrefs, m->st);
 }
 
@@ -731,6 +760,8 @@ static int add_root(hp *m, int kind, uint64_t id)
 {
     if (id == 0)
         return HEAPFMT_OK;
+    if (m->android)
+        return android_root(m, kind, id);
     if ((m->nroots > 0 && kind != m->root_kind) || m->nroots == HP_ROOT_BATCH) {
         int rc = flush_roots(m);
         if (rc != HEAPFMT_OK)
@@ -798,8 +829,8 @@ static int model_fits(const hp *m, unsigned k)
  * which it ends where this one begins. */
 static void observe(hp *m, uint64_t id, int array, uint32_t n, unsigned es)
 {
-    if (m->agent)
-        return; /* serial numbers, not addresses */
+    if (m->agent || m->android)
+        return; /* serial numbers, not addresses; ART: sizes are known */
     if (m->prev_array && id > m->prev_id) {
         uint64_t delta = id - m->prev_id;
         int any = 0;
@@ -845,6 +876,9 @@ static void choose_model(hp *m)
     if (m->opt->jvm) {
         m->model = jl_model_named(m->opt->jvm);
         m->model_how = "--jvm";
+    } else if (m->android) {
+        m->model = &jl_art;
+        m->model_how = m->android_how;
     } else if (m->agent) {
         m->model = &jl_compressed;
         m->model_how = "assumed: the hprof agent's dumps do not say; --jvm "
@@ -997,6 +1031,7 @@ static int read_class_dump(hp *m, uint64_t start)
     SUB_TAKE(7 * id + 8, "a CLASS DUMP record");
     uint64_t cid = be_id(m, p), super = be_id(m, p + id + 4);
     uint64_t loader = be_id(m, p + 2 * id + 4);
+    uint32_t dump_size = be32(p + 7 * id + 4);
     uint32_t ci;
     if (class_index(m, cid, &ci) != 0)
         return no_memory(m);
@@ -1065,8 +1100,13 @@ static int read_class_dump(hp *m, uint64_t start)
         k->super_id = super;
         k->fields_at = (uint32_t)m->nfields;
         k->nfields = nf;
+        k->dump_size = dump_size;
         m->nfields += nf;
+        if (!m->android && (rc = android_detect(m, ci)) != HP_OK)
+            return rc;
     }
+    if (m->android)
+        statics = android_class_bytes(m, cid, statics);
     if (!writing)
         return HP_OK;
     k->written = 1;
@@ -1086,7 +1126,9 @@ static int read_class_dump(hp *m, uint64_t start)
     memcpy(m->pref + m->npref, m->refs, nrefs * sizeof *m->refs);
     memcpy(m->plab + m->npref, m->labels, nrefs * sizeof *m->labels);
     m->npref += nrefs;
-    return HP_OK;
+    /* ART's class objects are sized without java.lang.Class's layout:
+     * written now, in the heap of their record */
+    return m->android ? write_pending(m) : HP_OK;
 }
 
 /* Writes the class objects waiting: HotSpot dumps every class before the
@@ -1110,7 +1152,8 @@ static int write_pending(hp *m)
         o.id = m->cls[q->ci].id;
         o.class_id = m->class_class;
         o.type = m->sid_class;
-        o.size = (mirror + q->statics + 7) / 8 * 8;
+        o.size = m->model == &jl_art ? hpa_align(q->statics)
+                                     : (mirror + q->statics + 7) / 8 * 8;
         size_t vn;
         const char *v = str_text(m, m->cls[q->ci].name, &vn);
         if (v && m->opt->preview) {
@@ -1122,7 +1165,8 @@ static int write_pending(hp *m)
         o.labels = m->plab + q->refs_at;
         if (q->nrefs)
             o.fields |= HEAPFMT_F_LABELS;
-        WRITE(fit_write_object(m->w, &o, q->nrefs, m->st));
+        WRITE(m->android ? android_write(m, &o, q->nrefs)
+                         : fit_write_object(m->w, &o, q->nrefs, m->st));
     }
     m->npend = m->npref = 0;
     return HP_OK;
@@ -1176,6 +1220,8 @@ static int read_instance(hp *m, uint64_t start)
                     sid);
         }
     }
+    if (m->android)
+        o.size = android_instance_size(m, o.class_id, len, o.size);
     WRITE(write_object(m, &o, nrefs));
     return HP_OK;
 }
@@ -1264,8 +1310,470 @@ static int read_prim_array(hp *m, uint64_t start)
     }
     if ((rc = skip_sub(m, bytes - keep, start, "a PRIM ARRAY DUMP record")))
         return rc;
+    if (m->android)
+        m->android->array_bytes = bytes;
     WRITE(write_object(m, &o, 0));
     return HP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Android (hprof_android.h)                                           */
+/* ------------------------------------------------------------------ */
+
+/* An instance's size under ART: the instance size its class's CLASS DUMP
+ * states (ART's own object size, header included), else its field bytes
+ * (which hold the header: java.lang.Object declares ART's shadow$_klass_
+ * and shadow$_monitor_), 8-aligned. Other models keep size. */
+static uint64_t android_instance_size(hp *m, uint64_t class_id, uint32_t len,
+                                      uint64_t size)
+{
+    m->android->instance_bytes = len;
+    if (m->model != &jl_art)
+        return size;
+    uint32_t ci;
+    if (hf_map_get(&m->class_of, class_id, &ci) && m->cls[ci].dump_size > 0)
+        return hpa_align(m->cls[ci].dump_size);
+    return hpa_align(len);
+}
+
+/* The bytes of class object cid, whose static fields take statics bytes
+ * (as ART writes them, 4-byte references). Android 8 and later report
+ * java.lang.Class's own fields among the statics ("$class$name"...) and
+ * give java.lang.Class an instance size of 0; what is left of the class
+ * (its embedded vtable) is "$classOverhead": static fields, or a byte[]
+ * of that many bytes less the 4 of the static reference to it. Android 7
+ * and before: java.lang.Class's instance size, and a byte[] of the rest,
+ * the statics included. That byte[] (held back: it comes first) is part
+ * of the class here, not an object of its own. */
+static uint64_t android_class_bytes(hp *m, uint64_t cid, uint64_t statics)
+{
+    hpa *a = m->android;
+    uint64_t over = 0;
+    if (a->held == HPA_HOLD_OVERHEAD && a->expect == cid) {
+        over = a->held_bytes;
+        a->held = HPA_HOLD_NONE;
+        a->overhead_of = cid;
+    }
+    uint32_t cc;
+    uint64_t base = 0;
+    if (m->class_class && hf_map_get(&m->class_of, m->class_class, &cc))
+        base = m->cls[cc].dump_size;
+    return base ? base + over : statics + over;
+}
+
+/* The references of left-out object o, of heap h, to objects that are not
+ * left out (as far as known: the end filters again) become roots named
+ * after the holder. */
+static int android_holder_roots(hp *m, const heapfmt_object *o, size_t nrefs,
+                                unsigned h)
+{
+    hpa *a = m->android;
+    for (size_t i = 0; i < nrefs; i++) {
+        if (hpa_is_left_out(a, o->refs[i]))
+            continue;
+        hpa_kind k;
+        memset(&k, 0, sizeof k);
+        k.heap = h;
+        k.is_class = o->type == m->sid_class;
+        k.holder = k.is_class ? o->id : o->class_id;
+        if (o->labels && (o->labels[i].kind == HEAPFMT_LABEL_FIELD ||
+                          o->labels[i].kind == HEAPFMT_LABEL_OTHER)) {
+            k.label = (uint32_t)o->labels[i].value;
+            k.label_kind = (uint8_t)o->labels[i].kind;
+        }
+        int64_t kind = hpa_kind_of(a, &k);
+        if (kind < 0 || hpa_add_root(a, (uint32_t)kind, o->refs[i]) != 0)
+            return HEAPFMT_E_NOMEM;
+    }
+    return HEAPFMT_OK;
+}
+
+/* Writes object o of heap h (less its references to left-out objects and
+ * to id drop, 0 for none), or, when h is left out, makes roots of its
+ * references. */
+static int android_emit(hp *m, heapfmt_object *o, size_t nrefs, unsigned h,
+                        uint64_t drop)
+{
+    hpa *a = m->android;
+    hpa_count(a, h, o->size);
+    if (!hpa_kept(a, h))
+        return android_holder_roots(m, o, nrefs, h);
+    uint32_t ci, one;
+    if (hf_map_get(&m->class_of, o->class_id, &ci) && !m->cls[ci].written &&
+        !hf_map_get(&a->named_classes, o->class_id, &one)) {
+        /* ART writes the app heap first, the classes of the boot image
+         * after it: the class is named before its first object */
+        heapfmt_class c = {0};
+        c.id = o->class_id;
+        c.name = str_text(m, m->cls[ci].name, &c.name_len);
+        c.super_id = m->cls[ci].super_id;
+        int rc = heapfmt_write_class(m->w, &c);
+        if (rc == HEAPFMT_OK && hf_map_put(&a->named_classes,
+                                           hf_default_allocator(),
+                                           o->class_id, 1) != 0)
+            rc = HEAPFMT_E_NOMEM;
+        if (rc != HEAPFMT_OK)
+            return rc;
+    }
+    if (hpa_scratch(a, nrefs) != 0)
+        return HEAPFMT_E_NOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < nrefs; i++) {
+        if (o->refs[i] == drop)
+            continue;
+        if (hpa_is_left_out(a, o->refs[i])) {
+            a->refs_left_out++;
+            m->st->refs_left_out++;
+            continue;
+        }
+        a->wrefs[n] = o->refs[i];
+        if (o->labels)
+            a->wlabels[n] = o->labels[i];
+        else
+            memset(&a->wlabels[n], 0, sizeof a->wlabels[n]);
+        n++;
+    }
+    o->refs = a->wrefs;
+    o->labels = a->wlabels;
+    return fit_write_object(m->w, o, n, m->st);
+}
+
+/* Whether a record of tag and id is the one the held object waits for:
+ * an instance's made-up part, right after it, at an id inside it, where
+ * no object can begin: a String's characters (16 bytes in, 8 when it is
+ * empty: within the String's field bytes, the made-up reference to them
+ * included), or the Object[] half an alignment in (runtime-internal
+ * references); a $classOverhead's CLASS DUMP. Ids alone decide, so that
+ * a String is whole even when its class is not known yet. */
+static int android_awaits(hp *m, int tag, uint64_t id)
+{
+    hpa *a = m->android;
+    if (a->held == HPA_HOLD_OVERHEAD)
+        return tag == SUB_CLASS_DUMP && id == a->expect;
+    if (a->held != HPA_HOLD_INSTANCE)
+        return 0;
+    if (tag == SUB_OBJ_ARRAY_DUMP)
+        return id == a->ho.id + 4;
+    return tag == SUB_PRIM_ARRAY_DUMP && id > a->ho.id &&
+           id - a->ho.id < a->held_bytes;
+}
+
+/* Writes the object held back as it is. */
+static int android_flush_held(hp *m)
+{
+    hpa *a = m->android;
+    heapfmt_object o = a->ho;
+    a->held = HPA_HOLD_NONE;
+    WRITE(android_emit(m, &o, o.nrefs, a->held_heap, 0));
+    return HP_OK;
+}
+
+/* o is the record the held instance waits for (android_awaits): a
+ * String's characters (its size and value), or a runtime-internal
+ * Object[] (its references, under the label of the reference to it);
+ * then the instance is written, and o is not. */
+static int android_fold(hp *m, heapfmt_object *o, size_t nrefs)
+{
+    hpa *a = m->android;
+    heapfmt_label lb = hpa_held_drop(a, o->id);
+    if (o->type == m->sid_primarray) {
+        if (m->model == &jl_art) {
+            /* ART's String: its fields and the characters after them */
+            uint32_t ci;
+            uint64_t base = a->held_bytes - m->idsz; /* less the made-up
+                                                        value reference */
+            if (hf_map_get(&m->class_of, a->ho.class_id, &ci) &&
+                m->cls[ci].dump_size > 0)
+                base = m->cls[ci].dump_size;
+            a->ho.size = hpa_align(base + a->array_bytes);
+        } else {
+            a->ho.size += o->size;
+        }
+        if (o->fields & HEAPFMT_F_VALUE)
+            hpa_held_value(a, o->value, o->value_len);
+    } else {
+        if (hpa_held_append(a, o->refs, nrefs, lb) != 0)
+            return HEAPFMT_E_NOMEM;
+        if (a->ho.nrefs)
+            a->ho.fields |= HEAPFMT_F_LABELS;
+    }
+    heapfmt_object h = a->ho;
+    a->held = HPA_HOLD_NONE;
+    return android_emit(m, &h, h.nrefs, a->held_heap, 0);
+}
+
+/* Every object of an Android dump is written through here (write_object,
+ * write_pending): ART's made-up objects are folded into the real ones.
+ * An instance is held back until the next record, which may be its
+ * made-up part (found by its id alone, so even when the instance's class
+ * is not known yet); so is a byte[] at an odd address, where no object
+ * is: a $classOverhead, whose class comes next. */
+static int android_write(hp *m, heapfmt_object *o, size_t nrefs)
+{
+    hpa *a = m->android;
+    int tag = o->type == m->sid_primarray  ? SUB_PRIM_ARRAY_DUMP
+              : o->type == m->sid_objarray ? SUB_OBJ_ARRAY_DUMP
+                                           : -1;
+    if (android_awaits(m, tag, o->id))
+        return android_fold(m, o, nrefs);
+    if (a->held) { /* android_before writes it first; to be sure */
+        heapfmt_object h = a->ho;
+        a->held = HPA_HOLD_NONE;
+        int rc = android_emit(m, &h, h.nrefs, a->held_heap, 0);
+        if (rc != HEAPFMT_OK)
+            return rc;
+    }
+    if (o->type == m->sid_class) {
+        /* its $classOverhead is in its size: no reference to it */
+        uint64_t drop = a->overhead_of == o->id ? o->id | 1 : 0;
+        a->overhead_of = 0;
+        return android_emit(m, o, nrefs, a->cur, drop);
+    }
+    int what = o->type == m->sid_instance ? HPA_HOLD_INSTANCE
+               : tag == SUB_PRIM_ARRAY_DUMP && (o->id & 1) ? HPA_HOLD_OVERHEAD
+                                                           : HPA_HOLD_NONE;
+    if (what == HPA_HOLD_NONE)
+        return android_emit(m, o, nrefs, a->cur, 0);
+    if (hpa_hold(a, what, o->id & ~(uint64_t)1, a->cur, o, nrefs) != 0)
+        return HEAPFMT_E_NOMEM;
+    a->held_bytes = what == HPA_HOLD_OVERHEAD ? a->array_bytes
+                                              : a->instance_bytes;
+    return HEAPFMT_OK;
+}
+
+/* A GC root of an Android dump, kept for the end. */
+static int android_root(hp *m, int tag, uint64_t id)
+{
+    hpa_kind k;
+    memset(&k, 0, sizeof k);
+    k.tag = (uint32_t)tag;
+    int64_t kind = hpa_kind_of(m->android, &k);
+    if (kind < 0 || hpa_add_root(m->android, (uint32_t)kind, id) != 0)
+        return HEAPFMT_E_NOMEM;
+    return HEAPFMT_OK;
+}
+
+/* Before each sub-record of an Android dump: an object's id is noted when
+ * its heap is left out, and the object held back is written unless this
+ * record is the one it waits for. */
+static int android_before(hp *m, int tag)
+{
+    hpa *a = m->android;
+    int object = tag == SUB_CLASS_DUMP || tag == SUB_INSTANCE_DUMP ||
+                 tag == SUB_OBJ_ARRAY_DUMP || tag == SUB_PRIM_ARRAY_DUMP ||
+                 tag == HPA_PRIM_ARRAY_NODATA;
+    uint64_t id = 0;
+    int have = object && m->seg_left >= m->idsz &&
+               lr_need(&m->r, m->idsz) >= m->idsz;
+    if (have) {
+        id = be_id(m, lr_bytes(&m->r));
+        if (hpa_seen(a, id) != 0)
+            return no_memory(m);
+    }
+    if (!a->held || (have && android_awaits(m, tag, id)))
+        return HP_OK;
+    return android_flush_held(m);
+}
+
+/* PRIMITIVE ARRAY NODATA: a PRIM ARRAY DUMP's header, without the
+ * elements; sized for its count all the same. */
+static int read_prim_array_nodata(hp *m, uint64_t start)
+{
+    const uint8_t *p;
+    int rc;
+    unsigned id = m->idsz;
+    SUB_TAKE(id + 9, "a PRIMITIVE ARRAY NODATA record");
+    heapfmt_object o = {0};
+    o.id = be_id(m, p);
+    uint32_t n = be32(p + id + 4);
+    unsigned t = p[id + 8];
+    if (prim_size(t) == 0)
+        return corrupt(m, start, "primitive array of unknown type %u", t);
+    if (m->pass == 1)
+        return HP_OK;
+    WRITE(prim_class(m, t, &o.class_id));
+    o.type = m->sid_primarray;
+    o.size = jl_array_size(m->model, n, prim_size(t));
+    m->android->array_bytes = (uint64_t)n * prim_size(t);
+    WRITE(write_object(m, &o, 0));
+    return HP_OK;
+}
+
+/* The sub-records Android adds (and an unknown tag): heap names, roots,
+ * unreachable markers, arrays without data. */
+static int read_android(hp *m, int tag, uint64_t start)
+{
+    const uint8_t *p;
+    int rc;
+    int extra = hpa_root_extra((unsigned)tag);
+    int known = tag == HPA_HEAP_DUMP_INFO || tag == HPA_UNREACHABLE ||
+                tag == HPA_PRIM_ARRAY_NODATA || extra >= 0;
+    if (!known)
+        return corrupt(m, start, "heap dump sub-record of unknown tag 0x%02x",
+                       (unsigned)tag);
+    if (!m->android)
+        return corrupt(m, start, "heap dump sub-record 0x%02x, Android's, in "
+                       "a dump that is not (%s)", (unsigned)tag, m->version);
+    hpa *a = m->android;
+    if (tag == HPA_HEAP_DUMP_INFO) {
+        SUB_TAKE(4 + m->idsz, "a HEAP DUMP INFO record");
+        size_t n;
+        const char *name = str_text(m, str_index(m, be_id(m, p + 4)), &n);
+        if (hpa_heap_switch(a, be32(p), name, n) != 0)
+            return corrupt(m, start, "a HEAP DUMP INFO naming a heap after "
+                           "%d others (more are not read)", HPA_MAX_HEAPS - 1);
+        return HP_OK;
+    }
+    if (tag == HPA_PRIM_ARRAY_NODATA)
+        return read_prim_array_nodata(m, start);
+    SUB_TAKE(m->idsz + (extra > 0 ? (unsigned)extra : 0), "a GC root record");
+    if (tag == HPA_UNREACHABLE) /* a marker of garbage, not a root */
+        a->unreachable++;
+    else if (m->pass != 1)
+        WRITE(add_root(m, tag, be_id(m, p)));
+    return HP_OK;
+}
+
+/* A 1.0.2 dump whose java.lang.Object declares ART's header words
+ * (shadow$_klass_, shadow$_monitor_) is an Android dump hprof-conv
+ * converted: read as Android's when a first pass finds it, else (a pipe)
+ * said at the end. Not with --jvm, which says what the dump is. */
+static int android_detect(hp *m, uint32_t ci)
+{
+    const hp_class *k = &m->cls[ci];
+    size_t n;
+    const char *name = str_text(m, k->name, &n);
+    if (!name || !text_is(name, n, "java.lang.Object") || m->opt->jvm)
+        return HP_OK;
+    for (uint32_t i = 0; i < k->nfields; i++) {
+        const char *f = str_text(m, m->fields[k->fields_at + i].name, &n);
+        if (!f || !text_is(f, n, "shadow$_klass_"))
+            continue;
+        if (m->pass == 0) {
+            m->art_late = 1;
+            return HP_OK;
+        }
+        if (!(m->android = hpa_new(m->opt->hprof_heaps)))
+            return no_memory(m);
+        m->android_how = "detected: java.lang.Object declares ART's "
+                         "shadow$_klass_, an Android dump hprof-conv converted";
+        m->st->art_converted = 1;
+        return HP_OK;
+    }
+    return HP_OK;
+}
+
+/* The name of root kind k into buf: a GC root's kind, or the heap and
+ * holder of a left-out object's reference ("image heap: static
+ * android.os.Looper.sMainLooper"). rev[sid] is the index + 1 of the UTF8
+ * record of the writer's string sid (nrev of them). */
+static void android_kind_name(const hp *m, const hpa_kind *k,
+                              const uint32_t *rev, size_t nrev, char *buf,
+                              size_t cap)
+{
+    if (k->tag) {
+        const char *name = k->tag == SUB_ROOT_UNKNOWN ? "unknown"
+                           : hpa_root_name(k->tag);
+        if (!name && k->tag < sizeof root_kind_name / sizeof *root_kind_name)
+            name = root_kind_name[k->tag];
+        snprintf(buf, cap, "%s", name ? name : "unknown");
+        return;
+    }
+    uint32_t ci;
+    size_t cn = 0, ln = 0;
+    const char *cname = NULL, *label = NULL;
+    if (hf_map_get(&m->class_of, k->holder, &ci))
+        cname = str_text(m, m->cls[ci].name, &cn);
+    if (k->label && k->label == m->sid_super)
+        label = "<super>";
+    else if (k->label && k->label == m->sid_loader)
+        label = "<classloader>";
+    else if (k->label && k->label < nrev && rev[k->label])
+        label = str_text(m, rev[k->label] - 1, &ln);
+    if (label && !ln)
+        ln = strlen(label);
+    int field = label && k->label_kind == HEAPFMT_LABEL_FIELD;
+    snprintf(buf, cap, "%s heap: %s%.*s%s%.*s",
+             m->android->heaps[k->heap].name, k->is_class && field ? "static "
+                                                                    : "",
+             (int)(cname ? cn : 9), cname ? cname : "(unknown)",
+             label ? (field ? "." : " ") : "", (int)(label ? ln : 0),
+             label ? label : "");
+}
+
+/* The end of an Android dump: the object held back, the roots (less those
+ * of left-out objects), META hprof.heaps. */
+static void android_finish(hp *m)
+{
+    hpa *a = m->android;
+    if (a->held && android_flush_held(m) != HP_OK)
+        return;
+    hpa_settle_roots(a);
+    /* the UTF8 record of each writer's string, for the labels */
+    size_t nrev = 0;
+    for (size_t i = 0; i < m->nstr; i++)
+        if (m->str[i].sid >= nrev)
+            nrev = (size_t)m->str[i].sid + 1;
+    uint32_t *rev = nrev ? calloc(nrev, sizeof *rev) : NULL;
+    if (nrev && !rev) {
+        no_memory(m);
+        return;
+    }
+    for (size_t i = 0; i < m->nstr; i++)
+        if (m->str[i].sid)
+            rev[m->str[i].sid] = (uint32_t)i + 1;
+    static char name[2 * HP_MAX_NAME + 64];
+    int rc = HEAPFMT_OK;
+    for (size_t i = 0; i < a->nroots && rc == HEAPFMT_OK;) {
+        uint32_t kind = a->roots[i].kind, sid;
+        android_kind_name(m, &a->kinds[kind], rev, nrev, name, sizeof name);
+        if ((rc = heapfmt_write_string(m->w, name, strlen(name), &sid)))
+            break;
+        while (i < a->nroots && a->roots[i].kind == kind && rc == HEAPFMT_OK) {
+            size_t n = 0;
+            while (i < a->nroots && a->roots[i].kind == kind &&
+                   n < HP_ROOT_BATCH)
+                m->root_ids[n++] = a->roots[i++].id;
+            if ((rc = heapfmt_write_root(m->w, sid, m->root_ids, n)))
+                break;
+            m->st->roots++;
+            m->st->refs += n;
+        }
+    }
+    free(rev);
+    char heaps[1024];
+    hpa_describe(a, heaps, sizeof heaps);
+    if (rc == HEAPFMT_OK && a->named)
+        rc = heapfmt_write_meta_text(m->w, "hprof.heaps", heaps);
+    if (rc != HEAPFMT_OK)
+        writer_failed(m, rc);
+}
+
+/* What the end of an Android dump says: the heaps left out, the --heap
+ * names no heap has. Returns 1 when nothing was imported because every
+ * object is in a heap left out (the import fails). */
+static int android_report(hp *m)
+{
+    hpa *a = m->android;
+    char names[256], miss[HPA_NAME_MAX];
+    uint64_t objects, bytes;
+    unsigned n = hpa_left_out_heaps(a, names, sizeof names, &objects, &bytes);
+    hpa_unmatched(a, miss, sizeof miss);
+    if (a->named && miss[0])
+        say(m, IMPORT_DIAG_WARNING, "--heap=%s: the dump has no heap named "
+            "%s", a->select ? a->select : "app", miss);
+    if (n > 0 && m->st->objects == 0) {
+        say(m, IMPORT_DIAG_ERROR, "every object is in the %s heap%s, left "
+            "out: --heap names those to import (--heap=all for every one)",
+            names, n > 1 ? "s" : "");
+        return 1;
+    }
+    if (n > 0)
+        say(m, IMPORT_DIAG_WARNING, "left out the %s heap%s (%llu objects, "
+            "%llu bytes)%s: --heap=all keeps them", names, n > 1 ? "s" : "",
+            (unsigned long long)objects, (unsigned long long)bytes,
+            a->select ? "" : ", as Android Studio shows the app heap alone");
+    return 0;
 }
 
 /* The sub-records of one HEAP DUMP (SEGMENT) record of len bytes. */
@@ -1280,6 +1788,8 @@ static int read_heap(hp *m, uint64_t len)
         if (!p)
             return cut(m, "a heap dump record");
         int tag = p[0];
+        if (m->android && (rc = android_before(m, tag)) != HP_OK)
+            return rc;
         if (tag != SUB_CLASS_DUMP && m->npend > 0 &&
             (rc = write_pending(m)) != HP_OK)
             return rc;
@@ -1308,8 +1818,7 @@ static int read_heap(hp *m, uint64_t len)
             rc = read_prim_array(m, start);
             break;
         default:
-            rc = corrupt(m, start, "heap dump sub-record of unknown tag "
-                         "0x%02x", (unsigned)tag);
+            rc = read_android(m, tag, start);
         }
     }
     m->in_seg = 0;
@@ -1344,15 +1853,10 @@ static int read_header(hp *m)
     if (!h)
         return cut(m, "the header");
     m->idsz = be32(h);
-    if (strcmp(m->version, "JAVA PROFILE 1.0.3") == 0) {
-        /* ART's own records (heap names 0xfe, its root kinds 0x89-0x8e,
-         * arrays without data 0xc3) are not read yet */
-        m->stopped = 1;
-        say(m, IMPORT_DIAG_ERROR, "an Android heap dump (JAVA PROFILE "
-            "1.0.3), which this version does not read: convert it first "
-            "with the Android SDK's hprof-conv (hprof-conv in.hprof "
-            "out.hprof)");
-        return HP_STOP;
+    if (!m->android && strcmp(m->version, "JAVA PROFILE 1.0.3") == 0) {
+        if (!(m->android = hpa_new(m->opt->hprof_heaps)))
+            return no_memory(m);
+        m->android_how = "detected: JAVA PROFILE 1.0.3, Android's";
     }
     if (m->idsz != 4 && m->idsz != 8)
         return corrupt(m, vlen + 1, "identifier size %u (4 or 8 expected)",
@@ -1374,11 +1878,17 @@ static int write_meta(hp *m)
     if (m->total && (rc = heapfmt_write_meta_uint(m->w, "hprof.dumps", m->total)))
         return rc;
     char model[400];
-    snprintf(model, sizeof model,
-             "hotspot %s: %u-byte object header, %u-byte array header, "
-             "%u-byte references, JDK 15+ field layout, 8-byte alignment (%s)",
-             m->model->name, m->model->header, m->model->array_header,
-             m->model->ref, m->model_how);
+    if (m->model == &jl_art)
+        snprintf(model, sizeof model,
+                 "art: 8-byte object header, 12-byte array header, 4-byte "
+                 "references, instance sizes as the dump states them, "
+                 "8-byte alignment (%s)", m->model_how);
+    else
+        snprintf(model, sizeof model,
+                 "hotspot %s: %u-byte object header, %u-byte array header, "
+                 "%u-byte references, JDK 15+ field layout, 8-byte alignment "
+                 "(%s)", m->model->name, m->model->header,
+                 m->model->array_header, m->model->ref, m->model_how);
     if ((rc = heapfmt_write_meta_text(m->w, "jvm.size_model", model)))
         return rc;
     static const struct {
@@ -1525,6 +2035,7 @@ static void hp_free(hp *m)
     free(m->pend);
     free(m->pref);
     free(m->plab);
+    hpa_free(m->android);
     free(m);
 }
 
@@ -1565,6 +2076,8 @@ static void read_dump(hp *m, lr_read_fn read, void *opaque)
     m->seg_open = m->end_due = m->in_seg = 0;
     m->dup_classes = 0;
     m->st->two_pass = 1;
+    if (m->android)
+        hpa_new_pass(m->android);
     choose_model(m);
     if ((m->total >= m->want || !whole) && read_header(m) == HP_OK)
         read_records(m);
@@ -1584,6 +2097,16 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     m->st = st;
     m->model = &jl_compressed; /* until choose_model */
     m->want = opt->hprof_dump ? opt->hprof_dump : 1;
+    if (opt->jvm && strcmp(opt->jvm, "art") == 0) {
+        /* --jvm=art: an Android dump, whatever its header says */
+        if (!(m->android = hpa_new(opt->hprof_heaps))) {
+            if (opt->report)
+                opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0,
+                            "out of memory");
+            free(m);
+            return IMPORT_FAILED;
+        }
+    }
     lr_init(&m->r, read, opaque, 0);
     if (opt->buffer)
         m->r.initial_cap = opt->buffer;
@@ -1593,6 +2116,8 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     read_dump(m, read, opaque);
     if (m->writer_rc == HEAPFMT_OK && m->npend > 0)
         write_pending(m);
+    if (m->writer_rc == HEAPFMT_OK && m->android)
+        android_finish(m);
     if (m->writer_rc == HEAPFMT_OK) {
         int frc = flush_roots(m);
         if (frc != HEAPFMT_OK && m->writer_rc == HEAPFMT_OK)
@@ -1600,6 +2125,7 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     }
     st->bytes_read = m->r.bytes_read;
     st->bytes_json = lr_offset(&m->r);
+    st->android = m->android != NULL;
     st->gzip = lr_is_gzip(&m->r);
     unsigned all = m->total > m->ndumps ? m->total : m->ndumps;
     char dumps[256];
@@ -1610,6 +2136,8 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     } else if (all > 0 && all < m->want && !m->stopped) {
         say(m, IMPORT_DIAG_ERROR, "--dump=%u: the input holds %s", m->want,
             dumps);
+        result = IMPORT_FAILED;
+    } else if (m->android && android_report(m)) {
         result = IMPORT_FAILED;
     } else if (st->objects == 0 && st->roots == 0) {
         say(m, IMPORT_DIAG_ERROR, m->stopped
@@ -1643,6 +2171,17 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         if (m->dup_classes > 0)
             say(m, IMPORT_DIAG_WARNING, "%llu classes dumped twice: the first "
                 "dump kept", (unsigned long long)m->dup_classes);
+        if (opt->hprof_heaps && strcmp(opt->hprof_heaps, "all") != 0 &&
+            !(m->android && m->android->named))
+            say(m, IMPORT_DIAG_WARNING, "--heap=%s: the dump names no heaps "
+                "(Android's do; HotSpot's and hprof-conv's output do not): "
+                "every object imported", opt->hprof_heaps);
+        if (m->art_late)
+            say(m, IMPORT_DIAG_WARNING, "an Android dump converted by "
+                "hprof-conv (java.lang.Object declares ART's shadow$_klass_), "
+                "recognised too late to be read as Android's: the input was "
+                "read once, as a pipe is; import it from a regular file or "
+                "with --jvm=art");
         uint64_t v;
         const jl_model *voted = voted_model(m, &v);
         if (m->pass == 0 && !opt->jvm && voted && voted != m->model &&

@@ -79,6 +79,9 @@ typedef struct import_options {
                               jvm_layout.h, by name); NULL: from the dump */
     unsigned hprof_dump;   /* HPROF: the heap dump to import (1-based) of a
                               file holding several; 0: the first */
+    const char *hprof_heaps; /* HPROF of Android: the heaps whose objects
+                              are written, "all" or names separated by
+                              commas (hprof_android.h); NULL: "app" */
     int from;              /* enum sniff_kind: SNIFF_AUTO decides from
                               the first bytes (sniff.h) */
     import_report_fn report; /* NULL: no diagnostics */
@@ -115,6 +118,11 @@ typedef struct import_stats {
                                  fields, too long, or refused by the writer */
     uint64_t first_malformed; /* line number of the first of them, or 0 */
     uint64_t refs_dropped;    /* references left out to fit format limits */
+    uint64_t refs_left_out;   /* HPROF of Android: references to objects of
+                                 the heaps left out (--heap), not written */
+    int android;              /* HPROF: read as Android's (hprof_android.h) */
+    int art_converted;        /* HPROF: an Android dump hprof-conv converted,
+                                 recognised by a first pass */
     int truncated;            /* the input ends inside a line, or the gzip
                                  stream is cut or damaged */
     int gzip;                 /* the input was gzip */

@@ -20,11 +20,15 @@ const jl_model jl_compressed = {"compressed", 12, 16, 4, 8};
 const jl_model jl_compressed_class = {"compressed-class", 12, 16, 8, 8};
 const jl_model jl_wide = {"wide", 16, 24, 8, 8};
 const jl_model jl_32bit = {"32-bit", 8, 12, 4, 4};
+/* Android's runtime: 32-bit heap references on every device, a header of
+ * class and monitor words; instance sizes come from its dump, not from a
+ * layout (hprof_android.h) */
+const jl_model jl_art = {"art", 8, 12, 4, 4};
 
 const jl_model *jl_model_named(const char *name)
 {
     static const jl_model *const all[] = {&jl_compressed, &jl_compressed_class,
-                                          &jl_wide, &jl_32bit};
+                                          &jl_wide, &jl_32bit, &jl_art};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcmp(all[i]->name, name) == 0)
             return all[i];

@@ -15,7 +15,9 @@
  * references), "compressed-class" (JDK 15+ with -XX:-UseCompressedOops or
  * a heap of 32 GiB and more: class pointers stay compressed: 12, 16 and
  * 8), "wide" (-XX:-UseCompressedOops -XX:-UseCompressedClassPointers: 16,
- * 24 and 8) and "32-bit" (a 32-bit JVM: 8, 12 and 4). */
+ * 24 and 8) and "32-bit" (a 32-bit JVM: 8, 12 and 4); and "art" (Android's
+ * runtime, 32- and 64-bit devices alike: 8, 12 and 4), whose instance
+ * sizes its HPROF dumps state (hprof_android.h). */
 #ifndef JVM_LAYOUT_H
 #define JVM_LAYOUT_H
 
@@ -23,14 +25,15 @@
 #include <stdint.h>
 
 typedef struct jl_model {
-    const char *name;       /* "compressed" or "wide" */
+    const char *name;       /* "compressed", "wide"... */
     unsigned header;        /* bytes of an object header */
     unsigned array_header;  /* bytes before an array's first element */
     unsigned ref;           /* bytes of a reference field or element */
     unsigned pointer;       /* bytes of a native pointer (injected fields) */
 } jl_model;
 
-extern const jl_model jl_compressed, jl_compressed_class, jl_wide, jl_32bit;
+extern const jl_model jl_compressed, jl_compressed_class, jl_wide, jl_32bit,
+    jl_art;
 
 /* The model of that name, or NULL. */
 const jl_model *jl_model_named(const char *name);

@@ -16,6 +16,7 @@
 #include "heapfmt.h"
 #include "import.h"
 #include "jscan.h"
+#include "hprof_android.h"
 #include "jvm_layout.h"
 #include "sniff.h"
 
@@ -25,8 +26,8 @@ static void usage(void)
         "Usage: %s [OPTION]... [FILE]\n"
         "Convert the JSON lines of Ruby's ObjectSpace.dump_all (Ruby 2.1 to\n"
         "3.4, plain or gzip-compressed), a V8 heap snapshot (.heapsnapshot,\n"
-        "Node and Chrome) or a Java HPROF dump (jmap, jcmd; plain or gzip)\n"
-        "into a heapfmt dump. FILE - or no FILE reads standard input.\n"
+        "Node and Chrome) or a Java HPROF dump (jmap, jcmd, Android; plain or\n"
+        "gzip) into a heapfmt dump. FILE - or no FILE reads standard input.\n"
         "\n"
         "  -o, --output FILE     write to FILE; - for standard output, which\n"
         "                        must not be a terminal (default -)\n"
@@ -40,10 +41,14 @@ static void usage(void)
         "                        (.heapsnapshot) or hprof; default: from\n"
         "                        its first bytes\n"
         "      --jvm=MODEL       HPROF object sizes: compressed (4-byte\n"
-        "                        references), compressed-class, wide or\n"
-        "                        32-bit; default: detected from the dump\n"
+        "                        references), compressed-class, wide,\n"
+        "                        32-bit or art (Android); default: detected\n"
+        "                        from the dump\n"
         "      --dump=N          HPROF: import the Nth heap dump of a file\n"
         "                        that holds several (default: the first)\n"
+        "      --heap=LIST       Android HPROF: the heaps whose objects are\n"
+        "                        imported, names separated by commas (app,\n"
+        "                        zygote, image) or all (default: app)\n"
         "      --strict          stop at the first line that cannot be\n"
         "                        imported (exit 1, no output file left)\n"
         "      --preview N       bytes of each string value to keep\n"
@@ -77,7 +82,8 @@ enum {
     OPT_THREADS,
     OPT_FROM,
     OPT_JVM,
-    OPT_DUMP
+    OPT_DUMP,
+    OPT_HEAP
 };
 
 static const struct option long_options[] = {
@@ -89,6 +95,7 @@ static const struct option long_options[] = {
     {"from", required_argument, NULL, OPT_FROM},
     {"jvm", required_argument, NULL, OPT_JVM},
     {"dump", required_argument, NULL, OPT_DUMP},
+    {"heap", required_argument, NULL, OPT_HEAP},
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"max-line", required_argument, NULL, OPT_MAX_LINE},
     {"one-pass", no_argument, NULL, OPT_ONE_PASS},
@@ -290,7 +297,8 @@ int main(int argc, char **argv)
         case OPT_JVM:
             if (!jl_model_named(optarg)) {
                 cli_usage_error("--jvm: '%s' is not compressed, "
-                                "compressed-class, wide or 32-bit", optarg);
+                                "compressed-class, wide, 32-bit or art",
+                                optarg);
                 return CLI_EXIT_USAGE;
             }
             a.iopt.jvm = optarg;
@@ -299,6 +307,15 @@ int main(int argc, char **argv)
             if (cli_option_u64("--dump", optarg, 1, UINT32_MAX, &v) != 0)
                 return CLI_EXIT_USAGE;
             a.iopt.hprof_dump = (unsigned)v;
+            break;
+        case OPT_HEAP:
+            if (!hpa_heaps_valid(optarg)) {
+                cli_usage_error("--heap: '%s' is not all or heap names "
+                                "separated by commas (app, zygote, image)",
+                                optarg);
+                return CLI_EXIT_USAGE;
+            }
+            a.iopt.hprof_heaps = optarg;
             break;
         case OPT_STRICT:
             a.iopt.strict = 1;
