@@ -1399,7 +1399,8 @@ static int android_emit(hp *m, heapfmt_object *o, size_t nrefs, unsigned h,
     if (!hpa_kept(a, h))
         return android_holder_roots(m, o, nrefs, h);
     uint32_t ci, one;
-    if (hf_map_get(&m->class_of, o->class_id, &ci) && !m->cls[ci].written &&
+    if (o->class_id && hf_map_get(&m->class_of, o->class_id, &ci) &&
+        !m->cls[ci].written &&
         !hf_map_get(&a->named_classes, o->class_id, &one)) {
         /* ART writes the app heap first, the classes of the boot image
          * after it: the class is named before its first object */
@@ -1842,7 +1843,9 @@ static int read_header(hp *m)
         return corrupt(m, 0, "not an HPROF dump (it does not begin with "
                        "\"JAVA PROFILE 1.0.\")");
     }
-    const char *nul = memchr(p, '\0', have);
+    /* within the first 64 bytes, however many are buffered: the same
+     * answer from a pipe and from a file read twice */
+    const char *nul = memchr(p, '\0', have < 64 ? have : 64);
     if (!nul)
         return have < 64 ? cut(m, "the header")
                          : corrupt(m, 0, "the HPROF version text does not end");
