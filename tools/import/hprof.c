@@ -263,6 +263,7 @@ static uint64_t android_class_bytes(hp *m, uint64_t cid, uint64_t statics);
 static uint64_t android_instance_size(hp *m, uint64_t class_id, uint32_t len,
                                       uint64_t size);
 static int write_pending(hp *m);
+static uint64_t android_prim_class(hp *m, unsigned t);
 
 /* The input ends inside a record (or its gzip stream is cut or damaged,
  * or cannot be read): what came before is kept. */
@@ -536,8 +537,7 @@ static int read_load_class(hp *m, uint64_t len, uint64_t start)
     if (text_is(name, n, "java.lang.Class"))
         m->class_class = id;
     for (unsigned t = 0; t <= T_LAST; t++)
-        if (prim_array_name[t] && (text_is(name, n, prim_array_name[t]) ||
-                                   text_is(name, n, art_array_name[t])))
+        if (prim_array_name[t] && text_is(name, n, prim_array_name[t]))
             m->prim_class[t] = id;
     return HP_OK;
 }
@@ -790,6 +790,8 @@ static int write_class(hp *m, uint32_t ci)
  * LOAD CLASS named it. */
 static int prim_class(hp *m, unsigned t, uint64_t *id)
 {
+    if (m->android && (*id = android_prim_class(m, t)) != 0)
+        return HEAPFMT_OK;
     if (m->prim_class[t] != 0) {
         *id = m->prim_class[t];
         return HEAPFMT_OK;
@@ -1334,6 +1336,23 @@ static uint64_t android_instance_size(hp *m, uint64_t class_id, uint32_t len,
     if (hf_map_get(&m->class_of, class_id, &ci) && m->cls[ci].dump_size > 0)
         return hpa_align(m->cls[ci].dump_size);
     return hpa_align(len);
+}
+
+/* The class of ART's primitive arrays of type t ("byte[]": Java's
+ * spelling, as ART names classes), found once; 0 when the dump has none. */
+static uint64_t android_prim_class(hp *m, unsigned t)
+{
+    hpa *a = m->android;
+    if (!(a->prim_looked & 1u << t)) {
+        a->prim_looked |= 1u << t;
+        for (size_t i = 0; i < m->ncls && !a->prim[t]; i++) {
+            size_t n;
+            const char *name = str_text(m, m->cls[i].name, &n);
+            if (name && text_is(name, n, art_array_name[t]))
+                a->prim[t] = m->cls[i].id;
+        }
+    }
+    return a->prim[t];
 }
 
 /* The bytes of class object cid, whose static fields take statics bytes

@@ -124,6 +124,8 @@ typedef struct hpa {
     hf_map left_out;       /* id -> heap index of the objects left out */
     hf_map named_classes;  /* classes named before their CLASS DUMP */
     uint64_t array_bytes;  /* element bytes of the last primitive array */
+    uint64_t prim[16];     /* ART's classes of primitive arrays, by type */
+    unsigned prim_looked;  /* bit t: prim[t] was looked for */
     uint64_t instance_bytes; /* field bytes of the last instance */
 
     /* roots, written at the end */
