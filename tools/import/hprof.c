@@ -1380,15 +1380,15 @@ static uint64_t android_class_bytes(hp *m, uint64_t cid, uint64_t statics)
     return base ? base + over : statics + over;
 }
 
-/* The references of left-out object o, of heap h, to objects that are not
- * left out (as far as known: the end filters again) become roots named
- * after the holder. */
+/* The strong references of left-out object o, of heap h, to objects that
+ * are not left out (as far as known: the end filters again) become roots
+ * named after the holder. */
 static int android_holder_roots(hp *m, const heapfmt_object *o, size_t nrefs,
                                 unsigned h)
 {
     hpa *a = m->android;
     for (size_t i = 0; i < nrefs; i++) {
-        if (hpa_is_left_out(a, o->refs[i]))
+        if (hpa_is_left_out(a, o->refs[i]) || (o->labels && o->labels[i].weak))
             continue;
         hpa_kind k;
         memset(&k, 0, sizeof k);
