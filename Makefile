@@ -92,6 +92,8 @@ TOOL_NAME_graph  := heapfmt-graph
 TOOL_LIBS_export := -ljansson
 TOOL_LIBS_import := -ljansson
 TOOL_LIBS_histo  := -pthread
+# heapfmt-core demangles C++ class names with libstdc++'s __cxa_demangle.
+TOOL_LIBS_core   := -lstdc++
 
 # Tools built on another tool's code: heapfmt-graph owners runs
 # heapfmt-diff's three-dump comparison. They get -Itools/<dir> and link

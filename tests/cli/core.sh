@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# core.sh -- heapfmt-core on heaps whose answer is known: tests/core/truth.c
+# (four threads, every kind of free list, held and leaked blocks recorded
+# by the program), read live (-p) and from its gcore, with and without
+# libc's debug file; and on bad input: not a core, another architecture,
+# a truncated core, a corrupt chunk header.
+. "$(dirname "$0")/lib.bash"
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+core() { "$BIN/heapfmt-core" "$@"; }
+cd "$TMPDIR"
+
+# --- the command line ---
+expect_usage_error "$BIN/heapfmt-core" "no operand"
+expect_usage_error "$BIN/heapfmt-core" "two operands" a b
+expect_usage_error "$BIN/heapfmt-core" "-p with a core" -p 1 a
+expect_usage_error "$BIN/heapfmt-core" "a bad pid" -p x
+expect_usage_error "$BIN/heapfmt-core" "stdin" -
+expect_usage_error "$BIN/heapfmt-core" "--free - to stdout too" --free - -p 1
+run core "$TMPDIR/none"
+expect_failure 1 "a missing core"
+printf 'hello\n' >text
+run core text -o out.hfd
+expect_failure 1 "a text file"
+expect_err_has "not an ELF file" "a text file is named so"
+[ ! -e out.hfd ] && pass || fail "a failed run leaves no output"
+run core -p 999999999 -o out.hfd
+expect_failure 1 "no such process"
+expect_err_has "no such process" "no such process, said so"
+
+for t in cc gdb gcore python3; do
+    if ! command -v "$t" >/dev/null; then
+        echo "SKIP: the rest needs $t (Debian: gcc, gdb, python3)"
+        finish
+    fi
+done
+if ! cc -O1 -g -pthread -o truth "$root/tests/core/truth.c" 2>cc.err; then
+    echo "SKIP: tests/core/truth.c does not build: $(cat cc.err)"
+    finish
+fi
+
+# Runs truth until it stops itself; sets $pid.
+start_truth() { # RECORDS MALLOC_INFO
+    ./truth "$1" "$2" &
+    pid=$!
+    for _ in $(seq 200); do
+        grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    fail "truth did not stop"
+    return 1
+}
+
+objects() { # DUMP: its objects, one line each, to compare dumps
+    "$BIN/heapfmt-export" -f ndjson "$1"
+}
+
+start_truth rec.txt mi.xml || finish
+run core -p "$pid" -o live.hfd
+expect_rc 0 "-p on the stopped program"
+expect_err_has "paused" "-p reports the pause"
+grep -q '^State:.*T' "/proc/$pid/status" && pass || fail "a stopped process stays stopped after -p"
+gcore -o core "$pid" >/dev/null 2>&1
+[ -s "core.$pid" ] && pass || fail "gcore wrote no core"
+mv "core.$pid" truth.core
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+
+run core truth.core -o core.hfd
+expect_success "the gcore core"
+run core --no-debug-files truth.core -o nodebug.hfd
+expect_success "the core without libc's debug file"
+run core --no-debug-files --no-symbols truth.core -o nosym.hfd
+expect_success "the core without any symbol for malloc"
+for d in live core nodebug nosym; do
+    "$BIN/heapfmt-export" -f json -r all "$d.hfd" >"$d.json"
+    if python3 "$root/tests/core/check_truth.py" rec.txt mi.xml "$d.json" >"check-$d.txt"; then
+        pass
+    else
+        fail "$d: $(grep FAIL "check-$d.txt" | head -5)"
+    fi
+done
+"$BIN/heapfmt-info" core.hfd >info.txt
+objects core.hfd >core.obj
+for d in live nodebug nosym; do
+    objects "$d.hfd" >"$d.obj"
+    cmp -s core.obj "$d.obj" && pass || fail "$d: the objects differ from the core's"
+done
+grep -q '"core.arenas.found_by":"symbols' core.json && pass || fail "with libc6-dbg, the arenas are found by symbols"
+grep -q '"core.arenas.found_by":"structure' nodebug.json && pass || fail "without it, by structure"
+
+# --- every tool reads the dump ---
+run "$BIN/histo" core.hfd
+expect_success "histo of a core dump"
+expect_out_has "malloc 1032" "histo shows the size classes"
+held=$(awk '$1 == "held" && $3 > 4000 { print $2; exit }' rec.txt)
+run "$BIN/heapfmt-graph" path core.hfd "$held"
+expect_success "heapfmt-graph path to a held block"
+expect_out_has "static" "the path starts at a static root"
+run "$BIN/heapfmt-graph" dominators -n 3 core.hfd
+expect_rc 0 "heapfmt-graph dominators of a core dump"
+
+# --- bad input ---
+head -c 4096 truth.core >arch.core
+printf '\267\000' | dd of=arch.core bs=1 seek=18 conv=notrunc 2>/dev/null
+run core arch.core -o out.hfd
+expect_failure 1 "a core of another architecture"
+expect_err_has "aarch64" "names the architecture"
+head -c 4096 truth.core >class.core
+printf '\001' | dd of=class.core bs=1 seek=4 conv=notrunc 2>/dev/null
+run core class.core -o out.hfd
+expect_failure 1 "a 32-bit core"
+expect_err_has "32-bit" "says 32-bit"
+run core truth -o out.hfd
+expect_failure 1 "an executable, not a core"
+expect_err_has "not a core file" "says it is not a core"
+
+# A truncated core: what it holds is written, exit 3. gcore writes its
+# notes last: they are cut off first, and the mapped files are found
+# from the dynamic linker's list instead.
+size=$(stat -c %s truth.core)
+head -c $((size - 20000)) truth.core >cut.core
+run core cut.core -o cut.hfd
+expect_rc 3 "a truncated core exits 3"
+expect_err_has "notes are cut off" "and says what it lacks"
+objects cut.hfd >cut.obj
+cmp -s core.obj cut.obj && pass || fail "a core without its notes still gives every block"
+head -c $((size / 3)) truth.core >cut3.core
+run core cut3.core -o cut3.hfd
+expect_failure 1 "a core cut before libc's data"
+expect_err_has "truncated core" "says the arena may be in the part cut off"
+
+
+# A corrupt chunk header in the main heap: the blocks before it are
+# written, the problem is named, exit 3.
+python3 - truth.core core.json >corrupt.txt <<'EOF'
+import json, struct, sys
+core, dump = sys.argv[1:3]
+objs = sorted(int(o["id"], 16) for o in json.load(open(dump))["objects"] if o["type"] == "chunk")
+main = [a for a in objs if a < 0x7f0000000000]  # the brk heap
+victim = main[len(main) // 2]
+with open(core, "r+b") as f:
+    h = f.read(64)
+    phoff, = struct.unpack_from("<Q", h, 32)
+    phnum, = struct.unpack_from("<H", h, 56)
+    f.seek(phoff)
+    ph = f.read(56 * phnum)
+    for i in range(phnum):
+        t, fl, off, va, pa, fs, ms, al = struct.unpack_from("<IIQQQQQQ", ph, 56 * i)
+        if t == 1 and va <= victim - 8 < va + fs:
+            f.seek(off + victim - 8 - va)
+            f.write(struct.pack("<Q", 0x7777777777777771))
+            break
+print(hex(victim - 16), sum(1 for a in main if a < victim))
+EOF
+read -r chunk before <corrupt.txt
+run core truth.core -o bad.hfd
+expect_rc 3 "a corrupt chunk header exits 3"
+expect_err_has "$chunk" "the message names the chunk"
+expect_err_has "corrupt size field" "and what is wrong with it"
+got=$(objects bad.hfd | python3 -c 'import sys, json
+print(sum(1 for l in sys.stdin if int(json.loads(l)["id"], 16) < int(sys.argv[1], 16)))' "$chunk")
+[ "$got" = "$before" ] && pass || fail "the $before blocks before the corruption are written ($got)"
+n=$(objects bad.hfd | grep -c '"0x00007f')
+[ "$n" -gt 100 ] && pass || fail "the other arenas are read ($n blocks)"
+"$BIN/heapfmt-export" -f json -r meta bad.hfd | grep -q '"core.complete":0' && pass || fail "the dump says it is incomplete"
+
+finish

@@ -1,0 +1,85 @@
+/* heap.c -- the block lists an allocator reader fills (heap.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "heap.h"
+
+const char *const hfree_kind_names[5] = {"bin", "unsorted", "fast",
+                                         "tcache", "top"};
+
+void heap_init(heap *h)
+{
+    memset(h, 0, sizeof *h);
+    h->complete = 1;
+    h->mp_mmapped = UINT64_MAX;
+}
+
+void heap_free(heap *h)
+{
+    free(h->used);
+    free(h->free);
+    free(h->arenas);
+    free(h->regions);
+    for (size_t i = 0; i < h->nproblems && i < HEAP_MAX_PROBLEMS; i++)
+        free(h->problems[i]);
+    memset(h, 0, sizeof *h);
+}
+
+void heap_problem(heap *h, const char *fmt, ...)
+{
+    h->complete = 0;
+    if (h->nproblems < HEAP_MAX_PROBLEMS) {
+        char buf[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        h->problems[h->nproblems] = strdup(buf);
+        if (h->problems[h->nproblems] == NULL)
+            return; /* counted below as a problem all the same */
+    }
+    h->nproblems++;
+}
+
+int heap_add_used(heap *h, uint64_t addr, uint64_t size)
+{
+    if (GROW(h->used, h->capused, h->nused) != 0)
+        return -1;
+    h->used[h->nused++] = (hblock){addr, size};
+    return 0;
+}
+
+int heap_add_free(heap *h, uint64_t addr, uint64_t size)
+{
+    if (GROW(h->free, h->capfree, h->nfree) != 0)
+        return -1;
+    h->free[h->nfree++] = (hblock){addr, size};
+    return 0;
+}
+
+int heap_add_region(heap *h, uint64_t start, uint64_t end, uint32_t arena)
+{
+    if (GROW(h->regions, h->capregions, h->nregions) != 0)
+        return -1;
+    h->regions[h->nregions++] = (hregion){start, end, arena};
+    return 0;
+}
+
+long heap_find_used(const heap *h, uint64_t a)
+{
+    size_t lo = 0, hi = h->nused;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (HB_ADDR(h->used[mid]) <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return -1;
+    const hblock *b = &h->used[lo - 1];
+    return a - HB_ADDR(*b) < b->size ? (long)(lo - 1) : -1;
+}

@@ -1,0 +1,100 @@
+/* heap.h -- the blocks of a native heap as an allocator reader (glibc.c)
+ * finds them: used blocks (the objects of the dump), free blocks (counted,
+ * listed with --free), the regions they lie in, per-arena totals, and
+ * what could not be read.
+ *
+ * 16 bytes per block: the user address (16-aligned, so its low four bits
+ * carry flags) and the usable size. */
+#ifndef CORE_HEAP_H
+#define CORE_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Flags in the low bits of hblock.addr. */
+#define HB_MMAPPED 1u  /* used: a chunk of its own mapping */
+#define HB_INTERNAL 2u /* used: the allocator's own (a tcache) */
+#define HB_FLAGS 15u
+
+/* Free block kinds (free hblock.addr's low bits). */
+enum hfree_kind {
+    HF_BIN = 0,      /* a small or large bin (or not found in any bin) */
+    HF_UNSORTED = 1,
+    HF_FAST = 2,
+    HF_TCACHE = 3,
+    HF_TOP = 4
+};
+
+extern const char *const hfree_kind_names[5];
+
+typedef struct hblock {
+    uint64_t addr; /* user address | flags */
+    uint64_t size; /* usable bytes; free blocks: chunk bytes, the arena
+                      number in the top 16 bits */
+} hblock;
+
+#define HB_ADDR(b) ((b).addr & ~(uint64_t)HB_FLAGS)
+#define HF_ARENA(b) ((unsigned)((b).size >> 48))
+#define HF_SIZE(b) ((b).size & ((1ull << 48) - 1))
+
+/* Per arena: what malloc_info(3) prints for it, and what was found. */
+typedef struct harena {
+    uint64_t addr;             /* the malloc_state */
+    uint64_t system_mem;       /* system_mem (malloc_info: system current) */
+    uint64_t max_system_mem;
+    uint64_t heaps;            /* heaps walked (the main arena: 1) */
+    uint64_t used, used_bytes; /* used blocks, usable bytes */
+    uint64_t fast, fast_bytes; /* fastbins (malloc_info: total fast) */
+    uint64_t bins, bins_bytes; /* bins, unsorted included, top excluded */
+    uint64_t bins_raw;         /* their size fields as stored, flag bits
+                                  included: what malloc_info adds up */
+    uint64_t top_bytes;        /* malloc_info's total rest = bins + top */
+    uint64_t tcache, tcache_bytes; /* tcaches of the threads using it */
+    uint64_t walk_free, walk_free_bytes; /* free by boundary tags */
+} harena;
+
+/* A range of the address space that holds blocks: an arena heap or one
+ * mmapped chunk. */
+typedef struct hregion {
+    uint64_t start, end;
+    uint32_t arena;  /* index, or UINT32_MAX for an mmapped chunk */
+} hregion;
+
+#define HEAP_MAX_PROBLEMS 32
+
+typedef struct heap {
+    hblock *used;            /* sorted by address */
+    size_t nused, capused;
+    hblock *free;            /* sorted by address */
+    size_t nfree, capfree;
+    harena *arenas;
+    size_t narenas, caparenas;
+    hregion *regions;        /* sorted by start */
+    size_t nregions, capregions;
+    uint64_t mmapped, mmapped_bytes;
+    uint64_t mp_mmapped;     /* malloc's own count (mp_.n_mmaps), or
+                                UINT64_MAX when unknown */
+    char allocator[64];      /* "glibc 2.36" */
+    char found_by[64];       /* "symbols (main_arena)" or "structure" */
+    int complete;            /* every arena and region read */
+    char *problems[HEAP_MAX_PROBLEMS];
+    size_t nproblems;        /* more than HEAP_MAX_PROBLEMS: counted */
+} heap;
+
+void heap_init(heap *h);
+void heap_free(heap *h);
+
+/* Records a problem (printf format); marks the heap incomplete. */
+void heap_problem(heap *h, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends; 0 or -1 out of memory. */
+int heap_add_used(heap *h, uint64_t addr, uint64_t size);
+int heap_add_free(heap *h, uint64_t addr, uint64_t size);
+int heap_add_region(heap *h, uint64_t start, uint64_t end, uint32_t arena);
+
+/* The used block holding address a (start or interior): its index, or
+ * -1. Binary search: the scanner has a faster index (refs.h). */
+long heap_find_used(const heap *h, uint64_t a);
+
+#endif /* CORE_HEAP_H */

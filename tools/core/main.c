@@ -1,0 +1,450 @@
+/* main.c -- heapfmt-core: the native heap of a core file or a running
+ * process as a heapfmt dump. The command line; the work is in core.c /
+ * live.c (the image), modules.c (files and symbols), glibc.c (the
+ * allocator), classes.c, roots.c, bindex.c and dump.c. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bindex.h"
+#include "classes.h"
+#include "cli_codec.h"
+#include "cli_exit.h"
+#include "cli_file.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "core.h"
+#include "dump.h"
+#include "glibc.h"
+#include "heapfmt.h"
+#include "live.h"
+#include "modules.h"
+#include "others.h"
+#include "roots.h"
+
+#define MAX_SEARCH 32
+
+static void usage(void)
+{
+    printf(
+        "Usage: %s [OPTION]... CORE\n"
+        "  or:  %s [OPTION]... -p PID\n"
+        "Write the native heap of a core file (gcore, or the kernel's) or of\n"
+        "a running process as a heapfmt dump: every malloc'd block with its\n"
+        "class (C++ vtables, else its size), the blocks it points to, and\n"
+        "the roots (registers, stacks, static data). glibc malloc is read;\n"
+        "jemalloc, tcmalloc and mimalloc are told, not read yet.\n"
+        "\n"
+        "  -o, --output FILE     write to FILE; - for standard output, which\n"
+        "                        must not be a terminal (default -)\n"
+        "  -p, --pid PID         read the running process PID: stop it,\n"
+        "                        copy its memory, let it go (the pause is\n"
+        "                        printed)\n"
+        "      --free FILE       list the free blocks (address, size, kind,\n"
+        "                        arena) to FILE, - for standard output\n"
+        "      --sysroot DIR     find the mapped files under DIR\n"
+        "      --search DIR      also look for mapped files in DIR, by name\n"
+        "                        (repeatable)\n"
+        "      --debug-dir DIR   separate debug files (default\n"
+        "                        /usr/lib/debug)\n"
+        "      --no-debug-files  ignore separate debug files (libc6-dbg):\n"
+        "                        find malloc's arenas by structure, as on a\n"
+        "                        machine without them\n"
+        "      --codec=CODEC     compress blocks with zstd (default),\n"
+        "                        deflate, or store them uncompressed\n"
+        "  -l, --level L         the codec's level (default 1)\n"
+        "  -v, --verbose         print what was found to stderr\n"
+        "  -h, --help            show this help and exit\n"
+        "  -V, --version         show the version and exit\n"
+        "\n"
+        "Exit status: 0 success, 1 error (no output left), 2 usage error,\n"
+        "3 the heap could not be read whole: truncated core, corrupt chunk,\n"
+        "an allocator not read (the dump holds what was read, and says so).\n"
+        "The manual: man heapfmt-core.\n",
+        cli_progname(), cli_progname());
+}
+
+enum {
+    OPT_FREE = 256,
+    OPT_SYSROOT,
+    OPT_SEARCH,
+    OPT_DEBUG_DIR,
+    OPT_NO_DEBUG,
+    OPT_CODEC,
+    OPT_NO_SYMBOLS
+};
+
+static const struct option long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"pid", required_argument, NULL, 'p'},
+    {"free", required_argument, NULL, OPT_FREE},
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"search", required_argument, NULL, OPT_SEARCH},
+    {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+    {"no-debug-files", no_argument, NULL, OPT_NO_DEBUG},
+    {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
+    {"codec", required_argument, NULL, OPT_CODEC},
+    {"level", required_argument, NULL, 'l'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct args {
+    const char *core;
+    const char *output;
+    const char *free_list;
+    int pid;
+    int verbose;
+    int no_symbols;
+    mod_options mod;
+    const char *search[MAX_SEARCH];
+    heapfmt_writer_options wopt;
+} args;
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_free_list(const char *path, const heap *h)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (f == NULL) {
+        cli_error(path, "cannot write the free list");
+        return -1;
+    }
+    fprintf(f, "address\tsize\tkind\tarena\n");
+    for (size_t i = 0; i < h->nfree; i++) {
+        const hblock *b = &h->free[i];
+        unsigned k = (unsigned)(b->addr & HB_FLAGS);
+        fprintf(f, "0x%016llx\t%llu\t%s\t%u\n",
+                (unsigned long long)(HB_ADDR(*b) - 16),
+                (unsigned long long)HF_SIZE(*b),
+                k < 5 ? hfree_kind_names[k] : "?", HF_ARENA(*b));
+    }
+    int bad = ferror(f);
+    if (f != stdout)
+        bad |= fclose(f) != 0;
+    if (bad) {
+        cli_error(path, "write error");
+        return -1;
+    }
+    return 0;
+}
+
+static void verbose_summary(const char *name, const image *im,
+                            const modules *ms, const heap *h,
+                            const bindex *x, const dump_stats *st,
+                            double secs)
+{
+    uint64_t used = 0;
+    for (size_t i = 0; i < h->nused; i++)
+        used += h->used[i].size;
+    fprintf(stderr, "%s: %s: %s, arenas %s (%s), threads %zu, modules %zu "
+                    "(debug files %zu, not found %zu)\n",
+            cli_progname(), name, h->allocator, h->found_by[0] ? "found by" : "-",
+            h->found_by, im->nthr, ms->n, ms->debug_files, ms->missing);
+    fprintf(stderr, "%s: %s: used %s blocks (%s), free %s, mmapped %s, "
+                    "references %s (%s interior), root references %s\n",
+            cli_progname(), name, cli_fmt_count(h->nused).s,
+            cli_fmt_bytes(used).s, cli_fmt_count(h->nfree).s,
+            cli_fmt_count(h->mmapped).s, cli_fmt_count(st->refs).s,
+            cli_fmt_count(st->interior).s, cli_fmt_count(st->root_refs).s);
+    fprintf(stderr, "%s: %s: %.2f s; index %s (%.1f bytes a block)\n",
+            cli_progname(), name, secs, cli_fmt_bytes(x->bytes).s,
+            h->nused ? (double)(x->bytes + h->capused * sizeof(hblock)) / h->nused
+                     : 0.0);
+}
+
+static int run(args *a)
+{
+    char err[512];
+    char pidname[32];
+    const char *name = a->core;
+    image im;
+    uint64_t pause_us = 0;
+    double t0 = seconds();
+    if (a->pid > 0) {
+        snprintf(pidname, sizeof pidname, "process %d", a->pid);
+        name = pidname;
+        if (live_open(&im, a->pid, &pause_us, err, sizeof err) != 0) {
+            cli_error(name, "%s", err);
+            img_free(&im);
+            return CLI_EXIT_ERROR;
+        }
+        fprintf(stderr, "%s: %s: paused %.3f s to copy %s of its memory "
+                        "(%zu thread%s)\n",
+                cli_progname(), name, pause_us / 1e6,
+                cli_fmt_bytes(im.copied).s, im.nthr, im.nthr == 1 ? "" : "s");
+    } else if (core_open(&im, a->core, err, sizeof err) != 0) {
+        cli_error(name, "%s", err);
+        img_free(&im);
+        return CLI_EXIT_ERROR;
+    }
+    int incomplete = 0;
+    if (im.truncated) {
+        if (im.missing > 0)
+            cli_warn(name, "the core is truncated: %s of its mappings are "
+                           "missing; what they held is not read",
+                     cli_fmt_bytes(im.missing).s);
+        if (im.notes_cut)
+            cli_warn(name, "the core is truncated: its notes are cut off "
+                           "(threads and registers unknown%s)",
+                     im.nfiles > 0 ? "; the mapped files come from the "
+                                     "dynamic linker's list" : "");
+        incomplete = 1;
+    } else if (im.missing > 0) {
+        cli_warn(name, "%s of its memory could not be read",
+                 cli_fmt_bytes(im.missing).s);
+        incomplete = 1;
+    }
+    if (im.nthr == 0)
+        cli_warn(name, "no threads: registers and stacks are not roots");
+    a->mod.live_pid = a->pid;
+    modules ms;
+    heap h;
+    heap_init(&h);
+    bindex x;
+    memset(&x, 0, sizeof x);
+    classes cls;
+    classes_init(&cls, &im, NULL);
+    roots rs;
+    memset(&rs, 0, sizeof rs);
+    int code = CLI_EXIT_ERROR, out_fd = -1;
+    heapfmt_writer *w = NULL;
+    if (modules_load(&ms, &im, &a->mod, name) != 0) {
+        cli_error(name, "out of memory");
+        img_free(&im);
+        return CLI_EXIT_ERROR;
+    }
+    cls.ms = &ms;
+    const char *where = NULL;
+    const char *other = other_allocator(&im, &ms, &where);
+    glibc_options gopt = {a->no_symbols};
+    int found = glibc_read(&h, &im, &ms, &gopt);
+    if (found < 0) {
+        cli_error(name, "out of memory");
+        goto out;
+    }
+    char allocator[160];
+    const char *alloc_meta = NULL;
+    const char *note = NULL;
+    if (other != NULL) {
+        cli_warn(name, "the process allocates with %s (%s), which heapfmt-core "
+                       "does not read yet: its blocks are missing%s",
+                 other, where, found ? "; only glibc malloc's are written" : "");
+        snprintf(allocator, sizeof allocator, "%s (not read)%s%s", other,
+                 found ? ", " : "", found ? h.allocator : "");
+        alloc_meta = allocator;
+        note = "the process's main allocator is not read yet: this dump "
+               "lacks its blocks";
+        incomplete = 1;
+    } else if (!found) {
+        if (im.truncated)
+            cli_error(name, "no glibc malloc arena found in what the "
+                            "truncated core holds (libc's data may be in "
+                            "the part cut off)");
+        else if (ms.libc < 0 && im.nfiles > 0)
+            cli_error(name, "no glibc malloc arena found, and no libc among "
+                            "its mapped files (a static program, or an "
+                            "allocator heapfmt-core does not know)");
+        else if (ms.libc < 0)
+            cli_error(name, "no glibc malloc arena found, and the core names "
+                            "no mapped files (no NT_FILE note)");
+        else
+            cli_error(name, "no glibc malloc arena found in %s's data: malloc "
+                            "never ran, or this libc's layout is not one "
+                            "heapfmt-core knows (2.23 to 2.36+)",
+                      ms.m[ms.libc].path);
+        goto out;
+    }
+    for (size_t i = 0; i < h.nproblems; i++) {
+        if (i < HEAP_MAX_PROBLEMS)
+            cli_warn(name, "%s", h.problems[i]);
+        else {
+            cli_warn(name, "%zu more problems", h.nproblems - i);
+            break;
+        }
+    }
+    if (!h.complete)
+        incomplete = 1;
+    if (bindex_build(&x, &h) != 0 || roots_find(&rs, &im, &ms, &h) != 0) {
+        cli_error(name, "out of memory");
+        goto out;
+    }
+    if (rs.no_stack > 0) {
+        cli_warn(name, "%u thread%s stack is not in the image: not a root",
+                 rs.no_stack, rs.no_stack == 1 ? "'s" : "s'");
+        incomplete = 1;
+    }
+    if (a->free_list != NULL && write_free_list(a->free_list, &h) != 0)
+        goto out;
+    const char *out_name = cli_output_name(a->output);
+    if (cli_open_output(a->output, 1, &out_fd) != 0)
+        goto out;
+    if (heapfmt_writer_open_fd(&w, &a->wopt, out_fd) != HEAPFMT_OK) {
+        cli_error(out_name, "cannot start the dump: out of memory");
+        goto out;
+    }
+    char source[600], host[256] = "";
+    snprintf(source, sizeof source, "%s %s", a->pid > 0 ? "live" : "core",
+             a->pid > 0 ? pidname + 8 : a->core);
+    dump_info info = {.source = source,
+                      .allocator = alloc_meta,
+                      .note = note,
+                      .live = a->pid > 0,
+                      .pause_us = pause_us,
+                      .copied = im.copied,
+                      .complete = !incomplete};
+    if (a->pid > 0) {
+        info.time = (uint64_t)time(NULL);
+        if (gethostname(host, sizeof host - 1) == 0)
+            info.host = host;
+    } else {
+        struct stat st;
+        if (stat(a->core, &st) == 0)
+            info.time = (uint64_t)st.st_mtime;
+    }
+    dump_stats st = {.name = name};
+    int rc = dump_write(w, &im, &ms, &h, &cls, &x, &rs, &info, &st);
+    if (rc == HEAPFMT_OK)
+        rc = heapfmt_writer_finish(w);
+    if (rc != HEAPFMT_OK) {
+        const heapfmt_error *e = heapfmt_writer_error(w);
+        cli_error(out_name, "%s", e->code == rc && e->message[0]
+                                      ? e->message
+                                      : heapfmt_strerror(rc));
+        goto out;
+    }
+    if (st.truncated > 0) {
+        cli_warn(name, "%s block%s more than %u references: cut",
+                 cli_fmt_count(st.truncated).s, st.truncated == 1 ? " has" : "s have",
+                 (unsigned)HEAPFMT_MAX_REFS);
+    }
+    if (a->verbose)
+        verbose_summary(name, &im, &ms, &h, &x, &st, seconds() - t0);
+    code = incomplete ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
+out:
+    heapfmt_writer_free(w);
+    if (out_fd >= 0 && cli_close_output(a->output, out_fd) != 0)
+        code = CLI_EXIT_ERROR;
+    if (code == CLI_EXIT_ERROR && out_fd >= 0)
+        cli_remove_output(a->output);
+    roots_free(&rs);
+    classes_free(&cls);
+    bindex_free(&x);
+    heap_free(&h);
+    modules_free(&ms);
+    img_free(&im);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    cli_set_progname("heapfmt-core");
+    args a;
+    memset(&a, 0, sizeof a);
+    a.output = "-";
+    heapfmt_writer_options wopt = HEAPFMT_WRITER_OPTIONS_INIT;
+    a.wopt = wopt;
+    a.mod.search = a.search;
+    cli_codec_choice codec = CLI_CODEC_CHOICE_INIT;
+    uint64_t v;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:p:l:vhV", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (cli_output_option(optarg, &a.output) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'p':
+            if (cli_option_u64("--pid", optarg, 1, 0x7fffffff, &v) != 0)
+                return CLI_EXIT_USAGE;
+            a.pid = (int)v;
+            break;
+        case OPT_FREE:
+            if (optarg[0] == '\0') {
+                cli_usage_error("--free: empty file name");
+                return CLI_EXIT_USAGE;
+            }
+            a.free_list = optarg;
+            break;
+        case OPT_SYSROOT:
+            a.mod.sysroot = optarg;
+            break;
+        case OPT_SEARCH:
+            if (a.mod.nsearch == MAX_SEARCH) {
+                cli_usage_error("too many --search directories (at most %d)",
+                                MAX_SEARCH);
+                return CLI_EXIT_USAGE;
+            }
+            a.search[a.mod.nsearch++] = optarg;
+            break;
+        case OPT_DEBUG_DIR:
+            a.mod.debug_dir = optarg;
+            break;
+        case OPT_NO_DEBUG:
+            a.mod.no_debug = 1;
+            break;
+        case OPT_NO_SYMBOLS:
+            a.no_symbols = 1;
+            break;
+        case OPT_CODEC:
+            if (cli_option_codec(optarg, &codec) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'l':
+            if (cli_option_level(optarg, &codec) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'v':
+            a.verbose = 1;
+            break;
+        default:
+            return cli_standard_option(c, argv, usage);
+        }
+    }
+    if (cli_codec_apply(&codec, &a.wopt) != 0)
+        return CLI_EXIT_USAGE;
+    int operands = argc - optind;
+    if (a.pid > 0 ? operands != 0 : operands != 1) {
+        cli_usage_error(a.pid > 0 ? "-p takes no CORE operand"
+                                  : "expected one CORE file (or -p PID)");
+        return CLI_EXIT_USAGE;
+    }
+    if (a.pid == 0) {
+        a.core = argv[optind];
+        if (a.core[0] == '\0') {
+            cli_usage_error("empty argument");
+            return CLI_EXIT_USAGE;
+        }
+        if (strcmp(a.core, "-") == 0) {
+            cli_usage_error("a core is mapped, not streamed: give its path, "
+                            "not -");
+            return CLI_EXIT_USAGE;
+        }
+        struct stat si, so;
+        if (strcmp(a.output, "-") != 0 && stat(a.core, &si) == 0 &&
+            stat(a.output, &so) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino) {
+            cli_error(a.output, "is the input file too; not overwriting it");
+            return CLI_EXIT_ERROR;
+        }
+    }
+    if (a.free_list != NULL && strcmp(a.free_list, "-") == 0 &&
+        strcmp(a.output, "-") == 0) {
+        cli_usage_error("--free - and the dump cannot both go to standard "
+                        "output: give -o FILE");
+        return CLI_EXIT_USAGE;
+    }
+    return cli_finish_stdout(run(&a));
+}
