@@ -74,7 +74,8 @@ run core --no-debug-files --no-symbols truth.core -o nosym.hfd
 expect_success "the core without any symbol for malloc"
 for d in live core nodebug nosym; do
     "$BIN/heapfmt-export" -f json -r all "$d.hfd" >"$d.json"
-    if python3 "$root/tests/core/check_truth.py" rec.txt mi.xml "$d.json" >"check-$d.txt"; then
+    "$BIN/heapfmt-graph" leaked --objects -f tsv "$d.hfd" >"$d.leaked"
+    if python3 "$root/tests/core/check_truth.py" rec.txt mi.xml "$d.json" "$d.leaked" >"check-$d.txt"; then
         pass
     else
         fail "$d: $(grep FAIL "check-$d.txt" | head -5)"

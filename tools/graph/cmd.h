@@ -20,6 +20,7 @@ typedef struct cmd_options {
     unsigned by;            /* dominators: 0 objects, else GROUP_* bits */
     const char *const *classes; /* referrers --class names */
     size_t nclasses;
+    int objects;            /* leaked: one row per object */
     const diff_mem *mem;    /* NULL: malloc */
 } cmd_options;
 
@@ -29,6 +30,7 @@ int cmd_referrers(const cmd_options *opt, char *const *args, int nargs);
 int cmd_path(const cmd_options *opt, char *const *args, int nargs);
 int cmd_dominators(const cmd_options *opt, char *const *args, int nargs);
 int cmd_owners(const cmd_options *opt, char *const *args, int nargs);
+int cmd_leaked(const cmd_options *opt, char *const *args, int nargs);
 
 /* What cmd_load keeps (graph_options). */
 enum {

@@ -1,5 +1,6 @@
 /* main.c -- heapfmt-graph: why is it alive. The command line; the
- * subcommands are in referrers.c, path.c, dominators.c and owners.c. */
+ * subcommands are in referrers.c, path.c, dominators.c, owners.c and
+ * leaked.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,16 +34,21 @@ static void usage(void)
         "                           (retained size: what freeing them frees)\n"
         "  owners D1 D2 D3          who holds the objects new in D2 and still\n"
         "                           alive in D3, with the path to each owner\n"
+        "  leaked DUMP              the objects no root reaches, by class, and\n"
+        "                           the heads: those no other leaked one\n"
+        "                           points at\n"
         "\n"
         "Options:\n"
         "  -f, --format=FMT     table (default), tsv, csv or json\n"
-        "  -n, --top=N          at most N rows (dominators: 20, owners: 10;\n"
-        "                       others: all)\n"
+        "  -n, --top=N          at most N rows (dominators, leaked: 20,\n"
+        "                       owners: 10; others: all)\n"
         "  -k, --paths=N        path: up to N distinct paths per object, each\n"
         "                       through a different reference to it\n"
         "      --no-weak        path, referrers: ignore weak references\n"
         "  -b, --by=KEY         dominators: retained size by class, site or\n"
-        "                       class,site instead of by object\n"
+        "                       class,site instead of by object; leaked:\n"
+        "                       group by class (default), site or both\n"
+        "      --objects        leaked: one row per object, heads first\n"
         "      --class=NAME     referrers: the objects of class NAME\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
@@ -56,7 +62,7 @@ static void usage(void)
         cli_progname());
 }
 
-enum { OPT_NO_WEAK = 256, OPT_CLASS };
+enum { OPT_NO_WEAK = 256, OPT_CLASS, OPT_OBJECTS };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -65,6 +71,7 @@ static const struct option long_options[] = {
     {"no-weak", no_argument, NULL, OPT_NO_WEAK},
     {"by", required_argument, NULL, 'b'},
     {"class", required_argument, NULL, OPT_CLASS},
+    {"objects", no_argument, NULL, OPT_OBJECTS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -80,6 +87,7 @@ static const struct command {
     {"path", cmd_path},
     {"dominators", cmd_dominators},
     {"owners", cmd_owners},
+    {"leaked", cmd_leaked},
 };
 
 /* Parses the options; returns CLI_GO_ON, or the exit code after --help,
@@ -118,6 +126,9 @@ static int parse(int argc, char **argv, cmd_options *opt,
             if (summary_parse_by(optarg, &opt->by) != 0)
                 return CLI_EXIT_USAGE;
             break;
+        case OPT_OBJECTS:
+            opt->objects = 1;
+            break;
         case OPT_CLASS:
             if (opt->nclasses == MAX_CLASSES) {
                 cli_usage_error("too many --class options (at most %d)",
@@ -143,8 +154,8 @@ int main(int argc, char **argv)
 {
     cli_set_progname("heapfmt-graph");
     if (argc < 2) {
-        cli_usage_error("expected a command: referrers, path, dominators "
-                        "or owners");
+        cli_usage_error("expected a command: referrers, path, dominators, "
+                        "owners or leaked");
         return CLI_EXIT_USAGE;
     }
     const struct command *cmd = NULL;
@@ -153,7 +164,7 @@ int main(int argc, char **argv)
             cmd = &commands[i];
     if (cmd == NULL && argv[1][0] != '-') {
         cli_usage_error("unknown command '%s': expected referrers, path, "
-                        "dominators or owners",
+                        "dominators, owners or leaked",
                         argv[1]);
         return CLI_EXIT_USAGE;
     }
@@ -169,16 +180,20 @@ int main(int argc, char **argv)
     if (rc != CLI_GO_ON)
         return rc;
     if (cmd == NULL) {
-        cli_usage_error("expected a command: referrers, path, dominators "
-                        "or owners");
+        cli_usage_error("expected a command: referrers, path, dominators, "
+                        "owners or leaked");
         return CLI_EXIT_USAGE;
     }
     if (opt.nclasses > 0 && cmd->run != cmd_referrers) {
         cli_usage_error("--class applies to referrers only");
         return CLI_EXIT_USAGE;
     }
-    if (opt.by != 0 && cmd->run != cmd_dominators) {
-        cli_usage_error("--by applies to dominators only");
+    if (opt.by != 0 && cmd->run != cmd_dominators && cmd->run != cmd_leaked) {
+        cli_usage_error("--by applies to dominators and leaked only");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.objects && (cmd->run != cmd_leaked || opt.by != 0)) {
+        cli_usage_error("--objects applies to leaked only, without --by");
         return CLI_EXIT_USAGE;
     }
     argv += shift;
