@@ -101,6 +101,38 @@ expect_out_has "static" "the path starts at a static root"
 run "$BIN/heapfmt-graph" dominators -n 3 core.hfd
 expect_rc 0 "heapfmt-graph dominators of a core dump"
 
+# --- C++ classes: three polymorphic classes in known numbers, by vtable
+# symbol, and, in the stripped program, by RTTI ---
+if command -v c++ >/dev/null && c++ -O1 -g -o cxx3 "$root/tests/core/cxx3.cc" 2>cc.err &&
+    strip -o cxx3-stripped cxx3; then
+    for prog in cxx3 cxx3-stripped; do
+        ./"$prog" 300 200 100 &
+        pid=$!
+        for _ in $(seq 200); do
+            grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
+            sleep 0.05
+        done
+        run core -p "$pid" -o "$prog-live.hfd"
+        expect_rc 0 "$prog: -p"
+        gcore -o "$prog.core" "$pid" >/dev/null 2>&1
+        kill -9 "$pid"
+        wait "$pid" 2>/dev/null
+        run core "$prog.core.$pid" -o "$prog.hfd"
+        expect_success "$prog: its core"
+        for d in "$prog-live.hfd" "$prog.hfd"; do
+            got=$("$BIN/histo" -f tsv "$d" | awk -F '\t' '$3 == "shapes::Circle" || $3 == "Square<int>" ||
+                $3 == "(anonymous namespace)::Triangle" { print $3 "=" $1 }' | sort | tr '\n' ' ')
+            want='(anonymous namespace)::Triangle=100 Square<int>=200 shapes::Circle=300 '
+            [ "$got" = "$want" ] && pass || fail "$d: histo by class gives '$got', not '$want'"
+            got=$("$BIN/heapfmt-graph" leaked -f tsv "$d" | awk -F '\t' 'NR > 1 { print $1 "=" $2 "," $4 }')
+            [ "$got" = "(anonymous namespace)::Triangle=100,100" ] && pass ||
+                fail "$d: leaked gives '$got', not the 100 Triangles, all heads"
+        done
+    done
+else
+    echo "SKIP: C++ classes: no c++ or strip ($(cat cc.err 2>/dev/null))"
+fi
+
 # --- bad input ---
 head -c 4096 truth.core >arch.core
 printf '\267\000' | dd of=arch.core bs=1 seek=18 conv=notrunc 2>/dev/null

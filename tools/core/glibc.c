@@ -966,6 +966,8 @@ int glibc_read(heap *h, const image *im, const modules *ms,
     int rc = -1;
     uint64_t *binlist = NULL;
     size_t nbin = 0, capbin = 0;
+    h->own_lo = main_arena;
+    h->own_hi = main_arena + w.lay->size;
     if (list_arenas(&w, main_arena) != 0 || main_heap(&w, opt) != 0)
         goto out;
     for (uint32_t i = 1; i < h->narenas; i++)

@@ -74,6 +74,10 @@ typedef struct heap {
     uint64_t mmapped, mmapped_bytes;
     uint64_t mp_mmapped;     /* malloc's own count (mp_.n_mmaps), or
                                 UINT64_MAX when unknown */
+    uint64_t own_lo, own_hi; /* the allocator's own static data (the main
+                                arena): not a root, its pointers are to
+                                chunk headers, which the usable bytes of
+                                the chunk before cover */
     char allocator[64];      /* "glibc 2.36" */
     char found_by[64];       /* "symbols (main_arena)" or "structure" */
     int complete;            /* every arena and region read */

@@ -179,10 +179,57 @@ static int stop_all(int pid, tracee *t, char *err, size_t errlen)
     return -1;
 }
 
+/* The start addresses of the read-only file mappings the process has
+ * written to (relocated data made read-only after: RELRO, whose vtables
+ * and type_info differ from the file), sorted: from /proc/PID/smaps,
+ * read before the process is stopped. NULL (none known) on failure. */
+static uint64_t *dirty_file_maps(int pid, size_t *n)
+{
+    char path[64], line[4096 + 256];
+    snprintf(path, sizeof path, "/proc/%d/smaps", pid);
+    FILE *f = fopen(path, "re");
+    *n = 0;
+    if (f == NULL)
+        return NULL;
+    uint64_t *v = NULL, start = 0;
+    size_t cap = 0;
+    int file = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned long long a, b, kb;
+        int at = 0;
+        if (sscanf(line, "%llx-%llx %*s %*x %*x:%*x %*u %n", &a, &b, &at) == 2 &&
+            at > 0) {
+            start = a;
+            file = line[at] == '/';
+        } else if (file && sscanf(line, "Anonymous: %llu kB", &kb) == 1 && kb > 0) {
+            if (GROW(v, cap, *n) != 0)
+                break;
+            v[(*n)++] = start;
+        }
+    }
+    fclose(f);
+    return v; /* in address order, as smaps lists them */
+}
+
+static int listed(const uint64_t *v, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo] == x;
+}
+
 /* Reads /proc/PID/maps into the image, copying the memory that the
- * analysis reads: writable mappings and anonymous ones, and the first
- * page of file mappings (the ELF header, for build ids). */
-static int read_maps(image *im, int pid, int mem, char *err, size_t errlen)
+ * analysis reads: writable mappings, anonymous ones, read-only file
+ * mappings the process wrote to (dirty), and the first page of the other
+ * file mappings (the ELF header, for build ids). */
+static int read_maps(image *im, int pid, int mem, const uint64_t *dirty,
+                     size_t ndirty, char *err, size_t errlen)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", pid);
@@ -222,7 +269,7 @@ static int read_maps(image *im, int pid, int mem, char *err, size_t errlen)
                       strncmp(name, "[anon", 5) != 0;
         uint64_t want = 0;
         if ((s.prot & IMG_R) && !special) {
-            if ((s.prot & IMG_W) || s.file < 0)
+            if ((s.prot & IMG_W) || s.file < 0 || listed(dirty, ndirty, start))
                 want = end - start;
             else if (off == 0)
                 want = PAGE;
@@ -289,10 +336,13 @@ int live_open(image *im, int pid, uint64_t *pause_us, char *err,
     if (fgets(im->exe, sizeof im->exe, c) != NULL)
         im->exe[strcspn(im->exe, "\n")] = '\0';
     fclose(c);
+    size_t ndirty;
+    uint64_t *dirty = dirty_file_maps(pid, &ndirty);
     tracee t = {NULL, 0, 0};
     uint64_t t0 = now_us();
     if (stop_all(pid, &t, err, errlen) != 0) {
         release(&t);
+        free(dirty);
         return -1;
     }
     for (size_t i = 0; i < t.n; i++) {
@@ -300,6 +350,7 @@ int live_open(image *im, int pid, uint64_t *pause_us, char *err,
         if (r < 0) {
             snprintf(err, errlen, "thread %d did not stop", t.tid[i]);
             release(&t);
+            free(dirty);
             return -1;
         }
         if (r > 0) /* exited: not a thread any more */
@@ -315,6 +366,7 @@ int live_open(image *im, int pid, uint64_t *pause_us, char *err,
         if (img_add_thread(im, &th) != 0) {
             snprintf(err, errlen, "out of memory");
             release(&t);
+            free(dirty);
             return -1;
         }
     }
@@ -324,11 +376,12 @@ int live_open(image *im, int pid, uint64_t *pause_us, char *err,
     if (mem < 0)
         snprintf(err, errlen, "cannot read its memory: %s", strerror(errno));
     else
-        rc = read_maps(im, pid, mem, err, errlen);
+        rc = read_maps(im, pid, mem, dirty, ndirty, err, errlen);
     if (mem >= 0)
         close(mem);
     release(&t);
     *pause_us = now_us() - t0;
+    free(dirty);
     /* the main thread first, as in a core */
     for (size_t i = 1; i < im->nthr; i++)
         if (im->thr[i].tid == (uint32_t)pid) {

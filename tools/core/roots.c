@@ -57,7 +57,13 @@ int roots_find(roots *rs, const image *im, const modules *ms, const heap *h)
             continue;
         }
         ex[nex++] = (span){s->start, s->end};
-        uint64_t from = sp - s->start > RED_ZONE ? sp - RED_ZONE : s->start;
+        /* A thread stopped in user code may be in a leaf function that
+         * keeps data in the red zone below its stack pointer; one
+         * stopped in a system call (orig_rax is the call's number) is
+         * not, and the red zone then holds only dead frames' bytes. */
+        int in_syscall = im->thr[t].reg[REG_ORIG_RAX] != UINT64_MAX;
+        uint64_t red = in_syscall ? 0 : RED_ZONE;
+        uint64_t from = sp - s->start > red ? sp - red : s->start;
         root_range r = {from & ~(uint64_t)7, s->end, ROOT_STACK,
                         (unsigned)t + 1, sp, NULL};
         if (add(rs, &r) != 0)
@@ -69,6 +75,14 @@ int roots_find(roots *rs, const image *im, const modules *ms, const heap *h)
             ex[nex++] = (span){m->rw[k].start, m->rw[k].end};
             root_range r = {m->rw[k].start & ~(uint64_t)7, m->rw[k].end,
                             ROOT_STATIC, 0, 0, m};
+            if (h->own_lo < h->own_hi && h->own_lo < r.end && r.start < h->own_hi) {
+                /* the main arena's bytes are left out */
+                root_range after = r;
+                r.end = h->own_lo > r.start ? h->own_lo : r.start;
+                after.start = (h->own_hi + 7) & ~(uint64_t)7;
+                if (after.start < after.end && add(rs, &after) != 0)
+                    goto nomem;
+            }
             if (add(rs, &r) != 0)
                 goto nomem;
         }

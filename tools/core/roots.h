@@ -4,7 +4,9 @@
  * writable data of the executable and every library (.data and .bss, as
  * their program headers place them), and every other anonymous writable
  * mapping that is neither a malloc heap nor a stack (thread-local storage,
- * memory a program maps itself). Free memory and the dead part of a
+ * memory a program maps itself). The red zone counts only for a thread
+ * stopped in user code, not in a system call (the usual case: a waiting
+ * thread), where it holds dead frames. Free memory and the dead part of a
  * stack below its pointer are not roots: stale pointers there would hide
  * leaks. */
 #ifndef CORE_ROOTS_H
