@@ -90,6 +90,67 @@ done
 grep -q '"core.arenas.found_by":"symbols' core.json && pass || fail "with libc6-dbg, the arenas are found by symbols"
 grep -q '"core.arenas.found_by":"structure' nodebug.json && pass || fail "without it, by structure"
 
+# --- the same program under heapfmt-malloc --mode=exact: the tracker's
+# live set (its dump at the stop) and heapfmt-core's used set agree block
+# for block, address and usable size, both ways; heapfmt-core also sees
+# glibc's tcaches (made inside malloc, never returned by it: no tracker
+# can see them) and the tracker's own blocks, those only its dump thread
+# (started before main, so thread 2) holds ---
+if [ -x "$BIN/heapfmt-malloc" ]; then
+    mkdir hm
+    "$BIN/heapfmt-malloc" --mode=exact --no-exit-dump -d hm -- ./truth hm.rec hm.mi &
+    pid=$!
+    for _ in $(seq 200); do
+        grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
+        sleep 0.05
+    done
+    run core -p "$pid" -o hm-core.hfd
+    kill -9 "$pid"
+    wait "$pid" 2>/dev/null
+    expect_rc 0 "under heapfmt-malloc: -p"
+    tracked=$(ls hm/*.hfd 2>/dev/null | head -1)
+    [ -n "$tracked" ] && pass || fail "under heapfmt-malloc: no tracker dump"
+    "$BIN/heapfmt-export" -f json -r all hm-core.hfd >hm-core.json
+    "$BIN/heapfmt-export" -f ndjson "$tracked" >hm-tracked.ndjson
+    if python3 - hm-tracked.ndjson hm-core.json >hm.check 2>&1 <<'EOF'
+import json, sys
+tracked = {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    v = o.get("value", "")
+    tracked[int(o["id"], 16) & ((1 << 48) - 1)] = int(v.split()[1]) if v.startswith("usable ") else o["bytes"]
+d = json.load(open(sys.argv[2]))
+used = {int(o["id"], 16): o for o in d["objects"]}
+assert len(tracked) > 600, len(tracked)
+missing = [hex(a) for a in tracked if a not in used]
+assert not missing, "tracked blocks heapfmt-core lacks: %s" % missing[:5]
+wrong = [(hex(a), s, used[a]["bytes"]) for a, s in tracked.items() if used[a]["bytes"] != s]
+assert not wrong, "sizes differ (address, tracker, core): %s" % wrong[:5]
+extra = [a for a in used if a not in tracked]
+# reachability without the tracker thread's roots
+succ = {a: [int(x, 16) for x in o["refs"]] for a, o in used.items()}
+seen, stack = set(), []
+for r in d["roots"]:
+    labels = [l.get("label", "") for l in r.get("ref_labels", [])] or [""] * len(r["refs"])
+    for x, l in zip(r["refs"], labels):
+        x = int(x, 16)
+        if not l.startswith("thread 2 ") and x not in seen:
+            seen.add(x)
+            stack.append(x)
+while stack:
+    for b in succ.get(stack.pop(), ()):
+        if b not in seen:
+            seen.add(b)
+            stack.append(b)
+odd = [(hex(a), used[a]["class"]) for a in extra
+       if used[a]["class"] != "glibc tcache" and a in seen]
+assert not odd, "blocks only heapfmt-core sees, held by the program: %s" % odd[:5]
+print("%d tracked blocks agree; heapfmt-core also sees %d (tcaches and the tracker's own)"
+      % (len(tracked), len(extra)))
+EOF
+    then pass; else fail "under heapfmt-malloc: $(tail -1 hm.check)"; fi
+fi
+
 # --- every tool reads the dump ---
 run "$BIN/histo" core.hfd
 expect_success "histo of a core dump"
@@ -131,6 +192,48 @@ if command -v c++ >/dev/null && c++ -O1 -g -o cxx3 "$root/tests/core/cxx3.cc" 2>
     done
 else
     echo "SKIP: C++ classes: no c++ or strip ($(cat cc.err 2>/dev/null))"
+fi
+
+# --- two dumps of one leaking process, a moment apart: histo and
+# heapfmt-diff show the growth by class, heapfmt-report renders both ---
+if command -v c++ >/dev/null && c++ -O1 -g -o grow "$root/tests/core/grow.cc" 2>cc.err; then
+    ./grow 2 1000 &
+    pid=$!
+    for k in 1 2; do
+        for _ in $(seq 200); do
+            grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
+            sleep 0.05
+        done
+        run core -p "$pid" -o "grow$k.hfd"
+        expect_rc 0 "grow: dump $k"
+        kill -CONT "$pid"
+        sleep 0.2
+    done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    run "$BIN/histo" -f tsv grow1.hfd grow2.hfd
+    expect_success "grow: histo of the two dumps"
+    expect_out_has "Buffer	1000	2000	1000	216000	432000	216000" "grow: +1000 Buffers in histo"
+    expect_out_has "Session	1000	2000	1000	72000	144000	72000" "grow: +1000 Sessions in histo"
+    run "$BIN/heapfmt-diff" grow1.hfd grow2.hfd
+    expect_success "grow: heapfmt-diff"
+    [ "$(printf '%s\n' "$out" | awk '$NF == "Buffer" { print $1 }')" = 1000 ] && pass ||
+        fail "grow: heapfmt-diff lacks the 1000 new Buffers: $out"
+    run "$BIN/heapfmt-graph" leaked -f tsv grow2.hfd
+    expect_out_has "Buffer	2000	432000	2000	432000" "grow: the 2000 Buffers leaked by then"
+    run "$BIN/heapfmt-report" -o grow.html grow1.hfd grow2.hfd
+    expect_rc 0 "grow: heapfmt-report"
+    if [ -x /usr/bin/chromium ]; then
+        timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu \
+            --user-data-dir="$TMPDIR/profile" --dump-dom "file://$TMPDIR/grow.html" \
+            >grow.dom 2>/dev/null
+        grep -q 'data-rendered="yes"' grow.dom && pass || fail "grow: the report's script did not finish in chromium"
+        grep -q '<pre id="errors" role="alert"></pre>' grow.dom && pass || fail "grow: the report caught an error"
+        grep -q 'Buffer' grow.dom && grep -q 'Session' grow.dom && pass ||
+            fail "grow: the rendered report lacks the classes"
+    else
+        echo "SKIP: grow: chromium not installed"
+    fi
 fi
 
 # --- allocators not read: told in one line, the dump marked incomplete ---
