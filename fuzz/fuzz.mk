@@ -41,9 +41,13 @@ FUZZ_HAVE_IMPORT := $(wildcard tools/import/import.h)
 # The graph harness needs heapfmt-graph's code, and heapfmt-diff's and the
 # tools' common code it uses.
 FUZZ_HAVE_GRAPH := $(wildcard tools/graph/graph.h)
+# The core harness needs heapfmt-core's code (tools/core) and libstdc++
+# (its demangler).
+FUZZ_HAVE_CORE := $(wildcard tools/core/glibc.h)
 FUZZ_ALL_HARNESSES := fuzz_read fuzz_stream fuzz_roundtrip \
                       $(if $(FUZZ_HAVE_IMPORT),fuzz_import) \
-                      $(if $(FUZZ_HAVE_GRAPH),fuzz_graph) fuzz_malloc_host
+                      $(if $(FUZZ_HAVE_GRAPH),fuzz_graph) fuzz_malloc_host \
+                      $(if $(FUZZ_HAVE_CORE),fuzz_core)
 FUZZ_HARNESSES ?= $(FUZZ_ALL_HARNESSES)
 
 # Longest input per harness, the dictionary, and extra seed directories.
@@ -53,6 +57,7 @@ FUZZ_MAXLEN_fuzz_roundtrip ?= 4096
 FUZZ_MAXLEN_fuzz_import    ?= 16384
 FUZZ_MAXLEN_fuzz_graph     ?= 16384
 FUZZ_MAXLEN_fuzz_malloc_host ?= 1024
+FUZZ_MAXLEN_fuzz_core      ?= 65536
 FUZZ_DICT_fuzz_import      := fuzz/import.dict
 FUZZ_DICT_fuzz_malloc_host := fuzz/malloc_host.dict
 FUZZ_SEEDS_fuzz_read       := tests/fixtures/invalid
@@ -72,8 +77,11 @@ FUZZ_GRAPH_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_GRAPH_SRCS))
 # signal code, without the allocation hooks (they would replace malloc).
 FUZZ_HM_SRCS     = $(addprefix libheapfmt-malloc/,hm_host.c hm_wake.c hm_config.c)
 FUZZ_HM_OBJS     = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_HM_SRCS))
+FUZZ_CORE_SRCS   = $(filter-out %/main.c,$(wildcard tools/core/*.c)) \
+                   $(wildcard tools/common/*.c)
+FUZZ_CORE_OBJS   = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_CORE_SRCS))
 FUZZ_INCLUDES    = -Ilibheapfmt -Ilibheapfmt/common -Itools/import -Itools/graph -Itools/diff \
-                   -Itools/common -Ilibheapfmt-malloc
+                   -Itools/common -Ilibheapfmt-malloc -Itools/core
 
 # The code under test is instrumented for coverage; the harnesses' own code
 # (checks, models) only for the sanitizers, so that its branches neither
@@ -90,6 +98,10 @@ $(FUZZ_DIR)/obj/fuzz/%.o: fuzz/%.c
 $(FUZZ_DIR)/fuzz_graph: $(FUZZ_DIR)/obj/fuzz/fuzz_graph.o \
     $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_GRAPH_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
+
+$(FUZZ_DIR)/fuzz_core: $(FUZZ_DIR)/obj/fuzz/fuzz_core.o \
+    $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_CORE_OBJS) $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS) -lstdc++
 
 $(FUZZ_DIR)/fuzz_import: $(FUZZ_DIR)/obj/fuzz/fuzz_import.o \
     $(FUZZ_DIR)/obj/fuzz/fuzz_util.o $(FUZZ_IMPORT_OBJS) $(FUZZ_LIB_OBJS)
@@ -136,7 +148,9 @@ FUZZ_REPLAY_TOOL_OBJS = $(if $(FUZZ_HAVE_IMPORT), \
                         $(filter-out %/main.o,$(TOOL_OBJS_import))) \
                         $(if $(FUZZ_HAVE_GRAPH), \
                         $(filter-out %/main.o,$(TOOL_OBJS_graph) \
-                        $(TOOL_OBJS_diff)) $(COMMON_A))
+                        $(TOOL_OBJS_diff)) $(COMMON_A)) \
+                        $(if $(FUZZ_HAVE_CORE), \
+                        $(filter-out %/main.o,$(TOOL_OBJS_core)) $(COMMON_A))
 
 # Each harness's entry point gets its own name, so one driver holds all.
 $(FUZZ_REPLAY_DIR)/%.o: fuzz/%.c
@@ -144,6 +158,7 @@ $(FUZZ_REPLAY_DIR)/%.o: fuzz/%.c
 	$(COMPILE) $(FUZZ_INCLUDES) \
 	  $(if $(FUZZ_HAVE_IMPORT),-DFUZZ_WITH_IMPORT) \
 	  $(if $(FUZZ_HAVE_GRAPH),-DFUZZ_WITH_GRAPH) \
+	  $(if $(FUZZ_HAVE_CORE),-DFUZZ_WITH_CORE) \
 	  -DLLVMFuzzerTestOneInput=$*_entry -c $< -o $@
 
 $(FUZZ_REPLAY_DIR)/hm/%.o: libheapfmt-malloc/%.c
@@ -152,7 +167,7 @@ $(FUZZ_REPLAY_DIR)/hm/%.o: libheapfmt-malloc/%.c
 
 $(FUZZ_REPLAY): $(FUZZ_REPLAY_OBJS) $(FUZZ_REPLAY_HM_OBJS) $(FUZZ_REPLAY_TOOL_OBJS) $(LIB_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
-	  $(LIB_LIBS)
+	  $(LIB_LIBS) $(if $(FUZZ_HAVE_CORE),-lstdc++)
 
 $(FUZZ_REPLAY_DIR)/mkcorpus: $(FUZZ_REPLAY_DIR)/mkcorpus.o $(LIB_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
@@ -178,7 +193,7 @@ VALGRIND ?= valgrind
 
 -include $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_REPLAY_HM_OBJS:.o=.d) $(FUZZ_REPLAY_DIR)/mkcorpus.d \
          $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_IMPORT_OBJS:.o=.d) \
-         $(FUZZ_GRAPH_OBJS:.o=.d) $(FUZZ_HM_OBJS:.o=.d) \
+         $(FUZZ_GRAPH_OBJS:.o=.d) $(FUZZ_HM_OBJS:.o=.d) $(FUZZ_CORE_OBJS:.o=.d) \
          $(patsubst %,$(FUZZ_DIR)/obj/fuzz/%.d,fuzz_util $(FUZZ_ALL_HARNESSES))
 
 endif

@@ -41,6 +41,9 @@ int fuzz_import_entry(const uint8_t *data, size_t size);
 int fuzz_graph_entry(const uint8_t *data, size_t size);
 #endif
 int fuzz_malloc_host_entry(const uint8_t *data, size_t size);
+#ifdef FUZZ_WITH_CORE
+int fuzz_core_entry(const uint8_t *data, size_t size);
+#endif
 
 static const struct harness {
     const char *name;
@@ -56,6 +59,9 @@ static const struct harness {
     {"fuzz_graph", fuzz_graph_entry},
 #endif
     {"fuzz_malloc_host", fuzz_malloc_host_entry},
+#ifdef FUZZ_WITH_CORE
+    {"fuzz_core", fuzz_core_entry},
+#endif
 };
 #define NHARNESSES (sizeof harnesses / sizeof harnesses[0])
 

@@ -4,13 +4,14 @@
 
 #include "bindex.h"
 
-#define SHIFT 4 /* 16 bytes a bit */
+#define SHIFT 4       /* 16 bytes a bit */
+#define PAGE_WORDS 4  /* 4 KiB: 256 positions, 4 words */
 
 void bindex_free(bindex *x)
 {
     for (size_t i = 0; i < x->nr; i++) {
         free(x->r[i].bits);
-        free(x->r[i].rank);
+        free(x->r[i].page);
     }
     free(x->r);
     free(x->starts);
@@ -18,15 +19,49 @@ void bindex_free(bindex *x)
     memset(x, 0, sizeof *x);
 }
 
+static void set_bit(uint64_t *bits, uint64_t pos, int used)
+{
+    bits[2 * (pos >> 6) + (used ? 1 : 0)] |= 1ull << (pos & 63);
+}
+
+/* Fills region r's bitmaps and page directory from blocks [first, end). */
+static int fill(bregion *r, const heap *h, size_t first, size_t end,
+                size_t *bytes)
+{
+    uint64_t npos = ((r->end - r->start) >> SHIFT) + 2; /* + the last end */
+    size_t nwords = (size_t)((npos + 63) / 64);
+    size_t npages = (nwords + PAGE_WORDS - 1) / PAGE_WORDS;
+    r->bits = calloc(2 * nwords, sizeof *r->bits);
+    r->page = malloc(npages * sizeof *r->page);
+    if (r->bits == NULL || r->page == NULL)
+        return -1;
+    *bytes += 2 * nwords * 8 + npages * 8;
+    for (size_t k = first; k < end; k++) {
+        uint64_t a = HB_ADDR(h->used[k]);
+        uint64_t s = (a - r->start) >> SHIFT;
+        /* the block's end: the next chunk's user address */
+        uint64_t e = (a + h->used[k].size + 8 - r->start) >> SHIFT;
+        set_bit(r->bits, s, 0);
+        set_bit(r->bits, s, 1);
+        if (e < npos)
+            set_bit(r->bits, e, 0);
+    }
+    uint64_t last = 0; /* position + 1 */
+    for (size_t p = 0; p < npages; p++) {
+        r->page[p] = last;
+        for (size_t w = p * PAGE_WORDS; w < (p + 1) * PAGE_WORDS && w < nwords; w++)
+            if (r->bits[2 * w])
+                last = (uint64_t)w * 64 + 63 - (uint64_t)__builtin_clzll(r->bits[2 * w]) + 1;
+    }
+    return 0;
+}
+
 int bindex_build(bindex *x, const heap *h)
 {
     memset(x, 0, sizeof *x);
-    x->h = h;
-    if (h->nregions == 0 || h->nused == 0) {
-        x->lo = 1;
-        x->hi = 1;
+    x->lo = x->hi = 1; /* empty: every lookup fails the range test */
+    if (h->nregions == 0 || h->nused == 0)
         return 0;
-    }
     x->r = calloc(h->nregions, sizeof *x->r);
     x->starts = calloc(h->nregions, sizeof *x->starts);
     if (x->r == NULL || x->starts == NULL)
@@ -45,86 +80,110 @@ int bindex_build(bindex *x, const heap *h)
         bregion *r = &x->r[x->nr];
         r->start = g->start & ~(uint64_t)15;
         r->end = g->end;
-        r->first = first;
-        r->count = b - first;
-        if (r->count > 1) {
-            size_t nbits = (size_t)((r->end - r->start) >> SHIFT) + 1;
-            size_t nwords = (nbits + 63) / 64;
-            r->bits = calloc(nwords, sizeof *r->bits);
-            r->rank = malloc(nwords * sizeof *r->rank);
-            if (r->bits == NULL || r->rank == NULL)
-                goto nomem;
-            x->bytes += nwords * 12;
-            for (size_t k = first; k < b; k++) {
-                uint64_t o = (HB_ADDR(h->used[k]) - r->start) >> SHIFT;
-                r->bits[o >> 6] |= 1ull << (o & 63);
-            }
-            uint32_t n = 0;
-            for (size_t w = 0; w < nwords; w++) {
-                r->rank[w] = n;
-                n += (uint32_t)__builtin_popcountll(r->bits[w]);
-            }
+        if (g->arena == UINT32_MAX) { /* an mmapped chunk */
+            r->block = HB_ADDR(h->used[first]);
+            r->block_size = h->used[first].size;
+        } else if (fill(r, h, first, b, &x->bytes) != 0) {
+            x->nr++; /* freed with the others */
+            goto nomem;
         }
         x->starts[x->nr] = r->start;
         x->nr++;
     }
-    if (x->nr == 0) {
-        x->lo = 1;
-        x->hi = 1;
+    if (x->nr == 0)
         return 0;
-    }
     x->lo = x->r[0].start;
     x->hi = x->r[x->nr - 1].end;
-    uint64_t ng = ((x->hi - x->lo) >> 24) + 1;
+    x->shift = 24;
+    while (((x->hi - x->lo) >> x->shift) >= (1ull << 26))
+        x->shift++;
+    uint64_t ng = ((x->hi - x->lo) >> x->shift) + 1;
     x->ncoarse = (size_t)((ng + 63) / 64);
     x->coarse = calloc(x->ncoarse, sizeof *x->coarse);
     if (x->coarse == NULL)
         goto nomem;
     x->bytes += x->ncoarse * 8 + x->nr * (sizeof *x->r + 8);
     for (size_t i = 0; i < x->nr; i++) {
-        uint64_t g0 = (x->r[i].start - x->lo) >> 24;
-        uint64_t g1 = (x->r[i].end - 1 - x->lo) >> 24;
+        uint64_t g0 = (x->r[i].start - x->lo) >> x->shift;
+        uint64_t g1 = (x->r[i].end - 1 - x->lo) >> x->shift;
         for (uint64_t g = g0; g <= g1; g++)
             x->coarse[g >> 6] |= 1ull << (g & 63);
     }
     return 0;
 nomem:
     bindex_free(x);
+    x->lo = x->hi = 1;
     return -1;
 }
 
-long bindex_find_slow(bindex *x, uint64_t v)
+/* The last boundary at or below position pos of region r, + 1 (0: none). */
+static uint64_t boundary_below(const bregion *r, uint64_t pos)
+{
+    uint64_t w = pos >> 6;
+    unsigned bit = (unsigned)(pos & 63);
+    uint64_t word = r->bits[2 * w] & (bit == 63 ? ~0ull : (2ull << bit) - 1);
+    for (;;) {
+        if (word)
+            return w * 64 + 63 - (uint64_t)__builtin_clzll(word) + 1;
+        if (w % PAGE_WORDS == 0) /* the page directory has the rest */
+            return r->page[w / PAGE_WORDS];
+        w--;
+        word = r->bits[2 * w];
+    }
+}
+
+/* The region holding v, or NULL; the last one found is tried first. */
+static const bregion *region_of(bindex *x, uint64_t v)
 {
     size_t i = x->last;
-    if (i >= x->nr || v < x->r[i].start || v >= x->r[i].end) {
-        size_t lo = 0, hi = x->nr;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (x->starts[mid] <= v)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == 0 || v >= x->r[lo - 1].end)
-            return -1;
-        i = lo - 1;
-        x->last = i;
+    if (i < x->nr && v >= x->r[i].start && v < x->r[i].end)
+        return &x->r[i];
+    size_t lo = 0, hi = x->nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->starts[mid] <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    const bregion *r = &x->r[i];
-    size_t k;
-    if (r->count == 1) {
-        k = r->first;
-    } else {
-        uint64_t o = (v - r->start) >> SHIFT;
-        uint64_t word = r->bits[o >> 6];
-        unsigned bit = (unsigned)(o & 63);
-        uint64_t below = bit == 63 ? word : word & ((2ull << bit) - 1);
-        long idx = (long)r->rank[o >> 6] + __builtin_popcountll(below) - 1;
-        if (idx < 0)
-            return -1;
-        k = r->first + (size_t)idx;
+    if (lo == 0 || v >= x->r[lo - 1].end)
+        return NULL;
+    x->last = lo - 1;
+    return &x->r[lo - 1];
+}
+
+void bindex_prefetch_slow(bindex *x, uint64_t v)
+{
+    const bregion *r = region_of(x, v);
+    if (r != NULL && r->bits != NULL)
+        __builtin_prefetch(&r->bits[2 * (((v - r->start) >> SHIFT) >> 6)]);
+}
+
+int bindex_find_slow(bindex *x, uint64_t v, uint64_t *block)
+{
+    const bregion *r = region_of(x, v);
+    if (r == NULL)
+        return 0;
+    if (r->bits == NULL) {
+        if (v - r->block >= r->block_size) /* below it too: wraps */
+            return 0;
+        *block = r->block;
+        return 1;
     }
-    const hblock *blk = &x->h->used[k];
-    uint64_t a = HB_ADDR(*blk);
-    return v >= a && v - a < blk->size ? (long)k : -1;
+    uint64_t pos = (v - r->start) >> SHIFT;
+    uint64_t b1 = boundary_below(r, pos);
+    if (b1 == 0)
+        return 0;
+    uint64_t b = b1 - 1;
+    if (!(r->bits[2 * (b >> 6) + 1] >> (b & 63) & 1))
+        return 0; /* free space, or a chunk header */
+    /* inside unless v is in the next chunk's size field: the 8 bytes
+     * before a boundary at pos + 1 */
+    if (((v - r->start) & 15) >= 8) {
+        uint64_t n = pos + 1;
+        if (r->bits[2 * (n >> 6)] >> (n & 63) & 1)
+            return 0;
+    }
+    *block = r->start + (b << SHIFT);
+    return 1;
 }

@@ -108,7 +108,7 @@ static int by_map_start(const void *a, const void *b)
  * ones): their bytes come from the file (modules.c). */
 static int attach_files(image *im, file_map *m, size_t n)
 {
-    qsort(m, n, sizeof *m, by_map_start);
+    SORT(m, n, by_map_start);
     size_t nseg = im->nseg, j = 0;
     for (size_t i = 0; i < nseg; i++) {
         img_seg *s = &im->seg[i];
@@ -293,7 +293,12 @@ int core_open(image *im, const char *path, char *err, size_t errlen)
     im->map = map;
     im->map_size = size;
     madvise(map, size, MADV_SEQUENTIAL);
+    return core_parse(im, map, size, err, errlen);
+}
 
+int core_parse(image *im, const void *map, size_t size, char *err,
+               size_t errlen)
+{
     elf_file e;
     if (elf_open(&e, map, size, err, errlen) != 0)
         return -1;

@@ -13,4 +13,9 @@
  * early opens, with im->truncated set and im->missing the bytes lacked. */
 int core_open(image *im, const char *path, char *err, size_t errlen);
 
+/* The same over size bytes already in memory (they must outlive im; the
+ * fuzz harness). im must be empty (img_init). */
+int core_parse(image *im, const void *data, size_t size, char *err,
+               size_t errlen);
+
 #endif /* CORE_CORE_H */

@@ -172,12 +172,10 @@ static int write_meta(dumper *d, const dump_info *info)
 static int scan_block(dumper *d, const unsigned char *p, uint64_t n)
 {
     for (uint64_t off = 0; off + 8 <= n; off += 8) {
-        uint64_t v;
+        uint64_t v, a;
         memcpy(&v, p + off, 8);
-        long j = bindex_find(d->x, v);
-        if (j < 0)
+        if (!bindex_find(d->x, v, &a))
             continue;
-        uint64_t a = HB_ADDR(d->h->used[j]);
         if (d->rb.n >= HEAPFMT_MAX_REFS) {
             d->st->truncated++;
             break;
@@ -191,6 +189,29 @@ static int scan_block(dumper *d, const unsigned char *p, uint64_t n)
     return HEAPFMT_OK;
 }
 
+/* The bytes of a used block present in the image (cut to its size), or
+ * NULL; *s caches the mapping of the last block (blocks come in address
+ * order). */
+static const unsigned char *block_bytes(const image *im, const hblock *b,
+                                        const img_seg **s, uint64_t *n)
+{
+    uint64_t a = HB_ADDR(*b);
+    if (*s == NULL || a < (*s)->start || a >= (*s)->end)
+        *s = img_find(im, a);
+    *n = 0;
+    if (*s == NULL || a - (*s)->start >= (*s)->avail)
+        return NULL;
+    *n = (*s)->avail - (a - (*s)->start);
+    if (*n > b->size)
+        *n = b->size;
+    return (*s)->data + (a - (*s)->start);
+}
+
+/* Blocks scanned ahead: their words' index lines are prefetched first, so
+ * that the lookups' cache misses overlap (the index of a large heap does
+ * not fit in the caches; one miss per pointer was 90% of the lookups). */
+#define WINDOW 32
+
 static int write_objects(dumper *d)
 {
     const heap *h = d->h;
@@ -199,9 +220,27 @@ static int write_objects(dumper *d)
     for (size_t i = 0; i < h->nused; i++)
         total += h->used[i].size;
     cli_progress_begin(&pr, d->st->name, total);
+    const img_seg *s = NULL, *ps = NULL;
     for (size_t i = 0; i < h->nused; i++) {
+        if (i % WINDOW == 0) {
+            for (size_t k = i; k < i + WINDOW && k < h->nused; k++) {
+                uint64_t n;
+                const unsigned char *p = block_bytes(d->im, &h->used[k], &ps, &n);
+                for (uint64_t off = 0; off + 8 <= n; off += 8) {
+                    uint64_t v;
+                    memcpy(&v, p + off, 8);
+                    bindex_prefetch(d->x, v);
+                }
+            }
+        }
         const hblock *b = &h->used[i];
-        long k = classes_of(d->cls, b);
+        uint64_t a = HB_ADDR(*b), n;
+        const unsigned char *p = block_bytes(d->im, b, &s, &n);
+        uint64_t first = 0, blk;
+        if (n >= 8)
+            memcpy(&first, p, 8);
+        long k = classes_of(d->cls, b,
+                            n >= 8 && !bindex_find(d->x, first, &blk) ? &first : NULL);
         if (k < 0) {
             cli_progress_end(&pr);
             return HEAPFMT_E_NOMEM;
@@ -213,17 +252,10 @@ static int write_objects(dumper *d)
             kl->written = 1;
         }
         kl->objects++;
-        uint64_t a = HB_ADDR(*b);
         d->rb.n = 0;
         d->rb.labeled = 0;
-        const img_seg *s = img_find(d->im, a);
-        if (s != NULL) {
-            uint64_t off = a - s->start;
-            uint64_t n = off < s->avail ? s->avail - off : 0;
-            if (n > b->size)
-                n = b->size;
-            TRY(scan_block(d, s->data + off, n));
-        }
+        if (n > 0)
+            TRY(scan_block(d, p, n));
         heapfmt_object o;
         memset(&o, 0, sizeof o);
         o.id = a;
@@ -302,11 +334,11 @@ static int write_roots(dumper *d, const roots *rs)
     d->rb.labeled = 0;
     for (size_t t = 0; t < d->im->nthr; t++) {
         for (int r = 0; r < IMG_NREGS; r++) {
-            long j = bindex_find(d->x, d->im->thr[t].reg[r]);
-            if (j < 0)
+            uint64_t a;
+            if (!bindex_find(d->x, d->im->thr[t].reg[r], &a))
                 continue;
             snprintf(label, sizeof label, "thread %zu %s", t + 1, img_reg_names[r]);
-            TRY(root_ref(d, HB_ADDR(d->h->used[j]), label, k_reg));
+            TRY(root_ref(d, a, label, k_reg));
         }
         TRY(flush_root(d, k_reg));
     }
@@ -329,10 +361,9 @@ static int write_roots(dumper *d, const roots *rs)
             uint64_t avail_end = s->start + s->avail;
             uint64_t end = stop < avail_end ? stop : avail_end;
             for (; a + 8 <= end; a += 8) {
-                uint64_t v;
+                uint64_t v, blk;
                 memcpy(&v, s->data + (a - s->start), 8);
-                long j = bindex_find(d->x, v);
-                if (j < 0)
+                if (!bindex_find(d->x, v, &blk))
                     continue;
                 if (r->kind == ROOT_STACK) {
                     int64_t delta = (int64_t)(a - r->sp);
@@ -342,7 +373,7 @@ static int write_roots(dumper *d, const roots *rs)
                 } else if (r->kind == ROOT_STATIC) {
                     static_label(r->mod, a, label, sizeof label);
                 }
-                TRY(root_ref(d, HB_ADDR(d->h->used[j]), label, kind));
+                TRY(root_ref(d, blk, label, kind));
             }
             a = stop;
         }

@@ -1,7 +1,7 @@
 /* dump.h -- writing a native heap as a heapfmt dump.
  *
  * Each used block is one OBJECT: id = its address, size = its usable
- * size, class from classes.h, type "chunk" or "mmapped", and a reference
+ * size, class from blockclass.h, type "chunk" or "mmapped", and a reference
  * for every 8-aligned word inside it that points into a used block (at
  * its start, or inside it: then labeled "interior"). ROOT records:
  * "register" (per thread, labeled "thread 2 rax"), "stack" ("thread 2
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "bindex.h"
-#include "classes.h"
+#include "blockclass.h"
 #include "heap.h"
 #include "heapfmt.h"
 #include "image.h"

@@ -60,6 +60,8 @@ typedef struct walker {
     int key_known;
     uint64_t *tls;         /* words of the threads' static TLS, sorted */
     size_t ntls;
+    hblock *mm;            /* the mmapped chunks, in address order */
+    size_t nmm, capmm;
     unsigned char arena_buf[2304];
 } walker;
 
@@ -98,6 +100,9 @@ static uint64_t get64(const unsigned char *p)
     memcpy(&v, p, 8);
     return v;
 }
+
+/* The 8 bytes at address a of mapping seg (present: the caller checked). */
+#define WORD(a) get64(seg->data + ((a) - seg->start))
 
 /* ------------------------------------------------------------------ */
 /* Finding the main arena                                              */
@@ -354,6 +359,28 @@ static int list_arenas(walker *w, uint64_t main_arena)
     }
 }
 
+/* Adds the arena heap [start, end), cut to the bytes the image holds
+ * (a region never claims more memory than is present: the index of the
+ * reference scan is sized by the regions). */
+static int add_heap(walker *w, uint64_t start, uint64_t end, uint32_t arena)
+{
+    const img_seg *s = img_find(w->im, start);
+    if (s == NULL || start >= s->start + s->avail) {
+        heap_problem(w->h, "arena %u: heap 0x%llx-0x%llx is not in the image",
+                     arena, (unsigned long long)start, (unsigned long long)end);
+        return 0;
+    }
+    uint64_t have = s->start + s->avail;
+    if (end > have) {
+        heap_problem(w->h, "arena %u: heap 0x%llx-0x%llx is cut at 0x%llx "
+                           "(the image lacks the rest)",
+                     arena, (unsigned long long)start, (unsigned long long)end,
+                     (unsigned long long)have);
+        end = have;
+    }
+    return end > start ? heap_add_region(w->h, start, end, arena) : 0;
+}
+
 /* The heaps of thread arena i, newest first through heap_info.prev:
  * regions from the first chunk to the heap's used size. */
 static int thread_heaps(walker *w, uint32_t i)
@@ -412,7 +439,7 @@ static int thread_heaps(walker *w, uint32_t i)
         } else {
             first = hp + (w->heap_info_size ? w->heap_info_size : 48);
         }
-        if (heap_add_region(w->h, first, hp + size, i) != 0)
+        if (add_heap(w, first, hp + size, i) != 0)
             return -1;
         heaps++;
         if (prev != 0 && cycle_step(&c, prev)) {
@@ -450,7 +477,7 @@ static int main_heap(walker *w, const glibc_options *opt)
     if (rd(w, top + 8, &topsize) == 0 && (topsize & ~(uint64_t)SIZE_BITS) <= s->end - top)
         end = top + (topsize & ~(uint64_t)SIZE_BITS);
     w->h->arenas[0].heaps = 1;
-    return heap_add_region(w->h, start, end, 0);
+    return add_heap(w, start, end, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -597,11 +624,11 @@ static int walk_region(walker *w, const hregion *r, size_t *fcur)
     }
     uint64_t have = s->start + s->avail; /* bytes present end here */
     uint64_t end = r->end < have ? r->end : have;
-    const unsigned char *base = s->data - s->start; /* base + addr */
+    const img_seg *seg = s;
     uint64_t p = r->start;
     int reached_top = 0;
     while (p + HDR <= end) {
-        uint64_t head = get64(base + p + 8);
+        uint64_t head = WORD(p + 8);
         uint64_t size = head & ~(uint64_t)SIZE_BITS;
         if (p == top) {
             a->top_bytes = size;
@@ -616,7 +643,7 @@ static int walk_region(walker *w, const hregion *r, size_t *fcur)
         /* The end of a heap that is not the arena's last: a fencepost
          * chunk of HDR bytes followed by a header of size 0. */
         if (size == 0 || (size == HDR && p + HDR + HDR <= end &&
-                          (get64(base + p + HDR + 8) & ~(uint64_t)SIZE_BITS) == 0))
+                          (WORD(p + HDR + 8) & ~(uint64_t)SIZE_BITS) == 0))
             return 0;
         if (size < MINSIZE || (size & 15) != 0 || size > end - p ||
             end - p - size < HDR) {
@@ -632,7 +659,7 @@ static int walk_region(walker *w, const hregion *r, size_t *fcur)
             return 0;
         }
         uint64_t next = p + size;
-        uint64_t nexthead = get64(base + next + 8);
+        uint64_t nexthead = WORD(next + 8);
         if ((nexthead & ~(uint64_t)SIZE_BITS) == 0 && next != top)
             return 0; /* a too-small old top before the end fencepost */
         int inuse = (nexthead & PREV_INUSE) != 0;
@@ -683,21 +710,21 @@ static int holds_stack(const image *im, uint64_t start, uint64_t end)
 /* An mmapped chunk at page pg: its header at pg (prev_size 0), or, for an
  * aligned allocation, at pg + prev_size inside the first page. Returns
  * the chunk address or 0. */
-static uint64_t mmapped_at(const unsigned char *base, uint64_t pg, uint64_t end,
+static uint64_t mmapped_at(const img_seg *seg, uint64_t pg, uint64_t end,
                            uint64_t *size)
 {
-    uint64_t ps = get64(base + pg), head = get64(base + pg + 8);
+    uint64_t ps = WORD(pg), head = WORD(pg + 8);
     uint64_t off = 0;
     if (ps == 0 && head == 0) { /* maybe an aligned one further in */
         for (off = 16; off + HDR <= PAGE && pg + off + HDR <= end; off += 16) {
-            if (get64(base + pg + off) == off &&
-                (get64(base + pg + off + 8) & SIZE_BITS) == IS_MMAPPED)
+            if (WORD(pg + off) == off &&
+                (WORD(pg + off + 8) & SIZE_BITS) == IS_MMAPPED)
                 break;
         }
         if (off + HDR > PAGE || pg + off + HDR > end)
             return 0;
         ps = off;
-        head = get64(base + pg + off + 8);
+        head = WORD(pg + off + 8);
     } else if (ps != 0) {
         return 0;
     }
@@ -721,7 +748,6 @@ static int mmapped_chunks(walker *w)
             s->avail < PAGE || holds_stack(im, s->start, s->end))
             continue;
         uint64_t end = s->start + s->avail;
-        const unsigned char *base = s->data - s->start;
         for (uint64_t pg = s->start; pg + PAGE <= end;) {
             /* skip the arena heaps in this mapping (sorted: the first
              * nheap regions) */
@@ -737,14 +763,15 @@ static int mmapped_chunks(walker *w)
                 pg = (w->h->regions[lo - 1].end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
                 continue;
             }
-            uint64_t size, c = mmapped_at(base, pg, end, &size);
+            uint64_t size, c = mmapped_at(s, pg, end, &size);
             if (c == 0) {
                 pg += PAGE;
                 continue;
             }
             if (heap_add_region(w->h, c, c + size, UINT32_MAX) != 0 ||
-                heap_add_used(w->h, (c + HDR) | HB_MMAPPED, size - HDR) != 0)
+                GROW(w->mm, w->capmm, w->nmm) != 0)
                 return -1;
+            w->mm[w->nmm++] = (hblock){(c + HDR) | HB_MMAPPED, size - HDR};
             w->h->mmapped++;
             w->h->mmapped_bytes += size;
             pg = c + size;
@@ -785,7 +812,7 @@ static int tls_holds(walker *w, uint64_t v)
                     w->tls[w->ntls++] = x;
             }
         }
-        qsort(w->tls, w->ntls, sizeof *w->tls, by_u64);
+        SORT(w->tls, w->ntls, by_u64);
     }
     size_t lo = 0, hi = w->ntls;
     while (lo < hi) {
@@ -800,8 +827,11 @@ static int tls_holds(walker *w, uint64_t v)
 
 /* Validates the tcache_perthread_struct at user address u (counts of
  * cbytes each); on success appends its entries. Returns 1 valid, 0 not,
- * -1 out of memory. */
-static int tcache_at(walker *w, uint64_t u, unsigned cbytes, tcache_list *out)
+ * -1 out of memory. *budget bounds the chain steps of all candidates
+ * together (chains of a damaged or hostile heap could otherwise be
+ * walked again for every candidate): at 0, every candidate is invalid. */
+static int tcache_at(walker *w, uint64_t u, unsigned cbytes, tcache_list *out,
+                     uint64_t *budget)
 {
     unsigned char buf[TCACHE_BINS * 2 + TCACHE_BINS * 8];
     size_t len = TCACHE_BINS * cbytes + TCACHE_BINS * 8;
@@ -818,7 +848,12 @@ static int tcache_at(walker *w, uint64_t u, unsigned cbytes, tcache_list *out)
         if ((count == 0) != (e == 0))
             goto invalid;
         uint64_t want = (uint64_t)(b + 2) * 16;
+        cycle c;
+        cycle_init(&c, e);
         for (unsigned k = 0; k < count; k++) {
+            if (*budget == 0)
+                goto invalid;
+            (*budget)--;
             const hregion *r = region_of(w->h, e);
             uint64_t head, next, key;
             if ((e & 15) != 0 || r == NULL || r->arena == UINT32_MAX ||
@@ -845,7 +880,7 @@ static int tcache_at(walker *w, uint64_t u, unsigned cbytes, tcache_list *out)
             uint64_t n = safe ? reveal(e, next) : next;
             if (w->version == 0 && n != 0 && ((n & 15) != 0 || region_of(w->h, n) == NULL))
                 n = next;
-            if (k + 1 == count ? n != 0 : n == 0)
+            if (k + 1 == count ? n != 0 : n == 0 || cycle_step(&c, n))
                 goto invalid;
             e = n;
         }
@@ -887,6 +922,7 @@ static int tcaches(walker *w)
 {
     heap *h = w->h;
     tcache_list t = {NULL, 0, 0};
+    uint64_t budget = 8 * (uint64_t)h->nused + 4096;
     unsigned cbytes[2] = {2, 1};
     int tries[2] = {w->version == 0 || w->version >= 2030,
                     w->version == 0 || (w->version >= 2026 && w->version < 2030)};
@@ -900,7 +936,7 @@ static int tcaches(walker *w)
             uint64_t want = TCACHE_BINS * cbytes[k] + TCACHE_BINS * 8 + SZ;
             if (b->size != ((want + 15) & ~(uint64_t)15) - SZ)
                 continue;
-            int r = tcache_at(w, HB_ADDR(*b), cbytes[k], &t);
+            int r = tcache_at(w, HB_ADDR(*b), cbytes[k], &t, &budget);
             if (r < 0) {
                 free(t.chunk);
                 return -1;
@@ -911,11 +947,14 @@ static int tcaches(walker *w)
             }
         }
     }
+    if (budget == 0)
+        heap_problem(h, "the tcaches' lists are longer than the heap has "
+                        "chunks: some tcaches are not read");
     if (t.n == 0) {
         free(t.chunk);
         return 0;
     }
-    qsort(t.chunk, t.n, sizeof *t.chunk, by_u64);
+    SORT(t.chunk, t.n, by_u64);
     size_t k = 0, j = 0;
     for (size_t i = 0; i < h->nused; i++) {
         uint64_t chunk = HB_ADDR(h->used[i]) - HDR;
@@ -940,6 +979,26 @@ static int tcaches(walker *w)
     }
     h->nused = k;
     free(t.chunk);
+    return 0;
+}
+
+/* Merges the mmapped chunks (sorted) into the used blocks (sorted), in
+ * place from the end: no second copy of the list. */
+static int merge_mmapped(heap *h, const hblock *mm, size_t nmm)
+{
+    if (nmm == 0)
+        return 0;
+    if (hf_grow(hf_default_allocator(), (void **)&h->used, &h->capused,
+                h->nused + nmm, sizeof *h->used) != 0)
+        return -1;
+    size_t i = h->nused, j = nmm, k = h->nused + nmm;
+    while (j > 0) {
+        if (i > 0 && h->used[i - 1].addr > mm[j - 1].addr)
+            h->used[--k] = h->used[--i];
+        else
+            h->used[--k] = mm[--j];
+    }
+    h->nused += nmm;
     return 0;
 }
 
@@ -985,22 +1044,38 @@ int glibc_read(heap *h, const image *im, const modules *ms,
         if (rd(&w, a->addr + off_sysmem(w.lay) + 8, &v) == 0)
             a->max_system_mem = v;
     }
-    qsort(h->regions, h->nregions, sizeof *h->regions, by_region);
+    SORT(h->regions, h->nregions, by_region);
+    /* Two arenas (or two heap_infos) claiming one heap: a damaged core.
+     * The first keeps it; walking it twice would count its blocks twice. */
+    size_t kept = 0;
+    for (size_t i = 0; i < h->nregions; i++) {
+        if (kept > 0 && h->regions[i].start < h->regions[kept - 1].end) {
+            heap_problem(h, "arena %u: heap 0x%llx-0x%llx overlaps another "
+                            "arena's heap; not walked",
+                         h->regions[i].arena,
+                         (unsigned long long)h->regions[i].start,
+                         (unsigned long long)h->regions[i].end);
+            continue;
+        }
+        h->regions[kept++] = h->regions[i];
+    }
+    h->nregions = kept;
     if (mmapped_chunks(&w) != 0)
         goto out;
-    qsort(h->regions, h->nregions, sizeof *h->regions, by_region);
+    SORT(h->regions, h->nregions, by_region);
     for (uint32_t i = 0; i < h->narenas; i++)
         if (fastbins(&w, i) != 0)
             goto out;
-    qsort(w.fast, w.nfast, sizeof *w.fast, by_u64);
-    /* The mmapped chunks were added as used blocks already; the walk adds
-     * the arena chunks, then all are put in address order. */
+    SORT(w.fast, w.nfast, by_u64);
+    /* The walk adds the arena chunks in address order (the regions are
+     * sorted and disjoint); the mmapped chunks are merged in. */
     size_t fcur = 0;
     for (size_t r = 0; r < h->nregions; r++)
         if (h->regions[r].arena != UINT32_MAX &&
             walk_region(&w, &h->regions[r], &fcur) != 0)
             goto out;
-    qsort(h->used, h->nused, sizeof *h->used, by_block);
+    if (merge_mmapped(h, w.mm, w.nmm) != 0)
+        goto out;
     if (tcaches(&w) != 0)
         goto out;
     for (uint32_t i = 0; i < h->narenas; i++)
@@ -1016,10 +1091,10 @@ int glibc_read(heap *h, const image *im, const modules *ms,
                               (uint64_t)(r ? r->arena : 0) << 48) != 0)
             goto out;
     }
-    qsort(h->free, h->nfree, sizeof *h->free, by_block);
+    SORT(h->free, h->nfree, by_block);
     /* The unsorted bin's chunks, said so; free chunks by boundary tag that
      * no bin holds mean lists changed under a lock or were damaged. */
-    qsort(binlist, nbin, sizeof *binlist, by_u64);
+    SORT(binlist, nbin, by_u64);
     size_t j = 0, unbinned = 0;
     for (size_t i = 0; i < h->nfree; i++) {
         hblock *b = &h->free[i];
@@ -1042,9 +1117,19 @@ int glibc_read(heap *h, const image *im, const modules *ms,
                      (unsigned long long)h->mp_mmapped,
                      h->mp_mmapped == 1 ? "" : "s",
                      (unsigned long long)h->mmapped);
+    /* The used list is the largest thing kept: no slack (16 bytes a
+     * block, not up to 32 after its doublings). */
+    if (h->capused > h->nused + 1024) {
+        hblock *u = realloc(h->used, (h->nused + 1) * sizeof *u);
+        if (u != NULL) {
+            h->used = u;
+            h->capused = h->nused + 1;
+        }
+    }
     rc = 1;
 out:
     free(w.fast);
+    free(w.mm);
     free(w.tls);
     free(w.arena_addr);
     free(binlist);

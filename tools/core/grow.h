@@ -3,6 +3,8 @@
 #ifndef CORE_GROW_H
 #define CORE_GROW_H
 
+#include <stdlib.h>
+
 #include "hf_common.h"
 
 /* Makes room for one more element after n in buf (capacity cap);
@@ -10,5 +12,13 @@
 #define GROW(buf, cap, n)                                                  \
     hf_grow(hf_default_allocator(), (void **)&(buf), &(cap), (n) + 1,      \
             sizeof *(buf))
+
+/* qsort of n elements of p, none when fewer than two (qsort's pointer
+ * must not be NULL, even for none). */
+#define SORT(p, n, cmp)                                                    \
+    do {                                                                   \
+        if ((n) > 1)                                                       \
+            qsort((p), (n), sizeof *(p), (cmp));                           \
+    } while (0)
 
 #endif /* CORE_GROW_H */

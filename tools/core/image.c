@@ -81,7 +81,7 @@ static int by_start(const void *a, const void *b)
 
 int img_sort(image *im)
 {
-    qsort(im->seg, im->nseg, sizeof *im->seg, by_start);
+    SORT(im->seg, im->nseg, by_start);
     size_t n = 0;
     for (size_t i = 0; i < im->nseg; i++) {
         img_seg s = im->seg[i];

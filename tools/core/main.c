@@ -1,7 +1,7 @@
 /* main.c -- heapfmt-core: the native heap of a core file or a running
  * process as a heapfmt dump. The command line; the work is in core.c /
  * live.c (the image), modules.c (files and symbols), glibc.c (the
- * allocator), classes.c, roots.c, bindex.c and dump.c. */
+ * allocator), blockclass.c, roots.c, bindex.c and dump.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bindex.h"
-#include "classes.h"
+#include "blockclass.h"
 #include "cli_codec.h"
 #include "cli_exit.h"
 #include "cli_file.h"
@@ -114,6 +114,25 @@ static double seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of each phase, for -v (and the bench). */
+enum { PH_IMAGE, PH_HEAP, PH_INDEX, PH_DUMP, PH_N };
+static double phase_cpu[PH_N];
+static double phase_mark;
+
+static void phase_end(int ph)
+{
+    double now = cpu_seconds();
+    phase_cpu[ph] += now - phase_mark;
+    phase_mark = now;
+}
+
 static int write_free_list(const char *path, const heap *h)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
@@ -140,6 +159,24 @@ static int write_free_list(const char *path, const heap *h)
     return 0;
 }
 
+/* A "Key:   N kB" line of /proc/self/status, in bytes; 0 when absent. */
+static uint64_t self_status(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    if (f == NULL)
+        return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, key, n) == 0 && line[n] == ':') {
+            kb = strtoull(line + n + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
 static void verbose_summary(const char *name, const image *im,
                             const modules *ms, const heap *h,
                             const bindex *x, const dump_stats *st,
@@ -158,10 +195,20 @@ static void verbose_summary(const char *name, const image *im,
             cli_fmt_bytes(used).s, cli_fmt_count(h->nfree).s,
             cli_fmt_count(h->mmapped).s, cli_fmt_count(st->refs).s,
             cli_fmt_count(st->interior).s, cli_fmt_count(st->root_refs).s);
-    fprintf(stderr, "%s: %s: %.2f s; index %s (%.1f bytes a block)\n",
+    /* Anonymous memory: what heapfmt-core holds beyond the mapped core
+     * (a live process's copy included) -- all of it is still held here. */
+    uint64_t anon = self_status("RssAnon");
+    uint64_t copy = im->live ? im->copied : 0;
+    fprintf(stderr, "%s: %s: CPU %.2f s: image and files %.2f, heap %.2f, "
+                    "index and roots %.2f, dump %.2f\n",
+            cli_progname(), name, cpu_seconds(), phase_cpu[PH_IMAGE],
+            phase_cpu[PH_HEAP], phase_cpu[PH_INDEX], phase_cpu[PH_DUMP]);
+    fprintf(stderr, "%s: %s: %.2f s; index %s; anonymous memory %s (%.1f "
+                    "bytes a block beyond the %s)\n",
             cli_progname(), name, secs, cli_fmt_bytes(x->bytes).s,
-            h->nused ? (double)(x->bytes + h->capused * sizeof(hblock)) / h->nused
-                     : 0.0);
+            cli_fmt_bytes(anon).s,
+            h->nused ? (double)(anon > copy ? anon - copy : 0) / h->nused : 0.0,
+            im->live ? "copy of the process" : "mapped core");
 }
 
 static int run(args *a)
@@ -229,7 +276,9 @@ static int run(args *a)
     const char *where = NULL;
     const char *other = other_allocator(&im, &ms, &where);
     glibc_options gopt = {a->no_symbols};
+    phase_end(PH_IMAGE);
     int found = glibc_read(&h, &im, &ms, &gopt);
+    phase_end(PH_HEAP);
     if (found < 0) {
         cli_error(name, "out of memory");
         goto out;
@@ -280,6 +329,7 @@ static int run(args *a)
         cli_error(name, "out of memory");
         goto out;
     }
+    phase_end(PH_INDEX);
     if (rs.no_stack > 0) {
         cli_warn(name, "%u thread%s stack is not in the image: not a root",
                  rs.no_stack, rs.no_stack == 1 ? "'s" : "s'");
@@ -317,6 +367,7 @@ static int run(args *a)
     int rc = dump_write(w, &im, &ms, &h, &cls, &x, &rs, &info, &st);
     if (rc == HEAPFMT_OK)
         rc = heapfmt_writer_finish(w);
+    phase_end(PH_DUMP);
     if (rc != HEAPFMT_OK) {
         const heapfmt_error *e = heapfmt_writer_error(w);
         cli_error(out_name, "%s", e->code == rc && e->message[0]

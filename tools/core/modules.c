@@ -197,7 +197,7 @@ static int load_symbols(module *m)
         add_symbols(m, &m->elf, SHT_DYNSYM, &cap) != 0 ||
         (m->dbg != NULL && add_symbols(m, &m->dbg_elf, SHT_SYMTAB, &cap) != 0))
         return -1;
-    qsort(m->syms, m->nsyms, sizeof *m->syms, by_addr);
+    SORT(m->syms, m->nsyms, by_addr);
     size_t k = 0;
     for (size_t i = 0; i < m->nsyms; i++)
         if (k == 0 || m->syms[i].addr != m->syms[k - 1].addr ||
@@ -361,7 +361,7 @@ int modules_load(modules *ms, image *im, const mod_options *opt,
         m->is_libc = is_libc_name(m->name);
         ms->n++;
     }
-    qsort(ms->m, ms->n, sizeof *ms->m, by_lo);
+    SORT(ms->m, ms->n, by_lo);
     for (size_t i = 0; i < ms->n; i++)
         if (ms->m[i].is_libc && ms->libc < 0)
             ms->libc = (int)i;

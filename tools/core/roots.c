@@ -87,7 +87,7 @@ int roots_find(roots *rs, const image *im, const modules *ms, const heap *h)
                 goto nomem;
         }
     }
-    qsort(ex, nex, sizeof *ex, by_start);
+    SORT(ex, nex, by_start);
     /* Anonymous writable mappings, less what ex covers. Mappings of a
      * file whose module was not found are roots too (their data is
      * unknown to be anything else). */

@@ -1,4 +1,4 @@
-/* classes.h -- the class of a native block.
+/* blockclass.h -- the class of a native block.
  *
  * A C++ object with virtual functions starts with a pointer into its
  * class's vtable. A block whose first word points into a mapped file is
@@ -11,8 +11,8 @@
  * of a quarter of a power of two ("malloc 1033-1280"). glibc's own
  * tcaches are "glibc tcache". No other pattern is guessed: a block that
  * happens to hold a string or an array is "malloc N". */
-#ifndef CORE_CLASSES_H
-#define CORE_CLASSES_H
+#ifndef CORE_BLOCKCLASS_H
+#define CORE_BLOCKCLASS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,13 +47,14 @@ typedef struct classes {
 void classes_init(classes *c, const image *im, const modules *ms);
 void classes_free(classes *c);
 
-/* The index in c->k of block b's class (its first word read from the
- * image), or -1 out of memory. */
-long classes_of(classes *c, const hblock *b);
+/* The index in c->k of block b's class, or -1 out of memory. first_word:
+ * the block's first 8 bytes, or NULL when it has none, or when they are
+ * known not to be a vtable pointer (they point into the heap). */
+long classes_of(classes *c, const hblock *b, const uint64_t *first_word);
 
 /* "Foo" for the mangled type name "3Foo" (or a whole symbol when
  * symbol is set: "_ZTV3Foo" gives "vtable for Foo"); malloc'd, or NULL
  * when it does not demangle. */
 char *classes_demangle(const char *mangled);
 
-#endif /* CORE_CLASSES_H */
+#endif /* CORE_BLOCKCLASS_H */

@@ -1,10 +1,10 @@
-/* classes.c -- class names of native blocks from C++ vtables, else size
- * classes (classes.h). */
+/* blockclass.c -- class names of native blocks from C++ vtables, else size
+ * classes (blockclass.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "classes.h"
+#include "blockclass.h"
 #include "grow.h"
 
 /* libstdc++'s demangler (the Itanium C++ ABI's): linked with -lstdc++,
@@ -166,7 +166,7 @@ static uint64_t size_class(uint64_t size, uint64_t *lower)
     return hi;
 }
 
-long classes_of(classes *c, const hblock *b)
+long classes_of(classes *c, const hblock *b, const uint64_t *first_word)
 {
     if (b->addr & HB_INTERNAL) {
         uint32_t v;
@@ -178,11 +178,12 @@ long classes_of(classes *c, const hblock *b)
             return -1;
         return k;
     }
-    uint64_t first;
-    if (b->size >= 8 && img_u64(c->im, HB_ADDR(*b), &first) == 0 &&
-        (first & 7) == 0) {
-        const img_seg *s = img_find(c->im, first);
-        if (s != NULL && s->file >= 0) {
+    uint64_t first = first_word ? *first_word : 0;
+    if (first != 0 && (first & 7) == 0) {
+        /* a vtable lies in a mapped file */
+        const module *m = modules_at(c->ms, first);
+        const img_seg *s = m == NULL ? img_find(c->im, first) : NULL;
+        if (m != NULL || (s != NULL && s->file >= 0)) {
             long k = vtable_class(c, first);
             if (k == -2)
                 return -1;
