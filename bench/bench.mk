@@ -40,15 +40,26 @@ $(BENCH_OUT)/malloc_bench: bench/malloc_bench.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -o $@ $<
 
-.PHONY: bench bench-helpers bench-scale
+# heapfmt-core's heap (issue 33): plain C, no library.
+$(BENCH_OUT)/core_heap: bench/core_heap.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
+	  -o $@ $<
+
+.PHONY: bench bench-helpers bench-scale bench-core
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
-               $(BUILD)/tests/hm_prog
+               $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog
 
 ## bench: measure speed and memory at scale (BENCH_SCALE=small|full) into build/bench/results.json
 bench: all bench-helpers
 	$(PYTHON) bench/bench.py --scale $(BENCH_SCALE) --runs $(BENCH_RUNS) \
 	  --build $(BUILD)
+
+## bench-core: heapfmt-core's cases alone (BENCH_SCALE=small|full) into build/bench/core.json
+bench-core: all bench-helpers
+	$(PYTHON) bench/bench.py --only core --scale $(BENCH_SCALE) \
+	  --runs $(BENCH_RUNS) --build $(BUILD)
 
 ## bench-scale: issue 19's scale table (every tool at BENCH_SIZES objects) into build/bench/scale.json
 BENCH_SIZES ?= 1000000,3000000,10000000,30000000

@@ -1027,6 +1027,137 @@ class Bench:
                     pz <= 0.05, "longest stop another thread saw; dump_all's: "
                     "%.3f s" % rows["pause"].get("ObjectSpace.dump_all", 0))
 
+    def core_cases(self):
+        """Issue 33: heapfmt-core on a large malloc heap (bench/core_heap.c:
+        BYTES in BLOCKS blocks, each holding two pointers into the heap,
+        one in eight freed): -p on the stopped process (and the pause it
+        reports), its gcore core read back, `cat CORE` as the floor.
+        small: 256 MiB in 1.25M blocks; full: 1 GiB in 5M and 4 GiB in
+        20M. The heaps, the cores (about their size) and the copies -p
+        makes need memory and disk of a few times the largest heap."""
+        prog = self.helper("core_heap")
+        tool = self.tool("heapfmt-core")
+        if not (os.access(prog, os.X_OK) and os.access(tool, os.X_OK)):
+            self.skipped.append(("heapfmt-core", "heapfmt-core or core_heap "
+                                 "not built"))
+            return
+        sizes = ([("256M", 256 * MIB, 1_250_000)] if self.scale == "small"
+                 else [("1G", 1024 * MIB, 5_000_000),
+                       ("4G", 4096 * MIB, 20_000_000)])
+        self.core_rows = {}
+        for label, nbytes, nblocks in sizes:
+            p = subprocess.Popen([prog, str(nbytes), str(nblocks)],
+                                 stdout=subprocess.PIPE)
+            heap_bytes, blocks = (int(x) for x in p.stdout.readline().split())
+            status = "/proc/%d/status" % p.pid
+            while not any(l.startswith("State:\tT") for l in open(status)):
+                time.sleep(0.05)
+            row = {"heap_bytes": heap_bytes, "blocks": blocks}
+            try:
+                live = self.path("core-live-%s.hfd" % label)
+                self.case("core", "heapfmt-core -p (live)",
+                          [tool, "-p", str(p.pid), "-o", live],
+                          objects=blocks, nbytes=heap_bytes, size=label)
+                row["pause_s"] = int(self.info_row(live, "meta.core.pause_us")
+                                     or 0) / 1e6
+                row["copied"] = int(self.info_row(live, "meta.core.copied_bytes")
+                                    or 0)
+                self.internal("core", "heapfmt-core -p: the pause",
+                              [{"wall_s": row["pause_s"], "cpu_s": 0.0}],
+                              blocks, row["copied"], label,
+                              note="the process stopped; the copy")
+                os.unlink(live)
+                if not shutil.which("gcore"):
+                    self.skipped.append(("heapfmt-core of a core",
+                                         "gcore (gdb) not installed"))
+                    continue
+                prefix = self.path("core-%s" % label)
+                subprocess.run(["gcore", "-o", prefix, str(p.pid)], check=True,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            finally:
+                p.kill()
+                p.wait()
+            core = "%s.%d" % (prefix, p.pid)
+            row["core_bytes"] = os.path.getsize(core)
+            subprocess.run(["cat", core], stdout=subprocess.DEVNULL)  # warm
+            cat = self.case("core", "floor: cat CORE", ["cat", core],
+                            nbytes=row["core_bytes"], size=label)
+            out = self.path("core-%s.hfd" % label)
+            self.case("core", "heapfmt-core CORE", [tool, core, "-o", out],
+                      objects=blocks, nbytes=heap_bytes, size=label)
+            v = subprocess.run([tool, "-v", core, "-o", out],
+                               stderr=subprocess.PIPE, text=True).stderr
+            for line in v.splitlines():
+                if "bytes a block beyond" in line:
+                    row["bytes_per_block"] = float(
+                        line.split("(")[-1].split()[0])
+                if ": CPU " in line:
+                    row["phases"] = line.split(": CPU ", 1)[1]
+            row["cat_s"] = cat["wall_s"]
+            self.core_rows[label] = row
+            os.unlink(out)
+            os.unlink(core)
+
+    def core_targets(self, add):
+        """Issue 33: at least 1 GB/s of heap per core (CPU), next to cat's
+        rate on the core; a 4 GiB heap of 20M blocks in at most 30 s
+        (wall, full scale); at most 32 bytes a block beyond the mapped
+        core; the -p pause at each size, said in the detail."""
+        rows = getattr(self, "core_rows", {})
+        for label, row in rows.items():
+            c = self.find("heapfmt-core CORE", label)
+            gbs = row["heap_bytes"] / c["cpu_s"] / 1e9 if c["cpu_s"] else 0
+            cat = row["core_bytes"] / row["cat_s"] / 1e9 if row["cat_s"] else 0
+            add("heapfmt-core, %s heap: GB/s of heap per core" % label, gbs,
+                1.0, gbs >= 1.0,
+                "%.2f s CPU for %s blocks (%s); cat CORE %.2f GB/s (%.0f MB "
+                "core); -p paused %.2f s to copy %.0f MB; load average %s"
+                % (c["cpu_s"], "{:,}".format(row["blocks"]),
+                   row.get("phases", ""), cat, row["core_bytes"] / MB,
+                   row.get("pause_s", 0), row.get("copied", 0) / MB,
+                   self.load_text()))
+            bpb = row.get("bytes_per_block")
+            if bpb is not None:
+                add("heapfmt-core, %s heap: bytes a block beyond the core"
+                    % label, bpb, 32, bpb <= 32,
+                    "anonymous memory at the end (block list, index, writer)"
+                    " over %s blocks" % "{:,}".format(row["blocks"]))
+            if label == "4G":
+                add("heapfmt-core of a 4 GiB, 20M-block core, s", c["wall_s"],
+                    30, c["wall_s"] <= 30, "wall; CPU %.2f s" % c["cpu_s"])
+
+    def core_only(self):
+        """--only core: the heapfmt-core cases and targets alone, into
+        DIR/bench/core.json (bench/README.md is not touched)."""
+        self.load0 = os.getloadavg()[0]
+        self.core_cases()
+        t = []
+
+        def add(what, value, goal, ok, detail):
+            t.append({"target": what, "value": value, "goal": goal,
+                      "met": bool(ok), "detail": detail})
+        self.core_targets(add)
+        with open(self.path("core.json"), "w") as f:
+            json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                       "scale": self.scale, "runs": self.runs,
+                       "machine": self.machine(), "cases": self.cases,
+                       "rows": getattr(self, "core_rows", {}),
+                       "targets": t,
+                       "skipped": [{"what": w, "why": y}
+                                   for w, y in self.skipped]}, f, indent=1)
+            f.write("\n")
+        for c in self.cases:
+            print("%-5s %-30s wall %8.3f s  CPU %8.3f s  RSS %8.1f MiB" %
+                  (c["size"], c["name"], c["wall_s"], c["cpu_s"],
+                   (c["rss_kib"] or 0) / 1024))
+        for x in t:
+            print("%-4s %-50s %8.2f (goal %g)  %s" %
+                  ("met" if x["met"] else "MISS", x["target"], x["value"],
+                   x["goal"], x["detail"]))
+        for what, why in self.skipped:
+            print("skipped: %s: %s" % (what, why))
+
     # ---- targets ----------------------------------------------------------
 
     def targets(self):
@@ -1127,6 +1258,7 @@ class Bench:
         self.graph_targets(big, add)
         self.ruby_targets(add)
         self.malloc_targets(add)
+        self.core_targets(add)
         nd = self.files.get("1M ndjson")
         z = self.files.get("1M heapfmt level 1")
         if nd and z:
@@ -1357,7 +1489,7 @@ class Bench:
         lines.append("")
         lines.append(self.codec_text(self.codec_result))
         lines.append("")
-        lines.append("Targets (issues 7, 13, 14, 16, 18, 19, 38; each says its figure):")
+        lines.append("Targets (issues 7, 13, 14, 16, 18, 19, 33, 38; each says its figure):")
         for t in targets:
             v, g = t["value"], t["goal"]
             fmt = ("%.1fM" % (v / 1e6)) if g >= 1e6 else "%.2f" % v
@@ -1387,6 +1519,7 @@ class Bench:
         self.hprof_importer(300_000 if self.scale == "small" else 3_000_000)
         self.malloc_cases()
         self.fleet(*self.sizes[0])
+        self.core_cases()
         rn = 1_000_000 if self.scale == "small" else 5_000_000
         self.ruby_case(rn)
         if self.scale != "small":
@@ -1467,6 +1600,9 @@ def main():
                     default=os.environ.get("BENCH_SCALE") or "full")
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", choices=("core",),
+                    help="only these cases and their targets (core: "
+                    "heapfmt-core), into DIR/bench/core.json")
     ap.add_argument("--scale-table", metavar="N,N,...",
                     help="only issue 19's scale table, at these object "
                     "counts (e.g. 1000000,3000000,10000000,30000000)")
@@ -1475,6 +1611,9 @@ def main():
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
+    if args.only == "core":
+        Bench(args).core_only()
+        return
     if args.scale_table:
         sizes = [int(x) for x in args.scale_table.split(",")]
         Bench(args).scale_table(sizes)
