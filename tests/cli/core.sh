@@ -34,6 +34,45 @@ for t in cc gdb gcore python3; do
         finish
     fi
 done
+# --- -p on a running process: it runs on after; refused clearly without
+# the right to trace it (another user, another tracer) ---
+python3 -c 'import threading, time
+def spin():
+    while True:
+        time.sleep(0.001)
+for _ in range(3):
+    threading.Thread(target=spin, daemon=True).start()
+spin()' &
+pid=$!
+for _ in $(seq 200); do
+    [ "$(ls "/proc/$pid/task" 2>/dev/null | wc -l)" -ge 4 ] && break
+    sleep 0.05
+done
+run core -p "$pid" -o running.hfd
+expect_rc 0 "-p on a running process with 4 threads"
+expect_err_has "(4 threads)" "all its threads stopped"
+sleep 0.2
+if grep -q '^State:.*[RS]' "/proc/$pid/status"; then pass; else fail "the process does not run after -p: $(grep State "/proc/$pid/status")"; fi
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+    run setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/heapfmt-core" -p "$pid" -o "$TMPDIR/nobody.hfd"
+    expect_failure 1 "-p on another user's process"
+    expect_err_has "permission denied" "says permission denied"
+fi
+if command -v strace >/dev/null; then
+    strace -o /dev/null -p "$pid" 2>/dev/null &
+    tracer=$!
+    for _ in $(seq 100); do
+        grep -q "^TracerPid:[[:space:]]*$tracer" "/proc/$pid/status" && break
+        sleep 0.05
+    done
+    run core -p "$pid" -o traced.hfd
+    expect_failure 1 "-p on a process another tracer holds"
+    expect_err_has "traces it already" "names the other tracer"
+    kill "$tracer"
+    wait "$tracer" 2>/dev/null
+fi
+{ kill -9 "$pid"; wait "$pid"; } 2>/dev/null
+
 if ! cc -O1 -g -pthread -o truth "$root/tests/core/truth.c" 2>cc.err; then
     echo "SKIP: tests/core/truth.c does not build: $(cat cc.err)"
     finish
