@@ -198,6 +198,15 @@ held=$(awk '$1 == "held" && $3 > 4000 { print $2; exit }' rec.txt)
 run "$BIN/heapfmt-graph" path core.hfd "$held"
 expect_success "heapfmt-graph path to a held block"
 expect_out_has "static" "the path starts at a static root"
+expect_out_has "held_" "labeled with the program's global that holds it"
+run core --free free.tsv truth.core -o /dev/null
+expect_success "--free"
+n=$(tail -n +2 free.tsv | wc -l)
+want=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["meta"]["core.free.blocks"])' core.json)
+[ "$n" = "$want" ] && pass || fail "--free lists $n free blocks, META says $want"
+for k in tcache fast bin unsorted; do
+    cut -f3 free.tsv | grep -qx "$k" && pass || fail "--free lists no $k block"
+done
 run "$BIN/heapfmt-graph" dominators -n 3 core.hfd
 expect_rc 0 "heapfmt-graph dominators of a core dump"
 
