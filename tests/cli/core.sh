@@ -78,16 +78,22 @@ if ! cc -O1 -g -pthread -o truth "$root/tests/core/truth.c" 2>cc.err; then
     finish
 fi
 
+# Waits (up to STEPS x 50 ms) until process PID has stopped itself.
+wait_stopped() { # PID [STEPS]
+    local _
+    for _ in $(seq "${2:-200}"); do
+        grep -q '^State:.*T' "/proc/$1/status" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    fail "process $1 did not stop"
+    return 1
+}
+
 # Runs truth until it stops itself; sets $pid.
 start_truth() { # RECORDS MALLOC_INFO
     ./truth "$1" "$2" &
     pid=$!
-    for _ in $(seq 200); do
-        grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && return 0
-        sleep 0.05
-    done
-    fail "truth did not stop"
-    return 1
+    wait_stopped "$pid"
 }
 
 objects() { # DUMP: its objects, one line each, to compare dumps
@@ -139,10 +145,7 @@ if [ -x "$BIN/heapfmt-malloc" ]; then
     mkdir hm
     "$BIN/heapfmt-malloc" --mode=exact --no-exit-dump -d hm -- ./truth hm.rec hm.mi &
     pid=$!
-    for _ in $(seq 200); do
-        grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
-        sleep 0.05
-    done
+    wait_stopped "$pid"
     run core -p "$pid" -o hm-core.hfd
     kill -9 "$pid"
     wait "$pid" 2>/dev/null
@@ -151,43 +154,11 @@ if [ -x "$BIN/heapfmt-malloc" ]; then
     [ -n "$tracked" ] && pass || fail "under heapfmt-malloc: no tracker dump"
     "$BIN/heapfmt-export" -f json -r all hm-core.hfd >hm-core.json
     "$BIN/heapfmt-export" -f ndjson "$tracked" >hm-tracked.ndjson
-    if python3 - hm-tracked.ndjson hm-core.json >hm.check 2>&1 <<'EOF'
-import json, sys
-tracked = {}
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    v = o.get("value", "")
-    tracked[int(o["id"], 16) & ((1 << 48) - 1)] = int(v.split()[1]) if v.startswith("usable ") else o["bytes"]
-d = json.load(open(sys.argv[2]))
-used = {int(o["id"], 16): o for o in d["objects"]}
-assert len(tracked) > 600, len(tracked)
-missing = [hex(a) for a in tracked if a not in used]
-assert not missing, "tracked blocks heapfmt-core lacks: %s" % missing[:5]
-wrong = [(hex(a), s, used[a]["bytes"]) for a, s in tracked.items() if used[a]["bytes"] != s]
-assert not wrong, "sizes differ (address, tracker, core): %s" % wrong[:5]
-extra = [a for a in used if a not in tracked]
-# reachability without the tracker thread's roots
-succ = {a: [int(x, 16) for x in o["refs"]] for a, o in used.items()}
-seen, stack = set(), []
-for r in d["roots"]:
-    labels = [l.get("label", "") for l in r.get("ref_labels", [])] or [""] * len(r["refs"])
-    for x, l in zip(r["refs"], labels):
-        x = int(x, 16)
-        if not l.startswith("thread 2 ") and x not in seen:
-            seen.add(x)
-            stack.append(x)
-while stack:
-    for b in succ.get(stack.pop(), ()):
-        if b not in seen:
-            seen.add(b)
-            stack.append(b)
-odd = [(hex(a), used[a]["class"]) for a in extra
-       if used[a]["class"] != "glibc tcache" and a in seen]
-assert not odd, "blocks only heapfmt-core sees, held by the program: %s" % odd[:5]
-print("%d tracked blocks agree; heapfmt-core also sees %d (tcaches and the tracker's own)"
-      % (len(tracked), len(extra)))
-EOF
-    then pass; else fail "under heapfmt-malloc: $(tail -1 hm.check)"; fi
+    if python3 "$root/tests/core/check_truth.py" --tracker hm-tracked.ndjson hm-core.json >hm.check; then
+        pass
+    else
+        fail "under heapfmt-malloc: $(grep FAIL hm.check | head -3)"
+    fi
 fi
 
 # --- every tool reads the dump ---
@@ -217,10 +188,7 @@ if command -v c++ >/dev/null && c++ -O1 -g -o cxx3 "$root/tests/core/cxx3.cc" 2>
     for prog in cxx3 cxx3-stripped; do
         ./"$prog" 300 200 100 &
         pid=$!
-        for _ in $(seq 200); do
-            grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
-            sleep 0.05
-        done
+        wait_stopped "$pid"
         run core -p "$pid" -o "$prog-live.hfd"
         expect_rc 0 "$prog: -p"
         gcore -o "$prog.core" "$pid" >/dev/null 2>&1
@@ -248,10 +216,7 @@ if command -v c++ >/dev/null && c++ -O1 -g -o grow "$root/tests/core/grow.cc" 2>
     ./grow 2 1000 &
     pid=$!
     for k in 1 2; do
-        for _ in $(seq 200); do
-            grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
-            sleep 0.05
-        done
+        wait_stopped "$pid"
         run core -p "$pid" -o "grow$k.hfd"
         expect_rc 0 "grow: dump $k"
         kill -CONT "$pid"
@@ -294,10 +259,7 @@ for lib in libjemalloc.so.2:jemalloc libtcmalloc_minimal.so.4:tcmalloc libmimall
     fi
     LD_PRELOAD=$so ./cxx3 30 20 10 &
     pid=$!
-    for _ in $(seq 200); do
-        grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
-        sleep 0.05
-    done
+    wait_stopped "$pid"
     run core -p "$pid" -o "$name.hfd"
     kill -9 "$pid"
     wait "$pid" 2>/dev/null
@@ -313,10 +275,7 @@ done
 if command -v ruby >/dev/null && ruby -e 'require "fiddle"' 2>/dev/null; then
     ruby "$root/tests/core/fiddle_leak.rb" fiddle.txt &
     pid=$!
-    for _ in $(seq 600); do
-        grep -q '^State:.*T' "/proc/$pid/status" 2>/dev/null && break
-        sleep 0.05
-    done
+    wait_stopped "$pid" 600
     run core -p "$pid" -o fiddle.hfd
     kill -9 "$pid"
     wait "$pid" 2>/dev/null

@@ -3,6 +3,7 @@
 against what the program recorded (tests/cli/core.sh).
 
     check_truth.py RECORDS MALLOC_INFO DUMP.json [LEAKED.tsv]
+    check_truth.py --tracker TRACKED.ndjson DUMP.json
 
 DUMP.json is `heapfmt-export -f json` of the dump. Checks, each printed
 as "ok: ..." or "FAIL: ...":
@@ -33,7 +34,62 @@ def check(ok, what):
         print("FAIL: " + what)
 
 
+def reachable(d, skip_label=None):
+    """The ids reachable from the roots of a `heapfmt-export -f json`
+    document, leaving out root references whose label starts with
+    skip_label: an independent model of heapfmt-graph's reachability."""
+    succ = {int(o["id"], 16): [int(x, 16) for x in o["refs"]] for o in d["objects"]}
+    seen, stack = set(), []
+    for r in d["roots"]:
+        labels = [l.get("label", "") for l in r.get("ref_labels", [])] or [""] * len(r["refs"])
+        for x, label in zip(r["refs"], labels):
+            x = int(x, 16)
+            if skip_label and label.startswith(skip_label):
+                continue
+            if x not in seen:
+                seen.add(x)
+                stack.append(x)
+    while stack:
+        for b in succ.get(stack.pop(), ()):
+            if b not in seen:
+                seen.add(b)
+                stack.append(b)
+    return seen
+
+
+def tracker(tracked_path, dump_path):
+    """truth.c under heapfmt-malloc --mode=exact: its dump (the live set
+    at the stop) and heapfmt-core's of the same stop agree block for
+    block, address and usable size, both ways; heapfmt-core also sees
+    glibc's tcaches (made inside malloc, never returned by it) and the
+    tracker's own blocks, those only its dump thread (started before
+    main, so thread 2) holds."""
+    tracked = {}
+    for line in open(tracked_path):
+        o = json.loads(line)
+        v = o.get("value", "")
+        tracked[int(o["id"], 16) & ((1 << 48) - 1)] = \
+            int(v.split()[1]) if v.startswith("usable ") else o["bytes"]
+    d = json.load(open(dump_path))
+    used = {int(o["id"], 16): o for o in d["objects"]}
+    check(len(tracked) > 600, "the tracker's dump holds %d blocks" % len(tracked))
+    missing = [hex(a) for a in tracked if a not in used]
+    check(not missing, "every tracked block is a used block (missing: %s)" % missing[:5])
+    wrong = [(hex(a), n, used[a]["bytes"]) for a, n in tracked.items()
+             if a in used and used[a]["bytes"] != n]
+    check(not wrong, "with the same usable size (differ: %s)" % wrong[:5])
+    seen = reachable(d, skip_label="thread 2 ")
+    odd = [(hex(a), o["class"]) for a, o in used.items()
+           if a not in tracked and o["class"] != "glibc tcache" and a in seen]
+    check(not odd, "heapfmt-core's other blocks are tcaches and the tracker's "
+          "own (%d more; held by the program: %s)" %
+          (sum(1 for a in used if a not in tracked), odd[:5]))
+    sys.exit(1 if failures else 0)
+
+
 def main():
+    if sys.argv[1] == "--tracker":
+        tracker(sys.argv[2], sys.argv[3])
     records, mi_path, dump_path = sys.argv[1:4]
     leaked_tsv = sys.argv[4] if len(sys.argv) > 4 else None
     with open(dump_path) as f:
@@ -63,19 +119,7 @@ def main():
     check(mm >= 40, "mmapped chunks are used blocks (%d)" % mm)
 
     # Reachability from the roots, here.
-    succ = {a: [int(x, 16) for x in o["refs"]] for a, o in objs.items()}
-    seen, stack = set(), []
-    for r in d["roots"]:
-        for x in r["refs"]:
-            x = int(x, 16)
-            if x not in seen:
-                seen.add(x)
-                stack.append(x)
-    while stack:
-        for b in succ.get(stack.pop(), ()):
-            if b not in seen:
-                seen.add(b)
-                stack.append(b)
+    seen = reachable(d)
     unreachable = set(objs) - seen
     check(all(a in seen for a in held), "every held block is reachable (%d not)" %
           sum(1 for a in held if a not in seen))

@@ -38,11 +38,13 @@ static uint64_t now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* The value of a "Key:\tvalue" line of /proc/PID/status, or -1. */
-static long status_field(int pid, const char *key)
+long proc_status(int pid, const char *key)
 {
     char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    if (pid > 0)
+        snprintf(path, sizeof path, "/proc/%d/status", pid);
+    else
+        snprintf(path, sizeof path, "/proc/self/status");
     FILE *f = fopen(path, "re");
     if (f == NULL)
         return -1;
@@ -140,7 +142,7 @@ static int stop_all(int pid, tracee *t, char *err, size_t errlen)
                 int e0 = errno;
                 closedir(d);
                 if (e0 == EPERM) {
-                    long tracer = status_field(pid, "TracerPid");
+                    long tracer = proc_status(pid, "TracerPid");
                     long scope = ptrace_scope();
                     if (tracer > 0)
                         snprintf(err, errlen, "cannot trace it: process %ld "

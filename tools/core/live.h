@@ -16,4 +16,8 @@
 int live_open(image *im, int pid, uint64_t *pause_us, char *err,
               size_t errlen);
 
+/* The number of a "Key:  N" line of /proc/PID/status (pid 0: this
+ * process; "RssAnon" is in kB), or -1. */
+long proc_status(int pid, const char *key);
+
 #endif /* CORE_LIVE_H */

@@ -159,24 +159,6 @@ static int write_free_list(const char *path, const heap *h)
     return 0;
 }
 
-/* A "Key:   N kB" line of /proc/self/status, in bytes; 0 when absent. */
-static uint64_t self_status(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    if (f == NULL)
-        return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    size_t n = strlen(key);
-    while (fgets(line, sizeof line, f) != NULL)
-        if (strncmp(line, key, n) == 0 && line[n] == ':') {
-            kb = strtoull(line + n + 1, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return (uint64_t)kb * 1024;
-}
-
 static void verbose_summary(const char *name, const image *im,
                             const modules *ms, const heap *h,
                             const bindex *x, const dump_stats *st,
@@ -197,7 +179,8 @@ static void verbose_summary(const char *name, const image *im,
             cli_fmt_count(st->interior).s, cli_fmt_count(st->root_refs).s);
     /* Anonymous memory: what heapfmt-core holds beyond the mapped core
      * (a live process's copy included) -- all of it is still held here. */
-    uint64_t anon = self_status("RssAnon");
+    long kb = proc_status(0, "RssAnon");
+    uint64_t anon = kb > 0 ? (uint64_t)kb * 1024 : 0;
     uint64_t copy = im->live ? im->copied : 0;
     fprintf(stderr, "%s: %s: CPU %.2f s: image and files %.2f, heap %.2f, "
                     "index and roots %.2f, dump %.2f\n",
