@@ -1600,14 +1600,13 @@ def main():
                     default=os.environ.get("BENCH_SCALE") or "full")
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--only", choices=("core",),
-                    help="only these cases and their targets (core: "
-                    "heapfmt-core), into DIR/bench/core.json")
+    ap.add_argument("--only", choices=("core", "fleet"),
+                    help="only these cases and their targets: core "
+                    "(heapfmt-core, into DIR/bench/core.json) or fleet "
+                    "(at the first size)")
     ap.add_argument("--scale-table", metavar="N,N,...",
                     help="only issue 19's scale table, at these object "
                     "counts (e.g. 1000000,3000000,10000000,30000000)")
-    ap.add_argument("--only", choices=("fleet",),
-                    help="only these cases, at the first size")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
