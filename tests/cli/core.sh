@@ -139,8 +139,8 @@ grep -q '"core.arenas.found_by":"structure' nodebug.json && pass || fail "withou
 # live set (its dump at the stop) and heapfmt-core's used set agree block
 # for block, address and usable size, both ways; heapfmt-core also sees
 # glibc's tcaches (made inside malloc, never returned by it: no tracker
-# can see them) and the tracker's own blocks, those only its dump thread
-# (started before main, so thread 2) holds ---
+# can see them) and the tracker's own blocks, those only its threads hold
+# (check_truth.py --tracker says how they are told) ---
 if [ -x "$BIN/heapfmt-malloc" ]; then
     mkdir hm
     "$BIN/heapfmt-malloc" --mode=exact --no-exit-dump -d hm -- ./truth hm.rec hm.mi &

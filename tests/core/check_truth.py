@@ -34,17 +34,20 @@ def check(ok, what):
         print("FAIL: " + what)
 
 
-def reachable(d, skip_label=None):
+def reachable(d, skip_label=(), skip_kind=()):
     """The ids reachable from the roots of a `heapfmt-export -f json`
-    document, leaving out root references whose label starts with
-    skip_label: an independent model of heapfmt-graph's reachability."""
+    document, leaving out root references whose label starts with one of
+    skip_label or whose root kind is in skip_kind: an independent model
+    of heapfmt-graph's reachability."""
     succ = {int(o["id"], 16): [int(x, 16) for x in o["refs"]] for o in d["objects"]}
     seen, stack = set(), []
     for r in d["roots"]:
+        if r["kind"] in skip_kind:
+            continue
         labels = [l.get("label", "") for l in r.get("ref_labels", [])] or [""] * len(r["refs"])
         for x, label in zip(r["refs"], labels):
             x = int(x, 16)
-            if skip_label and label.startswith(skip_label):
+            if any(label.startswith(s) for s in skip_label):
                 continue
             if x not in seen:
                 seen.add(x)
@@ -62,8 +65,11 @@ def tracker(tracked_path, dump_path):
     at the stop) and heapfmt-core's of the same stop agree block for
     block, address and usable size, both ways; heapfmt-core also sees
     glibc's tcaches (made inside malloc, never returned by it) and the
-    tracker's own blocks, those only its dump thread (started before
-    main, so thread 2) holds."""
+    tracker's own blocks: those the program's roots do not reach, leaving
+    out the tracker's dump thread (started before main: thread 2) and the
+    other anonymous mappings, which hold the stacks glibc keeps of the
+    tracker's writer threads once they ended (their thread control blocks
+    point at their own allocations)."""
     tracked = {}
     for line in open(tracked_path):
         o = json.loads(line)
@@ -78,7 +84,7 @@ def tracker(tracked_path, dump_path):
     wrong = [(hex(a), n, used[a]["bytes"]) for a, n in tracked.items()
              if a in used and used[a]["bytes"] != n]
     check(not wrong, "with the same usable size (differ: %s)" % wrong[:5])
-    seen = reachable(d, skip_label="thread 2 ")
+    seen = reachable(d, skip_label=("thread 2 ",), skip_kind=("mapping",))
     odd = [(hex(a), o["class"]) for a, o in used.items()
            if a not in tracked and o["class"] != "glibc tcache" and a in seen]
     check(not odd, "heapfmt-core's other blocks are tcaches and the tracker's "
