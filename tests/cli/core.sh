@@ -132,6 +132,17 @@ for d in live nodebug nosym; do
     objects "$d.hfd" >"$d.obj"
     cmp -s core.obj "$d.obj" && pass || fail "$d: the objects differ from the core's"
 done
+# No mapped file found on disk (a core read on another machine): the
+# program headers in the core place the modules' data; the same blocks.
+run core --sysroot "$TMPDIR/nowhere" truth.core -o nofiles.hfd
+expect_rc 0 "no mapped file on disk"
+expect_err_has "libc.so.6: not found" "says which files were not found"
+objects nofiles.hfd >nofiles.obj
+cmp -s core.obj nofiles.obj && pass || fail "without the files, other objects"
+mkdir search && cp "$(grep -o '/[^ :]*libc\.so\.6' <<<"$err" | head -1)" search/
+run core --sysroot "$TMPDIR/nowhere" --search search truth.core -o search.hfd
+expect_rc 0 "--search"
+case $err in *"libc.so.6: not found"*) fail "--search: libc not found in search/" ;; *) pass ;; esac
 grep -q '"core.arenas.found_by":"symbols' core.json && pass || fail "with libc6-dbg, the arenas are found by symbols"
 grep -q '"core.arenas.found_by":"structure' nodebug.json && pass || fail "without it, by structure"
 
