@@ -348,7 +348,7 @@ python3 - truth.core core.json >corrupt.txt <<'EOF'
 import json, struct, sys
 core, dump = sys.argv[1:3]
 objs = sorted(int(o["id"], 16) for o in json.load(open(dump))["objects"] if o["type"] == "chunk")
-main = [a for a in objs if a < 0x7f0000000000]  # the brk heap
+main = [a for a in objs if a - objs[0] < 1 << 30]  # the brk heap: lowest
 victim = main[len(main) // 2]
 with open(core, "r+b") as f:
     h = f.read(64)
