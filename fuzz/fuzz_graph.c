@@ -127,11 +127,44 @@ static void check_graph(const graph *g)
     }
 }
 
+/* The nodes a plain breadth-first search reaches, class edges or not:
+ * the paths (which take class edges last) must reach the same. */
+static size_t reachable(const graph *g)
+{
+    size_t n = (size_t)g->nnodes + 1, count = 0;
+    unsigned char *seen = calloc(n, 1);
+    uint32_t *queue = malloc(n * sizeof *queue);
+    size_t head = 0, tail = 0;
+    if (seen != NULL && queue != NULL) {
+        for (uint32_t r = g->nobjects; r < g->nnodes; r++) {
+            seen[r] = 1;
+            queue[tail++] = r;
+        }
+        while (head < tail) {
+            uint32_t u = queue[head++];
+            count++;
+            for (uint32_t e = g->off[u]; e < g->off[u + 1]; e++)
+                if (!seen[g->dst[e]]) {
+                    seen[g->dst[e]] = 1;
+                    queue[tail++] = g->dst[e];
+                }
+        }
+    }
+    free(seen);
+    free(queue);
+    return count;
+}
+
 static void check_paths(const graph *g)
 {
     paths p;
     if (paths_build(g, &p) != 0)
         return;
+    size_t found = 0;
+    for (uint32_t v = 0; v < g->nnodes; v++)
+        found += p.dist[v] != GRAPH_NONE;
+    CHECK(found == reachable(g), "paths reach %zu nodes of %zu", found,
+          reachable(g));
     for (uint32_t v = 0; v < g->nnodes && v < 64; v++) {
         uint32_t *nodes, *edges;
         long n = paths_to(g, &p, v, &nodes, &edges);
@@ -297,6 +330,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diff_mem mem = {counted_resize, &c};
     int reread = (h & 1) != 0;
     graph_options o = {.keep_weak = (h >> 1) & 1,
+                       .class_refs = (h >> 3) & 1,
                        .keep_labels = !reread,
                        .keep_index = (h >> 2) & 1,
                        .keep_objects = !reread,

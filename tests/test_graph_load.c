@@ -1,9 +1,11 @@
 /*
  * test_graph_load.c -- heapfmt-graph reading dumps written by libheapfmt:
  * roots and labels, weak references (kept or left out), references to
- * ids that are not in the dump, repeated ids, a cut dump; and the known
- * answers of two leak shapes: a cache Hash reached from a global, and a
- * closure (Proc -> environment -> Array) holding a big Array.
+ * ids that are not in the dump, repeated ids, a cut dump; the reference
+ * of each object to its class (added by the graph); and the known
+ * answers of three leak shapes: a cache Hash reached from a global, a
+ * closure (Proc -> environment -> Array) holding a big Array, and a
+ * closure held by a singleton class.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -72,7 +74,7 @@ static void tdump_finish(tdump *d)
 static int load(graph *g, const char *path, int keep_weak)
 {
     graph_options o = {.keep_weak = keep_weak, .keep_labels = 1,
-                       .keep_index = 1, .keep_objects = 1};
+                       .keep_index = 1, .keep_objects = 1, .class_refs = 1};
     return graph_load(g, path, &o);
 }
 
@@ -344,4 +346,202 @@ Test(graph_load, labels_of_big_indexes_are_exact)
                      "[268435455] (weak)");
     graph_free(&g);
     unlink(d.path);
+}
+
+/* ---- an object's class is a reference ---- */
+
+/* The ids of the class objects, written as objects of class Class. */
+enum { K_CLASS = 0xc000, K_FOO = 0xc100, K_SINGLE = 0xc200, K_GONE = 0xc300,
+       K_LISTED = 0xc400 };
+
+/* The number of edges src -> dst, and the text of the last one's label. */
+static int edges_to(const graph *g, uint32_t src, uint32_t dst, char *buf,
+                    size_t cap)
+{
+    int n = 0;
+    buf[0] = '\0';
+    for (uint32_t e = g->off[src]; e < g->off[src + 1]; e++)
+        if (g->dst[e] == dst) {
+            node_label_text(g, e, buf, cap);
+            n++;
+        }
+    return n;
+}
+
+/* Foo's instance 0x1000 (held by $foo) references nothing; the class
+ * Foo (0xc100) is held by the constant root. 0x2000 is an object whose
+ * singleton class 0xc200 holds a method entry 0x3000 -> Proc 0x4000 ->
+ * Array 0x5000 (the leak): nothing else references the singleton class.
+ * 0x6000's class 0xc300 is not in the dump; 0x7000 lists its class
+ * 0xc400 among its references, labeled. Class is its own class. */
+static void write_classes(tdump *d)
+{
+    tdump_open(d);
+    klass(d, K_CLASS, "Class");
+    klass(d, K_FOO, "Foo");
+    heapfmt_class single = {K_SINGLE, "", 0, K_FOO, HEAPFMT_CF_SINGLETON};
+    cr_assert_eq(heapfmt_write_class(d->w, &single), HEAPFMT_OK);
+    klass(d, K_GONE, "Gone");
+    klass(d, K_LISTED, "Listed");
+    obj(d, K_CLASS, K_CLASS, 200, NULL, 0, NULL);
+    obj(d, K_FOO, K_CLASS, 200, NULL, 0, NULL);
+    uint64_t me[] = {0x3000};
+    obj(d, K_SINGLE, K_CLASS, 200, me, 1, NULL);
+    obj(d, K_LISTED, K_CLASS, 200, NULL, 0, NULL);
+    obj(d, 0x1000, K_FOO, 40, NULL, 0, NULL);
+    obj(d, 0x2000, K_SINGLE, 40, NULL, 0, NULL);
+    uint64_t to_proc[] = {0x4000}, to_arr[] = {0x5000};
+    obj(d, 0x3000, 0, 40, to_proc, 1, NULL);
+    obj(d, 0x4000, K_FOO, 80, to_arr, 1, NULL);
+    obj(d, 0x5000, K_FOO, 4000, NULL, 0, NULL);
+    obj(d, 0x6000, K_GONE, 40, NULL, 0, NULL);
+    uint64_t listed[] = {K_LISTED};
+    heapfmt_label ll[] = {{HEAPFMT_LABEL_OTHER, 0, str(d, "klass")}};
+    obj(d, 0x7000, K_LISTED, 40, listed, 1, ll);
+    uint64_t consts[] = {K_CLASS, K_FOO, K_LISTED};
+    cr_assert_eq(heapfmt_write_root(d->w, str(d, "vm"), consts, 3),
+                 HEAPFMT_OK);
+    uint64_t globals[] = {0x1000, 0x2000, 0x6000, 0x7000};
+    cr_assert_eq(heapfmt_write_root(d->w, str(d, "global_tbl"), globals, 4),
+                 HEAPFMT_OK);
+    tdump_finish(d);
+}
+
+Test(graph_load, the_class_is_a_labeled_reference)
+{
+    tdump d;
+    write_classes(&d);
+    graph g;
+    cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+    char buf[64];
+    cr_assert_eq(edges_to(&g, node_of(&g, 0x1000), node_of(&g, K_FOO), buf,
+                          sizeof buf),
+                 1);
+    cr_assert_str_eq(buf, "(class)");
+    cr_assert_eq(edges_to(&g, node_of(&g, 0x2000), node_of(&g, K_SINGLE),
+                          buf, sizeof buf),
+                 1);
+    cr_assert_str_eq(buf, "(class)");
+    /* listed by the producer: one edge, with its own label */
+    cr_assert_eq(edges_to(&g, node_of(&g, 0x7000), node_of(&g, K_LISTED),
+                          buf, sizeof buf),
+                 1);
+    cr_assert_str_eq(buf, "klass");
+    /* Class, its own class: no edge to itself */
+    uint32_t c = node_of(&g, K_CLASS);
+    cr_assert_eq(edges_to(&g, c, c, buf, sizeof buf), 0);
+    /* a class not in the dump: no edge, nothing dangling */
+    uint32_t gone = node_of(&g, 0x6000);
+    cr_assert_eq(g.off[gone + 1] - g.off[gone], 0u);
+    cr_assert_eq(g.dangling, 0u);
+    /* 0x2000, 0x4000, 0x5000, 0x1000, Foo, the singleton (Class's and
+     * 0x3000's class are none), Listed and 0x7000's: 7 edges of 9 objects
+     * with a class object here. */
+    cr_assert_eq(g.class_edges, 7u);
+    graph_free(&g);
+
+    graph_options o = {.keep_labels = 1, .keep_index = 1, .keep_objects = 1};
+    cr_assert_eq(graph_load(&g, d.path, &o), CLI_EXIT_OK);
+    cr_assert_eq(g.class_edges, 0u, "without class_refs");
+    cr_assert_eq(edges_to(&g, node_of(&g, 0x1000), node_of(&g, K_FOO), buf,
+                          sizeof buf),
+                 0);
+    graph_free(&g);
+    unlink(d.path);
+}
+
+/* What a singleton class holds is alive, owned by the singleton's object,
+ * and reached through it (Ruby's define_singleton_method). */
+Test(graph_load, a_singleton_class_holds_its_methods)
+{
+    tdump d;
+    write_classes(&d);
+    graph g;
+    cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+    dom_tree t;
+    cr_assert_eq(dom_build(&g, &t, 0), 0);
+    cr_assert_eq(dom_retained(&g, &t), 0);
+    cr_assert_eq(t.unreachable, 0u);
+    uint32_t *pre = dom_numbers(&g, &t);
+    uint32_t arr = pre[node_of(&g, 0x5000)], obj2 = pre[node_of(&g, 0x2000)];
+    cr_assert_neq(arr, GRAPH_NONE, "the leak is alive");
+    cr_assert_eq(t.vertex[t.idom[pre[node_of(&g, K_SINGLE)]]],
+                 node_of(&g, 0x2000), "the object owns its singleton");
+    cr_assert_eq(t.retained[obj2], 40u + 200u + 40u + 80u + 4000u);
+    free(pre);
+    dom_free(&t);
+
+    paths p;
+    cr_assert_eq(paths_build(&g, &p), 0);
+    uint32_t *nodes, *edges;
+    long n = paths_to(&g, &p, node_of(&g, 0x5000), &nodes, &edges);
+    cr_assert_eq(n, 6);
+    uint64_t want[] = {0x2000, K_SINGLE, 0x3000, 0x4000, 0x5000};
+    for (int i = 1; i < 6; i++)
+        cr_assert_eq(g.id[nodes[i]], want[i - 1], "hop %d", i);
+    char buf[64];
+    node_label_text(&g, edges[2], buf, sizeof buf);
+    cr_assert_str_eq(buf, "(class)");
+    free(nodes);
+    free(edges);
+    paths_free(&p);
+    graph_free(&g);
+    unlink(d.path);
+}
+
+/* Of the shortest paths, one through references wins over one through a
+ * class edge; a shorter one through a class edge wins over a longer one.
+ * $a -> instance -> (class) Foo -> 0x9000 is three hops; $b -> 0x8100
+ * (-> 0x8200) -> 0x8300 -> 0x9000 three or four. */
+static void write_two_ways(tdump *d, int other_way, int longer)
+{
+    tdump_open(d);
+    klass(d, K_CLASS, "Class");
+    klass(d, K_FOO, "Foo");
+    uint64_t held[] = {0x9000};
+    obj(d, K_FOO, K_CLASS, 200, held, 1, NULL);
+    obj(d, 0x1000, K_FOO, 40, NULL, 0, NULL);
+    uint64_t c1[] = {longer ? 0x8200 : 0x8300}, c2[] = {0x8300};
+    obj(d, 0x8100, 0, 40, c1, 1, NULL);
+    obj(d, 0x8200, 0, 40, c2, 1, NULL);
+    obj(d, 0x8300, 0, 40, held, 1, NULL);
+    obj(d, 0x9000, 0, 40, NULL, 0, NULL);
+    uint64_t globals[] = {0x1000, 0x8100};
+    cr_assert_eq(heapfmt_write_root(d->w, str(d, "global_tbl"), globals,
+                                    other_way ? 2 : 1),
+                 HEAPFMT_OK);
+    tdump_finish(d);
+}
+
+Test(graph_load, paths_prefer_references_to_class_edges)
+{
+    static const struct {
+        int other, longer;
+        long hops;
+        uint64_t second; /* the object after the root */
+    } cases[] = {{1, 0, 4, 0x8100}, {1, 1, 4, 0x1000}, {0, 0, 4, 0x1000}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tdump d;
+        write_two_ways(&d, cases[c].other, cases[c].longer);
+        graph g;
+        cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+        paths p;
+        cr_assert_eq(paths_build(&g, &p), 0);
+        uint32_t *nodes, *edges;
+        long n = paths_to(&g, &p, node_of(&g, 0x9000), &nodes, &edges);
+        cr_assert_eq(n, cases[c].hops, "case %zu", c);
+        cr_assert_eq(g.id[nodes[1]], cases[c].second, "case %zu", c);
+        if (cases[c].second == 0x1000) {
+            char buf[64];
+            node_label_text(&g, edges[2], buf, sizeof buf);
+            cr_assert_str_eq(buf, "(class)");
+        }
+        for (long i = 1; i < n; i++) /* each hop is an edge of the graph */
+            cr_assert_eq(g.dst[edges[i]], nodes[i]);
+        free(nodes);
+        free(edges);
+        paths_free(&p);
+        graph_free(&g);
+        unlink(d.path);
+    }
 }

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# graph_ruby.sh -- heapfmt-graph on a live Ruby heap (tests/ruby/
-# graph_leak.rb): the owners of two leaks and the paths to them end at the
-# global and the constant the program used. Skipped without ruby-dev.
+# graph_ruby.sh -- heapfmt-graph on live Ruby heaps: the owners of two
+# leaks and the paths to them end at the global and the constant the
+# program used (tests/ruby/graph_leak.rb); three leaks held only by
+# singleton classes get their Arrays as owners and paths through the
+# singleton's object and its class (tests/ruby/graph_singleton.rb); a
+# freshly collected heap has at most 0.1% of its objects unreachable.
+# Skipped without ruby-dev.
 . tests/ruby/common.sh
 . "$(dirname "$0")/lib.bash"
 set +e
@@ -53,5 +57,70 @@ o2=$(printf '%s\n' "$owners" | sed -n 2p | cut -f 2,3)
     fail "owner 2 is the captured Array: $owners"
 leaked=$(printf '%s\n' "$out" | awk -F '\t' '$1 == 1 { print $2; exit }')
 [ "${leaked:-0}" -ge 6000 ] && pass || fail "the Hash holds >= 6,000: $leaked"
+
+# ---- what a singleton class holds ----
+# An object's class is a reference: the Arrays are alive, owned by
+# themselves (each holds 1,000 leaked Strings), and reached from the
+# constant through the object's singleton class.
+ruby -I "$RUBY_EXT_DIR" tests/ruby/graph_singleton.rb "$TMPDIR" || {
+    echo "FAIL: tests/ruby/graph_singleton.rb" >&2
+    exit 1
+}
+s1=$TMPDIR/s1.dump s2=$TMPDIR/s2.dump s3=$TMPDIR/s3.dump
+names=(SERVICE WORKER STATS)
+for i in 0 1 2; do
+    arr=$(sed -n "$((i + 1))p" "$TMPDIR/sids")
+    name=${names[$i]}
+    run "$graph" path -f tsv "$s3" "$arr"
+    expect_success "path to the Array $name's singleton class holds"
+    # the constant, then the singleton class reached as the object's class
+    consts=$(printf '%s\n' "$out" | awk -F '\t' -v n="$name" '$4 == n' | wc -l)
+    [ "$consts" -eq 1 ] && pass || fail "$name: the path goes through the constant"
+    after=$(printf '%s\n' "$out" |
+        awk -F '\t' -v n="$name" 'seen { print $4 "\t" $7; exit } $4 == n { seen = 1 }')
+    [ "$after" = "$(printf '(class)\tT_CLASS')" ] && pass ||
+        fail "$name: then its singleton class, as its class: $after"
+    last=$(printf '%s\n' "$out" | tail -n 1 | cut -f 5,6)
+    [ "$last" = "$(printf '%s\tArray' "$(hex "$arr")")" ] && pass ||
+        fail "$name: the path ends at the Array: $last"
+    # without the class references (as before them), the Array is lost,
+    # or found through a call cache of the code that last called the
+    # singleton method: never from the constant
+    run "$graph" path --no-class-refs -f tsv "$s3" "$arr"
+    consts=$(printf '%s\n' "$out" | awk -F '\t' -v n="$name" '$4 == n' | wc -l)
+    [ "$consts" -eq 0 ] && pass ||
+        fail "$name: without class references, no path from the constant"
+done
+run "$graph" path --no-class-refs "$s3" "$(sed -n 3p "$TMPDIR/sids")"
+expect_err_has "not reachable from any root" \
+    "without class references, a singleton's instance variable is lost"
+run "$graph" owners -f tsv "$s1" "$s2" "$s3"
+expect_success "owners of the singleton leaks"
+for i in 0 1 2; do
+    arr=$(hex "$(sed -n "$((i + 1))p" "$TMPDIR/sids")")
+    held=$(printf '%s\n' "$out" |
+        awk -F '\t' -v id="$arr" 'NR > 1 && $6 == id { print $2; exit }')
+    [ "${held:-0}" -eq 1000 ] && pass ||
+        fail "${names[$i]}: its Array owns the 1,000 leaked Strings: ${held:-none}"
+done
+
+# ---- a freshly collected heap is reachable ----
+# Before the class references, 6% of such a heap (singleton classes, their
+# method entries, call caches and crefs) was unreachable.
+ruby -I "$RUBY_EXT_DIR" -e 'require "heapfmt"; require "json"; require "set"
+    GC.start; HeapFmt.dump(ARGV[0])' "$TMPDIR/fresh.dump" || {
+    echo "FAIL: dumping a fresh heap" >&2
+    exit 1
+}
+objects=$("$BIN/heapfmt-info" "$TMPDIR/fresh.dump" |
+    awk '$1 == "objects" { gsub(",", "", $2); print $2 }')
+run "$graph" dominators -n 1 "$TMPDIR/fresh.dump"
+expect_rc 0 "dominators of a fresh heap"
+lost=$(printf '%s\n' "$err" |
+    sed -n 's/.*warning: \([0-9,]*\) objects\{0,1\} (.*not reachable.*/\1/p' | tr -d ,)
+lost=${lost:-0}
+echo "fresh heap: $lost of $objects objects unreachable"
+[ "$objects" -gt 10000 ] && [ $((lost * 1000)) -le "$objects" ] && pass ||
+    fail "at most 0.1% of a fresh heap is unreachable: $lost of $objects"
 
 finish

@@ -10,7 +10,8 @@
 int cmd_load(graph *g, const char *path, const cmd_options *opt,
              unsigned keep)
 {
-    graph_options go = {.keep_weak = (keep & LOAD_WEAK) != 0,
+    graph_options go = {.keep_weak = opt->weak || (keep & LOAD_WEAK) != 0,
+                        .class_refs = !opt->no_class_refs,
                         .keep_labels = (keep & LOAD_LABELS) != 0,
                         .keep_index = (keep & LOAD_INDEX) != 0,
                         .keep_objects = (keep & LOAD_OBJECTS) != 0,
@@ -31,9 +32,7 @@ int cmd_load_for_ids(graph *g, char *const *args, int nargs,
         if (cmd_parse_id(args[i], &id) != 0)
             return CLI_EXIT_USAGE;
     }
-    int rc = cmd_load(g, args[0], opt,
-                      (opt->no_weak ? 0 : LOAD_WEAK) | LOAD_LABELS |
-                          LOAD_OBJECTS | keep);
+    int rc = cmd_load(g, args[0], opt, LOAD_LABELS | LOAD_OBJECTS | keep);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         graph_free(g);
     return rc;

@@ -16,7 +16,10 @@ typedef struct cmd_options {
     uint64_t top;           /* most rows (objects, groups, owners); 0 all */
     int top_given;          /* -n was given */
     uint64_t npaths;        /* path: distinct paths per object */
-    int no_weak;            /* path, referrers: leave weak references out */
+    int weak;               /* weak references hold their targets too */
+    int no_weak;            /* referrers: leave weak references out */
+    int no_class_refs;      /* leave out each object's reference to its
+                               class */
     unsigned by;            /* dominators: 0 objects, else GROUP_* bits */
     const char *const *classes; /* referrers --class names */
     size_t nclasses;
@@ -41,14 +44,15 @@ enum {
     LOAD_TARGET_IDS = 16u /* references as their targets' ids, unresolved */
 };
 
-/* Loads a dump for a subcommand, with a progress line on a terminal.
- * Returns the load's exit code (graph_load). */
+/* Loads a dump for a subcommand, with a progress line on a terminal;
+ * weak references are kept with --weak (or LOAD_WEAK), each object's
+ * reference to its class unless --no-class-refs. Returns the load's exit
+ * code (graph_load). */
 int cmd_load(graph *g, const char *path, const cmd_options *opt,
              unsigned keep);
 
 /* For the subcommands on one dump and object ids (args[1..]): checks the
- * ids, then loads args[0] keeping labels, objects, weak references unless
- * --no-weak, and what keep adds. Returns the exit code: CLI_EXIT_OK or
+ * ids, then loads args[0] keeping labels, objects, and what keep adds. Returns the exit code: CLI_EXIT_OK or
  * CLI_EXIT_INCOMPLETE with g loaded, else g is freed. */
 int cmd_load_for_ids(graph *g, char *const *args, int nargs,
                      const cmd_options *opt, unsigned keep);

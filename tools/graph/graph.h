@@ -9,7 +9,9 @@
  *
  * Per object: 8 bytes of id, 8 of size, 4 of kind (class, type, site),
  * 4 of edge offset, plus 4 per reference (and 4 more per reference when
- * labels are kept). Loading holds the references as 8-byte ids until
+ * labels are kept). With class_refs, an object's class is one of its
+ * references (labeled GRAPH_LABEL_CLASS), when the class's object is in
+ * the dump. Loading holds the references as 8-byte ids until
  * they are resolved to node numbers in place, with an id index of 5 to
  * 10 bytes per object (id_index.h). Without keep_objects, only the
  * offsets and edges stay (ids are dropped once resolved): what the
@@ -43,9 +45,15 @@
 #define GRAPH_LABEL_KIND_SHIFT 29
 #define GRAPH_LABEL_WEAK (1u << 28)
 #define GRAPH_LABEL_VALUE_MAX ((1u << 28) - 1u)
+/* The kind of the reference of an object to its class, which the graph
+ * adds (load.c): 7 is reserved in the format (a record with it is
+ * corrupt), so no label read from a dump has it. */
+#define GRAPH_LABEL_KIND_CLASS 7u
+#define GRAPH_LABEL_CLASS (GRAPH_LABEL_KIND_CLASS << GRAPH_LABEL_KIND_SHIFT)
 
 typedef struct graph_options {
     int keep_weak;    /* keep weak references as edges (else drop them) */
+    int class_refs;   /* add each object's reference to its class */
     int keep_labels;  /* keep each edge's label (for printing) */
     int keep_index;   /* keep the id index after loading (graph_find) */
     int keep_objects; /* keep id, size and kind of each object; without,
@@ -89,6 +97,7 @@ typedef struct graph {
     uint64_t dangling;     /* references to ids not in the dump */
     uint64_t weak_dropped; /* weak references left out (keep_weak = 0) */
     uint64_t duplicates;   /* objects whose id an earlier one has */
+    uint64_t class_edges;  /* references to classes added (class_refs) */
     int labeled;           /* the dump has labeled references */
     int status;            /* CLI_EXIT_OK or CLI_EXIT_INCOMPLETE */
 } graph;
@@ -130,7 +139,8 @@ void graph_index_drop(graph *g);
 /* Frees the edges (successors and labels), keeping the nodes. */
 void graph_drop_edges(graph *g);
 
-/* The label of edge e, decoded; kind HEAPFMT_LABEL_NONE when none. */
+/* The label of edge e, decoded; kind HEAPFMT_LABEL_NONE when none,
+ * GRAPH_LABEL_KIND_CLASS (name "(class)") for an object's class. */
 typedef struct graph_label {
     uint32_t kind;
     int weak;
@@ -140,6 +150,13 @@ typedef struct graph_label {
 } graph_label;
 
 void graph_edge_label(const graph *g, size_t e, graph_label *out);
+
+/* Whether edge e is an object's reference to its class (labels kept). */
+static inline int graph_edge_is_class(const graph *g, size_t e)
+{
+    return g->label != NULL &&
+           g->label[e] >> GRAPH_LABEL_KIND_SHIFT == GRAPH_LABEL_KIND_CLASS;
+}
 
 /* Class, type and site of object v (v < nobjects). */
 typedef struct graph_kind_text {

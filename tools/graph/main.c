@@ -44,7 +44,12 @@ static void usage(void)
         "                       owners: 10; others: all)\n"
         "  -k, --paths=N        path: up to N distinct paths per object, each\n"
         "                       through a different reference to it\n"
-        "      --no-weak        path, referrers: ignore weak references\n"
+        "      --weak           weak references hold what they reference:\n"
+        "                       path, dominators, owners and leaked walk\n"
+        "                       them too\n"
+        "      --no-weak        referrers: leave weak references out\n"
+        "      --no-class-refs  leave out each object's reference to its\n"
+        "                       class\n"
         "  -b, --by=KEY         dominators: retained size by class, site or\n"
         "                       class,site instead of by object; leaked:\n"
         "                       group by class (default), site or both\n"
@@ -54,21 +59,23 @@ static void usage(void)
         "  -V, --version        show the version and exit\n"
         "\n"
         "IDs are 0x-prefixed hexadecimal or decimal. DUMP may be - for\n"
-        "standard input (owners: D1 or D2 only). Weak references never\n"
-        "retain anything: dominators and owners leave them out.\n"
+        "standard input (owners: D1 or D2 only). Weak references hold\n"
+        "nothing unless --weak; referrers lists them, marked (weak).\n"
         "Exit status: 0 success, 1 error, 2 usage error, 3 a dump is\n"
         "incomplete (results cover its readable part).\n"
         "The manual: man heapfmt-graph.\n",
         cli_progname());
 }
 
-enum { OPT_NO_WEAK = 256, OPT_CLASS, OPT_OBJECTS };
+enum { OPT_NO_WEAK = 256, OPT_CLASS, OPT_OBJECTS, OPT_WEAK, OPT_NO_CLASS_REFS };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
     {"top", required_argument, NULL, 'n'},
     {"paths", required_argument, NULL, 'k'},
+    {"weak", no_argument, NULL, OPT_WEAK},
     {"no-weak", no_argument, NULL, OPT_NO_WEAK},
+    {"no-class-refs", no_argument, NULL, OPT_NO_CLASS_REFS},
     {"by", required_argument, NULL, 'b'},
     {"class", required_argument, NULL, OPT_CLASS},
     {"objects", no_argument, NULL, OPT_OBJECTS},
@@ -119,8 +126,14 @@ static int parse(int argc, char **argv, cmd_options *opt,
                                &opt->npaths) != 0)
                 return CLI_EXIT_USAGE;
             break;
+        case OPT_WEAK:
+            opt->weak = 1;
+            break;
         case OPT_NO_WEAK:
             opt->no_weak = 1;
+            break;
+        case OPT_NO_CLASS_REFS:
+            opt->no_class_refs = 1;
             break;
         case 'b':
             if (summary_parse_by(optarg, &opt->by) != 0)
@@ -140,6 +153,10 @@ static int parse(int argc, char **argv, cmd_options *opt,
         default: /* -h, -V, errors */
             return cli_standard_option(c, argv, usage);
         }
+    }
+    if (opt->weak && opt->no_weak) {
+        cli_usage_error("--weak and --no-weak contradict each other");
+        return CLI_EXIT_USAGE;
     }
     for (int i = optind; i < argc; i++) {
         if (argv[i][0] == '\0') {

@@ -52,7 +52,10 @@ void graph_edge_label(const graph *g, size_t e, graph_label *out)
     uint32_t value = code & GRAPH_LABEL_VALUE_MAX;
     out->kind = code >> GRAPH_LABEL_KIND_SHIFT;
     out->weak = (code & GRAPH_LABEL_WEAK) != 0;
-    if (out->kind == HEAPFMT_LABEL_INDEX) {
+    if (out->kind == GRAPH_LABEL_KIND_CLASS) {
+        out->name = "(class)";
+        out->name_len = 7;
+    } else if (out->kind == HEAPFMT_LABEL_INDEX) {
         out->index = value == GRAPH_LABEL_VALUE_MAX ? big_index(g, e) : value;
     } else if (out->kind != HEAPFMT_LABEL_NONE) {
         const heapfmt_rstring *s = heapfmt_reader_string(g->d.reader, value);

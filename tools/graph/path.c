@@ -131,7 +131,7 @@ int cmd_path(const cmd_options *opt, char *const *args, int nargs)
                      "%s is not reachable from any root%s (garbage not yet "
                      "collected, or held by something the dump does not "
                      "record)",
-                     args[i], opt->no_weak ? " by strong references" : "");
+                     args[i], opt->weak ? "" : " by strong references");
         } else if (opt->npaths <= 1) {
             nomem = print_path(&w, t, 1, t, GRAPH_NONE) != 0;
         } else {

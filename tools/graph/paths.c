@@ -4,6 +4,38 @@
 #include "node.h"
 #include "paths.h"
 
+/* Reaches the target of edge e from u, if nothing reached it before. */
+static inline void reach(const graph *g, paths *p, uint32_t *queue,
+                         size_t *tail, uint32_t u, uint32_t e)
+{
+    uint32_t w = g->dst[e];
+    if (p->dist[w] != GRAPH_NONE)
+        return;
+    p->dist[w] = p->dist[u] + 1;
+    p->pedge[w] = e;
+    queue[(*tail)++] = w;
+}
+
+/* One layer of the search: the nodes at distance d (queue[lo..hi)) reach
+ * those at d + 1 through their references first, then through their
+ * class edges (an object's last edge, load.c). */
+static void layer(const graph *g, paths *p, uint32_t *queue, size_t lo,
+                  size_t hi, size_t *tail)
+{
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t u = queue[i], end = g->off[u + 1];
+        if (end > g->off[u] && graph_edge_is_class(g, end - 1))
+            end--;
+        for (uint32_t e = g->off[u]; e < end; e++)
+            reach(g, p, queue, tail, u, e);
+    }
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t u = queue[i], end = g->off[u + 1];
+        if (end > g->off[u] && graph_edge_is_class(g, end - 1))
+            reach(g, p, queue, tail, u, end - 1);
+    }
+}
+
 int paths_build(const graph *g, paths *p)
 {
     size_t nodes = (size_t)g->nnodes + 1;
@@ -28,15 +60,9 @@ int paths_build(const graph *g, paths *p)
         queue[tail++] = r;
     }
     while (head < tail) {
-        uint32_t u = queue[head++];
-        for (uint32_t e = g->off[u]; e < g->off[u + 1]; e++) {
-            uint32_t w = g->dst[e];
-            if (p->dist[w] != GRAPH_NONE)
-                continue;
-            p->dist[w] = p->dist[u] + 1;
-            p->pedge[w] = e;
-            queue[tail++] = w;
-        }
+        size_t hi = tail;
+        layer(g, p, queue, head, hi, &tail);
+        head = hi;
     }
     diff_mem_free(g->mem, queue);
     return 0;

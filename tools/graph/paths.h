@@ -4,7 +4,18 @@
  * distance (in references, the ROOT record being 1) and the edge it was
  * first reached by; following those edges back gives a shortest path
  * from a root. Weak references are in the search only when the graph
- * kept them. */
+ * kept them.
+ *
+ * Of the shortest paths, those through references are preferred to
+ * those through class edges (an object's reference to its class,
+ * graph.h): a node is reached by its class edge only when no reference
+ * from as near reaches it. Every instance reaches its class, so a hop
+ * from some instance to its class says less about why an object is
+ * alive than a reference of the same length (a constant, say); where the
+ * class edge is shorter, it is taken: what a singleton class holds is
+ * reached through the singleton's object, even when a call cache
+ * somewhere reaches it by a longer way.
+ */
 #ifndef GRAPH_PATHS_H
 #define GRAPH_PATHS_H
 

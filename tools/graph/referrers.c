@@ -109,8 +109,11 @@ int cmd_referrers(const cmd_options *opt, char *const *args, int nargs)
     /* Given ids alone are found by comparing each reference with them:
      * resolving every reference first would cost more than the answer
      * (--class needs the targets' classes, so resolves). */
-    int rc = cmd_load_for_ids(&g, args, nargs, opt,
-                              opt->nclasses > 0 ? 0 : LOAD_TARGET_IDS);
+    /* Every reference is listed, weak ones marked, unless --no-weak. */
+    int rc = cmd_load_for_ids(
+        &g, args, nargs, opt,
+        (opt->nclasses > 0 ? 0 : LOAD_TARGET_IDS) |
+            (opt->no_weak ? 0 : LOAD_WEAK));
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         return rc;
     listing l = {&g, {0}, 0, opt->top};
