@@ -934,3 +934,58 @@ Test(import_hprof, previews_of_strings_decode_latin1_and_utf16)
     tsink_free(&R.sink);
     tbuf_free(&w.b);
 }
+
+/* The referent of a java.lang.ref.Reference (weak, soft, phantom, final:
+ * subclasses) is a weak reference, as MAT counts it by default; its other
+ * fields, and a field of another class that has the same name, are not. */
+Test(import_hprof, the_referent_of_a_reference_is_weak)
+{
+    enum { S_REF = 0x31, S_WEAK, S_HOLDER, S_REFERENT, S_QUEUE,
+           C_REF = 0x3000, C_WEAK = 0x3010, C_HOLDER = 0x3020,
+           O_WEAK = 0x4000, O_HOLDER = 0x4010, O_X = 0x4020, O_Q = 0x4030 };
+    hw w;
+    header(&w, 8);
+    utf8(&w, S_REF, "java/lang/ref/Reference");
+    utf8(&w, S_WEAK, "java/lang/ref/WeakReference");
+    utf8(&w, S_HOLDER, "Holder");
+    utf8(&w, S_REFERENT, "referent");
+    utf8(&w, S_QUEUE, "queue");
+    load_class(&w, C_REF, S_REF);
+    load_class(&w, C_WEAK, S_WEAK);
+    load_class(&w, C_HOLDER, S_HOLDER);
+    segment_open(&w);
+    static const uint64_t fn[] = {S_REFERENT, S_QUEUE};
+    static const unsigned ft[] = {2, 2};
+    class_dump(&w, C_REF, 0, 0, 0, NULL, NULL, 2, fn, ft);
+    class_dump(&w, C_WEAK, C_REF, 0, 0, NULL, NULL, 0, NULL, NULL);
+    class_dump(&w, C_HOLDER, 0, 0, 0, NULL, NULL, 1, fn, ft);
+    tbuf_u8(&w.b, 0x21); /* a WeakReference to O_X, queue O_Q */
+    id(&w, O_WEAK);
+    be32(&w.b, 0);
+    id(&w, C_WEAK);
+    be32(&w.b, 16);
+    id(&w, O_X);
+    id(&w, O_Q);
+    tbuf_u8(&w.b, 0x21); /* a Holder whose own "referent" is O_X */
+    id(&w, O_HOLDER);
+    be32(&w.b, 0);
+    id(&w, C_HOLDER);
+    be32(&w.b, 8);
+    id(&w, O_X);
+    segment_close(&w);
+    record(&w, 0x2c, 0);
+    run R;
+    import_hprof(&R, &w.b, TSRC_WHOLE, 0);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    heap h;
+    read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+    const obj *wr = find(&h, O_WEAK);
+    cr_assert_eq(wr->nrefs, 2);
+    expect_ref(wr, 0, O_X, HEAPFMT_LABEL_FIELD, 1, "referent");
+    expect_ref(wr, 1, O_Q, HEAPFMT_LABEL_FIELD, 0, "queue");
+    const obj *ho = find(&h, O_HOLDER);
+    cr_assert_eq(ho->nrefs, 1);
+    expect_ref(ho, 0, O_X, HEAPFMT_LABEL_FIELD, 0, "referent");
+    tsink_free(&R.sink);
+    tbuf_free(&w.b);
+}

@@ -4,7 +4,8 @@
 # histo of the import equals jmap -histo:live of the same moment, class by
 # class; the gzip dump (jmap -dump:gz=) imports to the same heap;
 # heapfmt-graph's path to a Leaf goes through the static field Leak.CACHE;
-# then pipes, --from, cut and damaged dumps.
+# what only a SoftReference holds is unreachable unless --weak (its
+# referent is weak); then pipes, --from, cut and damaged dumps.
 . "$(dirname "$0")/lib.bash"
 
 imp=$BIN/heapfmt-import
@@ -115,6 +116,23 @@ via=$(awk -F '\t' 'NR > 1 { print prev "->" $4; prev = $6 }' path.tsv |
 [ "$via" = 1 ] && pass || fail "the path goes through the static Leak.CACHE: $(cut -f 4,6 path.tsv | tr '\t\n' ' |')"
 last=$(tail -n 1 path.tsv | cut -f 6)
 [ "$last" = 'Leak$Leaf' ] && pass || fail "the path ends at the Leaf: $last"
+
+# The Node[3] that only Leak.SOFT's SoftReference holds: its referent is
+# weak (as MAT counts it), so nothing holds it, unless --weak.
+soft=$("$BIN/heapfmt-export" -f ndjson leak.dump |
+    awk '/"class":"\[LLeak\$Node;","type":"object array"/ { print; exit }' |
+    sed 's/^{"id":"\([^"]*\)".*/\1/')
+run "$BIN/heapfmt-graph" path leak.dump "$soft"
+expect_rc 0 "graph path to the softly held array"
+expect_err_has "not reachable from any root by strong references" \
+    "a soft referent holds nothing"
+run "$BIN/heapfmt-graph" path --weak -f tsv leak.dump "$soft"
+expect_rc 0 "graph path --weak"
+expect_out_has "$(printf 'SOFT\t')" "--weak: through the static Leak.SOFT"
+expect_out_has "$(printf 'referent (weak)\t')" "then its referent, marked weak"
+run "$BIN/heapfmt-graph" referrers -f tsv leak.dump "$soft"
+expect_out_has "$(printf 'java.lang.ref.SoftReference\tinstance')" \
+    "referrers lists the SoftReference"
 
 # --jvm=wide: the sizes of a JVM without compressed references.
 run "$imp" --jvm=wide -o wide.dump leak.hprof

@@ -6,7 +6,10 @@
  * killed. The objects are built in fill(), so that no local variable of
  * a running frame holds them: only the static field does. Node and the
  * Base/Mid/Leaf chain have fields whose layout leaves gaps (a byte, then
- * a long), so that jmap's byte counts check heapfmt-import's layout. */
+ * a long), so that jmap's byte counts check heapfmt-import's layout.
+ * Leak.SOFT holds a Node[3] through a SoftReference alone (a full GC
+ * keeps it while memory lasts): its referent is a weak reference. */
+import java.lang.ref.SoftReference;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,6 +38,7 @@ public class Leak {
     }
 
     static final Map<String, Object> CACHE = new HashMap<>();
+    static SoftReference<Node[]> SOFT;
 
     static void fill(int nodes, int leaves) {
         Node head = null;
@@ -52,6 +56,7 @@ public class Leak {
             list.add(l);
         }
         CACHE.put("leaves", list);
+        SOFT = new SoftReference<>(new Node[3]);
     }
 
     public static void main(String[] args) throws Exception {

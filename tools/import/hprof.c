@@ -107,6 +107,7 @@ typedef struct hp_field {
 typedef struct hp_slot {
     uint32_t off;  /* byte offset in the instance's field data */
     uint32_t name; /* string index of the field name, HP_NONE */
+    uint32_t weak; /* java.lang.ref.Reference.referent: a weak reference */
 } hp_slot;
 
 /* A UTF8 record's text in hp.text. */
@@ -641,12 +642,20 @@ static int lay_out(hp *m, uint32_t ci)
                  m->nslots + nref + supslots, sizeof *m->slots) != 0)
             return -1;
         k->slots_at = (uint32_t)m->nslots;
+        /* The referent of a weak, soft, phantom or final reference does
+         * not keep it alive: MAT leaves it out by default, and so do the
+         * graph tools (weak references hold nothing). */
+        int reference = cname && text_is(cname, cn, "java.lang.ref.Reference");
         uint32_t off = 0;
         for (uint32_t i = 0; i < k->nfields; i++) {
             const hp_field *fd = &m->fields[k->fields_at + i];
             if (fd->type == T_OBJECT) {
+                size_t fn;
+                const char *fname = str_text(m, fd->name, &fn);
                 m->slots[m->nslots].off = off;
                 m->slots[m->nslots].name = fd->name;
+                m->slots[m->nslots].weak =
+                    reference && fname && text_is(fname, fn, "referent");
                 m->nslots++;
             }
             off += value_size(m, fd->type);
@@ -1220,6 +1229,7 @@ static int read_instance(hp *m, uint64_t start)
             WRITE(str_sid(m, s->name, &sid));
             add_ref(m, &nrefs, ref, sid ? HEAPFMT_LABEL_FIELD : HEAPFMT_LABEL_NONE,
                     sid);
+            m->labels[nrefs - 1].weak = s->weak != 0;
         }
     }
     if (m->android)
