@@ -22,7 +22,9 @@
  * (T_IMEMO, T_ICLASS, T_NODE, T_ZOMBIE, T_MOVED, T_NONE) are written with
  * their type and no class; an object's class is its RBASIC_CLASS, which is
  * a singleton class when it has one. The class is not repeated among the
- * references. References are a set: sorted, duplicates removed.
+ * references (readers add it: spec/FORMAT.md 6.4). References are a set:
+ * sorted, duplicates removed; an ObjectSpace::WeakMap's keys and values,
+ * which its mark function does not report, follow, marked weak.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +93,8 @@ typedef struct walk {
     uint64_t *ids; /* references of one object, or ids of one root kind */
     size_t nids, cids;
     int ids_oom;
+    uint64_t *weak; /* a WeakMap's keys and values */
+    size_t nweak, cweak;
     VALUE skip; /* the reference not to list: the object's class */
     heapfmt_label *labels; /* labels of ids, when the object has some */
     size_t clabels;
@@ -922,6 +926,93 @@ static void label_refs(walk *k, VALUE v, int t)
     }
 }
 
+/* ---- weak references ----
+ *
+ * An ObjectSpace::WeakMap marks neither its keys nor its values, so the
+ * VM reports none of them: without them, nothing says that a map holds
+ * an object, weakly. They are read from the map's table, whose layout is
+ * the VM's own (gc.c of Ruby 3.0 to 3.2; weakmap.c rewrote it in 3.3,
+ * whose maps are left as the VM reports them): wmap2obj maps each key to
+ * its value. A key or value already dead (the map drops it when its
+ * finalizer runs) is left out. */
+#if RUBY_API_VERSION_CODE >= 30000 && RUBY_API_VERSION_CODE < 30300
+struct hr_weakmap {
+    st_table *obj2wmap; /* value -> its keys */
+    st_table *wmap2obj; /* key -> value */
+    VALUE final;
+};
+
+static int weak_push(walk *k, VALUE x)
+{
+    if (!is_heap_object(x))
+        return 0;
+    int t = RB_BUILTIN_TYPE(x);
+    if (t == RUBY_T_NONE || t == RUBY_T_ZOMBIE || t == RUBY_T_MOVED)
+        return 0;
+    if (grow((void **)&k->weak, &k->cweak, k->nweak + 1, sizeof *k->weak) <
+        0)
+        return -1;
+    k->weak[k->nweak++] = (uint64_t)x;
+    return 0;
+}
+
+static int weakmap_i(st_data_t key, st_data_t value, st_data_t data)
+{
+    walk *k = (walk *)data;
+    if (weak_push(k, (VALUE)key) < 0 || weak_push(k, (VALUE)value) < 0) {
+        k->ids_oom = 1;
+        return ST_STOP;
+    }
+    return ST_CONTINUE;
+}
+
+static void weak_entries(walk *k, VALUE v)
+{
+    const struct hr_weakmap *w = RTYPEDDATA_DATA(v);
+    if (w != NULL && w->wmap2obj != NULL)
+        st_foreach(w->wmap2obj, weakmap_i, (st_data_t)k);
+}
+#else
+static void weak_entries(walk *k, VALUE v)
+{
+    (void)k;
+    (void)v;
+}
+#endif
+
+/* Appends the weak references of v (a WeakMap's entries) after its
+ * sorted references, sorted too, each labeled weak; one that is also a
+ * strong reference stays strong. */
+static void weak_refs(walk *k, VALUE v)
+{
+    if (!RTYPEDDATA_P(v) || RTYPEDDATA_TYPE(v) == NULL ||
+        RTYPEDDATA_TYPE(v)->wrap_struct_name == NULL ||
+        strcmp(RTYPEDDATA_TYPE(v)->wrap_struct_name, "weakmap") != 0)
+        return;
+    k->nweak = 0;
+    weak_entries(k, v);
+    if (k->ids_oom || k->nweak == 0)
+        return;
+    sort_unique(k->weak, &k->nweak);
+    size_t strong = k->nids, need = k->nids + k->nweak;
+    if (grow((void **)&k->ids, &k->cids, need, sizeof *k->ids) < 0 ||
+        grow((void **)&k->labels, &k->clabels, need, sizeof *k->labels) < 0) {
+        k->ids_oom = 1;
+        return;
+    }
+    if (!k->labeled)
+        memset(k->labels, 0, strong * sizeof *k->labels);
+    size_t n = strong; /* ref_position searches the strong ones */
+    for (size_t i = 0; i < k->nweak; i++) {
+        if (ref_position(k, k->weak[i]) >= 0)
+            continue;
+        k->ids[n] = k->weak[i];
+        k->labels[n++] = (heapfmt_label){HEAPFMT_LABEL_NONE, 1, 0};
+    }
+    k->nids = n;
+    k->labeled = k->labeled || n > strong;
+}
+
 static int write_object(walk *k, VALUE v, size_t stride)
 {
     int t = RB_BUILTIN_TYPE(v);
@@ -965,6 +1056,10 @@ static int write_object(walk *k, VALUE v, size_t stride)
     sort_unique(k->ids, &k->nids);
     if (live)
         label_refs(k, v, t);
+    if (live && t == RUBY_T_DATA)
+        weak_refs(k, v);
+    if (k->ids_oom)
+        return fail_nomem(k, "reference list");
     if (k->rc)
         return k->rc;
     o.refs = k->ids;
@@ -1162,4 +1257,5 @@ void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
     free(k.names);
     free(k.ids);
     free(k.labels);
+    free(k.weak);
 }
