@@ -88,6 +88,7 @@ static int owners_section(report *r)
 {
     cmd_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.weak = r->opt->weak;
     owners_result res;
     int rc = owners_compute(&opt, (char *const *)r->paths, REPORT_TOP_OWNERS,
                             &res);

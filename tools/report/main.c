@@ -23,6 +23,9 @@ static void usage(void)
         "Options:\n"
         "  -o, --output=FILE    write the page to FILE (default: standard\n"
         "                       output; - is standard output)\n"
+        "      --weak           weak references hold what they reference\n"
+        "                       (owners, retained sizes; by default they\n"
+        "                       hold nothing)\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -33,8 +36,11 @@ static void usage(void)
         cli_progname());
 }
 
+enum { OPT_WEAK = 256 };
+
 static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
+    {"weak", no_argument, NULL, OPT_WEAK},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -73,6 +79,7 @@ int main(int argc, char **argv)
      * what is wrong with one once, not once per reading */
     cli_warn_once();
     const char *output = "-";
+    report_options ropt = {0};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:hV", long_options, NULL)) !=
@@ -81,6 +88,9 @@ int main(int argc, char **argv)
         case 'o':
             if (cli_output_option(optarg, &output) != 0)
                 return CLI_EXIT_USAGE;
+            break;
+        case OPT_WEAK:
+            ropt.weak = 1;
             break;
         default: /* -h, -V, errors */
             return cli_standard_option(c, argv, usage);
@@ -111,7 +121,7 @@ int main(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     int rc = report_write(f, (const char *const *)argv + optind,
-                          (size_t)(argc - optind));
+                          (size_t)(argc - optind), &ropt);
     if (fclose(f) != 0 && rc != CLI_EXIT_ERROR) {
         cli_error(NULL, "out of memory");
         rc = CLI_EXIT_ERROR;

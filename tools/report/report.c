@@ -64,7 +64,8 @@ char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
 
 typedef int (*section_fn)(report *);
 
-int report_write(FILE *out, const char *const *paths, size_t npaths)
+int report_write(FILE *out, const char *const *paths, size_t npaths,
+                 const report_options *opt)
 {
     static const section_fn sections[] = {report_overview, report_trend,
                                           report_leak, report_retained,
@@ -73,6 +74,7 @@ int report_write(FILE *out, const char *const *paths, size_t npaths)
     memset(&r, 0, sizeof r);
     r.paths = paths;
     r.ndumps = npaths;
+    r.opt = opt;
     char *body = NULL, *data = NULL;
     size_t body_len = 0, data_len = 0;
     FILE *data_f = NULL;

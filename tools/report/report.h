@@ -37,9 +37,15 @@
 #define REPORT_MAX_META 32     /* META pairs per dump */
 #define REPORT_TOP_CLASS_SITES 10 /* sites of each class, treemap drill-down */
 
+/* What the command line says. */
+typedef struct report_options {
+    int weak; /* weak references hold their targets (heapfmt-graph --weak) */
+} report_options;
+
 typedef struct report {
     const char *const *paths;
     size_t ndumps;
+    const report_options *opt;
     FILE *body;        /* the sections' HTML */
     json data;         /* the blob */
     histo_table classes; /* by class over every dump (overview, trend) */
@@ -80,6 +86,7 @@ char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
 int report_worse(int a, int b);
 
 /* Writes the whole page for paths to out. Returns the exit code. */
-int report_write(FILE *out, const char *const *paths, size_t npaths);
+int report_write(FILE *out, const char *const *paths, size_t npaths,
+                 const report_options *opt);
 
 #endif /* REPORT_H */

@@ -116,6 +116,7 @@ int report_retained(report *r)
     const char *path = r->paths[r->ndumps - 1];
     cmd_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.weak = r->opt->weak;
     graph g;
     dom_tree t;
     int rc = dominators_tree(&opt, path, &g, &t);
