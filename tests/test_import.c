@@ -337,7 +337,9 @@ static void model_line(model *m, json_t *j)
     o->id = addr(json_object_get(j, "address"));
     snprintf(o->type, sizeof o->type, "T_%s", type);
     json_t *k = json_object_get(j, "class");
-    if (k && strcmp(type, "IMEMO") != 0 && strcmp(type, "NODE") != 0)
+    int iclass_line = !strcmp(type, "ICLASS");
+    if (k && strcmp(type, "IMEMO") != 0 && strcmp(type, "NODE") != 0 &&
+        !iclass_line)
         o->class_id = addr(k);
 
     uint64_t slot = 40, v;
@@ -405,6 +407,10 @@ static void model_line(model *m, json_t *j)
     if (has_int(j, "generation", &o->generation))
         o->fields |= HEAPFMT_F_GENERATION;
     model_refs(json_object_get(j, "references"), &o->refs, &o->nrefs);
+    if (iclass_line && k) { /* its module: a last reference, no class */
+        o->refs = realloc(o->refs, (o->nrefs + 1) * sizeof *o->refs);
+        o->refs[o->nrefs++] = addr(k);
+    }
 
     int module = !strcmp(type, "MODULE"), iclass = !strcmp(type, "ICLASS");
     if (module || iclass || !strcmp(type, "CLASS")) {
@@ -432,6 +438,103 @@ static const mclass *model_class(const model *m, uint64_t id)
         if (m->c[i].id == id)
             return &m->c[i];
     return NULL;
+}
+
+static const mobj *model_obj(const model *m, uint64_t id)
+{
+    for (size_t i = 0; i < m->no; i++)
+        if (m->o[i].id == id)
+            return &m->o[i];
+    return NULL;
+}
+
+/* The object of the singleton class c, by brute force over the model: a
+ * class that is no singleton and whose class it is; else any object that
+ * is no class; else a singleton class whose class it is and which it
+ * references (its __attached__), not as its superclass. 0: none. */
+static uint64_t model_attached(const model *m, const mclass *c)
+{
+    uint64_t object = 0;
+    for (size_t i = 0; i < m->no; i++) {
+        const mobj *o = &m->o[i];
+        if (o->class_id != c->id)
+            continue;
+        const mclass *oc = model_class(m, o->id);
+        if (oc && !(oc->flags & HEAPFMT_CF_SINGLETON))
+            return o->id;
+        if (!oc && object == 0)
+            object = o->id;
+    }
+    if (object != 0)
+        return object;
+    const mobj *line = model_obj(m, c->id);
+    for (size_t i = 0; line && i < line->nrefs; i++) {
+        const mobj *o = model_obj(m, line->refs[i]);
+        const mclass *oc = model_class(m, line->refs[i]);
+        if (o && oc && o->id != c->super && o->class_id == c->id &&
+            (oc->flags & HEAPFMT_CF_SINGLETON))
+            return o->id;
+    }
+    return 0;
+}
+
+/* Appends HeapFmt.dump's name of class c (bindings/ruby/heapfmt_walk.c,
+ * name_class) to out; 0 when it has none. */
+static int model_name(const model *m, const mclass *c, char *out, size_t cap,
+                      int depth)
+{
+    size_t n = strlen(out);
+    if (depth > 16)
+        return 0;
+    if (c->name) {
+        snprintf(out + n, cap - n, "%s", c->name);
+        return 1;
+    }
+    if (!(c->flags & HEAPFMT_CF_SINGLETON)) {
+        snprintf(out + n, cap - n, "#<%s:0x%016llx>",
+                 (c->flags & HEAPFMT_CF_MODULE) ? "Module" : "Class",
+                 (unsigned long long)c->id);
+        return 1;
+    }
+    uint64_t att = model_attached(m, c);
+    const mclass *ac = model_class(m, att);
+    if (ac && !ac->iclass) {
+        snprintf(out + n, cap - n, "#<Class:");
+        if (!model_name(m, ac, out, cap, depth + 1))
+            return 0;
+        n = strlen(out);
+        snprintf(out + n, cap - n, ">");
+        return 1;
+    }
+    if (att == 0)
+        return 0;
+    const mclass *real = model_class(m, c->super);
+    while (real && (real->flags & (HEAPFMT_CF_SINGLETON | HEAPFMT_CF_ICLASS)))
+        real = model_class(m, real->super);
+    if (!real)
+        return 0;
+    snprintf(out + n, cap - n, "#<Class:#<");
+    if (!model_name(m, real, out, cap, depth + 1))
+        return 0;
+    n = strlen(out);
+    snprintf(out + n, cap - n, ":0x%016llx>>", (unsigned long long)att);
+    return 1;
+}
+
+/* Names the singleton classes of the model from their objects. */
+static void model_name_singletons(model *m)
+{
+    char **names = calloc(m->nc ? m->nc : 1, sizeof *names);
+    for (size_t i = 0; i < m->nc; i++) {
+        char buf[4096] = "";
+        if ((m->c[i].flags & HEAPFMT_CF_SINGLETON) && !m->c[i].name &&
+            model_name(m, &m->c[i], buf, sizeof buf, 0))
+            names[i] = dupn(buf, strlen(buf));
+    }
+    for (size_t i = 0; i < m->nc; i++) /* all at once: each from the lines */
+        if (names[i])
+            m->c[i].name = names[i];
+    free(names);
 }
 
 static void model_free(model *m)
@@ -489,6 +592,7 @@ static void model_of(model *m, const tbuf *b)
         m->lines++;
         p += n + 1;
     }
+    model_name_singletons(m);
 }
 
 static void gzip_buf(tbuf *out, const tbuf *in)
@@ -801,7 +905,9 @@ Test(import, ruby31_details)
     cr_assert_eq(big->nrefs, 300);
     const heapfmt_rclass *single = class_by_id(&d, 0x7fab03201130);
     cr_assert_eq(single->flags, HEAPFMT_CF_SINGLETON);
-    cr_assert_null(single->name);
+    /* named after its object, as HeapFmt.dump names it: the first class
+     * whose class it is (the fixture gives every class this one) */
+    cr_assert_str_eq(single->name->ptr, "#<Class:Array>");
     size_t one_pass_records = d.class_records;
     dump_free(&d);
     run_free(&R);

@@ -43,12 +43,13 @@ if [ -x "$info" ]; then
 fi
 
 # Classes resolved by name, counts and bytes per class (worked out by hand
-# from tests/fixtures/import/ruby31.json).
+# from tests/fixtures/import/ruby31.json; its include class has no class,
+# as HeapFmt.dump writes one, so (no class) is two T_IMEMO and it).
 if [ -x "$histo" ]; then
     run "$histo" -f tsv -s name ruby31.dump
     expect_success "histo ruby31"
     for r in "2	2480	Array" "3	221	String" "4	3712	Class" \
-        "2	88	(no class)" "1	40	Process::Tms" "1	9000	Module"; do
+        "3	128	(no class)" "1	40	Process::Tms" "1	9000	Module"; do
         case $out in
         *"$r"*) pass ;;
         *) fail "histo ruby31: no row '$r'" ;;

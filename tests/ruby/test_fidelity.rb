@@ -8,16 +8,18 @@
 # TOLERANCE objects per type or class, TOTAL_TOLERANCE in all.
 #
 # Compared: objects per type; per class (by the class's address, and its
-# name when dump_all names it); and object by object: type, class, size,
-# references (as sets), string values, allocation sites. Internal objects
-# (T_IMEMO, T_ICLASS...) are compared by type only: dump_all gives an
-# include class its module as class, HeapFmt.dump no class.
+# name when dump_all names it); every row of `histo -a OLD NEW` of the two
+# (by class name: singleton classes named from their object, as
+# HeapFmt.dump names them, #<Class:Gem>); and object by object: type,
+# class, size, references (as sets), string values, allocation sites.
+# Internal objects (T_IMEMO, T_ICLASS...) are compared by type only.
 require_relative "helper"
 require "objspace"
 
 TOLERANCE = 10
 TOTAL_TOLERANCE = 40
 IMPORT = File.join(ENV.fetch("BIN"), "heapfmt-import")
+HISTO = File.join(ENV.fetch("BIN"), "histo")
 
 # ---- a varied heap ----
 
@@ -105,6 +107,32 @@ compare_counts("per class name", named.(a), named.(b))
 Check.ok(cb.size > 100, "#{cb.size} classes compared")
 Check.eq(ca[hex(Order)], 2000, "Order instances")
 Check.eq(ca[hex($anon)], 300, "instances of an anonymous class")
+
+# ---- histo of both, row for row ----
+# What a user compares: `histo -a` of the two dumps, every class by
+# name. A row may differ only by what dump_all itself allocated after
+# HeapFmt.dump (0 <= more in the import <= TOLERANCE; its File, strings,
+# a mutex, internal objects), and a class's bytes by the call caches and
+# method entries that calling dump_all added to it (a few hundred bytes,
+# in at most TOLERANCE rows).
+rows = IO.popen([HISTO, "-a", "-f", "tsv", ext_path, imp_path], &:readlines)
+Check.ok($?.success?, "histo of both dumps")
+rows = rows.drop(1).map { |l| l.chomp.split("\t") }
+            .reject { |r| r[0] == "total" || r[0].start_with?("total (") }
+Check.ok(rows.size > 300, "histo compares #{rows.size} rows")
+counts_off = rows.reject { |r| (0..TOLERANCE).cover?(r[2].to_i - r[1].to_i) }
+Check.ok(counts_off.empty?, "histo rows whose counts differ: " +
+         counts_off.first(8).map { |r| r.first(3).join(" ") }.join(", "))
+extra = rows.sum { |r| r[2].to_i - r[1].to_i }
+Check.ok(extra <= TOTAL_TOLERANCE, "histo: #{extra} objects apart in all")
+grown = rows.select { |r| r[1] == r[2] && r[4] != r[5] }
+Check.ok(grown.size <= TOLERANCE &&
+         grown.all? { |r| (0..512).cover?(r[5].to_i - r[4].to_i) },
+         "histo rows of equal counts whose bytes differ: " +
+         grown.first(8).map { |r| "#{r[0]} #{r[4]}/#{r[5]}" }.join(", "))
+singletons = rows.count { |r| r[0].start_with?("#<Class:#<", "#<Class:") && r[0] !~ /\A#<Class:0x\h+>\z/ }
+Check.ok(singletons >= 100, "singleton classes named alike: #{singletons}")
+puts "histo: #{rows.size} rows, #{counts_off.size + grown.size} apart"
 
 names_differ = b.classes.values.count do |c|
   c.name != "-" && a.classes[c.id] && a.classes[c.id].name != c.name

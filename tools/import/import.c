@@ -55,6 +55,8 @@ typedef struct imp {
      * time. */
     uint64_t used[1u << USED_BITS];
     type_slot types[TYPE_CACHE]; /* by type_slot_of */
+    uint64_t *iclass_refs; /* an include class's references and module */
+    size_t iclass_cap;
     char *file_text;     /* last allocation site file, and its string id */
     size_t file_len;
     size_t file_cap;
@@ -260,10 +262,24 @@ static int class_line(imp *m, const js_line *l, uint32_t kind_flags)
         e->state |= CT_FINAL;
     }
     e->super = (l->has & JS_HAS_SUPER) ? l->super : 0;
+    e->klass = (l->has & JS_HAS_CLASS) ? l->klass : 0;
     e->flags = kind_flags;
-    if (l->bits & JS_SINGLETON)
+    if (l->bits & JS_SINGLETON) {
         e->flags |= HEAPFMT_CF_SINGLETON;
+        if (ct_set_refs(&m->classes, e, l->refs, l->nrefs) != 0)
+            return HEAPFMT_E_NOMEM;
+    }
     e->state |= CT_INFO;
+    uint64_t self = e->id;
+    uint32_t rank = (l->bits & JS_SINGLETON) ? CT_ATT_SINGLETON : CT_ATT_CLASS;
+    if (!(kind_flags & HEAPFMT_CF_ICLASS) && e->klass != 0) {
+        /* a class: the object its metaclass may be of (e may move) */
+        ct_entry *meta = ct_get(&m->classes, e->klass);
+        if (!meta)
+            return HEAPFMT_E_NOMEM;
+        ct_attach(meta, self, rank);
+        e = ct_get(&m->classes, self);
+    }
     if ((kind_flags & HEAPFMT_CF_ICLASS) && !(e->state & CT_USED))
         return HEAPFMT_OK;
     /* Ruby 2.x names anonymous classes "#<Class:0x...>": keep those
@@ -272,6 +288,12 @@ static int class_line(imp *m, const js_line *l, uint32_t kind_flags)
     if ((l->has & JS_HAS_NAME) && l->name.len > 0 &&
         !(l->name.len >= 2 && l->name.ptr[0] == '#' && l->name.ptr[1] == '<'))
         name = &l->name;
+    if (name && ct_set_name(&m->classes, e, name->ptr, name->len) != 0)
+        return HEAPFMT_E_NOMEM;
+    /* A first pass defines a singleton class when it can name it, after
+     * every class line (name_singletons). */
+    if (m->first_pass && (e->flags & HEAPFMT_CF_SINGLETON))
+        return HEAPFMT_OK;
     e->state |= CT_USED;
     if (l->address == m->last_class)
         m->last_class = 0;
@@ -280,8 +302,11 @@ static int class_line(imp *m, const js_line *l, uint32_t kind_flags)
 
 /* Makes sure the class an object is about to use is defined the best we
  * know it: with its line's details if that came first (include classes),
- * else anonymous (the writer defines an unknown id on the fly). */
-static int use_class(imp *m, uint64_t id)
+ * else anonymous (the writer defines an unknown id on the fly). The first
+ * object of a class that is no class itself is kept as the object of its
+ * class (a singleton class has no other, which names it:
+ * name_singletons); class lines tell theirs in write_object. */
+static int use_class(imp *m, uint64_t id, uint64_t obj)
 {
     if (id == 0 || id == m->last_class)
         return HEAPFMT_OK;
@@ -302,9 +327,45 @@ static int use_class(imp *m, uint64_t id)
                 return rc;
         }
     }
+    if (obj != 0)
+        ct_attach(e, obj, CT_ATT_OBJECT);
     m->last_class = id;
     *known = id;
     return HEAPFMT_OK;
+}
+
+/* Names each singleton class as HeapFmt.dump does, from its object
+ * (ct_singleton_name): a CLASS record again, which redefines the
+ * anonymous one (spec/FORMAT.md 6.3; readers take the last). After a
+ * first pass, the singleton classes of classes (their objects are class
+ * lines) are named before any object; those of other objects, at the
+ * end. */
+static int name_singletons(imp *m)
+{
+    ct_text name = {0};
+    int rc = HEAPFMT_OK;
+    for (size_t i = 0; i < m->classes.count && rc == HEAPFMT_OK; i++) {
+        ct_entry *e = &m->classes.entries[i];
+        if (!(e->state & CT_INFO) || (e->state & CT_NAMED) ||
+            !(e->flags & HEAPFMT_CF_SINGLETON))
+            continue;
+        int k = ct_singleton_name(&m->classes, e, &name);
+        if (k < 0) {
+            rc = HEAPFMT_E_NOMEM;
+        } else if (!(e->state & CT_USED)) { /* after a first pass */
+            js_text text = {name.p, name.len};
+            if (e->name_len > 0) /* its line named it (a made-up dump) */
+                text = (js_text){m->classes.names + e->name_off, e->name_len};
+            e->state |= CT_USED | (k > 0 ? CT_NAMED : 0);
+            rc = write_class(m, e, k > 0 || e->name_len > 0 ? &text : NULL);
+        } else if (k > 0) { /* a second record, which renames it */
+            heapfmt_class c = {e->id, name.p, name.len, e->super, e->flags};
+            rc = heapfmt_write_class(m->w, &c);
+            e->state |= CT_NAMED;
+        }
+    }
+    free(name.p);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -351,10 +412,30 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
     o.value_len = 0;
     o.value = NULL;
     o.labels = NULL;
-    /* The class field of internal objects holds VM data, not a class. */
-    if ((l->has & JS_HAS_CLASS) && !text_is(ty, "IMEMO") && !text_is(ty, "NODE"))
+    /* The class field of internal objects holds VM data, not a class; an
+     * include class's is its module, which HeapFmt.dump writes as a
+     * reference of a class-less object (and so does this). */
+    int iclass = text_is(ty, "ICLASS");
+    const uint64_t *refs = l->refs;
+    size_t nrefs = l->nrefs;
+    if ((l->has & JS_HAS_CLASS) && iclass && l->klass != 0) {
+        if (nrefs + 1 > m->iclass_cap) {
+            uint64_t *p = realloc(m->iclass_refs, (nrefs + 1) * sizeof *p);
+            if (!p)
+                return HEAPFMT_E_NOMEM;
+            m->iclass_refs = p;
+            m->iclass_cap = nrefs + 1;
+        }
+        if (nrefs > 0) /* l->refs may be NULL then */
+            memcpy(m->iclass_refs, l->refs, nrefs * sizeof *refs);
+        m->iclass_refs[nrefs++] = l->klass;
+        refs = m->iclass_refs;
+    } else if ((l->has & JS_HAS_CLASS) && !text_is(ty, "IMEMO") &&
+               !text_is(ty, "NODE")) {
         o.class_id = l->klass;
-    if ((rc = use_class(m, o.class_id)) != HEAPFMT_OK ||
+    }
+    int klass = text_is(ty, "CLASS") || text_is(ty, "MODULE");
+    if ((rc = use_class(m, o.class_id, klass ? 0 : o.id)) != HEAPFMT_OK ||
         (rc = type_id(m, ty, &o.type)) != HEAPFMT_OK)
         return rc;
     o.size = import_size(l);
@@ -399,13 +480,13 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
         o.fields |= HEAPFMT_F_GENERATION;
         o.generation = l->generation;
     }
-    o.refs = l->refs;
-    if ((rc = fit_write_object(m->w, &o, l->nrefs, m->st)) != HEAPFMT_OK)
+    o.refs = refs;
+    if ((rc = fit_write_object(m->w, &o, nrefs, m->st)) != HEAPFMT_OK)
         return rc;
-    if (o.nrefs < l->nrefs) {
+    if (o.nrefs < nrefs) {
         say(m, IMPORT_DIAG_WARNING, line,
             "%zu references, only the first %zu kept (format limit)",
-            l->nrefs, o.nrefs);
+            nrefs, o.nrefs);
     }
     return HEAPFMT_OK;
 }
@@ -653,6 +734,10 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     if (o.rewind) {
         if ((result = first_pass(m, read, opaque)) != IMPORT_OK)
             goto out;
+        if ((rc = name_singletons(m)) != HEAPFMT_OK) {
+            result = writer_failed(m, 0, rc);
+            goto out;
+        }
         if (o.rewind(opaque) != 0) {
             say(m, IMPORT_DIAG_ERROR, 0, "cannot read the input again: %s",
                 strerror(errno));
@@ -726,6 +811,8 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
             break;
         }
     }
+    if (result != IMPORT_FAILED && (rc = name_singletons(m)) != HEAPFMT_OK)
+        result = writer_failed(m, r.lineno, rc);
     st->gzip = lr_is_gzip(&r);
     st->bytes_read = r.bytes_read;
     st->bytes_json = r.bytes_decoded;
@@ -757,6 +844,7 @@ out:
     js_free(&m->js);
     ct_free(&m->classes);
     free(m->file_text);
+    free(m->iclass_refs);
     free(m);
     return result;
 }
