@@ -76,6 +76,57 @@ expect_out_has 'id="flame"' "a native dump has a flame graph"
 run "$report" -o page.html t1.dump
 grep -q 'id="flame"' page.html && fail "no stacks, no flame graph" || pass
 
+# ---- a native heap from heapfmt-malloc: sections that fit it ----
+# tests/malloc/hm_prog.c leaks 1,000 blocks before each of its two dumps;
+# the exit dump is the third. No roots, no references, no sites: the
+# stacks come first (flame graph, frames), the trend and the leak are by
+# frame, and the owners, retained sizes and sites are left out with a
+# line that says why: no empty treemap or table, no "(no site)" table.
+hm_prog=$BIN/../tests/hm_prog
+if [ -x "$BIN/heapfmt-malloc" ] && [ -x "$hm_prog" ]; then
+    mkdir native && cd native || exit 1
+    run "$BIN/heapfmt-malloc" --mode=exact -- "$hm_prog" leak 2000 100 n1.hfd n2.hfd
+    expect_rc 0 "hm_prog leak under heapfmt-malloc"
+    n3=$(ls heapfmt-malloc-*-3.hfd 2>/dev/null)
+    [ -n "$n3" ] && pass || fail "the exit dump of hm_prog"
+    sections() { grep -o '<section id="[a-z]*"' page.html | cut -d'"' -f2 | tr '\n' ' '; }
+    run "$report" -o page.html n1.hfd n2.hfd "$n3"
+    expect_rc 0 "three native dumps"
+    [ "$(sections)" = "overview stacks trend leak omitted " ] && pass ||
+        fail "native: the stacks first, then the trend and the leak: $(sections)"
+    "$BIN/histo" --by=frame -f json -n 50 n1.hfd n2.hfd "$n3" >histo.json
+    check histo histo.json "native: overview and trend by frame = histo --by=frame"
+    "$BIN/histo" --by=frame -f json -n 20 "$n3" >frames.json
+    check frames frames.json "native: frames = histo --by=frame"
+    "$BIN/histo" --by=stack -f folded -n 200 "$n3" >folded.txt
+    check folded folded.txt "native: flame graph = histo -f folded"
+    "$BIN/heapfmt-diff" --by=frame --top 20 -f json n1.hfd n2.hfd "$n3" >diff.json
+    check diffsite diff.json "native: the leak by frame = heapfmt-diff --by=frame"
+    grep -q '<td>leaky_function (hm_prog+0x[0-9a-f]*) tests/malloc/hm_prog.c:[0-9]*</td><td class="num" data-v="1000">1,000</td>' page.html &&
+        pass || fail "native: 1,000 blocks leaked by leaky_function"
+    for id in treemap dominators-table owners-table owners-chains sites-table \
+              retained-sites-table; do
+        grep -q "id=\"$id\"" page.html && fail "native: #$id shown" || pass
+    done
+    grep -q '<td>(no site)</td>' page.html && fail "native: a (no site) row" || pass
+    for sec in owners retained sites; do
+        grep -q "<li class=\"omitted\" data-section=\"$sec\">" page.html && pass ||
+            fail "native: $sec left out with a line saying why"
+    done
+    omitted=$(python3 -c 'import json,re,sys
+d=json.loads(re.search(r"id=\"data\">(.*?)</script>",open(sys.argv[1]).read(),re.S).group(1))
+print(" ".join(o["section"] for o in d["omitted"]), "dominators" in d, "owners" in d)' page.html)
+    [ "$omitted" = "owners retained sites False False" ] && pass ||
+        fail "native: the blob lists what is left out: $omitted"
+    run "$report" -o page.html n2.hfd
+    expect_rc 0 "one native dump"
+    [ "$(sections)" = "overview stacks omitted " ] && pass ||
+        fail "one native dump: $(sections)"
+    cd .. || exit 1
+else
+    echo "note: the heapfmt-malloc part is skipped (not built)"
+fi
+
 # ---- hostile names are escaped ----
 # A class name with markup cannot reach the page as markup.
 printf '%s\n' \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # report_browser.sh -- heapfmt-report's page in a real browser: headless
 # Chromium renders it (--dump-dom gives the DOM after the page's script
-# ran), the charts the script draws are there with the expected numbers,
+# ran), for a heap of references (heapfmt-gen) and for a native heap
+# (heapfmt-malloc: stacks first, no treemap or owners, what is left out
+# said); the charts the script draws are there with the expected numbers,
 # no script error was caught into #errors or logged on the console, and a
 # screenshot can be taken. Skipped without /usr/bin/chromium (CI
 # installs it: scripts/install-deps.sh).
@@ -81,6 +83,38 @@ expect_rc 0 "a native dump"
 browse native.html
 no_errors "a native dump"
 rendered "flame graph" 'id="flame-svg"' '<rect[^>]*fill="hsl'
+
+# a native heap from heapfmt-malloc, three dumps: the flame graph first,
+# the trend by frame with its sparklines, no treemap and no owners, and
+# the list of what is left out
+hm_prog=$BIN/../tests/hm_prog
+if [ -x "$BIN/heapfmt-malloc" ] && [ -x "$hm_prog" ]; then
+    run "$BIN/heapfmt-malloc" --mode=exact -- "$hm_prog" leak 2000 100 m1.hfd m2.hfd
+    expect_rc 0 "hm_prog leak under heapfmt-malloc"
+    m3=$(ls heapfmt-malloc-*-3.hfd 2>/dev/null)
+    run "$report" -o malloc.html m1.hfd m2.hfd "$m3"
+    expect_rc 0 "three native dumps"
+    browse malloc.html
+    no_errors "three native dumps"
+    rendered "native: flame graph" 'id="flame-svg"' '<rect[^>]*fill="hsl'
+    rendered "native: trend by frame" 'Trend: the frames that grew' \
+        'class="spark" aria-label="counts: '
+    rows=$(grep -o '<tr data-row=' malloc.html | wc -l)
+    sparks=$(grep -o 'class="spark"' dom.html | wc -l)
+    [ "$rows" -gt 0 ] && [ "$sparks" -eq $((2 * rows)) ] && pass ||
+        fail "native trend: $sparks sparklines for $rows rows"
+    flame=$(grep -bo 'id="flame-svg"' dom.html | cut -d: -f1)
+    trend=$(grep -bo 'id="trend-table"' dom.html | cut -d: -f1)
+    [ -n "$flame" ] && [ -n "$trend" ] && [ "$flame" -lt "$trend" ] && pass ||
+        fail "native: the flame graph comes before the trend"
+    rendered "native: what is left out" '<h2>Not shown</h2>' \
+        'data-section="retained"><strong>Retained sizes</strong>: the last dump has no roots'
+    for p in 'id="treemap-svg"' 'class="chain"' '<td>\(no site\)</td>'; do
+        grep -Eq -- "$p" dom.html && fail "native: /$p/ rendered" || pass
+    done
+else
+    echo "note: the heapfmt-malloc part is skipped (not built)"
+fi
 
 # a screenshot, as docs/report.png was taken
 timeout 120 "$chromium" --headless --no-sandbox --disable-gpu \

@@ -6,9 +6,12 @@ Usage: check_report.py PAGE KIND TOOL_OUTPUT
   PAGE         the HTML page; its data blob is the JSON inside
                <script type="application/json" id="data">
   KIND         which part to check, against which tool output:
-    histo      histo -f json (by class, every dump): dumps, trend
+    histo      histo -f json (by class, or by frame for a native heap;
+               every dump): dumps, trend
     owners     heapfmt-graph owners -f json
-    diffsite   heapfmt-diff --by=site -f json (three dumps)
+    diffsite   heapfmt-diff --by=site (or frame, class) -f json (three
+               dumps): the leak's table
+    frames     histo --by=frame -f json (the last dump)
     dominators heapfmt-graph dominators --by=class -f json
     domsites   heapfmt-graph dominators --by=class,site -f json (all rows)
     sites      histo --by=site -f json (the last dump)
@@ -61,7 +64,8 @@ def main():
         ok &= same("complete", [d["complete"] for d in data["dumps"]],
                    [d["complete"] for d in tool["dumps"]])
         if n > 1:
-            want = [{"class": r["class"],
+            by = tool.get("by", "class")
+            want = [{by: r[by],
                      "counts": r["counts"] if n > 2 else
                      [r["count_a"], r["count_b"]],
                      "bytes": r["bytes"] if n > 2 else
@@ -80,7 +84,9 @@ def main():
                 got.append(row)
         ok &= same("owners", got, tool)
     elif kind == "diffsite":
-        part = data["retained_sites"]
+        by = tool.get("by", "site")
+        part = data["retained_" + {"site": "sites", "frame": "frames",
+                                   "class": "classes"}[by]]
         ok &= same("retained sites", part["rows"], tool["rows"])
         ok &= same("retained rows in all", part["total_rows"],
                    tool["totals"]["rows"])
@@ -104,6 +110,10 @@ def main():
     elif kind == "sites":
         ok &= same("sites", data["sites"]["rows"], tool["rows"])
         ok &= same("sites in all", data["sites"]["total_rows"],
+                   tool["totals"]["rows"])
+    elif kind == "frames":
+        ok &= same("frames", data["frames"]["rows"], tool["rows"])
+        ok &= same("frames in all", data["frames"]["total_rows"],
                    tool["totals"]["rows"])
     else:
         sys.exit("unknown kind " + kind)

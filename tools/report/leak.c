@@ -1,11 +1,14 @@
 /* leak.c -- three dumps: who holds the leak (heapfmt-graph owners), each
  * owner with its path from a root, and the leaked objects by allocation
- * site (heapfmt-diff --by=site). */
+ * site (heapfmt-diff --by=site); by frame when the dumps record stacks and
+ * no sites (a native heap), else by class. Without roots in the third
+ * dump, nothing holds anything: the owners are left out, saying why. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "cli_exit.h"
 #include "cli_msg.h"
+#include "cli_stack.h"
 #include "diff.h"
 #include "html.h"
 #include "node.h"
@@ -152,11 +155,69 @@ static int owners_section(report *r)
 static const html_col site_columns[] = {
     {"site", 0}, {"retained objects", 1}, {"retained bytes", 1},
 };
+static const html_col frame_columns[] = {
+    {"frame", 0}, {"retained objects", 1}, {"retained bytes", 1},
+};
+static const html_col class_columns[] = {
+    {"class", 0}, {"retained objects", 1}, {"retained bytes", 1},
+};
+
+/* The leak by site, frame or class (heapfmt-diff --by): how its table
+ * and its rows' names are shown. */
+typedef struct leak_view {
+    unsigned by;
+    const char *key, *id, *caption, *name_key, *plural;
+    const html_col *cols;
+} leak_view;
+
+static const leak_view views[] = {
+    {DIFF_BY_SITE, "retained_sites", "retained-sites-table",
+     "The leak by allocation site (new in dump 2, alive in dump 3)", "site",
+     "sites", site_columns},
+    {DIFF_BY_FRAME, "retained_frames", "retained-frames-table",
+     "The leak by allocation frame (new in dump 2, alive in dump 3)",
+     "frame", "frames", frame_columns},
+    {DIFF_BY_CLASS, "retained_classes", "retained-classes-table",
+     "The leak by class (new in dump 2, alive in dump 3)", "class",
+     "classes", class_columns},
+};
+
+/* A row's name as the view shows it, into buf; returns its length. */
+static size_t row_name(const diff_result *res, const diff_row *row,
+                       unsigned by, char *buf, size_t cap)
+{
+    size_t len;
+    if (by == DIFF_BY_CLASS) {
+        const char *name = nameid_text(&res->names, row->cls, &len);
+        if (len > cap)
+            len = cap;
+        memcpy(buf, name, len);
+        return len;
+    }
+    if (by == DIFF_BY_FRAME) {
+        const char *name = row->stack == DIFF_NONE
+                               ? CLI_NO_STACK
+                               : nameid_text(&res->names, row->stack, &len);
+        if (row->stack == DIFF_NONE)
+            len = strlen(name);
+        if (len > cap)
+            len = cap;
+        memcpy(buf, name, len);
+        return len;
+    }
+    const char *file = nameid_text(&res->names, row->file, &len);
+    size_t n = len < cap - 24 ? len : cap - 24;
+    memcpy(buf, file, n);
+    return n + (size_t)snprintf(buf + n, 24, ":%" PRIu64, row->line);
+}
 
 static int sites_section(report *r)
 {
+    const leak_view *v = &views[r->shape.sites    ? 0
+                                : r->shape.stacks ? 1
+                                                  : 2];
     diff_options opt = DIFF_OPTIONS_INIT;
-    opt.by = DIFF_BY_SITE;
+    opt.by = v->by;
     opt.top = REPORT_TOP_SITES;
     diff_result res;
     int rc = diff_compute(r->paths, 3, &opt, &res);
@@ -164,31 +225,27 @@ static int sites_section(report *r)
         diff_result_free(&res);
         return rc;
     }
-    /* The warnings of this diff are those owners_section printed. */
+    /* The warnings of this diff are those owners_section printed, when
+     * it ran. */
+    if (!r->shape.roots)
+        notes_print(&res.warnings);
     FILE *f = r->body;
     size_t shown = res.nrows < REPORT_TOP_SITES ? res.nrows
                                                 : REPORT_TOP_SITES;
-    report_table_begin(r, "retained_sites", "retained-sites-table",
-                       "The leak by allocation site (new in dump 2, alive "
-                       "in dump 3)",
-                       site_columns, 3, 1);
+    report_table_begin(r, v->key, v->id, v->caption, v->cols, 3, 1);
     for (size_t i = 0; i < shown; i++) {
         const diff_row *row = &res.rows[i];
         json_open(&r->data, '{');
-        json_key(&r->data, "site");
+        json_key(&r->data, v->name_key);
         html_row_begin(f);
-        if (row->file == DIFF_NONE) {
+        if (v->by == DIFF_BY_SITE && row->file == DIFF_NONE) {
             json_null(&r->data);
             html_cell_text(f, "(no site)", 9);
         } else {
-            size_t len;
-            const char *file = nameid_text(&res.names, row->file, &len);
-            char site[HTML_MAX_NAME];
-            size_t n = len < sizeof site - 24 ? len : sizeof site - 24;
-            memcpy(site, file, n);
-            n += (size_t)snprintf(site + n, 24, ":%" PRIu64, row->line);
-            json_str(&r->data, site, n);
-            html_cell_text(f, site, n);
+            char name[HTML_MAX_NAME];
+            size_t n = row_name(&res, row, v->by, name, sizeof name);
+            json_str(&r->data, name, n);
+            html_cell_text(f, name, n);
         }
         json_key(&r->data, "retained_count");
         json_u64(&r->data, row->s.count[DIFF_NEW]);
@@ -199,7 +256,7 @@ static int sites_section(report *r)
         html_cell_u64(f, row->s.bytes[DIFF_NEW]);
         html_row_end(f);
     }
-    report_table_end(r, "sites", shown, res.nrows);
+    report_table_end(r, v->plural, shown, res.nrows);
     json_key(&r->data, "retained_total");
     json_open(&r->data, '{');
     json_key(&r->data, "retained_count");
@@ -214,15 +271,25 @@ static int sites_section(report *r)
 int report_leak(report *r)
 {
     if (r->ndumps != 3) {
-        fputs("<section id=\"leak\">\n<h2>Leak</h2>\n<p>Give three dumps "
-              "(before, after, later) to see who holds the objects new "
-              "in the second and still alive in the third.</p>\n"
-              "</section>\n",
-              r->body);
+        report_omit(r, "leak", "Leak",
+                    "give three dumps (before, after, later) to see who "
+                    "holds the objects new in the second and still alive "
+                    "in the third");
         return CLI_EXIT_OK;
     }
-    fputs("<section id=\"leak\">\n<h2>Leak: who holds it</h2>\n", r->body);
-    int rc = owners_section(r);
+    int rc = CLI_EXIT_OK;
+    if (r->shape.roots) {
+        fputs("<section id=\"leak\">\n<h2>Leak: who holds it</h2>\n",
+              r->body);
+        rc = owners_section(r);
+    } else {
+        fputs("<section id=\"leak\">\n<h2>Leak</h2>\n", r->body);
+        report_omit(r, "owners", "Who holds the leak",
+                    "the third dump has no roots (no ROOT record), so no "
+                    "object holds another: a native heap of heapfmt-malloc "
+                    "records its blocks, not the pointers between them; "
+                    "the leak is shown by where it was allocated");
+    }
     if (rc != CLI_EXIT_ERROR)
         rc = report_worse(rc, sites_section(r));
     fputs("</section>\n", r->body);

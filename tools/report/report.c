@@ -64,12 +64,27 @@ char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
 
 typedef int (*section_fn)(report *);
 
+/* The sections after the overview, in order: a native heap's stacks
+ * first (report.h). */
+static int rest(report *r)
+{
+    static const section_fn managed[] = {report_trend, report_leak,
+                                         report_retained, report_sites,
+                                         report_stacks, report_omitted_out};
+    static const section_fn native[] = {report_stacks, report_trend,
+                                        report_leak, report_retained,
+                                        report_sites, report_omitted_out};
+    int rc = report_shape_of(r);
+    const section_fn *s = r->shape.native ? native : managed;
+    for (size_t i = 0; i < 6 && rc != CLI_EXIT_ERROR; i++)
+        rc = report_worse(rc, s[i](r));
+    return rc;
+}
+
 int report_write(FILE *out, const char *const *paths, size_t npaths,
                  const report_options *opt)
 {
-    static const section_fn sections[] = {report_overview, report_trend,
-                                          report_leak, report_retained,
-                                          report_sites};
+    static const section_fn sections[] = {report_overview, rest};
     report r;
     memset(&r, 0, sizeof r);
     r.paths = paths;
@@ -98,6 +113,9 @@ int report_write(FILE *out, const char *const *paths, size_t npaths,
     }
     json_close(&r.data, '}');
     histo_table_free(&r.classes);
+    histo_table_free(&r.by_site);
+    histo_table_free(&r.by_stack);
+    histo_table_free(&r.by_frame);
     int failed = fclose(r.body) != 0;
     failed |= fclose(data_f) != 0;
     if (failed && rc != CLI_EXIT_ERROR) {

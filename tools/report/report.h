@@ -10,10 +10,19 @@
  *     overview    1+ dumps     "dumps"       bar chart of objects, bytes
  *     trend       2+ dumps     "trend"       sparklines, sorting
  *     leak        3 dumps      "owners",     chains of boxes
- *                              "retained_sites"
- *     retained    1+ dumps     "dominators"  treemap
- *     sites       1+ dumps     "sites",      sorting; flame graph
- *                              "stacks"
+ *                 (owners:     "retained_sites" (or _frames, _classes)
+ *                 roots)
+ *     retained    roots        "dominators"  treemap
+ *     sites       sites        "sites"       sorting
+ *     stacks      stacks       "stacks",     flame graph; sorting
+ *                              "frames"
+ *     omitted                  "omitted"     (a list of what is not shown,
+ *                                            and why)
+ *
+ * What the last dump holds decides (shape.c): a section that cannot apply
+ * is left out with a line that says why (no empty table or treemap). A
+ * native heap (call stacks, no roots: heapfmt-malloc) shows its stacks
+ * first (the flame graph, then by frame), its trend and leak by frame.
  *
  * Rows are capped (report_limits) so that the page stays a few MB
  * whatever the heap; what was cut is said in the page, and each section's
@@ -42,6 +51,22 @@ typedef struct report_options {
     int weak; /* weak references hold their targets (heapfmt-graph --weak) */
 } report_options;
 
+/* What the last dump holds (shape.c). */
+typedef struct report_shape {
+    int roots;  /* ROOT records: references hold objects (owners, retained
+                   sizes) */
+    int sites;  /* allocation sites (file:line) */
+    int stacks; /* call stacks */
+    int native; /* stacks and no roots: a native heap (heapfmt-malloc) */
+} report_shape;
+
+/* A section left out, and why (for the page's "Not shown" list). */
+typedef struct report_omitted {
+    const char *section, *title, *reason;
+} report_omitted;
+
+#define REPORT_MAX_OMITTED 8
+
 typedef struct report {
     const char *const *paths;
     size_t ndumps;
@@ -49,6 +74,10 @@ typedef struct report {
     FILE *body;        /* the sections' HTML */
     json data;         /* the blob */
     histo_table classes; /* by class over every dump (overview, trend) */
+    report_shape shape;
+    histo_table by_site, by_stack, by_frame; /* of the last dump */
+    report_omitted omitted[REPORT_MAX_OMITTED];
+    size_t nomitted;
     int status;        /* the worst exit code so far */
 } report;
 
@@ -60,6 +89,17 @@ int report_trend(report *r);
 int report_leak(report *r);
 int report_retained(report *r);
 int report_sites(report *r);
+int report_stacks(report *r);
+/* The list of the sections left out, and why. */
+int report_omitted_out(report *r);
+
+/* Reads what the last dump holds into r->shape, and its tables by site,
+ * stack and frame (shape.c). Returns the exit code. */
+int report_shape_of(report *r);
+
+/* Notes that section (its id and title) is left out, and why. */
+void report_omit(report *r, const char *section, const char *title,
+                 const char *reason);
 
 /* Says in the page that a table shows shown of total rows. Nothing when
  * none was cut. */

@@ -114,6 +114,14 @@ static void class_sites_out(report *r, const graph *g, const rollup *ru,
 int report_retained(report *r)
 {
     const char *path = r->paths[r->ndumps - 1];
+    if (!r->shape.roots) {
+        report_omit(r, "retained", "Retained sizes",
+                    "the last dump has no roots (no ROOT record), so "
+                    "nothing in it holds anything else: no object retains "
+                    "more than itself (a native heap of heapfmt-malloc "
+                    "records its blocks, not the pointers between them)");
+        return CLI_EXIT_OK;
+    }
     cmd_options opt;
     memset(&opt, 0, sizeof opt);
     opt.weak = r->opt->weak;

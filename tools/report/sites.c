@@ -1,24 +1,14 @@
-/* sites.c -- the allocation sites of the last dump (histo --by=site) and,
- * for a native dump, its allocation stacks (histo --by=stack, folded
- * names: outermost frame first, joined by ';') for the flame graph. */
+/* sites.c -- where the objects of the last dump were allocated: by site
+ * (histo --by=site) and, when the dump has call stacks, by stack (folded
+ * names: outermost frame first, joined by ';', for the flame graph) and
+ * by frame (histo --by=frame: the first frame past the allocator). The
+ * tables are shape.c's; a dump without sites or stacks gets a line that
+ * says so instead of a table of one "(no site)" row. */
 #include <string.h>
 
 #include "cli_exit.h"
-#include "cli_stack.h"
 #include "html.h"
 #include "report.h"
-
-/* histo's one-dump table of the last dump by, cut to top rows. */
-static int last_dump_table(report *r, histo_table *t, enum histo_by by,
-                           enum histo_format format, uint64_t top)
-{
-    histo_options opt = HISTO_OPTIONS_INIT;
-    opt.by = by;
-    opt.format = format;
-    opt.top = top;
-    opt.empty_ok = 1;
-    return histo_build(t, r->paths + r->ndumps - 1, 1, &opt);
-}
 
 /* How a one-dump histo table is shown: its blob key, the name of a row's
  * key, and whether the count is shown (the flame graph needs bytes
@@ -55,21 +45,20 @@ static void rows_out(report *r, const histo_table *t, const table_view *v)
     report_table_end(r, v->plural, t->nshown, t->nrows);
 }
 
-/* Whether any object of the table has a stack. */
-static int has_stacks(const histo_table *t)
-{
-    for (size_t i = 0; i < t->nshown; i++)
-        if (strcmp(t->rows[i].name, CLI_NO_STACK) != 0)
-            return 1;
-    return 0;
-}
-
 static const html_col site_cols[] = {
     {"site (file:line)", 0}, {"objects", 1}, {"bytes", 1}};
 static const table_view sites_view = {
     "sites", "sites-table",
     "Allocation sites of the last dump (click a header to sort)", "site",
     "sites", site_cols, 3, 1};
+
+static const html_col frame_cols[] = {
+    {"frame (the first past the allocator)", 0}, {"objects", 1},
+    {"bytes", 1}};
+static const table_view frames_view = {
+    "frames", "frames-table",
+    "Allocation frames of the last dump (click a header to sort)", "frame",
+    "frames", frame_cols, 3, 1};
 
 static const html_col stack_cols[] = {{"stack (outermost first)", 0},
                                       {"bytes", 1}};
@@ -79,25 +68,37 @@ static const table_view stacks_view = {
 
 int report_sites(report *r)
 {
-    fputs("<section id=\"sites\">\n<h2>Allocation sites</h2>\n", r->body);
-    histo_table t;
-    int rc = last_dump_table(r, &t, HISTO_BY_SITE, HISTO_FORMAT_JSON,
-                             REPORT_TOP_SITES);
-    if (rc != CLI_EXIT_ERROR)
-        rows_out(r, &t, &sites_view);
-    histo_table_free(&t);
-    if (rc != CLI_EXIT_ERROR) {
-        int src = last_dump_table(r, &t, HISTO_BY_STACK, HISTO_FORMAT_FOLDED,
-                                  REPORT_TOP_STACKS);
-        if (src != CLI_EXIT_ERROR && has_stacks(&t)) {
-            fputs("<h3>Allocation stacks by bytes (flame graph: the "
-                  "outermost frame on top)</h3>\n<div id=\"flame\"></div>\n",
-                  r->body);
-            rows_out(r, &t, &stacks_view);
-        }
-        histo_table_free(&t);
-        rc = report_worse(rc, src);
+    if (!r->shape.sites) {
+        report_omit(r, "sites", "Allocation sites",
+                    r->shape.stacks
+                        ? "the last dump records no file:line for its "
+                          "objects; their frames and stacks say where "
+                          "they were allocated"
+                        : "the last dump records no file:line for its "
+                          "objects (Ruby records them after "
+                          "ObjectSpace.trace_object_allocations_start)");
+        return CLI_EXIT_OK;
     }
+    fputs("<section id=\"sites\">\n<h2>Allocation sites</h2>\n", r->body);
+    rows_out(r, &r->by_site, &sites_view);
     fputs("</section>\n", r->body);
-    return rc;
+    return CLI_EXIT_OK;
+}
+
+int report_stacks(report *r)
+{
+    if (!r->shape.stacks) {
+        report_omit(r, "stacks", "Allocation stacks (flame graph)",
+                    "the last dump records no call stacks (heapfmt-malloc "
+                    "writes them for native heaps)");
+        return CLI_EXIT_OK;
+    }
+    fputs("<section id=\"stacks\">\n<h2>Allocation stacks by bytes (flame "
+          "graph: the outermost frame on top)</h2>\n<div id=\"flame\">"
+          "</div>\n",
+          r->body);
+    rows_out(r, &r->by_frame, &frames_view);
+    rows_out(r, &r->by_stack, &stacks_view);
+    fputs("</section>\n", r->body);
+    return CLI_EXIT_OK;
 }

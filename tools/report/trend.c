@@ -1,12 +1,21 @@
 /* trend.c -- the classes that grew: histo's table over every dump (its
  * default order for two dumps or more: growth in bytes), with counts and
- * bytes of each dump for the sparklines. */
+ * bytes of each dump for the sparklines; for a native heap, the frames
+ * that grew (histo --by=frame: its classes are malloc, calloc...). */
+#include <string.h>
+
 #include "cli_exit.h"
 #include "html.h"
 #include "report.h"
 
 static const html_col columns[] = {
     {"class", 0},          {"count growth", 1}, {"byte growth", 1},
+    {"count (last)", 1},   {"bytes (last)", 1}, {"counts", 0},
+    {"bytes", 0},
+};
+
+static const html_col frame_columns[] = {
+    {"frame", 0},          {"count growth", 1}, {"byte growth", 1},
     {"count (last)", 1},   {"bytes (last)", 1}, {"counts", 0},
     {"bytes", 0},
 };
@@ -31,21 +40,43 @@ static void delta_cell(FILE *f, uint64_t a, uint64_t b)
 
 int report_trend(report *r)
 {
-    const histo_table *t = &r->classes;
-    if (r->ndumps < 2)
+    if (r->ndumps < 2) {
+        report_omit(r, "trend", "Trend",
+                    "one dump: give two or more to see what grew");
         return CLI_EXIT_OK;
+    }
+    int native = r->shape.native, rc = CLI_EXIT_OK;
+    histo_table frames;
+    memset(&frames, 0, sizeof frames);
+    const histo_table *t = &r->classes;
+    if (native) {
+        histo_options opt = HISTO_OPTIONS_INIT;
+        opt.by = HISTO_BY_FRAME;
+        opt.top = REPORT_TOP_CLASSES;
+        opt.empty_ok = 1;
+        rc = histo_build(&frames, r->paths, r->ndumps, &opt);
+        if (rc == CLI_EXIT_ERROR) {
+            histo_table_free(&frames);
+            return rc;
+        }
+        t = &frames;
+    }
     size_t last = r->ndumps - 1;
     FILE *f = r->body;
-    fputs("<section id=\"trend\">\n<h2>Trend: the classes that grew</h2>\n",
+    fputs(native ? "<section id=\"trend\">\n<h2>Trend: the frames that "
+                   "grew</h2>\n"
+                 : "<section id=\"trend\">\n<h2>Trend: the classes that "
+                   "grew</h2>\n",
           f);
     report_table_begin(r, "trend", "trend-table",
                        "Change from the first dump to the last (click a "
                        "header to sort)",
-                       columns, sizeof columns / sizeof columns[0], 1);
+                       native ? frame_columns : columns,
+                       sizeof columns / sizeof columns[0], 1);
     for (size_t i = 0; i < t->nshown; i++) {
         const histo_row *row = &t->rows[i];
         json_open(&r->data, '{');
-        json_key(&r->data, "class");
+        json_key(&r->data, native ? "frame" : "class");
         json_str(&r->data, row->name, row->len);
         json_key(&r->data, "counts");
         json_open(&r->data, '[');
@@ -81,7 +112,9 @@ int report_trend(report *r)
     uint64_t changed = 0;
     for (size_t i = 0; i < t->nrows; i++)
         changed += !histo_row_unchanged(t, &t->rows[i]);
-    report_table_end(r, "classes that changed", t->nshown, changed);
+    report_table_end(r, native ? "frames that changed" : "classes that changed",
+                     t->nshown, changed);
     fputs("</section>\n", f);
-    return CLI_EXIT_OK;
+    histo_table_free(&frames);
+    return rc;
 }
