@@ -8,6 +8,7 @@
 
 #include "cli_dump.h"
 #include "cli_exit.h"
+#include "cli_scan.h"
 #include "cli_stack.h"
 #include "report.h"
 
@@ -30,8 +31,19 @@ static int has_named_row(const histo_table *t, const char *none)
            (t->nrows == 1 && strcmp(t->rows[0].name, none) != 0);
 }
 
+/* Stops the scan at the first ROOT record. */
+#define FOUND_ROOT 100
+
+static int on_record(void *ctx, heapfmt_reader *rd, const heapfmt_record *rec)
+{
+    (void)ctx;
+    (void)rd;
+    return rec->tag == HEAPFMT_TAG_ROOT ? FOUND_ROOT : 0;
+}
+
 /* Whether the dump at path has a ROOT record: the footer's count, or the
- * records of an incomplete dump (up to the first ROOT). A dump that
+ * records of an incomplete dump (up to the first ROOT, damage skipped as
+ * every tool skips it; its warnings were said once already). A dump that
  * cannot be read counts as having them: the sections that need them say
  * what is wrong, as before. */
 static int has_roots(const char *path)
@@ -40,20 +52,11 @@ static int has_roots(const char *path)
     if (cli_dump_open(&d, path, NULL) != CLI_EXIT_OK)
         return 1;
     const heapfmt_footer *f;
-    int found = 0;
-    if (heapfmt_reader_footer(d.reader, &f) == HEAPFMT_OK) {
+    int found;
+    if (heapfmt_reader_footer(d.reader, &f) == HEAPFMT_OK)
         found = f->totals.roots > 0;
-    } else {
-        heapfmt_record rec;
-        int rc;
-        while (!found && (rc = heapfmt_reader_next(d.reader, &rec)) !=
-                             HEAPFMT_DONE) {
-            if (rc == HEAPFMT_OK)
-                found = rec.tag == HEAPFMT_TAG_ROOT;
-            else if (rc != HEAPFMT_E_CORRUPT)
-                break;
-        }
-    }
+    else
+        found = cli_scan(&d, on_record, NULL) == FOUND_ROOT;
     cli_dump_close(&d);
     return found;
 }
