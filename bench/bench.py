@@ -664,6 +664,10 @@ class Bench:
         self.case(group, "heapfmt-graph dominators --by=class",
                   [g, "dominators", "--by=class", "-n", "10", dump],
                   objects=n, nbytes=size, size=label)
+        # what each object's reference to its class costs (issue 32)
+        self.case(group, "heapfmt-graph dominators --no-class-refs",
+                  [g, "dominators", "--no-class-refs", "-n", "10", dump],
+                  objects=n, nbytes=size, size=label)
         oid = self.top_dominator(dump, label)
         if oid is None:
             return
@@ -1382,6 +1386,14 @@ class Bench:
             add("heapfmt-graph dominators growth %s -> %s, time/object" %
                 (small, big), t, 1.15, t <= 1.15,
                 "1.0 = linear; memory/object %.2fx" % m)
+        plain = self.find("heapfmt-graph dominators --no-class-refs", big)
+        if plain:
+            t = dom["cpu_s"] / max(plain["cpu_s"], 1e-3)
+            m = dom["rss_kib"] / max(plain["rss_kib"], 1)
+            add("heapfmt-graph dominators with class references, %s objects, "
+                "time ratio" % big, t, 1.25, t <= 1.25,
+                "against --no-class-refs (issue 32: one more reference per "
+                "object); peak memory %.2fx" % m)
         r = self.find("heapfmt-graph dominators", "ruby")
         if r:
             add("heapfmt-graph dominators, Ruby heap, bytes/object",

@@ -15,6 +15,11 @@ typedef struct work {
     uint32_t *parent;   /* DFS tree parent; then the compressed ancestor */
     uint32_t *aux;      /* DFS edge cursor; then the predecessor offsets */
     uint32_t *pred;     /* predecessors, by aux */
+    /* With drop_edges, the class edges' predecessors apart (split):
+     * ctarget[0..nct) the class objects (preorder, ascending), cstart
+     * their lists' starts in cpred (cstart[nct] its end). */
+    uint32_t *ctarget, *cstart, *cpred;
+    uint32_t nct;
     uint32_t *idom;
     uint32_t *semi;
     uint32_t *label;
@@ -164,9 +169,25 @@ static uint32_t eval(work *w, size_t *cap, uint32_t v, uint32_t last)
     return w->label[x];
 }
 
+/* The least semidominator among the predecessors list[begin..end) of
+ * node i; s if none is less. Returns GRAPH_NONE when memory runs out. */
+static uint32_t least_semi(work *w, size_t *cap, const uint32_t *list,
+                           uint32_t begin, uint32_t end, uint32_t i,
+                           uint32_t s)
+{
+    for (uint32_t k = begin; k < end; k++) {
+        uint32_t u = eval(w, cap, list[k], i + 1);
+        if (u == GRAPH_NONE)
+            return GRAPH_NONE;
+        if (w->semi[u] < s)
+            s = w->semi[u];
+    }
+    return s;
+}
+
 static int semi_nca(work *w)
 {
-    uint32_t n = w->n;
+    uint32_t n = w->n, t = w->nct;
     size_t cap = 0;
     for (uint32_t p = 0; p < n; p++) {
         w->idom[p] = w->parent[p];
@@ -174,14 +195,15 @@ static int semi_nca(work *w)
         w->label[p] = p;
     }
     for (uint32_t i = n; i-- > 1;) {
-        uint32_t s = w->parent[i];
-        for (uint32_t k = w->aux[i]; k < w->aux[i + 1]; k++) {
-            uint32_t u = eval(w, &cap, w->pred[k], i + 1);
-            if (u == GRAPH_NONE)
-                return -1;
-            if (w->semi[u] < s)
-                s = w->semi[u];
+        uint32_t s = least_semi(w, &cap, w->pred, w->aux[i], w->aux[i + 1],
+                                i, w->parent[i]);
+        if (t > 0 && w->ctarget[t - 1] == i && s != GRAPH_NONE) {
+            t--;
+            s = least_semi(w, &cap, w->cpred, w->cstart[t], w->cstart[t + 1],
+                           i, s);
         }
+        if (s == GRAPH_NONE)
+            return -1;
         w->semi[i] = s;
     }
     for (uint32_t i = 1; i < n; i++) {
@@ -202,6 +224,9 @@ static void work_free(work *w)
     diff_mem_free(m, w->parent);
     diff_mem_free(m, w->aux);
     diff_mem_free(m, w->pred);
+    diff_mem_free(m, w->ctarget);
+    diff_mem_free(m, w->cstart);
+    diff_mem_free(m, w->cpred);
     diff_mem_free(m, w->idom);
     diff_mem_free(m, w->semi);
     diff_mem_free(m, w->label);
@@ -233,6 +258,90 @@ static int renumber(work *w)
     return 0;
 }
 
+/* For the dominators alone, on a graph with class edges: each object's
+ * class edge (its last, renumbered already) moves out of the edges into
+ * ctarget_of[v], and the edges close up. The predecessors are then built
+ * without them, and the class edges' apart once the edges are gone
+ * (class_predecessors), so that the class edges are never held twice:
+ * in the edges and in the predecessors. Returns the array, or NULL (no
+ * memory). */
+static uint32_t *split_classes(work *w)
+{
+    graph *g = w->g;
+    uint32_t *of = alloc_u32(w->mem, g->nobjects);
+    if (of == NULL)
+        return NULL;
+    uint32_t out = 0, start = g->off[0];
+    for (uint32_t v = 0; v < g->nnodes; v++) {
+        uint32_t end = g->off[v + 1];
+        g->off[v] = out;
+        int cls = v < g->nobjects && end > start && graph_has_class_edge(g, v);
+        if (v < g->nobjects)
+            of[v] = cls ? g->dst[end - 1] : GRAPH_NONE;
+        for (uint32_t e = start; e < end - (uint32_t)cls; e++)
+            g->dst[out++] = g->dst[e];
+        start = end;
+    }
+    g->off[g->nnodes] = out;
+    g->nedges = out;
+    void *p = out > 0 ? diff_mem_realloc(w->mem, g->dst, out * sizeof *g->dst)
+                      : NULL;
+    if (p != NULL)
+        g->dst = p; /* keeping the larger block is harmless */
+    return of;
+}
+
+/* The class edges' predecessors, by target: the reachable objects whose
+ * class each class object is (of: split_classes's, by object). Returns 0
+ * or -1. */
+static int class_predecessors(work *w, const uint32_t *of)
+{
+    graph *g = w->g;
+    uint32_t n = w->n;
+    uint32_t *count = alloc_u32(w->mem, (size_t)n + 1);
+    if (count == NULL)
+        return -1;
+    memset(count, 0, ((size_t)n + 1) * sizeof *count);
+    size_t m = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        uint32_t v = w->vertex[p];
+        if (v < g->nobjects && of[v] != GRAPH_NONE) {
+            count[of[v]]++;
+            m++;
+        }
+    }
+    uint32_t nct = 0;
+    for (uint32_t q = 0; q < n; q++)
+        nct += count[q] > 0;
+    w->ctarget = alloc_u32(w->mem, nct);
+    w->cstart = alloc_u32(w->mem, (size_t)nct + 1);
+    w->cpred = alloc_u32(w->mem, m);
+    if (w->ctarget == NULL || w->cstart == NULL || w->cpred == NULL) {
+        diff_mem_free(w->mem, count);
+        return -1;
+    }
+    /* count[q] becomes where q's list is filled next */
+    uint32_t at = 0, k = 0;
+    for (uint32_t q = 0; q < n; q++) {
+        if (count[q] == 0)
+            continue;
+        w->ctarget[k] = q;
+        w->cstart[k++] = at;
+        uint32_t c = count[q];
+        count[q] = at;
+        at += c;
+    }
+    w->cstart[nct] = at;
+    w->nct = nct;
+    for (uint32_t p = 0; p < n; p++) {
+        uint32_t v = w->vertex[p];
+        if (v < g->nobjects && of[v] != GRAPH_NONE)
+            w->cpred[count[of[v]]++] = p;
+    }
+    diff_mem_free(w->mem, count);
+    return 0;
+}
+
 int dom_build(graph *g, dom_tree *t, int drop_edges)
 {
     memset(t, 0, sizeof *t);
@@ -250,12 +359,26 @@ int dom_build(graph *g, dom_tree *t, int drop_edges)
         w.aux == NULL)
         goto fail;
     number(&w);
-    if ((drop_edges && renumber(&w) != 0) || predecessors(&w) != 0)
+    uint32_t *class_of = NULL;
+    if (drop_edges && renumber(&w) != 0)
         goto fail;
+    if (drop_edges && g->class_bits != NULL &&
+        (class_of = split_classes(&w)) == NULL)
+        goto fail;
+    if (predecessors(&w) != 0) {
+        diff_mem_free(w.mem, class_of);
+        goto fail;
+    }
     FREE(&w, pre);
     FREE(&w, root_pre);
     if (drop_edges)
         graph_drop_edges(g);
+    if (class_of != NULL) {
+        int failed = class_predecessors(&w, class_of) != 0;
+        diff_mem_free(w.mem, class_of);
+        if (failed)
+            goto fail;
+    }
     w.idom = alloc_u32(w.mem, w.n);
     w.semi = alloc_u32(w.mem, w.n);
     w.label = alloc_u32(w.mem, w.n);

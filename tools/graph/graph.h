@@ -98,6 +98,8 @@ typedef struct graph {
     uint64_t weak_dropped; /* weak references left out (keep_weak = 0) */
     uint64_t duplicates;   /* objects whose id an earlier one has */
     uint64_t class_edges;  /* references to classes added (class_refs) */
+    unsigned char *class_bits; /* [nobjects / 8 + 1] bit v: object v's last
+                                  edge is its class edge; NULL when none */
     int labeled;           /* the dump has labeled references */
     int status;            /* CLI_EXIT_OK or CLI_EXIT_INCOMPLETE */
 } graph;
@@ -136,6 +138,13 @@ int graph_find(const graph *g, uint64_t id, uint32_t *node);
 int graph_index_build(graph *g);
 void graph_index_drop(graph *g);
 
+/* Adds each object's reference to its class as its last edge (load.c,
+ * class_edges.c): to a resolved graph, before its id index is dropped,
+ * or to one with target_ids. cls: each object's class slot, or NULL to
+ * take it from its kind; labels: give them labels (GRAPH_LABEL_CLASS).
+ * Returns 0, -1 (no memory) or -2 (too many references). */
+int graph_add_class_edges(graph *g, const uint32_t *cls, int labels);
+
 /* Frees the edges (successors and labels), keeping the nodes. */
 void graph_drop_edges(graph *g);
 
@@ -150,6 +159,14 @@ typedef struct graph_label {
 } graph_label;
 
 void graph_edge_label(const graph *g, size_t e, graph_label *out);
+
+/* Whether object v's last edge is its reference to its class (kept
+ * without labels too). */
+static inline int graph_has_class_edge(const graph *g, uint32_t v)
+{
+    return g->class_bits != NULL && v < g->nobjects &&
+           (g->class_bits[v / 8] >> (v % 8) & 1u);
+}
 
 /* Whether edge e is an object's reference to its class (labels kept). */
 static inline int graph_edge_is_class(const graph *g, size_t e)

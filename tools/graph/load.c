@@ -2,14 +2,15 @@
  * node numbers in place.
  *
  * Each object also references its class: the object of its CLASS record's
- * id (spec/FORMAT.md 6.3), added here as the object's last edge (labeled
- * GRAPH_LABEL_CLASS) unless the object already lists it. Producers leave
- * the class out of the references (Ruby's own mark function reports it,
- * ObjectSpace.dump_all and HeapFmt.dump skip it; HPROF has it in the
- * record only), so adding it when the graph is built serves every dump,
- * those already written included, and costs the files nothing. A class
- * whose object is not in the dump (heapfmt-malloc's frames, V8's
- * constructor names) adds no edge and no dangling reference.
+ * id (spec/FORMAT.md 6.3), added once the references are resolved, as the
+ * object's last edge (labeled GRAPH_LABEL_CLASS), unless the object lists
+ * it already (class_edges.c). Producers leave the class out of the
+ * references (Ruby's own mark function reports it, ObjectSpace.dump_all
+ * and HeapFmt.dump skip it; HPROF has it in the record only), so adding
+ * it when the graph is built serves every dump, those already written
+ * included, and costs the files nothing. A class whose object is not in
+ * the dump (heapfmt-malloc's frames, V8's constructor names) adds no edge
+ * and no dangling reference.
  *
  * While reading, a reference is its target's 8-byte id. Once every object
  * is known, an id hash maps each to a node number, written as 4 bytes over
@@ -42,10 +43,10 @@ typedef struct loader {
     size_t nroot_raw, cap_root_raw, cap_root_label;
     graph_big_index *root_big;
     size_t nroot_big, cap_root_big;
-    /* A bit per object: its last reference is the class edge added here
-     * (not counted as dangling when the class object is missing). */
-    unsigned char *class_bits;
-    size_t cap_class_bits;
+    /* Each object's class slot, for its class edge, when the kinds (which
+     * hold it) are not kept. */
+    uint32_t *cls;
+    size_t cap_cls;
     uint32_t tick;
     cli_progress progress;
 } loader;
@@ -100,20 +101,6 @@ static int label_code(loader *l, const heapfmt_rlabel *lb, uint32_t edge,
     return 0;
 }
 
-/* Room for the labels of references up to need in *lab: allocated from
- * the first labeled reference on, the ones before it unlabeled (0). */
-static int labels_room(const graph *g, uint32_t **lab, size_t *cap_lab,
-                       size_t nraw, size_t need)
-{
-    int first = *lab == NULL;
-    if (diff_mem_reserve(g->mem, (void **)lab, cap_lab, need, sizeof **lab) !=
-        0)
-        return HEAPFMT_E_NOMEM;
-    if (first && nraw > 0)
-        memset(*lab, 0, nraw * sizeof **lab);
-    return 0;
-}
-
 /* Appends the references of the record just read to raw (and their labels
  * to lab), leaving weak ones out unless kept. */
 static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
@@ -147,9 +134,17 @@ static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
         0)
         return HEAPFMT_E_NOMEM;
     *cap_raw = cap_bytes;
+    /* Labels take room from the first labeled reference on; the ones
+     * before it are unlabeled (0). */
     int keep = l->opt->keep_labels && (labels != NULL || *lab != NULL);
-    if (keep && labels_room(g, lab, cap_lab, *nraw, *nraw + (size_t)n) != 0)
-        return HEAPFMT_E_NOMEM;
+    if (keep) {
+        int first = *lab == NULL;
+        if (diff_mem_reserve(g->mem, (void **)lab, cap_lab, *nraw + (size_t)n,
+                        sizeof **lab) != 0)
+            return HEAPFMT_E_NOMEM;
+        if (first && *nraw > 0)
+            memset(*lab, 0, *nraw * sizeof **lab);
+    }
     for (long i = 0; i < n; i++) {
         if (labels != NULL && labels[i].weak && !l->opt->keep_weak) {
             g->weak_dropped++;
@@ -195,44 +190,6 @@ static int set_object(graph *g, size_t n, const heapfmt_robject *o)
     return tuples_intern(&g->kinds, &k, &g->kind[n]);
 }
 
-/* Adds object n's reference to its class (see the top of this file), after
- * the references the record lists. Returns 0, -1 (no memory) or -100 (too
- * many references, reported). */
-static int add_class_edge(loader *l, size_t n, const heapfmt_robject *o)
-{
-    graph *g = l->g;
-    uint64_t cid = o->klass->id; /* 0: no class, or not known */
-    if (!l->opt->class_refs || cid == 0 || cid == o->id)
-        return 0;
-    for (size_t j = g->off[n]; j < l->nraw; j++)
-        if (get_u64(l->raw, j) == cid)
-            return 0; /* listed already, with its own label */
-    if ((uint64_t)l->nraw + l->nroot_raw + g->nroots + 2 > GRAPH_MAX_EDGES)
-        return too_many(l, "references", GRAPH_MAX_EDGES), -100;
-    size_t cap_bytes = l->cap_raw;
-    if (diff_mem_reserve(g->mem, (void **)&l->raw, &cap_bytes, l->nraw + 1,
-                         8) != 0)
-        return -1;
-    l->cap_raw = cap_bytes;
-    if (l->opt->keep_labels) {
-        if (labels_room(g, &g->label, &l->cap_label, l->nraw, l->nraw + 1) !=
-            0)
-            return -1;
-        g->label[l->nraw] = GRAPH_LABEL_CLASS;
-    }
-    size_t c = l->cap_class_bits;
-    if (diff_mem_reserve(g->mem, (void **)&l->class_bits, &c, n / 8 + 1, 1) !=
-        0)
-        return -1;
-    if (c > l->cap_class_bits) /* new bytes start clear */
-        memset(l->class_bits + l->cap_class_bits, 0, c - l->cap_class_bits);
-    l->cap_class_bits = c;
-    l->class_bits[n / 8] |= (unsigned char)(1u << (n % 8));
-    put_u64(l->raw, l->nraw++, cid);
-    g->class_edges++;
-    return 0;
-}
-
 static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
 {
     graph *g = l->g;
@@ -272,9 +229,13 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
         if (rc != 0)
             return refs_failed(l, rc);
     }
-    int crc = add_class_edge(l, n, o);
-    if (crc != 0)
-        return crc == -100 ? CLI_EXIT_ERROR : no_memory(l);
+    if (l->opt->class_refs && !l->opt->keep_objects) {
+        /* the class edge waits as the class's slot (class_edges.c) */
+        if (diff_mem_reserve(g->mem, (void **)&l->cls, &l->cap_cls, n + 1,
+                             sizeof *l->cls) != 0)
+            return no_memory(l);
+        l->cls[n] = o->klass->slot;
+    }
     if (--l->tick == 0) {
         l->tick = PROGRESS_EVERY;
         heapfmt_progress p;
@@ -399,10 +360,21 @@ int graph_find(const graph *g, uint64_t id, uint32_t *node)
     return 1;
 }
 
-static inline int is_class_edge(const loader *l, uint32_t v)
+/* Adds the class edges (class_edges.c), with their labels when labels
+ * are kept. Returns 0, -1 (no memory) or -2 (too many references,
+ * reported). */
+static int add_classes(loader *l)
 {
-    return (size_t)v / 8 < l->cap_class_bits &&
-           (l->class_bits[v / 8] >> (v % 8) & 1u);
+    if (!l->opt->class_refs)
+        return 0;
+    int rc = graph_add_class_edges(l->g, l->opt->keep_objects ? NULL : l->cls,
+                                   l->opt->keep_labels);
+    DIFF_MEM_DROP(l->g->mem, l->cls);
+    if (rc == -2) {
+        too_many(l, "references", GRAPH_MAX_EDGES);
+        return -2;
+    }
+    return rc;
 }
 
 /* Turns the ids in raw into node numbers, dropping (and counting) the
@@ -414,7 +386,7 @@ static int resolve(loader *l)
         g->nedges = g->off[g->nnodes];
         g->target_id = (uint64_t *)(void *)l->raw;
         l->raw = NULL;
-        return 0;
+        return add_classes(l);
     }
     if (graph_index_build(g) != 0)
         return -1;
@@ -438,10 +410,7 @@ static int resolve(loader *l)
             uint32_t t = id_index_find(x, get_u64(l->raw, j));
             int big = bi < g->nbig && g->big[bi].edge == j;
             if (t == GRAPH_NONE) {
-                if (j + 1 == end && v < g->nobjects && is_class_edge(l, v))
-                    g->class_edges--; /* its class is not an object here */
-                else
-                    g->dangling++;
+                g->dangling++;
                 bi += big;
                 continue;
             }
@@ -471,6 +440,9 @@ static int resolve(loader *l)
         if (q != NULL)
             g->label = q;
     }
+    int crc = add_classes(l);
+    if (crc != 0)
+        return crc;
     if (!l->opt->keep_index)
         graph_index_drop(g);
     if (!l->opt->keep_objects) {
@@ -495,7 +467,7 @@ static void loader_free(loader *l)
     diff_mem_free(m, l->root_raw);
     diff_mem_free(m, l->root_label);
     diff_mem_free(m, l->root_big);
-    diff_mem_free(m, l->class_bits);
+    diff_mem_free(m, l->cls);
 }
 
 int graph_load(graph *g, const char *path, const graph_options *opt)
@@ -532,7 +504,10 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
     rc = cli_scan(&g->d, on_record, &l);
     cli_progress_end(&l.progress);
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
-        if (append_roots(&l) != 0 || resolve(&l) != 0)
+        int rrc = append_roots(&l) != 0 ? -1 : resolve(&l);
+        if (rrc == -2)
+            rc = CLI_EXIT_ERROR; /* said */
+        else if (rrc != 0)
             rc = no_memory(&l);
     }
     loader_free(&l);
@@ -542,6 +517,7 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
 
 void graph_drop_edges(graph *g)
 {
+    DIFF_MEM_DROP(g->mem, g->class_bits);
     DIFF_MEM_DROP(g->mem, g->dst);
     DIFF_MEM_DROP(g->mem, g->target_id);
     DIFF_MEM_DROP(g->mem, g->label);
