@@ -134,6 +134,32 @@ run "$BIN/heapfmt-graph" referrers -f tsv leak.dump "$soft"
 expect_out_has "$(printf 'java.lang.ref.SoftReference\tinstance')" \
     "referrers lists the SoftReference"
 
+# An instance references its class (heapfmt-graph adds it): the class
+# objects of arrays, which no root holds, are reached through their
+# instances; [LLeak$Node;'s only instance is the softly held one.
+class_obj() { # NAME: the id of the class object of NAME
+    "$BIN/heapfmt-export" -f ndjson leak.dump | python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l)
+    if d.get("type") == "class" and d.get("value") == sys.argv[1]:
+        print(d["id"])
+        break' "$1"
+}
+ints=$(class_obj '[I')
+run "$BIN/heapfmt-graph" path -f tsv leak.dump "$ints"
+expect_rc 0 "graph path to the class object of int[]"
+last=$(printf '%s\n' "$out" | tail -n 1 | cut -f 4,5)
+[ "$last" = "$(printf '(class)\t%s' "$ints")" ] && pass ||
+    fail "int[]'s class object is reached as an int[]'s class: $last"
+nodes=$(class_obj '[LLeak$Node;')
+run "$BIN/heapfmt-graph" path leak.dump "$nodes"
+expect_err_has "not reachable from any root by strong references" \
+    "Node[]'s class: its only instance is held softly"
+run "$BIN/heapfmt-graph" path --weak -f tsv leak.dump "$nodes"
+expect_out_has "$(printf 'referent (weak)\t')" "--weak: through the referent"
+expect_out_has "$(printf '(class)\t%s' "$nodes")" "then as its class"
+
 # --jvm=wide: the sizes of a JVM without compressed references.
 run "$imp" --jvm=wide -o wide.dump leak.hprof
 expect_success "--jvm=wide"
