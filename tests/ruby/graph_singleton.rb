@@ -18,7 +18,7 @@ module Build
   def self.service
     svc = Object.new
     kept = []
-    svc.define_singleton_method(:remember) { |x| x ? kept << x : kept }
+    svc.define_singleton_method(:remember) { |x| x ? (kept << x; nil) : kept }
     svc
   end
 
@@ -26,7 +26,7 @@ module Build
     w = Object.new
     w.extend(Module.new do
       store = []
-      define_method(:store) { |x| x ? store << x : store }
+      define_method(:store) { |x| x ? (store << x; nil) : store }
     end)
     w
   end
@@ -38,9 +38,14 @@ module Build
   end
 end
 
-SERVICE = Build.service
-WORKER = Build.worker
-STATS = Build.stats
+# Made and filled in threads that end before each dump: the machine
+# stack the VM scans (conservatively: a stale copy of an address there
+# is a root) is the dumping thread's, which never held them.
+Thread.new do
+  Object.const_set(:SERVICE, Build.service)
+  Object.const_set(:WORKER, Build.worker)
+  Object.const_set(:STATS, Build.stats)
+end.join
 
 def samples
   STATS.singleton_class.instance_variable_get(:@samples)
@@ -52,17 +57,18 @@ def fill(from, count)
     WORKER.store("wrk-#{from + i}")
     samples << "st-#{from + i}"
   end
+  nil # (the methods return nil: no Array is left in a register)
 end
 
 dir = ARGV.fetch(0)
 address = ->(obj) { JSON.parse(ObjectSpace.dump(obj))["address"] }
-fill(0, 10)
+Thread.new { fill(0, 10) }.join
 GC.start
 HeapFmt.dump("#{dir}/s1.dump")
-fill(10, 1000)
+Thread.new { fill(10, 1000) }.join
 GC.start
 HeapFmt.dump("#{dir}/s2.dump")
-fill(1010, 1000)
+Thread.new { fill(1010, 1000) }.join
 GC.start
 HeapFmt.dump("#{dir}/s3.dump")
 File.write("#{dir}/sids",
