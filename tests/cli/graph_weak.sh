@@ -71,7 +71,14 @@ cd "$root" || exit 1
 if ruby -rrbconfig -e \
     'exit File.exist?(File.join(RbConfig::CONFIG["rubyhdrdir"], "ruby.h"))' \
     >/dev/null 2>&1 && [ -e "$BIN/../ruby/heapfmt.so" ]; then
-    run ruby -I "$BIN/../ruby" tests/ruby/graph_weak.rb "$TMPDIR"
+    # a sanitizer build's extension needs its runtime first (as
+    # tests/ruby/common.sh does, for ruby alone)
+    ruby_env=()
+    if nm "$BIN/../lib/libheapfmt.a" 2>/dev/null | grep -q ' __asan_'; then
+        ruby_env=(env "LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)"
+                  "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:use_sigaltstack=0}")
+    fi
+    run "${ruby_env[@]}" ruby -I "$BIN/../ruby" tests/ruby/graph_weak.rb "$TMPDIR"
     expect_success "a Ruby heap with a WeakMap"
     map=$(printf '0x%016x' "$(sed -n 1p "$TMPDIR/weak.ids")")
     key=$(printf '0x%016x' "$(sed -n 2p "$TMPDIR/weak.ids")")
