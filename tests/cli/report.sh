@@ -62,6 +62,16 @@ check histo histo.json "two dumps: overview = histo"
 grep -q 'id="trend-table"' page.html && pass || fail "two dumps: a trend"
 grep -q 'id="owners-table"' page.html && fail "two dumps: owners" || pass
 
+# ---- three dumps without allocation sites (a Ruby heap without tracing) ----
+gen_dump s1.dump -n 20000 -s 1 --no-sites
+gen_dump s2.dump -n 22000 -s 1 --no-sites
+gen_dump s3.dump -n 24000 -s 1 --no-sites
+run "$report" -o page.html s1.dump s2.dump s3.dump
+expect_success "three dumps without sites"
+"$BIN/heapfmt-graph" owners -f json s1.dump s2.dump s3.dump >owners.json 2>/dev/null
+check owners owners.json "no sites: owners = heapfmt-graph owners"
+grep -q '(no site)' page.html && pass || fail "no sites: the one (no site) row"
+
 # ---- one native dump, to standard output: the flame graph ----
 run "$report" native.dump
 expect_rc 0 "one native dump"

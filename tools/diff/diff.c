@@ -481,7 +481,7 @@ static int compute(run *r, const char *const *paths)
     objset_free(&r->chunk);
     objset_free(&r->deferred);
     diff_result *res = r->res;
-    if (!opt->list && check_keys(r) != CLI_EXIT_OK)
+    if (!opt->list && !opt->empty_ok && check_keys(r) != CLI_EXIT_OK)
         return CLI_EXIT_ERROR;
     if (opt->list) {
         olist_finish(&res->items);

@@ -32,6 +32,9 @@ typedef struct diff_options {
     const filter *filter; /* NULL: every class */
     size_t chunk;         /* objects per streamed chunk; 0: default */
     const diff_mem *mem;  /* NULL: malloc; must outlive the result */
+    int empty_ok;         /* --by=site, stack, frame on dumps that record
+                             none: one "(no site)" or "(no stack)" row, not
+                             an error (heapfmt-report shows what there is) */
 } diff_options;
 
 #define DIFF_OPTIONS_INIT { .by = DIFF_BY_CLASS }

@@ -219,6 +219,7 @@ static int sites_section(report *r)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.by = v->by;
     opt.top = REPORT_TOP_SITES;
+    opt.empty_ok = 1; /* dumps without sites: one "(no site)" row */
     diff_result res;
     int rc = diff_compute(r->paths, 3, &opt, &res);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
