@@ -32,6 +32,20 @@
 
 #include "heapfmt_ruby.h"
 
+/* The interface between this extension and lib/heapfmt.rb, which refuses
+ * an extension whose HeapFmt::EXT_ABI differs from its own: raise both
+ * together when either side starts relying on something new. (-D lets a
+ * test build a mismatched extension.) */
+#ifndef HR_EXT_ABI
+#define HR_EXT_ABI 1
+#endif
+
+/* The Ruby whose headers this extension was compiled with: its ABI. */
+#ifndef HR_RUBY_API_MAJOR
+#define HR_RUBY_API_MAJOR RUBY_API_VERSION_MAJOR
+#define HR_RUBY_API_MINOR RUBY_API_VERSION_MINOR
+#endif
+
 /* Also exported by libruby without a public declaration. */
 size_t rb_obj_gc_flags(VALUE obj, ID *flags, size_t max);
 
@@ -935,8 +949,30 @@ static VALUE hr_walk_floor_m(VALUE self)
     return rb_assoc_new(ULL2NUM(n), ULL2NUM(sum));
 }
 
+/* Refuses, with a LoadError that says so, to run in a Ruby other than the
+ * one this extension was compiled for: structures the walk reads differ
+ * between Ruby versions (a gem built for one Ruby and found by another
+ * through a shared GEM_HOME, say). */
+static void check_ruby_abi(void)
+{
+    if (ruby_api_version[0] == HR_RUBY_API_MAJOR &&
+        ruby_api_version[1] == HR_RUBY_API_MINOR)
+        return;
+    Dl_info info;
+    const char *self = dladdr((void *)check_ruby_abi, &info) && info.dli_fname
+                           ? info.dli_fname
+                           : "heapfmt.so";
+    rb_raise(rb_eLoadError,
+             "heapfmt: %s was built for Ruby %d.%d, not for this Ruby %d.%d: "
+             "reinstall the gem with this Ruby (gem pristine heapfmt), or "
+             "rebuild it (make ruby RUBY=...)",
+             self, HR_RUBY_API_MAJOR, HR_RUBY_API_MINOR, ruby_api_version[0],
+             ruby_api_version[1]);
+}
+
 RUBY_FUNC_EXPORTED void Init_heapfmt(void)
 {
+    check_ruby_abi();
     rb_global_variable(&mHeapFmt); /* marked and pinned: GC.compact */
     rb_global_variable(&eError);
     mHeapFmt = rb_define_module("HeapFmt");
@@ -944,6 +980,7 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
      * SystemCallError: Errno::ENOSPC...). */
     eError = rb_define_class_under(mHeapFmt, "Error", rb_eStandardError);
     rb_define_const(mHeapFmt, "VERSION", rb_str_new_cstr(heapfmt_version()));
+    rb_define_const(mHeapFmt, "EXT_ABI", INT2FIX(HR_EXT_ABI));
     rb_define_const(mHeapFmt, "FORMAT_VERSION",
                     rb_sprintf("%d.%d", HEAPFMT_FORMAT_MAJOR,
                                HEAPFMT_FORMAT_MINOR));

@@ -1,19 +1,28 @@
 # bindings/ruby/ruby.mk -- the Ruby extension, included by the top-level
 # Makefile (which defines BUILD, LIB_A, CFLAGS, DEPFLAGS, DESTDIR...).
 #
-#   make ruby            build $(BUILD)/ruby/heapfmt.so: ruby -I build/ruby
-#                        -e 'require "heapfmt"'
-#   make ruby-lib        also copies it to lib/heapfmt.so (RUBY_LIB_DIR=dir:
-#                        elsewhere), where Bundler finds it for a
+# The gem's layout: lib/heapfmt.rb (what `require "heapfmt"` loads: it
+# loads the extension heapfmt/heapfmt.so and checks that both come from
+# one build), lib/heapfmt/tools.rb and exe/* (the tools as the gem's
+# executables), ext/heapfmt/extconf.rb (the gem's build).
+#
+#   make ruby            build $(BUILD)/ruby/heapfmt/heapfmt.so beside a
+#                        copy of lib/: ruby -I build/ruby -e 'require "heapfmt"'
+#   make ruby-lib        also copies the extension to lib/heapfmt/ and the
+#                        gem's tools to lib/heapfmt/bin/ (RUBY_LIB_DIR=dir:
+#                        elsewhere), where Bundler finds them for a
 #                        `gem "heapfmt", path: "..."` source: Bundler does
 #                        not compile the extensions of path sources
-#   make install         also installs it into Ruby's sitearchdir (where
-#                        `require "heapfmt"` finds it), under DESTDIR;
-#                        RUBY_SITEARCHDIR=dir installs it elsewhere.
+#   make install-ruby    installs lib/ and the extension into Ruby's
+#                        sitearchdir (RUBY_SITEARCHDIR=dir: elsewhere), under
+#                        DESTDIR, where a plain `require "heapfmt"` finds it
+#                        before any gem: only when asked, never by `make
+#                        install`
+#   make uninstall-ruby  removes it, and the heapfmt.so older versions'
+#                        `make install` put there (as `make uninstall` does)
 #
-# `all`, `install` and `uninstall` include the extension only when ruby and
-# its headers (Debian: ruby-dev) are installed. RUBY names the ruby to build
-# for (default: ruby).
+# `all` builds the extension only when ruby and its headers (Debian:
+# ruby-dev) are installed. RUBY names the ruby to build for (default: ruby).
 
 RUBY ?= ruby
 
@@ -42,19 +51,23 @@ RUBY_SITEARCHDIR ?= $(call rbconfig,sitearchdir)
 
 RUBY_EXT_SRCS := $(wildcard bindings/ruby/*.c)
 RUBY_EXT_OBJS := $(RUBY_EXT_SRCS:%.c=$(BUILD)/obj/%.o)
-RUBY_EXT      := $(BUILD)/ruby/heapfmt.$(or $(RUBY_DLEXT),so)
+RUBY_EXT      := $(BUILD)/ruby/heapfmt/heapfmt.$(or $(RUBY_DLEXT),so)
+# The gem's Ruby code, and its copy beside the extension in $(BUILD)/ruby.
+RUBY_CODE       := $(wildcard lib/*.rb lib/heapfmt/*.rb)
+RUBY_CODE_BUILT := $(RUBY_CODE:lib/%=$(BUILD)/ruby/%)
+# The tools the gem carries: one executable (exe/NAME) per tool.
+RUBY_GEM_TOOLS ?= $(notdir $(wildcard exe/*))
 
-.PHONY: ruby ruby-lib install-ruby uninstall-ruby
+.PHONY: ruby ruby-lib ruby-tools install-ruby uninstall-ruby uninstall-ruby-old
 
 RUBY_LIB_DIR ?= lib
 
 ifneq ($(RUBY_DLEXT),)
 all: ruby
-install: install-ruby
-uninstall: uninstall-ruby
+uninstall: uninstall-ruby-old
 
-## ruby: build the Ruby extension build/ruby/heapfmt.so (needs ruby-dev)
-ruby: $(RUBY_EXT)
+## ruby: build the Ruby extension in build/ruby (needs ruby-dev)
+ruby: $(RUBY_EXT) $(RUBY_CODE_BUILT)
 else
 ruby:
 	@echo 'make ruby: $(RUBY) or its headers are missing (Debian: apt-get install ruby-dev)' >&2
@@ -71,16 +84,35 @@ $(RUBY_EXT): $(RUBY_EXT_OBJS) $(LIB_A)
 	$(CC) $(RUBY_EXT_CFLAGS) $(RUBY_EXT_LDFLAGS) -o $@ $(RUBY_EXT_OBJS) \
 	  $(LIB_A) $(RUBY_EXT_LIBS)
 
-## ruby-lib: the extension in lib/heapfmt.so, for Bundler's path: sources
-ruby-lib: $(RUBY_EXT)
-	@mkdir -p '$(RUBY_LIB_DIR)'
-	cp $(RUBY_EXT) '$(RUBY_LIB_DIR)/'
+$(BUILD)/ruby/%.rb: lib/%.rb
+	@mkdir -p $(@D)
+	cp $< $@
 
+## ruby-tools: build the tools the gem carries (RUBY_GEM_TOOLS) in build/bin
+ruby-tools: $(RUBY_GEM_TOOLS:%=$(BUILD)/bin/%)
+
+## ruby-lib: the extension and tools in lib/heapfmt/, for Bundler's path: sources
+ruby-lib: $(RUBY_EXT) ruby-tools
+	@mkdir -p '$(RUBY_LIB_DIR)/heapfmt/bin'
+	cp $(RUBY_EXT) '$(RUBY_LIB_DIR)/heapfmt/'
+	cp $(RUBY_GEM_TOOLS:%=$(BUILD)/bin/%) '$(RUBY_LIB_DIR)/heapfmt/bin/'
+
+## install-ruby: install the extension into Ruby's own directory (before any gem)
 install-ruby: $(RUBY_EXT)
-	install -d '$(DESTDIR)$(RUBY_SITEARCHDIR)'
-	install -m 755 $(RUBY_EXT) '$(DESTDIR)$(RUBY_SITEARCHDIR)/'
+	install -d '$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt'
+	install -m 644 lib/heapfmt.rb '$(DESTDIR)$(RUBY_SITEARCHDIR)/'
+	install -m 644 $(filter lib/heapfmt/%,$(RUBY_CODE)) '$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt/'
+	install -m 755 $(RUBY_EXT) '$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt/'
 
-uninstall-ruby:
-	rm -f '$(DESTDIR)$(RUBY_SITEARCHDIR)/$(notdir $(RUBY_EXT))'
+uninstall-ruby: uninstall-ruby-old
+	rm -f '$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt.rb' \
+	  $(foreach f,$(notdir $(filter lib/heapfmt/%,$(RUBY_CODE)) $(RUBY_EXT)),'$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt/$(f)')
+	rmdir '$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt' 2>/dev/null || true
+
+# What `make install` put into Ruby's directory before the extension had
+# a target of its own: a heapfmt.so that a plain `require "heapfmt"` loads
+# before any gem's.
+uninstall-ruby-old:
+	rm -f '$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt.$(or $(RUBY_DLEXT),so)'
 
 -include $(RUBY_EXT_OBJS:.o=.d)

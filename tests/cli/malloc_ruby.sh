@@ -14,7 +14,7 @@ fi
 # The Ruby extension, for the VM's own dump of the same process; not in a
 # sanitizer build, whose extension needs the sanitizer's malloc first.
 ext=()
-if [ -f "$BIN/../ruby/heapfmt.so" ] && ! nm "$BIN/../lib/libheapfmt.a" 2>/dev/null | grep -q ' __asan_'; then
+if [ -f "$BIN/../ruby/heapfmt/heapfmt.so" ] && ! nm "$BIN/../lib/libheapfmt.a" 2>/dev/null | grep -q ' __asan_'; then
     ext=(-I "$BIN/../ruby" -rheapfmt)
 fi
 cd "$TMPDIR"

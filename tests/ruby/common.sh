@@ -3,7 +3,8 @@
 # Skips the test (exit 0, "SKIP: ..." on stdout) when ruby or its headers
 # are not installed: the extension is then not built. Otherwise builds
 # tests/ruby/readdump.c against the library of this build and exports
-#   RUBY_EXT_DIR  the directory holding heapfmt.so ($BIN/../ruby)
+#   RUBY_EXT_DIR  the directory holding heapfmt.rb and heapfmt/heapfmt.so
+#                 ($BIN/../ruby): ruby -I "$RUBY_EXT_DIR" -e 'require "heapfmt"'
 #   READDUMP      the readdump program
 # Run from the repository root, with BIN and TMPDIR set (make test does).
 set -eu
@@ -18,7 +19,7 @@ if ! ruby -rrbconfig -e \
 fi
 
 RUBY_EXT_DIR=$(cd "$BIN/../ruby" 2>/dev/null && pwd) || {
-    echo "FAIL: $BIN/../ruby/heapfmt.so is not built (make ruby)" >&2
+    echo "FAIL: $BIN/../ruby/heapfmt.rb is not built (make ruby)" >&2
     exit 1
 }
 lib_a=$BIN/../lib/libheapfmt.a
