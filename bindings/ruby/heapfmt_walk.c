@@ -62,6 +62,8 @@ const struct rb_iseq_struct *rb_proc_get_iseq(VALUE proc, int *is_proc);
 /* Bytes of a code location's parts in a value: "iseq LABEL@PATH:LINE". */
 #define HR_LABEL_MAX 64
 #define HR_PATH_MAX 160
+/* The file of an eval site "(eval at FILE:LINE)", within HR_PATH_MAX. */
+#define HR_EVAL_FILE_MAX 128
 
 /* Ids of one ROOT record at most (a root kind may have several). */
 #define HR_ROOT_CHUNK (1u << 20)
@@ -583,19 +585,46 @@ static const char *imemo_name(VALUE v)
 #endif
 }
 
-/* The last n bytes of a string at most, not starting inside a UTF-8
- * sequence: the end of a path says the most. */
+/* The last max bytes of the len at p at most, not starting inside a
+ * UTF-8 sequence: the end of a path says the most. */
+static const char *tail_bytes(const char *p, size_t len, size_t max,
+                              size_t *n)
+{
+    size_t skip = len > max ? len - max : 0;
+    while (skip < len && ((unsigned char)p[skip] & 0xc0) == 0x80)
+        skip++;
+    *n = len - skip;
+    return p + skip;
+}
+
 static const char *tail(VALUE s, size_t max, size_t *n)
 {
     *n = 0;
     if (!RB_TYPE_P(s, RUBY_T_STRING))
         return "";
-    const char *p = RSTRING_PTR(s);
-    size_t len = (size_t)RSTRING_LEN(s), skip = len > max ? len - max : 0;
-    while (skip < len && ((unsigned char)p[skip] & 0xc0) == 0x80)
-        skip++;
-    *n = len - skip;
-    return p + skip;
+    return tail_bytes(RSTRING_PTR(s), (size_t)RSTRING_LEN(s), max, n);
+}
+
+/* Code eval'd from a string without a file name: before 3.3, Ruby calls
+ * its path "(eval)" and keeps nothing of where eval was called. Under
+ * allocation tracing the iseq's own allocation site is that place: the
+ * path becomes "(eval at FILE:LINE)", as Ruby 3.3 names it, in out (cap
+ * bytes). Returns its length, or 0 to keep the path. */
+static size_t eval_site(const walk *k, const struct rb_iseq_struct *iseq,
+                        const char *path, size_t npath, char *out,
+                        size_t cap)
+{
+    if (k->ctx->lookup == NULL || npath != 6 || memcmp(path, "(eval)", 6) != 0)
+        return 0;
+    const struct hr_allocation_info *info = k->ctx->lookup((VALUE)iseq);
+    if (info == NULL || info->path == NULL)
+        return 0;
+    size_t nfile;
+    const char *file = tail_bytes(info->path, strlen(info->path),
+                                  HR_EVAL_FILE_MAX, &nfile);
+    int n = snprintf(out, cap, "(eval at %.*s:%lu)", (int)nfile, file,
+                     info->line);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
 /* "KIND LABEL@PATH:LINE" for an instruction sequence, as
@@ -618,6 +647,12 @@ static int code_location(walk *k, const char *kind,
             nlabel = HR_LABEL_MAX;
     }
     const char *path = tail(rb_iseq_path(iseq), HR_PATH_MAX, &npath);
+    char evalpath[HR_EVAL_FILE_MAX + 32];
+    size_t m = eval_site(k, iseq, path, npath, evalpath, sizeof evalpath);
+    if (m > 0) {
+        path = evalpath;
+        npath = m;
+    }
     int n = snprintf(k->buf, sizeof k->buf, "%s %.*s@%.*s:%ld", kind,
                      (int)nlabel, l, (int)npath, path,
                      RB_FIXNUM_P(line) ? FIX2LONG(line) : 0L);

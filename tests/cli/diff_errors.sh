@@ -24,7 +24,7 @@ usage "missing argument" a.dump b.dump --top
 usage "bad --format" -f xml a.dump b.dump
 expect_err_has "expected table, tsv or json" "bad --format"
 usage "bad --by" --by=type a.dump b.dump
-expect_err_has "expected class, site, class,site, stack or frame" "bad --by"
+expect_err_has "expected class, site, class,site, stack, frame, imemo or iseq" "bad --by"
 usage "--top 0" --top 0 a.dump b.dump
 usage "--top x" -n x a.dump b.dump
 usage "bad regex" --match '(' a.dump b.dump

@@ -382,14 +382,15 @@ static int add_warnings(run *r)
  * CLI_EXIT_ERROR. */
 static int check_keys(const run *r)
 {
-    uint64_t objects = 0, sites = 0, stacks = 0;
+    uint64_t objects = 0, sites = 0, stacks = 0, codes = 0;
     for (int i = 0; i < r->n; i++) {
         objects += r->in[i].objects;
         sites += r->in[i].with_site;
         stacks += r->in[i].with_stack;
+        codes += r->in[i].with_code;
     }
     unsigned by = r->opt->by;
-    const char *what, *word;
+    const char *what, *word, *why = "their writer did not record them";
     if (objects == 0)
         return CLI_EXIT_OK;
     if ((by & DIFF_BY_SITE) && sites == 0) {
@@ -398,12 +399,20 @@ static int check_keys(const run *r)
     } else if ((by & (DIFF_BY_STACK | DIFF_BY_FRAME)) && stacks == 0) {
         what = "call stacks";
         word = (by & DIFF_BY_STACK) ? "stack" : "frame";
+    } else if ((by & DIFF_BY_IMEMO) && codes == 0) {
+        what = "T_IMEMO objects";
+        word = "imemo";
+        why = "they are not Ruby heaps";
+    } else if ((by & DIFF_BY_ISEQ) && codes == 0) {
+        what = "instruction sequences or Procs with a code location";
+        word = "iseq";
+        why = "HeapFmt.dump records them in a Ruby heap";
     } else {
         return CLI_EXIT_OK;
     }
-    cli_error(NULL, "no %s in these dumps (their writer did not record "
-                    "them), so --by=%s has nothing to show",
-              what, word);
+    cli_error(NULL, "no %s in these dumps (%s), so --by=%s has nothing to "
+                    "show",
+              what, why, word);
     return CLI_EXIT_ERROR;
 }
 
@@ -432,6 +441,10 @@ static int compute(run *r, const char *const *paths)
         want |= INPUT_SITE;
     if (!opt->list && (opt->by & DIFF_BY_FRAME))
         want |= INPUT_FRAME;
+    if (!opt->list && (opt->by & DIFF_BY_IMEMO))
+        want |= INPUT_IMEMO;
+    if (!opt->list && (opt->by & DIFF_BY_ISEQ))
+        want |= INPUT_ISEQ;
     int rc = CLI_EXIT_OK;
     for (int i = 0; i < r->n; i++) {
         /* With three dumps, only d2's objects are ever reported. */

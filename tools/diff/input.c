@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_code.h"
 #include "cli_search.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
@@ -35,6 +36,7 @@ int input_open(input *in, const char *path, const diff_mem *mem,
     in->alloc = diff_mem_heapfmt(mem);
     in->want = want;
     tuples_init(&in->lkinds, mem, OBJSET_MAX_KINDS);
+    cli_strmap_init(&in->codes);
     heapfmt_reader_options opt = HEAPFMT_READER_OPTIONS_INIT;
     opt.allocator = &in->alloc;
     int rc = cli_dump_open(&in->d, path, &opt);
@@ -159,9 +161,24 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
             }
         }
     }
+    if (in->want & (INPUT_IMEMO | INPUT_ISEQ)) {
+        char buf[CLI_CODE_MAX];
+        const char *key;
+        size_t len, i;
+        if (cli_code_key(in->want & INPUT_IMEMO ? CLI_CODE_IMEMO
+                                                : CLI_CODE_ISEQ,
+                         o, buf, &key, &len)) {
+            if (cli_strmap_add(&in->codes, key, len, &i) < 0) {
+                cli_error(in->name, "out of memory");
+                return CLI_EXIT_ERROR;
+            }
+            k.frame = (uint32_t)i + 1;
+            in->with_code++;
+        }
+    }
     uint32_t lk;
     /* the class alone: the common case */
-    int bare = k.type == 0 && k.file == 0 && k.stack == 0;
+    int bare = k.type == 0 && k.file == 0 && k.stack == 0 && k.frame == 0;
     if (bare && slot < in->nslot_kind && in->slot_kind[slot] != UNSET) {
         lk = in->slot_kind[slot];
     } else {
@@ -400,6 +417,11 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
             k.stack = in->lkind_stack[lk];
         if (rc == 0 && (in->want & INPUT_FRAME))
             rc = frame_name(in, t, l->stack, &b, &k.frame);
+        if (rc == 0 && l->frame != 0) { /* INPUT_IMEMO, ISEQ */
+            size_t len;
+            const char *s = cli_strmap_key(&in->codes, l->frame - 1, &len);
+            rc = nameid_get(t, s, len, &k.frame);
+        }
         if (rc == 0)
             rc = tuples_intern(kinds, &k, &m[lk]);
         if (rc != 0) {
@@ -418,6 +440,7 @@ void input_close(input *in)
     cli_dump_close(&in->d);
     in->footer = NULL;
     tuples_free(&in->lkinds);
+    cli_strmap_free(&in->codes);
     DIFF_MEM_DROP(in->mem, in->slot_class);
     DIFF_MEM_DROP(in->mem, in->slot_kind);
     DIFF_MEM_DROP(in->mem, in->lkind_class);

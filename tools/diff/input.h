@@ -30,6 +30,8 @@
 #define INPUT_SITE 2u  /* the allocation site */
 #define INPUT_STACK 4u /* the call stack (an object's identity) */
 #define INPUT_FRAME 8u /* and its top frame (--by=frame) */
+#define INPUT_IMEMO 16u /* a T_IMEMO's subtype, in the frame part */
+#define INPUT_ISEQ 32u  /* an iseq's or Proc's code location, there too */
 
 typedef struct input {
     cli_dump d;
@@ -53,11 +55,14 @@ typedef struct input {
                                stack), for the first nlkind_stack kinds */
     size_t nlkind_stack, clkind_stack;
     int lost_stacks;        /* some object's stack was never defined */
+    cli_strmap codes;       /* INPUT_IMEMO, ISEQ: the names; a local kind's
+                               frame part is its index + 1 (0: none) */
     int status;             /* CLI_EXIT_* of the scan */
     uint64_t objects;       /* objects read */
     uint64_t v8_sizeless;   /* objects of a V8 dump left out: size 0 */
     uint64_t with_site;     /* of which with an allocation site */
     uint64_t with_stack;    /* of which with a call stack */
+    uint64_t with_code;     /* INPUT_IMEMO, ISEQ: of which with a name */
     ident id;               /* identity META, captured after the scan */
 } input;
 
@@ -103,10 +108,11 @@ static inline uint32_t input_class_of(const input *in, uint32_t lk)
 }
 
 /* Maps every local kind to a shared kind (class, type, file name id,
- * stack name id, line) in kinds, with final names; the dump's objects must all have been
+ * stack name id, line, frame or code name id) in kinds, with final names; the dump's objects must all have been
  * read (the local kinds' hash index is freed). Type DIFF_NONE is no type; file
  * DIFF_NONE is no site (a site's file is never DIFF_NONE). Stack (and
- * frame, with INPUT_FRAME) DIFF_NONE is no stack. On success *map is an array of
+ * frame, with INPUT_FRAME) DIFF_NONE is no stack; with INPUT_IMEMO or
+ * INPUT_ISEQ frame is the name, DIFF_NONE for none. On success *map is an array of
  * tuples_count(&in->lkinds) kind numbers, to be freed with diff_mem_free.
  * Returns 0, -1 (no memory) or -2 (too many kinds). */
 int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map);

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cli_code.h"
 #include "cli_escape.h"
 #include "cli_num.h"
 #include "cli_stack.h"
@@ -18,14 +19,18 @@ static const char *const change_names[2][2] = {
     {"retained", "?"},   /* three dumps */
 };
 
-/* --by=stack or frame: the name of the rows' column, in lower or upper
- * case; NULL for the other keys. */
+/* --by=stack, frame, imemo or iseq: the name of the rows' column, in
+ * lower or upper case; NULL for the other keys. */
 static const char *stack_column(unsigned by, int upper)
 {
     if (by & DIFF_BY_STACK)
         return upper ? "STACK" : "stack";
     if (by & DIFF_BY_FRAME)
         return upper ? "FRAME" : "frame";
+    if (by & DIFF_BY_IMEMO)
+        return upper ? "IMEMO" : "imemo";
+    if (by & DIFF_BY_ISEQ)
+        return upper ? "ISEQ" : "iseq";
     return NULL;
 }
 
@@ -60,13 +65,17 @@ static size_t name_width(const diff_result *res, uint32_t id)
     return cli_text_width(s, len);
 }
 
-/* A stack or frame name id as text: CLI_NO_STACK for DIFF_NONE. */
+/* A stack, frame, imemo or iseq name id as text: CLI_NO_STACK (...) for
+ * DIFF_NONE. */
 static const char *stack_text(const diff_result *res, uint32_t id,
                               size_t *len)
 {
     if (id == DIFF_NONE) {
-        *len = strlen(CLI_NO_STACK);
-        return CLI_NO_STACK;
+        const char *none = (res->by & DIFF_BY_IMEMO)  ? CLI_NOT_IMEMO
+                           : (res->by & DIFF_BY_ISEQ) ? CLI_NO_ISEQ
+                                                      : CLI_NO_STACK;
+        *len = strlen(none);
+        return none;
     }
     return nameid_text(&res->names, id, len);
 }
@@ -206,13 +215,16 @@ static size_t shown_rows(const diff_result *res)
 /* "class" or "classes", "site"..., "row"... for n rows of by. */
 static const char *noun(unsigned by, uint64_t n)
 {
-    static const char *const words[5][2] = {
-        {"class", "classes"}, {"site", "sites"}, {"row", "rows"},
-        {"stack", "stacks"},  {"frame", "frames"}};
+    static const char *const words[7][2] = {
+        {"class", "classes"}, {"site", "sites"},   {"row", "rows"},
+        {"stack", "stacks"},  {"frame", "frames"}, {"imemo", "imemos"},
+        {"iseq", "iseqs"}};
     int w = by == (DIFF_BY_CLASS | DIFF_BY_SITE) ? 2
             : by == DIFF_BY_SITE                 ? 1
             : by == DIFF_BY_STACK                ? 3
             : by == DIFF_BY_FRAME                ? 4
+            : by == DIFF_BY_IMEMO                ? 5
+            : by == DIFF_BY_ISEQ                 ? 6
                                                  : 0;
     return words[w][n != 1];
 }

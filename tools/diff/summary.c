@@ -113,9 +113,13 @@ int summary_parse_by(const char *s, unsigned *by)
         *by = DIFF_BY_STACK;
     else if (strcmp(s, "frame") == 0)
         *by = DIFF_BY_FRAME;
+    else if (strcmp(s, "imemo") == 0)
+        *by = DIFF_BY_IMEMO;
+    else if (strcmp(s, "iseq") == 0)
+        *by = DIFF_BY_ISEQ;
     else {
         cli_usage_error("invalid --by value '%s': expected class, site, "
-                        "class,site, stack or frame",
+                        "class,site, stack, frame, imemo or iseq",
                         s);
         return -1;
     }

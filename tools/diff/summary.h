@@ -21,6 +21,9 @@
 #define DIFF_BY_SITE 2u
 #define DIFF_BY_STACK 4u /* the whole call stack */
 #define DIFF_BY_FRAME 8u /* the stack's top frame */
+#define DIFF_BY_IMEMO 16u /* a T_IMEMO's subtype (cli_code.h) */
+#define DIFF_BY_ISEQ 32u  /* an iseq's or Proc's code location */
+#define DIFF_BY_CODE (DIFF_BY_IMEMO | DIFF_BY_ISEQ)
 
 /* The row a kind falls in: its class and/or site as by says, the parts
  * not grouped on set to 0. */
@@ -35,13 +38,13 @@ static inline tuple summary_group_key(const tuple *kind, unsigned by)
     }
     if (by & DIFF_BY_STACK)
         key.stack = kind->stack;
-    if (by & DIFF_BY_FRAME)
+    if (by & (DIFF_BY_FRAME | DIFF_BY_CODE))
         key.stack = kind->frame;
     return key;
 }
 
-/* Parses a --by value: class, site, class,site (either order), stack or
- * frame into DIFF_BY_* bits. Returns 0, or -1 after a usage message (cli_msg.h) for
+/* Parses a --by value: class, site, class,site (either order), stack,
+ * frame, imemo or iseq into DIFF_BY_* bits. Returns 0, or -1 after a usage message (cli_msg.h) for
  * anything else. */
 int summary_parse_by(const char *s, unsigned *by);
 
@@ -55,8 +58,8 @@ typedef struct diff_row {
     uint32_t cls;  /* class name id, or 0 when not grouped by class */
     uint32_t file; /* site file name id, 0 for no site / not by site */
     uint64_t line;
-    uint32_t stack; /* stack or frame name id, DIFF_NONE for no stack (or
-                       not grouped by it) */
+    uint32_t stack; /* stack, frame, imemo or iseq name id, DIFF_NONE for
+                       none (or not grouped by it) */
     diff_stat s;
 } diff_row;
 

@@ -28,7 +28,8 @@
 #include "diff_mem.h"
 
 /* The parts are named for what every use keeps in them: a class, a type,
- * a file, a call stack, a line and the stack's top frame. Per dump (a
+ * a file, a call stack, a line and the stack's top frame (or, --by=imemo
+ * and iseq, the object's name there: cli_code.h). Per dump (a
  * "local kind") the class and type are the reader's slots, file is the
  * reader's file slot + 1 (0: no site) and stack the reader's stack slot +
  * 1 (0: no stack); across dumps they are name ids (nameid.h). Parts a use

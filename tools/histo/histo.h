@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli_code.h"
 #include "cli_dump.h"
 #include "cli_num.h"
 #include "cli_strmap.h"
@@ -29,7 +30,9 @@ enum histo_by {
     HISTO_BY_TYPE,      /* the VM type string, e.g. T_STRING */
     HISTO_BY_SITE,      /* the allocation site, file:line */
     HISTO_BY_STACK,     /* the whole allocation call stack (cli_stack.h) */
-    HISTO_BY_FRAME      /* the stack's top frame, past the allocator's */
+    HISTO_BY_FRAME,     /* the stack's top frame, past the allocator's */
+    HISTO_BY_IMEMO,     /* a T_IMEMO's subtype (cli_code.h) */
+    HISTO_BY_ISEQ       /* an iseq's or Proc's code location (cli_code.h) */
 };
 
 enum histo_sort {
@@ -63,9 +66,10 @@ typedef struct histo_options {
     int progress;       /* progress line on stderr if it is a terminal */
     int unicode;        /* sparklines with block characters */
     unsigned jobs;      /* threads decoding the blocks of a scan (--jobs) */
-    int empty_ok;       /* --by=site, stack, frame on a dump that records
-                           none: one "(no site)" or "(no stack)" row, not
-                           an error (heapfmt-report shows what there is) */
+    int empty_ok;       /* --by=site, stack, frame, imemo, iseq on a dump
+                           that records none: one "(no site)" (...) row,
+                           not an error (heapfmt-report shows what there
+                           is) */
 } histo_options;
 
 #define HISTO_OPTIONS_INIT                                                  \
@@ -227,8 +231,9 @@ typedef struct histo_total {
 } histo_total;
 
 /* What one reader counted: by the class, type string or stack slot of
- * its tables, or (--by=site) by site; apart, the objects without a site
- * or stack. The one-thread scan and each range of -jN count with it. */
+ * its tables, or (--by=site) by site, or (--by=imemo, iseq) by name;
+ * apart, the objects without a site, stack or name. The one-thread scan
+ * and each range of -jN count with it. */
 typedef struct histo_acc {
     enum histo_by by;
     histo_total *v;      /* by class, string or stack slot */
@@ -238,6 +243,10 @@ typedef struct histo_acc {
     histo_sites sites;   /* --by=site */
     histo_total no_site; /* --by=site: objects without a site */
     histo_total no_stack; /* --by=stack, frame: objects without a stack */
+    cli_strmap codes;     /* --by=imemo, iseq: the names (cli_code.h) */
+    histo_total *code;    /* by index in codes */
+    size_t ccode;
+    histo_total no_code;  /* of the CLI_NOT_IMEMO or CLI_NO_ISEQ row */
 } histo_acc;
 
 void histo_acc_init(histo_acc *a, enum histo_by by);
@@ -295,7 +304,8 @@ void histo_print_json(FILE *out, const histo_table *t,
 
 /* ---- histo_words.c ---- */
 
-/* "class", "type", "site", "stack" or "frame", and its plural. */
+/* "class", "type", "site", "stack", "frame", "imemo" or "iseq", and its
+ * plural. */
 const char *histo_by_word(enum histo_by by);
 const char *histo_by_plural(enum histo_by by);
 

@@ -9,6 +9,7 @@ void histo_acc_init(histo_acc *a, enum histo_by by)
     memset(a, 0, sizeof *a);
     a->by = by;
     histo_sites_init(&a->sites);
+    cli_strmap_init(&a->codes);
 }
 
 void histo_acc_free(histo_acc *a)
@@ -16,6 +17,8 @@ void histo_acc_free(histo_acc *a)
     free(a->v);
     free(a->stack_of);
     histo_sites_free(&a->sites);
+    cli_strmap_free(&a->codes);
+    free(a->code);
     histo_acc_init(a, a->by);
 }
 
@@ -42,10 +45,40 @@ static int grow(histo_acc *a, size_t slot)
     return 0;
 }
 
+/* --by=imemo, iseq: counts o under its name. Returns 0 or -1. */
+static int add_code(histo_acc *a, const heapfmt_robject *o)
+{
+    char buf[CLI_CODE_MAX];
+    const char *key;
+    size_t len, i;
+    histo_total *t = &a->no_code;
+    if (cli_code_key(a->by == HISTO_BY_IMEMO ? CLI_CODE_IMEMO : CLI_CODE_ISEQ,
+                     o, buf, &key, &len)) {
+        if (cli_strmap_add(&a->codes, key, len, &i) < 0)
+            return -1;
+        if (i >= a->ccode) {
+            size_t cap = a->ccode ? 2 * a->ccode : 64;
+            histo_total *v = realloc(a->code, cap * sizeof *v);
+            if (v == NULL)
+                return -1;
+            memset(v + a->ccode, 0, (cap - a->ccode) * sizeof *v);
+            a->code = v;
+            a->ccode = cap;
+        }
+        t = &a->code[i];
+    }
+    t->count++;
+    t->bytes += o->size;
+    return 0;
+}
+
 int histo_acc_add(histo_acc *a, const heapfmt_robject *o)
 {
     size_t slot;
     switch (a->by) {
+    case HISTO_BY_IMEMO:
+    case HISTO_BY_ISEQ:
+        return add_code(a, o);
     case HISTO_BY_SITE:
         if (o->fields & HEAPFMT_F_SITE)
             return histo_sites_add(&a->sites, o->file->slot, o->line,

@@ -93,6 +93,15 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
     } else if (opt->by == HISTO_BY_STACK || opt->by == HISTO_BY_FRAME) {
         if (histo_stacks_to_table(t, d, &s->acc, opt, NULL, NULL) != 0)
             rc = out_of_memory(s);
+    } else if (opt->by == HISTO_BY_IMEMO || opt->by == HISTO_BY_ISEQ) {
+        const char *none =
+            opt->by == HISTO_BY_IMEMO ? CLI_NOT_IMEMO : CLI_NO_ISEQ;
+        rc = add_or_fail(t, d, s, none, strlen(none), &s->acc.no_code);
+        for (size_t i = 0; i < cli_strmap_count(&s->acc.codes) && rc == 0;
+             i++) {
+            const char *name = cli_strmap_key(&s->acc.codes, i, &len);
+            rc = add_or_fail(t, d, s, name, len, &s->acc.code[i]);
+        }
     } else if (opt->by == HISTO_BY_TYPE) {
         size_t n = heapfmt_reader_string_count(r);
         for (size_t slot = 0; slot < s->acc.cap && slot < n && rc == 0; slot++) {
@@ -201,6 +210,18 @@ static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
                       "no call stacks in this dump (its writer did not "
                       "record them), so --by=%s has nothing to show",
                       histo_by_word(opt->by));
+            rc = CLI_EXIT_ERROR;
+        } else if ((opt->by == HISTO_BY_IMEMO || opt->by == HISTO_BY_ISEQ) &&
+                   cli_strmap_count(&s.acc.codes) == 0 &&
+                   s.acc.no_code.count > 0 && !opt->empty_ok) {
+            cli_error(dump->name,
+                      opt->by == HISTO_BY_IMEMO
+                          ? "no T_IMEMO objects in this dump (it is not a "
+                            "Ruby heap), so --by=imemo has nothing to show"
+                          : "no instruction sequences or Procs with a code "
+                            "location in this dump (a Ruby heap written by "
+                            "HeapFmt.dump has them), so --by=iseq has "
+                            "nothing to show");
             rc = CLI_EXIT_ERROR;
         } else if (scan_to_table(t, d, &s, dump->reader, opt) != 0) {
             rc = CLI_EXIT_ERROR;

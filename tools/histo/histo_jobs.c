@@ -481,7 +481,10 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
                        const heapfmt_footer *f, const histo_options *opt)
 {
     size_t jobs = opt->jobs > HISTO_MAX_JOBS ? HISTO_MAX_JOBS : opt->jobs;
-    if (jobs < 2 || f->nblocks < 2 || path == NULL || strcmp(path, "-") == 0)
+    /* --by=imemo and iseq need each object's type name, which a range
+     * may know only by id (its STRING record in another range). */
+    if (jobs < 2 || f->nblocks < 2 || path == NULL || strcmp(path, "-") == 0 ||
+        opt->by == HISTO_BY_IMEMO || opt->by == HISTO_BY_ISEQ)
         return HISTO_JOBS_FALLBACK;
     size_t start[HISTO_MAX_JOBS + 1];
     size_t nparts = cut_ranges(f, jobs, start);

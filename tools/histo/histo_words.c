@@ -7,17 +7,20 @@
 /* By enum histo_by: the word and its plural. */
 static const char *const by_words[][2] = {
     {"class", "classes"}, {"type", "types"},   {"site", "sites"},
-    {"stack", "stacks"},  {"frame", "frames"},
+    {"stack", "stacks"},  {"frame", "frames"}, {"imemo", "imemos"},
+    {"iseq", "iseqs"},
 };
+
+#define NBY (sizeof by_words / sizeof by_words[0])
 
 const char *histo_by_word(enum histo_by by)
 {
-    return by_words[(unsigned)by < 5 ? by : 0][0];
+    return by_words[(unsigned)by < NBY ? by : 0][0];
 }
 
 const char *histo_by_plural(enum histo_by by)
 {
-    return by_words[(unsigned)by < 5 ? by : 0][1];
+    return by_words[(unsigned)by < NBY ? by : 0][1];
 }
 
 cli_num histo_fmt_value(uint64_t v, unsigned fmt)

@@ -34,9 +34,11 @@ static void usage(void)
         "  -b, --by=KEY          group objects by class (default), type (the\n"
         "                        VM type, e.g. T_STRING), site (allocation\n"
         "                        file:line, when the dump records it), stack\n"
-        "                        (the whole allocation call stack) or frame\n"
+        "                        (the whole allocation call stack), frame\n"
         "                        (its top frame, past malloc, libc and the\n"
-        "                        tracker)\n"
+        "                        tracker), imemo (a Ruby T_IMEMO's subtype:\n"
+        "                        iseq, env, ment...) or iseq (where the code\n"
+        "                        of a Ruby iseq or Proc is: path:line)\n"
         "  -s, --sort=KEY        bytes, count, name, delta (change in bytes)\n"
         "                        or delta-count; the default is bytes for one\n"
         "                        dump and delta for more\n"
@@ -152,8 +154,8 @@ static int unicode_locale(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const by_words[] = {"class", "type",  "site",
-                                           "stack", "frame", NULL};
+    static const char *const by_words[] = {
+        "class", "type", "site", "stack", "frame", "imemo", "iseq", NULL};
     static const char *const sort_words[] = {"bytes", "count", "name",
                                              "delta", "delta-count", NULL};
     static const enum histo_sort sorts[] = {
