@@ -1,21 +1,32 @@
-# ruby_bench.rb -- HeapFmt.dump against ObjectSpace.dump_all on one heap.
+# ruby_bench.rb -- HeapFmt.dump against ObjectSpace.dump_all on one heap,
+# in CPU and wall time, as a user measures them.
 #
 # Usage: ruby -I build/ruby bench/ruby_bench.rb [OBJECTS [DIR]]
 #   OBJECTS  about how many objects the heap holds (default 1000000)
 #   DIR      where the dumps go (default: a temporary directory, removed)
 # Environment:
 #   HEAPFMT_IMPORT  path of heapfmt-import: also time importing the JSON
-#   BENCH_RUNS      runs of each writer; the fastest counts (default 3)
+#   BENCH_RUNS      rounds (default 3): each round runs every writer once,
+#                   in turn, so that a change of the machine's load falls on
+#                   all of them alike; medians and minima are reported
 #   BENCH_TRACE     1: build the heap under
 #                   ObjectSpace.trace_object_allocations (sites in both
 #                   dumps)
 #
-# Prints TSV: one row per writer with its time, file size and rates (the
-# "walk floor" row: HeapFmt.dump's walk through the VM's functions writing
-# nothing), then the ratios against dump_all, then the longest time another
-# thread of the application was stopped ("pause") during HeapFmt.dump with
-# fork: true and during dump_all. The heap is app-like: objects with instance
-# variables, strings, arrays, hashes, symbols, floats.
+# Prints TSV sections:
+#   writer  one row per writer: cpu_s, cpu_min_s, wall_s, wall_min_s (CPU:
+#           this process's threads, and for fork: true the child's, which
+#           the child_cpu_s column also gives alone), bytes, objects. The
+#           "walk floor" row is HeapFmt.dump's walk through the VM's
+#           functions writing nothing (labels need the VM on the walk
+#           thread: a figure, not a target).
+#   pause   the longest time another thread of the application was stopped
+#           during HeapFmt.dump(fork: true) (the requested GC excluded: gc:
+#           false) and during dump_all, and the ticker's own longest gap
+#           while nothing runs (the scheduler's share, on a shared machine)
+#   import_throughput_MB_per_s, when HEAPFMT_IMPORT is given
+# The heap is app-like: objects with instance variables, strings, arrays,
+# hashes, symbols, floats, times (bench/app_record.rb).
 require "heapfmt"
 require "objspace"
 require "tmpdir"
@@ -49,21 +60,67 @@ def clock
   Process.clock_gettime(Process::CLOCK_MONOTONIC)
 end
 
-# The fastest of runs: [seconds, bytes, objects].
-def measure(runs, path)
-  best = nil
-  runs.times do
-    GC.start
-    t = clock
-    n = yield
-    s = clock - t
-    best = [s, path ? File.size(path) : 0, n] if best.nil? || s < best[0]
-  end
-  best
+def cpu
+  Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
 end
 
-# The longest gap a ticking thread sees while the block runs: how long the
-# application was stopped.
+# CPU seconds of the reaped children so far.
+def children_cpu
+  t = Process.times
+  t.cutime + t.cstime
+end
+
+# One run of a writer: [cpu_s, wall_s, child_cpu_s, objects].
+def once
+  GC.start
+  c0 = cpu
+  k0 = children_cpu
+  t = clock
+  n = yield
+  wall = clock - t
+  child = children_cpu - k0
+  [cpu - c0 + child, wall, child, n]
+end
+
+def median(v)
+  s = v.sort
+  s.size.odd? ? s[s.size / 2] : (s[s.size / 2 - 1] + s[s.size / 2]) / 2.0
+end
+
+path = File.join(dir, "heap.dump")
+json = File.join(dir, "heap.json")
+writers = {
+  "HeapFmt.dump" => [path, -> { HeapFmt.dump(path, gc: false) }],
+  "HeapFmt.dump labels:false" => [path, -> { HeapFmt.dump(path, gc: false, labels: false) }],
+  "HeapFmt.dump threads:false" => [path, -> { HeapFmt.dump(path, gc: false, threads: false) }],
+  "HeapFmt.dump compress:false" => [path, -> { HeapFmt.dump(path, gc: false, compress: false) }],
+  "HeapFmt.dump fork:true" => [path, -> { HeapFmt.dump(path, gc: false, fork: true) }],
+  "walk floor" => [nil, -> { HeapFmt.send(:walk_floor)[0] }],
+  "ObjectSpace.dump_all" => [json, lambda {
+    n = live_objects
+    File.open(json, "w") { |f| ObjectSpace.dump_all(output: f) }
+    n
+  }],
+}
+samples = Hash.new { |h, k| h[k] = [] }
+bytes = {}
+runs.times do
+  writers.each do |name, (file, run)|
+    samples[name] << once(&run)
+    bytes[name] = file ? File.size(file) : 0
+  end
+end
+
+puts %w[writer cpu_s cpu_min_s wall_s wall_min_s child_cpu_s bytes objects].join("\t")
+writers.each_key do |name|
+  s = samples[name]
+  puts [name, format("%.4f", median(s.map { |r| r[0] })), format("%.4f", s.map { |r| r[0] }.min),
+        format("%.4f", median(s.map { |r| r[1] })), format("%.4f", s.map { |r| r[1] }.min),
+        format("%.4f", median(s.map { |r| r[2] })), bytes[name], s.last[3]].join("\t")
+end
+
+# ---- pause: the longest gap a ticking thread sees ----
+
 def pause
   gap = 0.0
   done = false
@@ -83,60 +140,28 @@ def pause
   gap
 end
 
-rows = {}
-path = File.join(dir, "heap.dump")
-rows["HeapFmt.dump compress:true"] = measure(runs, path) do
-  HeapFmt.dump(path, gc: false)
-end
-rows["HeapFmt.dump threads:false"] = measure(runs, path) do
-  HeapFmt.dump(path, gc: false, threads: false)
-end
-rows["walk floor"] = measure(runs, nil) do
-  HeapFmt.send(:walk_floor)[0]
-end
-path0 = File.join(dir, "heap0.dump")
-rows["HeapFmt.dump compress:false"] = measure(runs, path0) do
-  HeapFmt.dump(path0, compress: false, gc: false)
-end
-json = File.join(dir, "heap.json")
-rows["ObjectSpace.dump_all"] = measure(runs, json) do
-  n = live_objects
-  File.open(json, "w") { |f| ObjectSpace.dump_all(output: f) }
-  n
-end
-import = ENV["HEAPFMT_IMPORT"]
-if import && File.executable?(import)
-  imported = File.join(dir, "imported.dump")
-  rows["heapfmt-import (of the JSON)"] = measure(runs, imported) do
-    system(import, "-o", imported, json, exception: true)
-    rows["ObjectSpace.dump_all"][2]
-  end
-end
-
-puts %w[writer seconds bytes objects objects_per_s bytes_per_object].join("\t")
-rows.each do |name, (s, bytes, n)|
-  puts [name, format("%.3f", s), bytes, n, (n / s).round, format("%.1f", bytes.fdiv(n))].join("\t")
-end
-base_s, base_bytes, = rows["ObjectSpace.dump_all"]
-puts
-puts %w[vs_dump_all times_faster times_smaller].join("\t")
-rows.each do |name, (s, bytes, _)|
-  next if name.start_with?("ObjectSpace") || bytes.zero?
-
-  puts [name, format("%.1f", base_s / s), format("%.1f", base_bytes.fdiv(bytes))].join("\t")
-end
 pauses = {
-  "HeapFmt.dump fork:true" => Array.new(runs) { GC.start; pause { HeapFmt.dump(path, gc: false, fork: true) } }.min,
+  # the control: the ticker's own gaps, from the machine's scheduler
+  "no dump (sleep 0.2 s)" => Array.new(runs) { pause { sleep 0.2 } },
+  "HeapFmt.dump fork:true" => Array.new(runs) { GC.start; pause { HeapFmt.dump(path, gc: false, fork: true) } },
   "ObjectSpace.dump_all" => Array.new([runs, 2].min) do
     GC.start
     pause { File.open(json, "w") { |f| ObjectSpace.dump_all(output: f) } }
-  end.min,
+  end,
 }
 puts
-puts %w[pause seconds].join("\t")
-pauses.each { |name, s| puts [name, format("%.4f", s)].join("\t") }
-if import && rows.key?("heapfmt-import (of the JSON)")
-  s = rows["heapfmt-import (of the JSON)"][0]
+puts %w[pause seconds max_seconds].join("\t")
+pauses.each { |name, v| puts [name, format("%.4f", median(v)), format("%.4f", v.max)].join("\t") }
+
+import = ENV["HEAPFMT_IMPORT"]
+if import && File.executable?(import)
+  imported = File.join(dir, "imported.dump")
+  s = Array.new(runs) do
+    t = clock
+    system(import, "-o", imported, json, exception: true)
+    clock - t
+  end.min
+  puts
   puts format("import_throughput_MB_per_s\t%.0f", File.size(json) / s / 1e6)
 end
 FileUtils.rm_rf(tmpdir) if tmpdir

@@ -1,7 +1,8 @@
 /* heapfmt_ext.c -- the HeapFmt Ruby module.
  *
  *   HeapFmt.dump(path_or_io, compress: true, codec: :zstd, level: 1,
- *                threads: true, gc: true, fork: false, wait: true)
+ *                threads: true, gc: true, fork: false, wait: true,
+ *                labels: true)
  *                                                 -> objects written
  *   HeapFmt.address(obj)                          -> the id obj has in dumps
  *
@@ -52,6 +53,7 @@ size_t rb_obj_gc_flags(VALUE obj, ID *flags, size_t max);
 static VALUE mHeapFmt, eError;
 static ID id_write, id_to_path, id_compress, id_gc, id_fork, id_wait;
 static ID id_codec, id_level, id_threads, id_zstd, id_deflate, id_stored;
+static ID id_labels;
 static ID id_auto_compact, id_count, id_attached;
 static ID id_wb_protected, id_old, id_uncollectible, id_marked, id_pinned;
 
@@ -71,7 +73,7 @@ typedef struct membuf {
 
 typedef struct dump_args {
     /* options */
-    int codec, level, threads, gc, fork, wait;
+    int codec, level, threads, gc, fork, wait, labels;
     /* target */
     int kind;
     VALUE target; /* as given */
@@ -350,6 +352,9 @@ static void fill_context(dump_args *a)
     c->codec = a->codec;
     c->level = a->level;
     c->threads = a->threads;
+    c->labels = a->labels;
+    if (!a->labels)
+        return; /* the names below only label references */
     collect_globals(c);
     /* A pass over the whole heap (35 ms at 5M objects): with fork the
      * child makes it, not the paused application. */
@@ -449,13 +454,14 @@ static void parse_options(dump_args *a, VALUE opts)
     a->fork = 0;
     a->wait = 1;
     a->threads = 1; /* compression off the walk's path */
-    enum { COMPRESS, CODEC, LEVEL, THREADS, GC, FORK, WAIT, NKEYS };
+    a->labels = 1;
+    enum { COMPRESS, CODEC, LEVEL, THREADS, GC, FORK, WAIT, LABELS, NKEYS };
     VALUE v[NKEYS];
     for (int i = 0; i < NKEYS; i++)
         v[i] = Qundef;
     if (!NIL_P(opts)) {
         ID keys[NKEYS] = {id_compress, id_codec, id_level, id_threads,
-                          id_gc,       id_fork,  id_wait};
+                          id_gc,       id_fork,  id_wait,  id_labels};
         rb_get_kwargs(opts, keys, 0, NKEYS, v);
     }
     parse_compression(a, v[COMPRESS], v[CODEC], v[LEVEL]);
@@ -467,6 +473,8 @@ static void parse_options(dump_args *a, VALUE opts)
         a->fork = RTEST(v[FORK]);
     if (v[WAIT] != Qundef)
         a->wait = RTEST(v[WAIT]);
+    if (v[LABELS] != Qundef)
+        a->labels = RTEST(v[LABELS]);
 }
 
 static void classify_target(dump_args *a, VALUE target)
@@ -543,7 +551,8 @@ static void child_main(dump_args *a)
      * parent runs on meanwhile, so compressing on this thread costs the
      * application nothing. */
     a->ctx.threads = 0;
-    collect_constants(&a->ctx);
+    if (a->ctx.labels)
+        collect_constants(&a->ctx);
     hr_result res;
     hr_dump_heap(&a->ctx, a->fd, NULL, NULL, &res);
     close_own_fd(a, &res);
@@ -818,7 +827,8 @@ static void raise_result(const dump_args *a)
 /*
  * call-seq:
  *   HeapFmt.dump(path_or_io, compress: true, codec: :zstd, level: 1,
- *                threads: true, gc: true, fork: false, wait: true)
+ *                threads: true, gc: true, fork: false, wait: true,
+ *                labels: true)
  *     -> Integer
  *
  * Writes every object of the heap to path_or_io as a heapfmt dump and
@@ -1003,6 +1013,7 @@ RUBY_FUNC_EXPORTED void Init_heapfmt(void)
     id_gc = rb_intern("gc");
     id_fork = rb_intern("fork");
     id_wait = rb_intern("wait");
+    id_labels = rb_intern("labels");
     id_auto_compact = rb_intern("auto_compact");
     id_count = rb_intern("count");
     id_attached = rb_intern("__attached__");

@@ -70,6 +70,7 @@ typedef struct hr_context {
     } *constants;
     size_t nconstants;
 
+    int labels;  /* 1: label references (format 1.1; labels: true) */
     int codec;   /* enum heapfmt_codec of the compressed blocks */
     int level;   /* the codec's level; 0 stores the blocks */
     int threads; /* 1: compress on a worker thread */

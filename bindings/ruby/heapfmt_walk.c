@@ -1089,7 +1089,8 @@ static int write_object(walk *k, VALUE v, size_t stride)
     if (k->ids_oom)
         return fail_nomem(k, "reference list");
     sort_unique(k->ids, &k->nids);
-    if (live)
+    k->labeled = 0;
+    if (live && k->ctx->labels)
         label_refs(k, v, t);
     if (live && t == RUBY_T_DATA)
         weak_refs(k, v);
