@@ -63,8 +63,10 @@ static uint8_t *begin_record_slow(heapfmt_writer *w, size_t bound,
 }
 
 /* The common case inline: the record fits the block being filled and
- * the buffer, so nothing is emitted or grown; the header room is what
- * begin_record_slow would leave. (The buffer is not always as large as
+ * the buffer, so nothing is emitted or grown. The payload goes after two
+ * bytes of header (tag, a one-byte length), where most records' fit:
+ * end_record moves it by one byte when its length needs two, for which
+ * room was checked (bound >= 128). (The buffer is not always as large as
  * block_size: the footer's block_size is the largest block.) */
 static inline uint8_t *begin_record(heapfmt_writer *w, size_t bound,
                                     size_t *hdr)
@@ -72,8 +74,8 @@ static inline uint8_t *begin_record(heapfmt_writer *w, size_t bound,
     size_t h = bound < 0x80 ? 2 : bound < 0x4000 ? 3 : 0;
     size_t end = w->len + h + bound;
     if (h != 0 && end <= w->block_size && end <= w->cap) {
-        *hdr = h;
-        return w->buf + w->len + h;
+        *hdr = 2;
+        return w->buf + w->len + 2;
     }
     return begin_record_slow(w, bound, hdr);
 }
@@ -89,7 +91,7 @@ static int end_record_slow(heapfmt_writer *w, unsigned tag, size_t hdr,
         return hf_wfail(w, HEAPFMT_E_LIMIT, 0,
                         "record larger than a block may be (%u bytes)",
                         HEAPFMT_MAX_BLOCK);
-    if (h < hdr)
+    if (h != hdr) /* room for h > hdr: see begin_record */
         memmove(start + h, start + hdr, plen);
     hf_record_head_encode(start, tag, plen);
     w->len += h + plen;
@@ -414,9 +416,9 @@ int heapfmt_write_class(heapfmt_writer *w, const heapfmt_class *c)
 
 /* ---- OBJECT and ROOT ---- */
 
-/* Checks labels given for n references: known kinds, defined strings. */
-static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
-                        size_t n, size_t *written)
+/* Says what is wrong with labels (check_labels found something). */
+static int check_labels_slow(heapfmt_writer *w, const heapfmt_label *labels,
+                             size_t n, size_t *written)
 {
     size_t c = 0;
     for (size_t i = 0; i < n; i++) {
@@ -441,6 +443,32 @@ static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
                             "label %zu: string id %llu was never defined", i,
                             (unsigned long long)l->value);
     }
+    *written = c;
+    return HEAPFMT_OK;
+}
+
+/* Counts the labels written in *written, and checks them: kinds, indexes
+ * in the varint's range, string ids defined. The checks are or-ed
+ * together without a branch per label (labels come by the million); the
+ * message is check_labels_slow's. */
+static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
+                        size_t n, size_t *written)
+{
+    size_t c = 0;
+    unsigned bad = 0;
+    const uint64_t nstrings = w->strings.count;
+    for (size_t i = 0; i < n; i++) {
+        const heapfmt_label *l = &labels[i];
+        unsigned index = l->kind == HEAPFMT_LABEL_INDEX;
+        unsigned named = !index && l->kind != HEAPFMT_LABEL_NONE;
+        c += hf_label_written(l);
+        bad |= (l->kind > HEAPFMT_LABEL_OTHER) | (l->weak > 1);
+        bad |= index & ((hf_zigzag(l->value - (uint64_t)i) >>
+                         (64 - HF_LABEL_VALUE_SHIFT)) != 0);
+        bad |= named & ((l->value == 0) | (l->value > nstrings));
+    }
+    if (bad)
+        return check_labels_slow(w, labels, n, written);
     *written = c;
     return HEAPFMT_OK;
 }

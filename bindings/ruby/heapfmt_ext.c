@@ -217,6 +217,8 @@ void rb_objspace_each_objects(int (*callback)(void *start, void *end,
 typedef struct const_walk {
     hr_context *c;
     size_t cap;
+    size_t cmodules;
+    int failed; /* out of memory for the module list: the walk finds them */
     VALUE mod;
     ID id;
 } const_walk;
@@ -270,6 +272,19 @@ static int module_i(void *vstart, void *vend, size_t stride, void *data)
         if (!RBASIC(v)->flags || (RB_BUILTIN_TYPE(v) != RUBY_T_CLASS &&
                                   RB_BUILTIN_TYPE(v) != RUBY_T_MODULE))
             continue;
+        hr_context *c = w->c;
+        if (c->nmodules == w->cmodules && !w->failed) {
+            size_t cap = w->cmodules ? 2 * w->cmodules : 1024;
+            VALUE *m = realloc(c->modules, cap * sizeof *m);
+            if (m == NULL)
+                w->failed = 1;
+            else {
+                c->modules = m;
+                w->cmodules = cap;
+            }
+        }
+        if (!w->failed)
+            c->modules[c->nmodules++] = v;
         st_table *names = rb_mod_const_at(v, NULL);
         if (names == NULL)
             continue;
@@ -281,13 +296,19 @@ static int module_i(void *vstart, void *vend, size_t stride, void *data)
 }
 
 /* The constants of every module holding a heap object, for the walk's
- * labels, sorted by module. Read before the walk (which calls no Ruby),
- * with the GC off: the values stay where they are until the walk is
- * over. Allocates no Ruby object. */
+ * labels, sorted by module, and every module (c->modules: the walk's
+ * classes, without a pass of its own). Read before the walk (which calls
+ * no Ruby), with the GC off: the values stay where they are until the
+ * walk is over. Allocates no Ruby object. */
 static void collect_constants(hr_context *c)
 {
-    const_walk w = {c, 0, Qnil, 0};
+    const_walk w = {c, 0, 0, 0, Qnil, 0};
     rb_objspace_each_objects(module_i, &w);
+    if (w.failed) {
+        free(c->modules);
+        c->modules = NULL;
+        c->nmodules = 0;
+    }
     if (c->nconstants > 1)
         qsort(c->constants, c->nconstants, sizeof *c->constants, by_module);
 }
@@ -727,6 +748,9 @@ static VALUE dump_cleanup(VALUE arg)
     free(a->ctx.constants);
     a->ctx.constants = NULL;
     a->ctx.nconstants = 0;
+    free(a->ctx.modules);
+    a->ctx.modules = NULL;
+    a->ctx.nmodules = 0;
 
     if (a->spool) {
         free(a->mem.data);

@@ -69,6 +69,10 @@ typedef struct hr_context {
         char name[64];
     } *constants;
     size_t nconstants;
+    /* Every class and module of the heap, found while the constants were
+     * read (NULL when they were not): the walk's classes. malloc'ed. */
+    VALUE *modules;
+    size_t nmodules;
 
     int labels;  /* 1: label references (format 1.1; labels: true) */
     int codec;   /* enum heapfmt_codec of the compressed blocks */

@@ -80,6 +80,30 @@ typedef struct hr_class {
     int state; /* 0 unnamed, 1 being named, 2 named */
 } hr_class;
 
+/* What an index of a class's instance variables holds (label_ivars). */
+typedef struct hr_ivmap {
+    VALUE klass;     /* the objects' class pointer; 0: unused */
+    uint32_t *names; /* by index: the name's string id; 0: not known */
+    uint32_t n;      /* indexes with a place in names */
+    int broken;      /* the class's objects disagreed: not used */
+    size_t cap;
+} hr_ivmap;
+
+/* Classes with a map at a time, and indexes a map keeps. */
+#define HR_IVMAPS 256
+#define HR_IVMAP_MAX 4096
+
+/* rb_obj_gc_flags' IDs asked for at most, and the table of their bits:
+ * 64 slots, hashed with a multiplier under which the five IDs do not
+ * collide (gc_bits_init tries several). */
+#define HR_GC_IDS 8
+#define HR_GC_SLOTS 64
+
+struct hr_gc_bit {
+    ID id;
+    uint64_t bit;
+};
+
 typedef struct walk {
     const hr_context *ctx;
     heapfmt_writer *w;
@@ -105,6 +129,17 @@ typedef struct walk {
         VALUE key;   /* an ivar's ID, or 0 */
         uint32_t id; /* string id of its name */
     } ivar_names[1024]; /* ivar names already written, direct-mapped */
+    struct {
+        VALUE key;
+        uint32_t id; /* string id of its text, 0: none */
+        uint32_t set;
+    } key_ids[1024]; /* hash keys met, direct-mapped */
+    hr_ivmap ivmaps[HR_IVMAPS]; /* by class, direct-mapped (label_ivars) */
+    ID gc_ids[HR_GC_IDS];       /* what rb_obj_gc_flags said of an object */
+    struct hr_gc_bit gc_bits[HR_GC_SLOTS]; /* its IDs' bits, by gc_slot */
+    uint64_t gc_mult;           /* gc_slot's multiplier */
+    hr_ivmap *ivmap; /* the map rb_ivar_foreach's labels teach, and */
+    VALUE ivobj;     /* the object they are of */
     char key_text[80];
 
     uint32_t types[32]; /* string id of each type name, 0 until written */
@@ -176,10 +211,84 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 /* ---- id sets ---- */
 
-static int cmp_u64(const void *a, const void *b)
+static void insertion_sort(uint64_t *v, size_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    for (size_t i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+static void sift_down(uint64_t *v, size_t i, size_t n)
+{
+    uint64_t x = v[i];
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && v[c + 1] > v[c])
+            c++;
+        if (v[c] <= x)
+            break;
+        v[i] = v[c];
+    }
+    v[i] = x;
+}
+
+static void heap_sort(uint64_t *v, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(v, i, n);
+    for (size_t end = n - 1; end > 0; end--) {
+        uint64_t x = v[0];
+        v[0] = v[end];
+        v[end] = x;
+        sift_down(v, 0, end);
+    }
+}
+
+/* Introsort: quicksort (median of three) while it halves the work, heap
+ * sort past 2 log2(n) levels (never quadratic), insertion sort below 16.
+ * Inline on the ids, it is several times faster than qsort with a
+ * comparison function (a big array's references: 1.8% of a dump's CPU). */
+static void intro_sort(uint64_t *v, size_t n, unsigned depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            heap_sort(v, n);
+            return;
+        }
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a)
+                               : (a < c ? a : b < c ? c : b);
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i >= j)
+                break;
+            uint64_t x = v[i];
+            v[i++] = v[j];
+            v[j--] = x;
+        }
+        /* [0, j] <= pivot <= [j + 1, n): recurse on the smaller side */
+        size_t left = j + 1;
+        if (left >= n) { /* (cannot happen with a median pivot) */
+            heap_sort(v, n);
+            return;
+        }
+        if (left < n - left) {
+            intro_sort(v, left, depth);
+            v += left;
+            n -= left;
+        } else {
+            intro_sort(v + left, n - left, depth);
+            n = left;
+        }
+    }
+    insertion_sort(v, n);
 }
 
 /* Sorts ids and removes duplicates, in place. Sorted ids also make the
@@ -190,15 +299,17 @@ static void sort_unique(uint64_t *ids, size_t *n)
     if (len < 2)
         return;
     if (len <= 16) {
-        for (size_t i = 1; i < len; i++) {
-            uint64_t v = ids[i];
-            size_t j = i;
-            for (; j > 0 && ids[j - 1] > v; j--)
-                ids[j] = ids[j - 1];
-            ids[j] = v;
-        }
+        insertion_sort(ids, len);
     } else {
-        qsort(ids, len, sizeof *ids, cmp_u64);
+        size_t i = 1;
+        while (i < len && ids[i - 1] <= ids[i]) /* often in order already */
+            i++;
+        if (i < len) {
+            unsigned depth = 0;
+            for (size_t m = len; m > 1; m >>= 1)
+                depth += 2;
+            intro_sort(ids, len, depth);
+        }
     }
     size_t out = 1;
     for (size_t i = 1; i < len; i++)
@@ -218,6 +329,17 @@ static int push_id(walk *k, VALUE v)
 
 /* ---- classes ---- */
 
+static int add_class(walk *k, VALUE v)
+{
+    if (grow((void **)&k->classes, &k->cclasses, k->nclasses + 1,
+             sizeof *k->classes) < 0)
+        return fail_nomem(k, "class table");
+    hr_class *c = &k->classes[k->nclasses++];
+    memset(c, 0, sizeof *c);
+    c->klass = v;
+    return HEAPFMT_OK;
+}
+
 static int collect_i(void *vstart, void *vend, size_t stride, void *data)
 {
     walk *k = data;
@@ -226,16 +348,9 @@ static int collect_i(void *vstart, void *vend, size_t stride, void *data)
         if (!RBASIC(v)->flags)
             continue;
         int t = RB_BUILTIN_TYPE(v);
-        if (t != RUBY_T_CLASS && t != RUBY_T_MODULE)
-            continue;
-        if (grow((void **)&k->classes, &k->cclasses, k->nclasses + 1,
-                 sizeof *k->classes) < 0) {
-            fail_nomem(k, "class table");
+        if ((t == RUBY_T_CLASS || t == RUBY_T_MODULE) &&
+            add_class(k, v) != HEAPFMT_OK)
             return 1;
-        }
-        hr_class *c = &k->classes[k->nclasses++];
-        memset(c, 0, sizeof *c);
-        c->klass = v;
     }
     return 0;
 }
@@ -400,7 +515,14 @@ static int name_class(walk *k, hr_class *c, int depth)
 
 static int write_classes(walk *k)
 {
-    rb_objspace_each_objects(collect_i, k);
+    /* The modules the constants were read from, when they were: one pass
+     * over the heap fewer (1.5% of a dump's CPU time). */
+    const hr_context *ctx = k->ctx;
+    if (ctx->modules != NULL)
+        for (size_t i = 0; i < ctx->nmodules && !k->rc; i++)
+            add_class(k, ctx->modules[i]);
+    else
+        rb_objspace_each_objects(collect_i, k);
     if (k->rc)
         return k->rc;
     qsort(k->classes, k->nclasses, sizeof *k->classes, cmp_class);
@@ -519,6 +641,11 @@ static uint64_t layout_flags(VALUE v, int t)
     return f;
 }
 
+static inline size_t gc_slot(const walk *k, ID id)
+{
+    return (size_t)((id * k->gc_mult) >> 58);
+}
+
 static uint64_t object_flags(walk *k, VALUE v, int live)
 {
     uint64_t f = 0;
@@ -527,20 +654,13 @@ static uint64_t object_flags(walk *k, VALUE v, int live)
     f |= layout_flags(v, RB_BUILTIN_TYPE(v));
     if (!live)
         return f;
-    ID ids[8];
-    size_t n = rb_obj_gc_flags(v, ids, 8);
-    const hr_context *c = k->ctx;
-    for (size_t i = 0; i < n && i < 8; i++) {
-        if (ids[i] == c->id_old)
-            f |= HEAPFMT_OF_OLD;
-        else if (ids[i] == c->id_uncollectible)
-            f |= HEAPFMT_OF_UNCOLLECTIBLE;
-        else if (ids[i] == c->id_marked)
-            f |= HEAPFMT_OF_MARKED;
-        else if (ids[i] == c->id_wb_protected)
-            f |= HEAPFMT_OF_WB_PROTECTED;
-        else if (ids[i] == c->id_pinned)
-            f |= HR_OF_PINNED;
+    size_t n = rb_obj_gc_flags(v, k->gc_ids, HR_GC_IDS);
+    /* Each ID to its bit by a table lookup: a chain of comparisons
+     * mispredicted, flags differing from object to object. */
+    for (size_t i = 0; i < n && i < HR_GC_IDS; i++) {
+        ID id = k->gc_ids[i];
+        const struct hr_gc_bit *b = &k->gc_bits[gc_slot(k, id)];
+        f |= b->id == id ? b->bit : 0;
     }
     return f;
 }
@@ -786,18 +906,22 @@ static void allocation_site(walk *k, VALUE v, heapfmt_object *o)
  * Globals' names are on the global_tbl root; struct members and weak
  * references are not labeled. */
 
-/* The position of id among the object's sorted references, or -1. */
+/* The position of id among the object's sorted references, or -1. A
+ * search without a branch on the comparisons (a conditional move): their
+ * outcome is random, and mispredicted branches made the labels' search
+ * cost more than its few steps. */
 static long ref_position(const walk *k, uint64_t id)
 {
-    size_t lo = 0, hi = k->nids;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (k->ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const uint64_t *base = k->ids;
+    size_t n = k->nids;
+    if (n == 0)
+        return -1;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = base[half] <= id ? base + half : base;
+        n -= half;
     }
-    return lo < k->nids && k->ids[lo] == id ? (long)lo : -1;
+    return *base == id ? (long)(base - k->ids) : -1;
 }
 
 /* Labels the reference to val (if listed and still unlabeled). */
@@ -837,13 +961,104 @@ static uint32_t name_id(walk *k, ID name)
     return id;
 }
 
+/* The instance variables of an object, by name, when its references
+ * carry its own slots. Ruby before 3.2 keeps them at the index its class
+ * gives each name (the class's iv_index_tbl, for every object of the
+ * class): so the walk learns, per class, which name each index holds, and
+ * labels an object from its slots directly, without rb_ivar_foreach
+ * (st_foreach_safe on the class's table, for every object: most of the
+ * labels' cost). An index is learnt from an object whose ivar holds a
+ * heap object no other ivar of it holds (found by identity in its slots);
+ * until every slot an object needs is known, rb_ivar_foreach labels it
+ * and teaches the map. A class whose objects contradict the map loses it.
+ * Ruby 3.2 (object shapes) keeps the order per object: always
+ * rb_ivar_foreach. */
+#if RUBY_API_VERSION_CODE < 30200
+#define HR_IVMAP 1
+#endif
+
+#ifdef HR_IVMAP
+static hr_ivmap *ivmap_of(walk *k, VALUE klass)
+{
+    size_t slot = (size_t)((klass * 0x9E3779B97F4A7C15ull) >> 56);
+    hr_ivmap *m = &k->ivmaps[slot];
+    if (m->klass != klass) { /* another class's: start over */
+        m->klass = klass;
+        m->n = 0;
+        m->broken = 0;
+    }
+    return m;
+}
+
+/* Teaches m the index of key (name string id) from object v, holding val. */
+static void ivmap_learn(hr_ivmap *m, VALUE v, VALUE val, uint32_t id)
+{
+    if (m->broken || !is_heap_object(val))
+        return;
+    const VALUE *iv = ROBJECT_IVPTR(v);
+    uint32_t n = ROBJECT_NUMIV(v), at = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        if (iv[i] != val)
+            continue;
+        if (at != UINT32_MAX)
+            return; /* two ivars hold it: which is which is not known */
+        at = i;
+    }
+    if (at == UINT32_MAX || at >= HR_IVMAP_MAX)
+        return;
+    if (at >= m->n) {
+        if (grow((void **)&m->names, &m->cap, at + 1, sizeof *m->names) < 0)
+            return; /* no map: rb_ivar_foreach still labels */
+        memset(m->names + m->n, 0, (at + 1 - m->n) * sizeof *m->names);
+        m->n = at + 1;
+    }
+    if (m->names[at] == 0)
+        m->names[at] = id;
+    else if (m->names[at] != id)
+        m->broken = 1; /* not one layout per class: never use it */
+}
+
+/* Labels v's instance variables from m; 0 when a slot it needs is not
+ * known yet (nothing labeled then). */
+static int ivmap_label(walk *k, const hr_ivmap *m, VALUE v)
+{
+    if (m->broken)
+        return 0;
+    const VALUE *iv = ROBJECT_IVPTR(v);
+    uint32_t n = ROBJECT_NUMIV(v);
+    for (uint32_t i = 0; i < n; i++)
+        if (is_heap_object(iv[i]) && (i >= m->n || m->names[i] == 0))
+            return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (is_heap_object(iv[i]))
+            label_ref(k, iv[i], HEAPFMT_LABEL_FIELD, m->names[i]);
+    return 1;
+}
+#endif
+
 static int ivar_i(ID key, VALUE val, st_data_t data)
 {
     walk *k = (walk *)data;
     uint32_t id = name_id(k, key);
-    if (id != 0)
+    if (id != 0) {
         label_ref(k, val, HEAPFMT_LABEL_FIELD, id);
+#ifdef HR_IVMAP
+        ivmap_learn(k->ivmap, k->ivobj, val, id);
+#endif
+    }
     return k->rc ? ST_STOP : ST_CONTINUE;
+}
+
+static void label_ivars(walk *k, VALUE v)
+{
+#ifdef HR_IVMAP
+    hr_ivmap *m = ivmap_of(k, RBASIC_CLASS(v));
+    if (ivmap_label(k, m, v))
+        return;
+    k->ivmap = m;
+    k->ivobj = v;
+#endif
+    rb_ivar_foreach(v, ivar_i, (st_data_t)k);
 }
 
 /* The printable text of a hash key, or 0 bytes when it has none cheap. */
@@ -874,16 +1089,32 @@ static size_t key_text(walk *k, VALUE key)
     return 0;
 }
 
+/* The string id of a hash key's text, 0 for a key without one. Cached
+ * by the key itself: keys repeat across hashes (frozen string keys are
+ * shared, symbols and integers are immediates), and nothing changes or
+ * moves during the walk. */
+static uint32_t key_id(walk *k, VALUE key)
+{
+    size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 54);
+    if (k->key_ids[slot].key == key && k->key_ids[slot].set)
+        return k->key_ids[slot].id;
+    size_t n = key_text(k, key);
+    uint32_t id = n > 0 ? text_id(k, k->key_text, n) : 0;
+    if (k->rc)
+        return 0;
+    k->key_ids[slot].key = key;
+    k->key_ids[slot].id = id;
+    k->key_ids[slot].set = 1;
+    return id;
+}
+
 static int hash_i(VALUE key, VALUE val, VALUE data)
 {
     walk *k = (walk *)data;
     if (is_heap_object(val)) {
-        size_t n = key_text(k, key);
-        if (n > 0) {
-            uint32_t id = text_id(k, k->key_text, n);
-            if (id != 0)
-                label_ref(k, val, HEAPFMT_LABEL_KEY, id);
-        }
+        uint32_t id = key_id(k, key);
+        if (id != 0)
+            label_ref(k, val, HEAPFMT_LABEL_KEY, id);
     }
     return k->rc ? ST_STOP : ST_CONTINUE;
 }
@@ -950,7 +1181,7 @@ static void label_refs(walk *k, VALUE v, int t)
     if (t == RUBY_T_CLASS || t == RUBY_T_MODULE) {
         label_constants(k, v);
     } else if (t == RUBY_T_OBJECT) {
-        rb_ivar_foreach(v, ivar_i, (st_data_t)k);
+        label_ivars(k, v);
     } else if (t == RUBY_T_HASH) {
         rb_hash_foreach(v, hash_i, (VALUE)k);
     } else {
@@ -1067,8 +1298,16 @@ static int write_object(walk *k, VALUE v, size_t stride)
     default:
         break;
     }
+    /* Every field set one by one: a memset of the struct (rep stos) was
+     * 3% of the dump's CPU time. */
     heapfmt_object o;
-    memset(&o, 0, sizeof o);
+    o.value = NULL;
+    o.value_len = 0;
+    o.file = 0;
+    o.line = 0;
+    o.generation = 0;
+    o.labels = NULL;
+    o.stack = 0;
     o.id = (uint64_t)v;
     o.type = type_id(k, t);
     o.class_id = internal ? 0 : (uint64_t)RBASIC_CLASS(v);
@@ -1133,6 +1372,41 @@ static int heap_i(void *vstart, void *vend, size_t stride, void *data)
     return 0;
 }
 
+/* The table of the GC flags' bits, by ID, with the first multiplier of
+ * a list under which the five IDs take five slots. Returns HEAPFMT_OK,
+ * or an error (never seen: each multiplier fails with odds of 1 in 7). */
+static int gc_bits_init(walk *k)
+{
+    const hr_context *c = k->ctx;
+    const struct hr_gc_bit flags[] = {
+        {c->id_old, HEAPFMT_OF_OLD},
+        {c->id_uncollectible, HEAPFMT_OF_UNCOLLECTIBLE},
+        {c->id_marked, HEAPFMT_OF_MARKED},
+        {c->id_wb_protected, HEAPFMT_OF_WB_PROTECTED},
+        {c->id_pinned, HR_OF_PINNED},
+    };
+    uint64_t mult = 0x9E3779B97F4A7C15ull;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        memset(k->gc_bits, 0, sizeof k->gc_bits);
+        k->gc_mult = mult;
+        size_t i = 0;
+        for (; i < sizeof flags / sizeof flags[0]; i++) {
+            struct hr_gc_bit *b = &k->gc_bits[gc_slot(k, flags[i].id)];
+            if (b->bit != 0)
+                break;
+            *b = flags[i];
+        }
+        if (i == sizeof flags / sizeof flags[0])
+            return HEAPFMT_OK;
+        mult = mult * 6364136223846793005ull + 1442695040888963407ull;
+        mult |= 1;
+    }
+    k->own_error = 1;
+    snprintf(k->errmsg, sizeof k->errmsg, "%s",
+             "no table for the GC flags' names");
+    return fail(k, HEAPFMT_E_STATE);
+}
+
 /* ---- the floor: the same walk, writing nothing ---- */
 
 /* What the VM's own functions cost: every slot, its type and class, its
@@ -1173,6 +1447,8 @@ uint64_t hr_walk_floor(const hr_context *ctx, uint64_t *checksum)
     walk k;
     memset(&k, 0, sizeof k);
     k.ctx = ctx;
+    if (gc_bits_init(&k) != HEAPFMT_OK)
+        return 0;
     int state = 0;
     rb_protect(floor_walk, (VALUE)&k, &state);
     free(k.ids);
@@ -1223,7 +1499,7 @@ static int write_meta(walk *k)
 static VALUE walk_heap(VALUE arg)
 {
     walk *k = (walk *)arg;
-    if (write_meta(k) || write_classes(k))
+    if (gc_bits_init(k) || write_meta(k) || write_classes(k))
         return Qnil;
     rb_objspace_reachable_objects_from_root(root_i, k);
     flush_roots(k);
@@ -1294,4 +1570,6 @@ void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
     free(k.ids);
     free(k.labels);
     free(k.weak);
+    for (size_t i = 0; i < HR_IVMAPS; i++)
+        free(k.ivmaps[i].names);
 }
