@@ -46,7 +46,7 @@ $(BENCH_OUT)/core_heap: bench/core_heap.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -o $@ $<
 
-.PHONY: bench bench-helpers bench-scale bench-core
+.PHONY: bench bench-helpers bench-scale bench-core bench-ruby
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
                $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog
@@ -59,6 +59,11 @@ bench: all bench-helpers
 ## bench-core: heapfmt-core's cases alone (BENCH_SCALE=small|full) into build/bench/core.json
 bench-core: all bench-helpers
 	$(PYTHON) bench/bench.py --only core --scale $(BENCH_SCALE) \
+	  --runs $(BENCH_RUNS) --build $(BUILD)
+
+## bench-ruby: issue 36's Ruby cases alone (HeapFmt.dump vs dump_all) into build/bench/results-ruby.json
+bench-ruby: all bench-helpers ruby
+	$(PYTHON) bench/bench.py --only ruby --scale $(BENCH_SCALE) \
 	  --runs $(BENCH_RUNS) --build $(BUILD)
 
 ## bench-scale: issue 19's scale table (every tool at BENCH_SIZES objects) into build/bench/scale.json
