@@ -4,7 +4,7 @@
 
 #include "bindex.h"
 
-#define SHIFT 4       /* 16 bytes a bit */
+#define SHIFT BINDEX_SHIFT
 #define PAGE_WORDS 4  /* 4 KiB: 256 positions, 4 words */
 
 void bindex_free(bindex *x)
@@ -116,28 +116,22 @@ nomem:
     return -1;
 }
 
-/* The last boundary at or below position pos of region r, + 1 (0: none). */
-static uint64_t boundary_below(const bregion *r, uint64_t pos)
+/* The last boundary below bitmap word w of region r (whose bits at or
+ * below the position asked are clear), + 1 (0: none). */
+uint64_t bindex_boundary_slow(const bregion *r, uint64_t w)
 {
-    uint64_t w = pos >> 6;
-    unsigned bit = (unsigned)(pos & 63);
-    uint64_t word = r->bits[2 * w] & (bit == 63 ? ~0ull : (2ull << bit) - 1);
     for (;;) {
-        if (word)
-            return w * 64 + 63 - (uint64_t)__builtin_clzll(word) + 1;
         if (w % PAGE_WORDS == 0) /* the page directory has the rest */
             return r->page[w / PAGE_WORDS];
         w--;
-        word = r->bits[2 * w];
+        uint64_t word = r->bits[2 * w];
+        if (word)
+            return w * 64 + 63 - (uint64_t)__builtin_clzll(word) + 1;
     }
 }
 
-/* The region holding v, or NULL; the last one found is tried first. */
-static const bregion *region_of(bindex *x, uint64_t v)
+long bindex_region_slow(bindex *x, uint64_t v)
 {
-    size_t i = x->last;
-    if (i < x->nr && v >= x->r[i].start && v < x->r[i].end)
-        return &x->r[i];
     size_t lo = 0, hi = x->nr;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -147,43 +141,7 @@ static const bregion *region_of(bindex *x, uint64_t v)
             hi = mid;
     }
     if (lo == 0 || v >= x->r[lo - 1].end)
-        return NULL;
+        return -1;
     x->last = lo - 1;
-    return &x->r[lo - 1];
-}
-
-void bindex_prefetch_slow(bindex *x, uint64_t v)
-{
-    const bregion *r = region_of(x, v);
-    if (r != NULL && r->bits != NULL)
-        __builtin_prefetch(&r->bits[2 * (((v - r->start) >> SHIFT) >> 6)]);
-}
-
-int bindex_find_slow(bindex *x, uint64_t v, uint64_t *block)
-{
-    const bregion *r = region_of(x, v);
-    if (r == NULL)
-        return 0;
-    if (r->bits == NULL) {
-        if (v - r->block >= r->block_size) /* below it too: wraps */
-            return 0;
-        *block = r->block;
-        return 1;
-    }
-    uint64_t pos = (v - r->start) >> SHIFT;
-    uint64_t b1 = boundary_below(r, pos);
-    if (b1 == 0)
-        return 0;
-    uint64_t b = b1 - 1;
-    if (!(r->bits[2 * (b >> 6) + 1] >> (b & 63) & 1))
-        return 0; /* free space, or a chunk header */
-    /* inside unless v is in the next chunk's size field: the 8 bytes
-     * before a boundary at pos + 1 */
-    if (((v - r->start) & 15) >= 8) {
-        uint64_t n = pos + 1;
-        if (r->bits[2 * (n >> 6)] >> (n & 63) & 1)
-            return 0;
-    }
-    *block = r->start + (b << SHIFT);
-    return 1;
+    return (long)(lo - 1);
 }

@@ -57,35 +57,92 @@ void bindex_free(bindex *x);
  * 0. */
 static inline int bindex_find(bindex *x, uint64_t v, uint64_t *block);
 
-/* Starts loading what bindex_find(v) will read (its bitmap word), so that
- * the lookups of many words overlap their cache misses: the scan
- * prefetches a window of blocks' words, then looks them up. */
-static inline void bindex_prefetch(bindex *x, uint64_t v);
+/* The scan's steps, for words in bulk (dump.c): whether v passes the
+ * coarse map (a heap region may hold it); then the region holding v
+ * (its index, or -1; the last one found is tried first); then, the
+ * region known, the block. bindex_find is the three in a row. */
+static inline int bindex_maybe(const bindex *x, uint64_t v);
+static inline long bindex_region(bindex *x, uint64_t v);
+static inline int bindex_in_region(const bindex *x, size_t region,
+                                   uint64_t v, uint64_t *block);
+
+/* The address of the bitmap word bindex_in_region(region, v) reads
+ * first, to prefetch. */
+static inline const void *bindex_line(const bindex *x, size_t region,
+                                      uint64_t v);
 
 /* ---- inline ---- */
 
-int bindex_find_slow(bindex *x, uint64_t v, uint64_t *block);
-void bindex_prefetch_slow(bindex *x, uint64_t v);
+#define BINDEX_SHIFT 4 /* 16 bytes a bit */
 
-static inline void bindex_prefetch(bindex *x, uint64_t v)
+long bindex_region_slow(bindex *x, uint64_t v);
+uint64_t bindex_boundary_slow(const bregion *r, uint64_t w);
+
+static inline int bindex_maybe(const bindex *x, uint64_t v)
 {
     uint64_t off = v - x->lo;
     if (off >= x->hi - x->lo)
-        return;
+        return 0;
     uint64_t g = off >> x->shift;
-    if (x->coarse[g >> 6] >> (g & 63) & 1)
-        bindex_prefetch_slow(x, v);
+    return (int)(x->coarse[g >> 6] >> (g & 63) & 1);
+}
+
+static inline long bindex_region(bindex *x, uint64_t v)
+{
+    const bregion *r = &x->r[x->last];
+    if (v - r->start < r->end - r->start)
+        return (long)x->last;
+    return bindex_region_slow(x, v);
+}
+
+static inline const void *bindex_line(const bindex *x, size_t region,
+                                      uint64_t v)
+{
+    const bregion *r = &x->r[region];
+    if (r->bits == NULL)
+        return r;
+    return &r->bits[2 * (((v - r->start) >> BINDEX_SHIFT) >> 6)];
+}
+
+static inline int bindex_in_region(const bindex *x, size_t region,
+                                   uint64_t v, uint64_t *block)
+{
+    const bregion *r = &x->r[region];
+    if (r->bits == NULL) { /* an mmapped chunk: its one block */
+        if (v - r->block >= r->block_size) /* below it too: wraps */
+            return 0;
+        *block = r->block;
+        return 1;
+    }
+    /* The word's block starts at the last boundary at or below it. */
+    uint64_t pos = (v - r->start) >> BINDEX_SHIFT;
+    uint64_t w = pos >> 6;
+    unsigned bit = (unsigned)(pos & 63);
+    uint64_t word = r->bits[2 * w] & (~0ull >> (63 - bit));
+    uint64_t b1 = word ? w * 64 + 63 - (uint64_t)__builtin_clzll(word) + 1
+                       : bindex_boundary_slow(r, w);
+    if (b1 == 0)
+        return 0;
+    uint64_t b = b1 - 1;
+    if (!(r->bits[2 * (b >> 6) + 1] >> (b & 63) & 1))
+        return 0; /* free space, or a chunk header */
+    /* inside unless v is in the next chunk's size field: the 8 bytes
+     * before a boundary at pos + 1 */
+    if (((v - r->start) & 15) >= 8) {
+        uint64_t n = pos + 1;
+        if (r->bits[2 * (n >> 6)] >> (n & 63) & 1)
+            return 0;
+    }
+    *block = r->start + (b << BINDEX_SHIFT);
+    return 1;
 }
 
 static inline int bindex_find(bindex *x, uint64_t v, uint64_t *block)
 {
-    uint64_t off = v - x->lo;
-    if (off >= x->hi - x->lo)
+    if (!bindex_maybe(x, v))
         return 0;
-    uint64_t g = off >> x->shift;
-    if (!(x->coarse[g >> 6] >> (g & 63) & 1))
-        return 0;
-    return bindex_find_slow(x, v, block);
+    long r = bindex_region(x, v);
+    return r >= 0 && bindex_in_region(x, (size_t)r, v, block);
 }
 
 #endif /* CORE_BINDEX_H */

@@ -193,10 +193,16 @@ long classes_of(classes *c, const hblock *b, const uint64_t *first_word)
             }
         }
     }
-    uint64_t lower, upper = size_class(b->size, &lower);
+    uint64_t lower, upper;
     uint32_t v;
-    if (hf_map_get(&c->size_class, upper, &v))
+    if (b->size <= 1032 && c->small[b->size] != 0)
+        return (long)c->small[b->size] - 1;
+    upper = size_class(b->size, &lower);
+    if (hf_map_get(&c->size_class, upper, &v)) {
+        if (upper <= 1032)
+            c->small[upper] = v;
         return (long)v - 1;
+    }
     char name[64];
     if (lower == upper)
         snprintf(name, sizeof name, "malloc %llu", (unsigned long long)upper);
@@ -208,5 +214,7 @@ long classes_of(classes *c, const hblock *b, const uint64_t *first_word)
     if (k < 0 || hf_map_put(&c->size_class, hf_default_allocator(), upper,
                             (uint32_t)k + 1) != 0)
         return -1;
+    if (upper <= 1032)
+        c->small[upper] = (uint32_t)k + 1;
     return k;
 }

@@ -37,6 +37,8 @@ typedef struct classes {
     size_t n, cap;
     hf_map vptr;          /* first word -> class index + 1, 0: none */
     hf_map size_class;    /* size class -> class index + 1 */
+    uint32_t small[1033]; /* the same for classes up to 1032 bytes: one
+                             load per block, not a hash lookup */
     hf_strtab names;      /* C++ class names: one class per name */
     uint32_t *name_class; /* name id - 1 -> class index */
     size_t capnames;

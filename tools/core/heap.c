@@ -44,20 +44,9 @@ void heap_problem(heap *h, const char *fmt, ...)
     h->nproblems++;
 }
 
-int heap_add_used(heap *h, uint64_t addr, uint64_t size)
+int heap_grow_list(hblock **list, size_t *cap, size_t n)
 {
-    if (GROW(h->used, h->capused, h->nused) != 0)
-        return -1;
-    h->used[h->nused++] = (hblock){addr, size};
-    return 0;
-}
-
-int heap_add_free(heap *h, uint64_t addr, uint64_t size)
-{
-    if (GROW(h->free, h->capfree, h->nfree) != 0)
-        return -1;
-    h->free[h->nfree++] = (hblock){addr, size};
-    return 0;
+    return GROW(*list, *cap, n);
 }
 
 int heap_add_region(heap *h, uint64_t start, uint64_t end, uint32_t arena)

@@ -92,13 +92,35 @@ void heap_free(heap *h);
 void heap_problem(heap *h, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Appends; 0 or -1 out of memory. */
-int heap_add_used(heap *h, uint64_t addr, uint64_t size);
-int heap_add_free(heap *h, uint64_t addr, uint64_t size);
+/* Appends; 0 or -1 out of memory. The walk adds a block per chunk: the
+ * room is checked inline, the list grown out of line. */
+static inline int heap_add_used(heap *h, uint64_t addr, uint64_t size);
+static inline int heap_add_free(heap *h, uint64_t addr, uint64_t size);
 int heap_add_region(heap *h, uint64_t start, uint64_t end, uint32_t arena);
 
 /* The used block holding address a (start or interior): its index, or
  * -1. Binary search: the scanner has a faster index (refs.h). */
 long heap_find_used(const heap *h, uint64_t a);
+
+/* ---- inline ---- */
+
+/* Makes room for one more block in *list (n blocks, capacity *cap). */
+int heap_grow_list(hblock **list, size_t *cap, size_t n);
+
+static inline int heap_add_used(heap *h, uint64_t addr, uint64_t size)
+{
+    if (h->nused == h->capused && heap_grow_list(&h->used, &h->capused, h->nused) != 0)
+        return -1;
+    h->used[h->nused++] = (hblock){addr, size};
+    return 0;
+}
+
+static inline int heap_add_free(heap *h, uint64_t addr, uint64_t size)
+{
+    if (h->nfree == h->capfree && heap_grow_list(&h->free, &h->capfree, h->nfree) != 0)
+        return -1;
+    h->free[h->nfree++] = (hblock){addr, size};
+    return 0;
+}
 
 #endif /* CORE_HEAP_H */

@@ -163,6 +163,22 @@ int img_read(const image *im, uint64_t addr, void *buf, size_t len)
     return 0;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+void img_populate(const image *im, const img_seg *s, uint64_t start,
+                  uint64_t end)
+{
+    const unsigned char *base = im->map;
+    if (base == NULL || s->data < base || s->data >= base + im->map_size ||
+        start < s->start || end > s->start + s->avail || start >= end)
+        return;
+    uintptr_t a = (uintptr_t)(s->data + (start - s->start)) & ~(uintptr_t)4095;
+    uintptr_t b = (uintptr_t)(s->data + (end - s->start));
+    madvise((void *)a, b - a, MADV_POPULATE_READ); /* advice: errors ignored */
+}
+
 int img_u64(const image *im, uint64_t addr, uint64_t *v)
 {
     const unsigned char *p = img_ptr(im, addr, 8);

@@ -88,6 +88,12 @@ int img_read(const image *im, uint64_t addr, void *buf, size_t len);
 /* The bytes [addr, addr + len) when present in one mapping, or NULL. */
 const unsigned char *img_ptr(const image *im, uint64_t addr, size_t len);
 
+/* Maps the pages of [start, end) of mapping s in advance, when they are
+ * a mapped core's (MADV_POPULATE_READ, Linux 5.14; else nothing): a
+ * scan in address order can then prefetch them. */
+void img_populate(const image *im, const img_seg *s, uint64_t start,
+                  uint64_t end);
+
 /* A 64-bit word at addr (any alignment); 0 or -1. */
 int img_u64(const image *im, uint64_t addr, uint64_t *v);
 
