@@ -14,9 +14,7 @@
 /* The references of the object or root being written, and their labels:
  * the labels only once one of them says something (an interior
  * reference), so that a block of pointers to starts costs 8 bytes a
- * reference, not 24. Both arrays grow by a quarter (a long block's
- * references come in large steps: realloc moves big arrays by remapping,
- * and doubling would leave up to half unused). */
+ * reference, not 24. */
 typedef struct refbuf {
     uint64_t *id;
     heapfmt_label *label;
@@ -24,33 +22,13 @@ typedef struct refbuf {
     int labeled;              /* label[0, n) are valid */
 } refbuf;
 
-/* Makes room in *p (capacity *cap elements of size elem) for need. */
-static int grow_to(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap + *cap / 4;
-    if (ncap < need)
-        ncap = need;
-    if (ncap < 64)
-        ncap = 64;
-    if (ncap > SIZE_MAX / elem)
-        return -1;
-    void *q = realloc(*p, ncap * elem);
-    if (q == NULL)
-        return -1;
-    *p = q;
-    *cap = ncap;
-    return 0;
-}
-
 /* Makes room for n more references (and labels, when labeled). */
 static int refbuf_reserve(refbuf *b, size_t n)
 {
-    if (grow_to((void **)&b->id, &b->cap, b->n + n, sizeof *b->id) != 0)
+    if (core_grow((void **)&b->id, &b->cap, b->n + n, sizeof *b->id) != 0)
         return -1;
     if (b->labeled &&
-        grow_to((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
+        core_grow((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
         return -1;
     return 0;
 }
@@ -58,7 +36,7 @@ static int refbuf_reserve(refbuf *b, size_t n)
 /* Starts the labels: the references so far are unlabeled. */
 static int refbuf_label(refbuf *b)
 {
-    if (grow_to((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
+    if (core_grow((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
         return -1;
     for (size_t i = 0; i < b->n; i++)
         b->label[i] = (heapfmt_label){HEAPFMT_LABEL_NONE, 0, 0};
@@ -599,7 +577,7 @@ static int write_roots(dumper *d, const roots *rs)
 }
 
 int dump_write(heapfmt_writer *w, const image *im, const modules *ms,
-               const heap *h, classes *cls, bindex *x, const roots *rs,
+               heap *h, classes *cls, bindex *x, const roots *rs,
                const dump_info *info, dump_stats *st)
 {
     dumper d;
@@ -612,6 +590,7 @@ int dump_write(heapfmt_writer *w, const image *im, const modules *ms,
     d.x = x;
     d.st = st;
     int rc = write_meta(&d, info);
+    heap_drop_free(h);
     if (rc == HEAPFMT_OK)
         rc = str(&d, "interior", &d.s_interior);
     if (rc == HEAPFMT_OK)

@@ -38,10 +38,12 @@ typedef struct dump_stats {
     uint64_t refs, interior, root_refs, truncated;
 } dump_stats;
 
-/* Writes META, the objects and the roots (not finish). Returns
- * HEAPFMT_OK or the writer's error (HEAPFMT_E_NOMEM out of memory). */
+/* Writes META, the objects and the roots (not finish). The free list is
+ * released after META, which counts it (16 bytes a free block, not
+ * needed for the objects). Returns HEAPFMT_OK or the writer's error
+ * (HEAPFMT_E_NOMEM out of memory). */
 int dump_write(heapfmt_writer *w, const image *im, const modules *ms,
-               const heap *h, classes *cls, bindex *x, const roots *rs,
+               heap *h, classes *cls, bindex *x, const roots *rs,
                const dump_info *info, dump_stats *st);
 
 #endif /* CORE_DUMP_H */

@@ -997,8 +997,8 @@ static int merge_mmapped(heap *h, const hblock *mm, size_t nmm)
 {
     if (nmm == 0)
         return 0;
-    if (hf_grow(hf_default_allocator(), (void **)&h->used, &h->capused,
-                h->nused + nmm, sizeof *h->used) != 0)
+    if (core_grow((void **)&h->used, &h->capused, h->nused + nmm,
+                  sizeof *h->used) != 0)
         return -1;
     size_t i = h->nused, j = nmm, k = h->nused + nmm;
     while (j > 0) {

@@ -1,17 +1,25 @@
-/* grow.h -- the arrays of heapfmt-core grow through libheapfmt's hf_grow
- * (doubling, malloc'd: freed with free()). */
+/* grow.h -- the arrays of heapfmt-core: malloc'd, grown by realloc
+ * (doubling), freed with free().
+ *
+ * realloc, not a new buffer and a copy (libheapfmt's hf_grow): a large
+ * array is its own mapping, which realloc moves by remapping its pages,
+ * so that growing the block list of a large heap never holds the old
+ * and the new copies at once (at 1M blocks, 16 MiB more at the peak),
+ * and the doubled capacity costs no memory until it is written. */
 #ifndef CORE_GROW_H
 #define CORE_GROW_H
 
+#include <stddef.h>
 #include <stdlib.h>
 
-#include "hf_common.h"
+/* Makes room in *p (capacity *cap elements of elem bytes) for need
+ * elements. Returns 0, or -1 out of memory (*p unchanged). */
+int core_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 /* Makes room for one more element after n in buf (capacity cap);
  * 0 or -1 out of memory (buf unchanged). */
 #define GROW(buf, cap, n)                                                  \
-    hf_grow(hf_default_allocator(), (void **)&(buf), &(cap), (n) + 1,      \
-            sizeof *(buf))
+    core_grow((void **)&(buf), &(cap), (n) + 1, sizeof *(buf))
 
 /* qsort of n elements of p, none when fewer than two (qsort's pointer
  * must not be NULL, even for none). */

@@ -28,6 +28,13 @@ void heap_free(heap *h)
     memset(h, 0, sizeof *h);
 }
 
+void heap_drop_free(heap *h)
+{
+    free(h->free);
+    h->free = NULL;
+    h->nfree = h->capfree = 0;
+}
+
 void heap_problem(heap *h, const char *fmt, ...)
 {
     h->complete = 0;

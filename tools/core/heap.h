@@ -88,6 +88,9 @@ typedef struct heap {
 void heap_init(heap *h);
 void heap_free(heap *h);
 
+/* Releases the free list (nfree becomes 0). */
+void heap_drop_free(heap *h);
+
 /* Records a problem (printf format); marks the heap incomplete. */
 void heap_problem(heap *h, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -65,6 +65,7 @@ typedef struct image {
     unsigned char **bufs;/* the copies of a live process's memory */
     size_t nbufs;
     size_t copied;       /* bytes copied from a live process */
+    uint64_t pause_cpu_us; /* CPU time heapfmt-core spent in the pause */
     size_t seg_cap, thr_cap, buf_cap;
 } image;
 

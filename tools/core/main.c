@@ -160,7 +160,7 @@ static int write_free_list(const char *path, const heap *h)
 }
 
 static void verbose_summary(const char *name, const image *im,
-                            const modules *ms, const heap *h,
+                            const modules *ms, const heap *h, size_t nfree,
                             const bindex *x, const dump_stats *st,
                             double secs)
 {
@@ -174,24 +174,29 @@ static void verbose_summary(const char *name, const image *im,
     fprintf(stderr, "%s: %s: used %s blocks (%s), free %s, mmapped %s, "
                     "references %s (%s interior), root references %s\n",
             cli_progname(), name, cli_fmt_count(h->nused).s,
-            cli_fmt_bytes(used).s, cli_fmt_count(h->nfree).s,
+            cli_fmt_bytes(used).s, cli_fmt_count(nfree).s,
             cli_fmt_count(h->mmapped).s, cli_fmt_count(st->refs).s,
             cli_fmt_count(st->interior).s, cli_fmt_count(st->root_refs).s);
-    /* Anonymous memory: what heapfmt-core holds beyond the mapped core
-     * (a live process's copy included) -- all of it is still held here. */
-    long kb = proc_status(0, "RssAnon");
-    uint64_t anon = kb > 0 ? (uint64_t)kb * 1024 : 0;
-    uint64_t copy = im->live ? im->copied : 0;
+    /* Memory beyond the mapped core (or the copy of a live process): the
+     * peak resident set less the file pages resident at the end (the
+     * core's, all touched by then) and the copy. */
+    long hwm = proc_status(0, "VmHWM"), file = proc_status(0, "RssFile"),
+         shm = proc_status(0, "RssShmem");
+    uint64_t peak = hwm > 0 ? (uint64_t)hwm * 1024 : 0;
+    uint64_t other = (uint64_t)(file > 0 ? file : 0) * 1024 +
+                     (uint64_t)(shm > 0 ? shm : 0) * 1024 +
+                     (im->live ? im->copied : 0);
+    peak = peak > other ? peak - other : 0;
     fprintf(stderr, "%s: %s: CPU %.2f s: image and files %.2f, heap %.2f, "
                     "index and roots %.2f, dump %.2f\n",
             cli_progname(), name, cpu_seconds(), phase_cpu[PH_IMAGE],
             phase_cpu[PH_HEAP], phase_cpu[PH_INDEX], phase_cpu[PH_DUMP]);
-    fprintf(stderr, "%s: %s: %.2f s; index %s; anonymous memory %s (%.1f "
-                    "bytes a block beyond the %s)\n",
+    fprintf(stderr, "%s: %s: %.2f s; index %s; peak memory %s beyond the "
+                    "%s (%.1f bytes a block)\n",
             cli_progname(), name, secs, cli_fmt_bytes(x->bytes).s,
-            cli_fmt_bytes(anon).s,
-            h->nused ? (double)(anon > copy ? anon - copy : 0) / h->nused : 0.0,
-            im->live ? "copy of the process" : "mapped core");
+            cli_fmt_bytes(peak).s,
+            im->live ? "copy of the process" : "mapped core",
+            h->nused ? (double)peak / h->nused : 0.0);
 }
 
 static int run(args *a)
@@ -214,6 +219,11 @@ static int run(args *a)
                         "(%zu thread%s)\n",
                 cli_progname(), name, pause_us / 1e6,
                 cli_fmt_bytes(im.copied).s, im.nthr, im.nthr == 1 ? "" : "s");
+        if (a->verbose)
+            fprintf(stderr, "%s: %s: the pause took %.3f s of CPU here (the "
+                            "rest: waiting for a CPU, or for the threads to "
+                            "stop)\n",
+                    cli_progname(), name, im.pause_cpu_us / 1e6);
     } else if (core_open(&im, a->core, err, sizeof err) != 0) {
         cli_error(name, "%s", err);
         img_free(&im);
@@ -347,6 +357,7 @@ static int run(args *a)
             info.time = (uint64_t)st.st_mtime;
     }
     dump_stats st = {.name = name};
+    size_t nfree = h.nfree; /* dump_write releases the free list */
     int rc = dump_write(w, &im, &ms, &h, &cls, &x, &rs, &info, &st);
     if (rc == HEAPFMT_OK)
         rc = heapfmt_writer_finish(w);
@@ -364,7 +375,7 @@ static int run(args *a)
                  (unsigned)HEAPFMT_MAX_REFS);
     }
     if (a->verbose)
-        verbose_summary(name, &im, &ms, &h, &x, &st, seconds() - t0);
+        verbose_summary(name, &im, &ms, &h, nfree, &x, &st, seconds() - t0);
     code = incomplete ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
 out:
     heapfmt_writer_free(w);
