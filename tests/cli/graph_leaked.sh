@@ -67,6 +67,8 @@ expect_success "a heap without leaks"
 
 expect_usage_error "$BIN/heapfmt-graph" "leaked takes one dump" leaked heap.hfd heap.hfd
 expect_usage_error "$BIN/heapfmt-graph" "leaked is not grouped by stack" leaked -b stack heap.hfd
+expect_usage_error "$BIN/heapfmt-graph" "dominators is not grouped by stack" dominators -b stack heap.hfd
+expect_usage_error "$BIN/heapfmt-graph" "dominators is not grouped by frame" dominators --by=frame heap.hfd
 expect_usage_error "$BIN/heapfmt-graph" "--objects is for leaked" dominators --objects heap.hfd
 expect_usage_error "$BIN/heapfmt-graph" "--objects without --by" leaked --objects -b site heap.hfd
 run g leaked "$TMPDIR/none.hfd"

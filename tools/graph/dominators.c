@@ -132,6 +132,12 @@ int cmd_dominators(const cmd_options *opt, char *const *args, int nargs)
         cli_usage_error("dominators: expected one dump");
         return CLI_EXIT_USAGE;
     }
+    /* The graph keeps each object's class and site, not its stack: a
+     * stack or frame grouping would print rows without their key. */
+    if (opt->by & ~(unsigned)(GROUP_CLASS | GROUP_SITE)) {
+        cli_usage_error("dominators: --by takes class, site or class,site");
+        return CLI_EXIT_USAGE;
+    }
     graph g;
     dom_tree t;
     int rc = dominators_tree(opt, args[0], &g, &t);
