@@ -8,7 +8,8 @@
  * The heap is synthetic: arena chunks laid out as glibc does (a 16-byte
  * header, usable size = chunk size - 8, the next chunk's size field just
  * after), some free, blocks long enough to be scanned in several batches,
- * an mmapped chunk in a region of its own, and words aimed at every edge:
+ * an mmapped chunk in a region of its own, jemalloc slabs (regions of 8
+ * to 160 bytes at a stride, some free), and words aimed at every edge:
  * block starts and interiors, the size field between two blocks, free
  * chunks, the regions' ends, the gap between them, numbers.
  */
@@ -31,9 +32,13 @@
 #define ARENA_BYTES (4u << 20)
 #define MMAP 0x30000000ull
 #define MMAP_BYTES (256u << 10)
+#define SLAB 0x20000000ull
+#define SLAB_BYTES (16u << 10) /* a slab; four of them, one per stride */
+
+static const uint32_t strides[4] = {8, 48, 80, 160};
 
 typedef struct world {
-    unsigned char *arena, *mm;
+    unsigned char *arena, *mm, *slab;
     image im;
     heap h;
     uint64_t *free_at; /* free chunks' user addresses */
@@ -69,7 +74,8 @@ static uint64_t aim(world *w, tprng *r)
     case 9:
         return ARENA + ARENA_BYTES - 16 + tprng_below(r, 64); /* the end */
     case 10:
-        return ARENA + ARENA_BYTES + tprng_below(r, MMAP - ARENA); /* gap */
+        return tprng_below(r, 2) ? ARENA + ARENA_BYTES + tprng_below(r, SLAB - ARENA)
+                                 : SLAB + tprng_below(r, 4 * SLAB_BYTES + 64); /* gap, slabs */
     default:
         return tprng_next(r) & (tprng_below(r, 2) ? 0xffff : ~0ull);
     }
@@ -82,8 +88,9 @@ static void build(world *w, uint64_t seed)
     tprng_seed(&r, seed);
     w->arena = calloc(1, ARENA_BYTES);
     w->mm = calloc(1, MMAP_BYTES);
+    w->slab = calloc(4, SLAB_BYTES);
     w->free_at = calloc(ARENA_BYTES / 32, sizeof *w->free_at);
-    cr_assert(w->arena && w->mm && w->free_at);
+    cr_assert(w->arena && w->mm && w->slab && w->free_at);
     img_init(&w->im);
     img_seg s = {.start = ARENA, .end = ARENA + ARENA_BYTES, .data = w->arena,
                  .avail = ARENA_BYTES, .prot = IMG_R | IMG_W, .file = -1};
@@ -91,6 +98,9 @@ static void build(world *w, uint64_t seed)
     img_seg m = {.start = MMAP, .end = MMAP + MMAP_BYTES, .data = w->mm,
                  .avail = MMAP_BYTES, .prot = IMG_R | IMG_W, .file = -1};
     cr_assert_eq(img_add(&w->im, &m), 0);
+    img_seg sl = {.start = SLAB, .end = SLAB + 4 * SLAB_BYTES, .data = w->slab,
+                  .avail = 4 * SLAB_BYTES, .prot = IMG_R | IMG_W, .file = -1};
+    cr_assert_eq(img_add(&w->im, &sl), 0);
     cr_assert_eq(img_sort(&w->im), 0);
     heap_init(&w->h);
     /* arena chunks, then the top (at least 16 KiB) */
@@ -117,6 +127,15 @@ static void build(world *w, uint64_t seed)
         c += size;
     }
     cr_assert_eq(heap_add_region(&w->h, ARENA, ARENA + ARENA_BYTES, 0), 0);
+    /* jemalloc slabs: used regions at a stride (the rest, and the slack
+     * at the end, free), between the arena and the mmapped chunk */
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t start = SLAB + k * SLAB_BYTES;
+        for (uint64_t a = start; a + strides[k] <= start + SLAB_BYTES; a += strides[k])
+            if (tprng_below(&r, 3) != 0)
+                cr_assert_eq(heap_add_used(&w->h, a, strides[k]), 0);
+        cr_assert_eq(heap_add_slab(&w->h, start, start + SLAB_BYTES, 1, strides[k]), 0);
+    }
     /* the mmapped chunk */
     put64(w->mm, MMAP, MMAP + 8, MMAP_BYTES | 2);
     cr_assert_eq(heap_add_used(&w->h, (MMAP + 16) | HB_MMAPPED, MMAP_BYTES - 16), 0);
@@ -125,8 +144,8 @@ static void build(world *w, uint64_t seed)
     for (size_t i = 0; i < w->h.nused; i++) {
         const hblock *b = &w->h.used[i];
         uint64_t a = HB_ADDR(*b);
-        unsigned char *base = a >= MMAP ? w->mm : w->arena;
-        uint64_t base_addr = a >= MMAP ? MMAP : ARENA;
+        unsigned char *base = a >= MMAP ? w->mm : a >= SLAB ? w->slab : w->arena;
+        uint64_t base_addr = a >= MMAP ? MMAP : a >= SLAB ? SLAB : ARENA;
         for (uint64_t o = 0; o + 8 <= b->size; o += 8)
             if (tprng_below(&r, 3) == 0)
                 put64(base, base_addr, a + o, aim(w, &r));
@@ -139,6 +158,7 @@ static void unbuild(world *w)
     img_free(&w->im);
     free(w->arena);
     free(w->mm);
+    free(w->slab);
     free(w->free_at);
 }
 
@@ -194,7 +214,7 @@ static void check_seed(uint64_t seed)
     uint64_t *want = malloc(MMAP_BYTES / 8 * sizeof *want);
     int *inner = malloc(MMAP_BYTES / 8 * sizeof *inner);
     cr_assert(want && inner);
-    size_t i = 0, long_blocks = 0, refs = 0, interiors = 0;
+    size_t i = 0, long_blocks = 0, refs = 0, interiors = 0, slab_refs = 0;
     heapfmt_record rec;
     int rc;
     while ((rc = heapfmt_reader_next(rd, &rec)) == HEAPFMT_OK) {
@@ -223,6 +243,8 @@ static void check_seed(uint64_t seed)
             interiors += (size_t)inner[k];
         }
         refs += n;
+        for (size_t k = 0; k < n; k++)
+            slab_refs += want[k] >= SLAB && want[k] < SLAB + 4 * SLAB_BYTES;
         long_blocks += w.h.used[i].size > 8 * 4096;
         i++;
     }
@@ -232,6 +254,7 @@ static void check_seed(uint64_t seed)
     cr_assert_eq(st.interior, interiors);
     /* the heap exercised what it is for */
     cr_assert_gt(long_blocks, 2);
+    cr_assert_gt(slab_refs, 100);
     cr_assert_gt(interiors, 100);
     cr_assert_gt(refs - interiors, 100);
     heapfmt_reader_free(rd);

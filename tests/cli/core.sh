@@ -260,8 +260,57 @@ if command -v c++ >/dev/null && c++ -O1 -g -o grow "$root/tests/core/grow.cc" 2>
     fi
 fi
 
+# --- jemalloc (Debian's libjemalloc2, 5.3): the truth program under it,
+# -p and its core; the C++ classes ---
+je=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+if [ -e "$je" ]; then
+    LD_PRELOAD=$je ./truth je-rec.txt &
+    pid=$!
+    wait_stopped "$pid"
+    run core -p "$pid" -o je-live.hfd
+    expect_rc 0 "jemalloc: -p"
+    gcore -o je-core "$pid" >/dev/null 2>&1
+    kill -9 "$pid"
+    wait "$pid" 2>/dev/null
+    run core -v "je-core.$pid" -o je-core.hfd
+    expect_rc 0 "jemalloc: its core"
+    expect_err_has "jemalloc 5.3" "jemalloc: -v names it"
+    for d in je-live je-core; do
+        "$BIN/heapfmt-export" -f json -r all "$d.hfd" >"$d.json"
+        "$BIN/heapfmt-graph" leaked --objects -f tsv "$d.hfd" >"$d.leaked"
+        if python3 "$root/tests/core/check_truth.py" je-rec.txt - "$d.json" "$d.leaked" >"check-$d.txt"; then
+            pass
+        else
+            fail "$d: $(grep FAIL "check-$d.txt" | head -5)"
+        fi
+    done
+    objects je-core.hfd >je-core.obj
+    objects je-live.hfd >je-live.obj
+    cmp -s je-core.obj je-live.obj && pass || fail "jemalloc: -p and the core differ"
+    "$BIN/heapfmt-export" -f json -r meta je-core.hfd | grep -q '"core.allocator":"jemalloc 5.3"' &&
+        pass || fail "jemalloc: META names the allocator"
+    if [ -x cxx3 ]; then
+        LD_PRELOAD=$je ./cxx3 300 200 100 &
+        pid=$!
+        wait_stopped "$pid"
+        run core -p "$pid" -o je-cxx3.hfd
+        kill -9 "$pid"
+        wait "$pid" 2>/dev/null
+        expect_rc 0 "jemalloc: C++ classes, -p"
+        got=$("$BIN/histo" -f tsv je-cxx3.hfd | awk -F '\t' '$3 == "shapes::Circle" || $3 == "Square<int>" ||
+            $3 == "(anonymous namespace)::Triangle" { print $3 "=" $1 }' | sort | tr '\n' ' ')
+        want='(anonymous namespace)::Triangle=100 Square<int>=200 shapes::Circle=300 '
+        [ "$got" = "$want" ] && pass || fail "jemalloc: histo by class gives '$got', not '$want'"
+        got=$("$BIN/heapfmt-graph" leaked -f tsv je-cxx3.hfd | awk -F '\t' 'NR > 1 { print $1 "=" $2 "," $4 }')
+        [ "$got" = "(anonymous namespace)::Triangle=100,100" ] && pass ||
+            fail "jemalloc: leaked gives '$got', not the 100 Triangles, all heads"
+    fi
+else
+    echo "SKIP: jemalloc not installed ($je)"
+fi
+
 # --- allocators not read: told in one line, the dump marked incomplete ---
-for lib in libjemalloc.so.2:jemalloc libtcmalloc_minimal.so.4:tcmalloc libmimalloc.so.2:mimalloc; do
+for lib in libtcmalloc_minimal.so.4:tcmalloc libmimalloc.so.2:mimalloc; do
     so=/usr/lib/x86_64-linux-gnu/${lib%%:*}
     name=${lib##*:}
     if [ ! -e "$so" ]; then

@@ -3,6 +3,7 @@
 against what the program recorded (tests/cli/core.sh).
 
     check_truth.py RECORDS MALLOC_INFO DUMP.json [LEAKED.tsv]
+    (MALLOC_INFO "-": the program ran under jemalloc, which has none)
     check_truth.py --tracker TRACKED.ndjson DUMP.json
 
 DUMP.json is `heapfmt-export -f json` of the dump. Checks, each printed
@@ -121,8 +122,9 @@ def main():
     check(not wrong, "held blocks have their usable size (differ: %s)" % wrong[:5])
     missing = [hex(a) for a in leaked if a not in objs]
     check(not missing, "every leaked block is a used block (missing: %s)" % missing[:5])
-    mm = sum(1 for o in d["objects"] if o["type"] == "mmapped")
-    check(mm >= 40, "mmapped chunks are used blocks (%d)" % mm)
+    if mi_path != "-":
+        mm = sum(1 for o in d["objects"] if o["type"] == "mmapped")
+        check(mm >= 40, "mmapped chunks are used blocks (%d)" % mm)
 
     # Reachability from the roots, here.
     seen = reachable(d)
@@ -145,6 +147,12 @@ def main():
               "its heads are the blocks nothing leaked points at (%d, want %d)"
               % (len(got_heads), len(heads)))
 
+    if mi_path == "-":  # jemalloc: no malloc_info; its bins and tcaches
+        kinds = {k: meta.get("core.free.%s.blocks" % k, 0) for k in ("tcache", "bin")}
+        check(all(v > 0 for v in kinds.values()), "free regions and cached ones: %s" % kinds)
+        check(meta.get("core.complete") == 1 and not any(k.startswith("core.problem") for k in meta),
+              "the dump says it is complete, with no problem")
+        sys.exit(1 if failures else 0)
     # malloc_info, arena by arena.
     mi = open(mi_path).read()
     arenas = re.findall(r'<heap nr="(\d+)">(.*?)</heap>', mi, re.S)

@@ -56,6 +56,25 @@ static int fill(bregion *r, const heap *h, size_t first, size_t end,
     return 0;
 }
 
+/* A slab's used bitmap from its blocks [first, end). */
+static int fill_slab(bregion *r, uint32_t stride, const heap *h, size_t first,
+                     size_t end, size_t *bytes)
+{
+    uint64_t n = (r->end - r->start) / stride + 1;
+    size_t nwords = (size_t)((n + 63) / 64);
+    r->stride = stride;
+    r->bits = calloc(nwords, sizeof *r->bits);
+    if (r->bits == NULL)
+        return -1;
+    *bytes += nwords * 8;
+    for (size_t k = first; k < end; k++) {
+        uint64_t off = HB_ADDR(h->used[k]) - r->start;
+        if (off % stride == 0)
+            r->bits[off / stride >> 6] |= 1ull << (off / stride & 63);
+    }
+    return 0;
+}
+
 int bindex_build(bindex *x, const heap *h)
 {
     memset(x, 0, sizeof *x);
@@ -80,7 +99,13 @@ int bindex_build(bindex *x, const heap *h)
         bregion *r = &x->r[x->nr];
         r->start = g->start & ~(uint64_t)15;
         r->end = g->end;
-        if (g->arena == UINT32_MAX) { /* an mmapped chunk */
+        if (g->stride != 0) { /* a jemalloc slab */
+            r->start = g->start;
+            if (fill_slab(r, g->stride, h, first, b, &x->bytes) != 0) {
+                x->nr++;
+                goto nomem;
+            }
+        } else if (g->arena == UINT32_MAX) { /* an mmapped chunk */
             r->block = HB_ADDR(h->used[first]);
             r->block_size = h->used[first].size;
         } else if (fill(r, h, first, b, &x->bytes) != 0) {

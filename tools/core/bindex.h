@@ -18,6 +18,11 @@
  * directory of the last boundary before each 4 KiB page bounds the
  * search to one page.
  *
+ * A jemalloc slab is a region of regions of one size (its stride): the
+ * word's region is its offset over the stride, looked up in a bitmap of
+ * a bit per region; a large extent is, like an mmapped chunk, a region
+ * of one block.
+ *
  * Memory: 1/64 of the arena heaps' bytes for the bitmaps and 1/512 for
  * the directory (69 MiB for 4 GiB: 3.5 bytes a block at 20M blocks). */
 #ifndef CORE_BINDEX_H
@@ -29,12 +34,15 @@
 #include "heap.h"
 
 typedef struct bregion {
-    uint64_t start, end;   /* 16-aligned start */
+    uint64_t start, end;   /* 16-aligned start (a slab: its start) */
     uint64_t *bits;        /* pairs: boundary word, used-start word */
     uint64_t *page;        /* per 4 KiB page: position of the last
-                              boundary before it + 1, 0 none */
+                              boundary before it + 1, 0 none; NULL:
+                              not an arena heap */
     uint64_t block;        /* an mmapped chunk (no bits): its address */
     uint64_t block_size;   /* ... and usable size */
+    uint64_t stride;       /* a jemalloc slab: its region size, and bits
+                              a bit per region, set when it is used */
 } bregion;
 
 typedef struct bindex {
@@ -99,8 +107,8 @@ static inline const void *bindex_line(const bindex *x, size_t region,
                                       uint64_t v)
 {
     const bregion *r = &x->r[region];
-    if (r->bits == NULL)
-        return r;
+    if (r->page == NULL) /* not an arena heap: a slab, or one block */
+        return r->bits == NULL ? (const void *)r : (const void *)r->bits;
     return &r->bits[2 * (((v - r->start) >> BINDEX_SHIFT) >> 6)];
 }
 
@@ -108,7 +116,15 @@ static inline int bindex_in_region(const bindex *x, size_t region,
                                    uint64_t v, uint64_t *block)
 {
     const bregion *r = &x->r[region];
-    if (r->bits == NULL) { /* an mmapped chunk: its one block */
+    if (r->page == NULL) { /* not an arena heap (one test for the rare) */
+        if (r->stride != 0) { /* a slab: the region at v, if used */
+            uint64_t i = (v - r->start) / r->stride;
+            if (!(r->bits[i >> 6] >> (i & 63) & 1))
+                return 0;
+            *block = r->start + i * r->stride;
+            return 1;
+        }
+        /* an mmapped chunk or a large extent: its one block */
         if (v - r->block >= r->block_size) /* below it too: wraps */
             return 0;
         *block = r->block;

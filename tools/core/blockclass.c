@@ -172,7 +172,7 @@ long classes_of(classes *c, const hblock *b, const uint64_t *first_word)
         uint32_t v;
         if (hf_map_get(&c->size_class, 0, &v))
             return (long)v - 1;
-        long k = add(c, 1, strdup("glibc tcache"));
+        long k = add(c, 1, strdup(c->internal ? c->internal : "glibc tcache"));
         if (k < 0 || hf_map_put(&c->size_class, hf_default_allocator(), 0,
                                 (uint32_t)k + 1) != 0)
             return -1;

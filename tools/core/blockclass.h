@@ -33,6 +33,7 @@ typedef struct klass {
 typedef struct classes {
     const image *im;
     const modules *ms;
+    const char *internal; /* the class of HB_INTERNAL blocks (heap.h) */
     klass *k;
     size_t n, cap;
     hf_map vptr;          /* first word -> class index + 1, 0: none */

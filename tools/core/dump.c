@@ -433,6 +433,11 @@ static int write_objects(dumper *d)
         while (i + nb < h->nused && nb < BATCH_BLOCKS) {
             uint64_t n;
             const unsigned char *p = block_bytes(d->im, &h->used[i + nb], &s, &n);
+            /* the allocator's own block (a tcache) holds pointers to free
+             * blocks, and stale ones to blocks given out since: none is
+             * a reference of the program's */
+            if (h->used[i + nb].addr & HB_INTERNAL)
+                n = 0;
             size_t nw = (size_t)(n / 8);
             if (nw > BATCH_WORDS - words) {
                 if (nb == 0) { /* a long block: alone */

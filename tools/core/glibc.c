@@ -486,22 +486,6 @@ static int main_heap(walker *w, const glibc_options *opt)
 /* Fastbins and bins                                                   */
 /* ------------------------------------------------------------------ */
 
-/* The region holding addr, or NULL. */
-static const hregion *region_of(const heap *h, uint64_t addr)
-{
-    size_t lo = 0, hi = h->nregions;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (h->regions[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0 || addr >= h->regions[lo - 1].end)
-        return NULL;
-    return &h->regions[lo - 1];
-}
-
 /* Safe-linking (2.32+): a stored next pointer is the pointer XOR the
  * address of the field shifted right by 12. */
 static uint64_t reveal(uint64_t field_addr, uint64_t stored)
@@ -529,7 +513,7 @@ static int fastbins(walker *w, uint32_t i)
         cycle c;
         cycle_init(&c, p);
         while (p != 0) {
-            const hregion *r = region_of(w->h, p);
+            const hregion *r = heap_region_of(w->h, p);
             uint64_t head, next;
             if ((p & 15) != 0 || r == NULL || r->arena != i ||
                 rd(w, p + 8, &head) != 0 || (head & ~(uint64_t)SIZE_BITS) != want ||
@@ -547,7 +531,7 @@ static int fastbins(walker *w, uint32_t i)
             /* Before 2.32 the link is plain; a version we do not know is
              * tried decoded first. */
             uint64_t n = safe ? reveal(p + 16, next) : next;
-            if (w->version == 0 && n != 0 && ((n & 15) != 0 || region_of(w->h, n) == NULL))
+            if (w->version == 0 && n != 0 && ((n & 15) != 0 || heap_region_of(w->h, n) == NULL))
                 n = next;
             if (cycle_step(&c, n)) {
                 heap_problem(w->h, "arena %u: fastbin %u loops", i, b);
@@ -572,7 +556,7 @@ static int bins(walker *w, uint32_t i, uint64_t **list, size_t *n, size_t *cap)
         cycle c;
         cycle_init(&c, p);
         while (p != fake) {
-            const hregion *r = region_of(w->h, p);
+            const hregion *r = heap_region_of(w->h, p);
             uint64_t head, fd, bk;
             if ((p & 15) != 0 || r == NULL || r->arena != i ||
                 rd(w, p + 8, &head) != 0 || rd(w, p + 16, &fd) != 0 ||
@@ -869,7 +853,7 @@ static int tcache_at(walker *w, uint64_t u, unsigned cbytes, tcache_list *out,
             if (*budget == 0)
                 goto invalid;
             (*budget)--;
-            const hregion *r = region_of(w->h, e);
+            const hregion *r = heap_region_of(w->h, e);
             uint64_t head, next, key;
             if ((e & 15) != 0 || r == NULL || r->arena == UINT32_MAX ||
                 rd(w, e - 8, &head) != 0 ||
@@ -893,7 +877,7 @@ static int tcache_at(walker *w, uint64_t u, unsigned cbytes, tcache_list *out,
             empty = 0;
             int safe = w->version == 0 || w->version >= 2032;
             uint64_t n = safe ? reveal(e, next) : next;
-            if (w->version == 0 && n != 0 && ((n & 15) != 0 || region_of(w->h, n) == NULL))
+            if (w->version == 0 && n != 0 && ((n & 15) != 0 || heap_region_of(w->h, n) == NULL))
                 n = next;
             if (k + 1 == count ? n != 0 : n == 0 || cycle_step(&c, n))
                 goto invalid;
@@ -970,7 +954,7 @@ static int tcaches(walker *w)
         while (j < t.n && t.chunk[j] < chunk)
             j++;
         if (j < t.n && t.chunk[j] == chunk) {
-            const hregion *r = region_of(h, chunk);
+            const hregion *r = heap_region_of(h, chunk);
             uint32_t ai = r != NULL && r->arena != UINT32_MAX ? r->arena : 0;
             uint64_t csize = h->used[i].size + SZ;
             h->arenas[ai].tcache++;
@@ -1092,7 +1076,7 @@ int glibc_read(heap *h, const image *im, const modules *ms,
             goto out;
     /* fastbin chunks are free blocks too */
     for (size_t i = 0; i < w.nfast; i++) {
-        const hregion *r = region_of(h, w.fast[i]);
+        const hregion *r = heap_region_of(h, w.fast[i]);
         uint64_t head = 0;
         rd(&w, w.fast[i] + 8, &head);
         if (heap_add_free(h, (w.fast[i] + HDR) | HF_FAST,

@@ -15,6 +15,8 @@ void heap_init(heap *h)
     memset(h, 0, sizeof *h);
     h->complete = 1;
     h->mp_mmapped = UINT64_MAX;
+    h->chunk_hdr = 16;
+    h->internal = "glibc tcache";
 }
 
 void heap_free(heap *h)
@@ -23,6 +25,7 @@ void heap_free(heap *h)
     free(h->free);
     free(h->arenas);
     free(h->regions);
+    free(h->own);
     for (size_t i = 0; i < h->nproblems && i < HEAP_MAX_PROBLEMS; i++)
         free(h->problems[i]);
     memset(h, 0, sizeof *h);
@@ -60,8 +63,40 @@ int heap_add_region(heap *h, uint64_t start, uint64_t end, uint32_t arena)
 {
     if (GROW(h->regions, h->capregions, h->nregions) != 0)
         return -1;
-    h->regions[h->nregions++] = (hregion){start, end, arena};
+    h->regions[h->nregions++] = (hregion){start, end, arena, 0};
     return 0;
+}
+
+int heap_add_slab(heap *h, uint64_t start, uint64_t end, uint32_t arena,
+                  uint32_t stride)
+{
+    if (GROW(h->regions, h->capregions, h->nregions) != 0)
+        return -1;
+    h->regions[h->nregions++] = (hregion){start, end, arena, stride};
+    return 0;
+}
+
+int heap_add_own(heap *h, uint64_t start, uint64_t end)
+{
+    if (GROW(h->own, h->capown, h->nown) != 0)
+        return -1;
+    h->own[h->nown++] = (hregion){start, end, UINT32_MAX, 0};
+    return 0;
+}
+
+const hregion *heap_region_of(const heap *h, uint64_t a)
+{
+    size_t lo = 0, hi = h->nregions;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->regions[mid].start <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || a >= h->regions[lo - 1].end)
+        return NULL;
+    return &h->regions[lo - 1];
 }
 
 long heap_find_used(const heap *h, uint64_t a)

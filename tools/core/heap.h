@@ -3,7 +3,7 @@
  * listed with --free), the regions they lie in, per-arena totals, and
  * what could not be read.
  *
- * 16 bytes per block: the user address (16-aligned, so its low four bits
+ * 16 bytes per block: the user address (8-aligned, so its low three bits
  * carry flags) and the usable size. */
 #ifndef CORE_HEAP_H
 #define CORE_HEAP_H
@@ -14,7 +14,7 @@
 /* Flags in the low bits of hblock.addr. */
 #define HB_MMAPPED 1u  /* used: a chunk of its own mapping */
 #define HB_INTERNAL 2u /* used: the allocator's own (a tcache) */
-#define HB_FLAGS 15u
+#define HB_FLAGS 7u
 
 /* Free block kinds (free hblock.addr's low bits). */
 enum hfree_kind {
@@ -53,11 +53,13 @@ typedef struct harena {
     uint64_t walk_free, walk_free_bytes; /* free by boundary tags */
 } harena;
 
-/* A range of the address space that holds blocks: an arena heap or one
- * mmapped chunk. */
+/* A range of the address space that holds blocks: an arena heap, one
+ * mmapped chunk (or jemalloc large extent), or a jemalloc slab: blocks
+ * of stride bytes from start. */
 typedef struct hregion {
     uint64_t start, end;
-    uint32_t arena;  /* index, or UINT32_MAX for an mmapped chunk */
+    uint32_t arena;  /* index, or UINT32_MAX for a single-block region */
+    uint32_t stride; /* a slab's region size, 0: not a slab */
 } hregion;
 
 #define HEAP_MAX_PROBLEMS 32
@@ -78,6 +80,13 @@ typedef struct heap {
                                 arena): not a root, its pointers are to
                                 chunk headers, which the usable bytes of
                                 the chunk before cover */
+    hregion *own;            /* the allocator's own memory outside
+                                modules (jemalloc's metadata): neither
+                                blocks nor roots */
+    size_t nown, capown;
+    uint64_t chunk_hdr;      /* --free lists a block's address less this
+                                (glibc: 16, its chunk; jemalloc: 0) */
+    const char *internal;    /* the class of HB_INTERNAL blocks */
     char allocator[64];      /* "glibc 2.36" */
     char found_by[64];       /* "symbols (main_arena)" or "structure" */
     int complete;            /* every arena and region read */
@@ -100,6 +109,12 @@ void heap_problem(heap *h, const char *fmt, ...)
 static inline int heap_add_used(heap *h, uint64_t addr, uint64_t size);
 static inline int heap_add_free(heap *h, uint64_t addr, uint64_t size);
 int heap_add_region(heap *h, uint64_t start, uint64_t end, uint32_t arena);
+int heap_add_slab(heap *h, uint64_t start, uint64_t end, uint32_t arena,
+                  uint32_t stride);
+int heap_add_own(heap *h, uint64_t start, uint64_t end);
+
+/* The region holding address a (regions sorted by start), or NULL. */
+const hregion *heap_region_of(const heap *h, uint64_t a);
 
 /* The used block holding address a (start or interior): its index, or
  * -1. Binary search: the scanner has a faster index (refs.h). */

@@ -20,6 +20,7 @@
 #include "core.h"
 #include "dump.h"
 #include "glibc.h"
+#include "jemalloc.h"
 #include "heapfmt.h"
 #include "live.h"
 #include "modules.h"
@@ -36,8 +37,9 @@ static void usage(void)
         "Write the native heap of a core file (gcore, or the kernel's) or of\n"
         "a running process as a heapfmt dump: every malloc'd block with its\n"
         "class (C++ vtables, else its size), the blocks it points to, and\n"
-        "the roots (registers, stacks, static data). glibc malloc is read;\n"
-        "jemalloc, tcmalloc and mimalloc are told, not read yet.\n"
+        "the roots (registers, stacks, static data). glibc malloc and\n"
+        "jemalloc 5.3 are read; tcmalloc and mimalloc are told, not read\n"
+        "yet.\n"
         "\n"
         "  -o, --output FILE     write to FILE; - for standard output, which\n"
         "                        must not be a terminal (default -)\n"
@@ -145,7 +147,7 @@ static int write_free_list(const char *path, const heap *h)
         const hblock *b = &h->free[i];
         unsigned k = (unsigned)(b->addr & HB_FLAGS);
         fprintf(f, "0x%016llx\t%llu\t%s\t%u\n",
-                (unsigned long long)(HB_ADDR(*b) - 16),
+                (unsigned long long)(HB_ADDR(*b) - h->chunk_hdr),
                 (unsigned long long)HF_SIZE(*b),
                 k < 5 ? hfree_kind_names[k] : "?", HF_ARENA(*b));
     }
@@ -270,7 +272,22 @@ static int run(args *a)
     const char *other = other_allocator(&im, &ms, &where);
     glibc_options gopt = {a->no_symbols};
     phase_end(PH_IMAGE);
-    int found = glibc_read(&h, &im, &ms, &gopt);
+    /* A process that allocates with jemalloc (LD_PRELOAD, or linked):
+     * its heap is jemalloc's; glibc's arenas are left unread. */
+    const char *why = NULL;
+    int found = 0;
+    if (other != NULL && strcmp(other, "jemalloc") == 0) {
+        found = jemalloc_read(&h, &im, &ms, &why);
+        if (found == 1)
+            other = NULL;
+        else if (found == 0) {
+            heap_free(&h);
+            heap_init(&h);
+        }
+    }
+    if (found == 0)
+        found = glibc_read(&h, &im, &ms, &gopt);
+    cls.internal = h.internal;
     phase_end(PH_HEAP);
     if (found < 0) {
         cli_error(name, "out of memory");
@@ -279,10 +296,16 @@ static int run(args *a)
     char allocator[160];
     const char *alloc_meta = NULL;
     const char *note = NULL;
-    if (other != NULL) {
+    if (other != NULL && why != NULL) {
+        cli_warn(name, "the process allocates with %s (%s), which heapfmt-core "
+                       "could not read: %s; its blocks are missing%s",
+                 other, where, why, found ? "; only glibc malloc's are written" : "");
+    } else if (other != NULL) {
         cli_warn(name, "the process allocates with %s (%s), which heapfmt-core "
                        "does not read yet: its blocks are missing%s",
                  other, where, found ? "; only glibc malloc's are written" : "");
+    }
+    if (other != NULL) {
         snprintf(allocator, sizeof allocator, "%s (not read)%s%s", other,
                  found ? ", " : "", found ? h.allocator : "");
         alloc_meta = allocator;

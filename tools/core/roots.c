@@ -40,7 +40,7 @@ int roots_find(roots *rs, const image *im, const modules *ms, const heap *h)
 {
     memset(rs, 0, sizeof *rs);
     /* What the mapping roots leave out: heaps, stacks, module data. */
-    size_t nex = 0, capex = h->nregions + im->nthr + 16;
+    size_t nex = 0, capex = h->nregions + h->nown + im->nthr + 16;
     for (size_t i = 0; i < ms->n; i++)
         capex += ms->m[i].nrw;
     span *ex = malloc(capex * sizeof *ex);
@@ -49,6 +49,8 @@ int roots_find(roots *rs, const image *im, const modules *ms, const heap *h)
     for (size_t i = 0; i < h->nregions; i++)
         ex[nex++] = (span){h->regions[i].start & ~(uint64_t)(PAGE - 1),
                            (h->regions[i].end + PAGE - 1) & ~(uint64_t)(PAGE - 1)};
+    for (size_t i = 0; i < h->nown; i++) /* the allocator's metadata */
+        ex[nex++] = (span){h->own[i].start, h->own[i].end};
     for (size_t t = 0; t < im->nthr; t++) {
         uint64_t sp = im->thr[t].reg[REG_RSP];
         const img_seg *s = img_find(im, sp);
