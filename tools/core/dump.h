@@ -36,12 +36,16 @@ typedef struct dump_info {
 typedef struct dump_stats {
     const char *name;       /* for the progress line */
     uint64_t refs, interior, root_refs, truncated;
+    uint64_t used_bytes;    /* the used blocks' usable bytes */
 } dump_stats;
 
 /* Writes META, the objects and the roots (not finish). The free list is
  * released after META, which counts it (16 bytes a free block, not
- * needed for the objects). Returns HEAPFMT_OK or the writer's error
- * (HEAPFMT_E_NOMEM out of memory). */
+ * needed for the objects). A used list of 16 MiB or more is given back
+ * page by page as its blocks are written (the index answers the
+ * lookups, not the list): its entries must not be read after this call
+ * (nused stays; st->used_bytes has their bytes). Returns HEAPFMT_OK or
+ * the writer's error (HEAPFMT_E_NOMEM out of memory). */
 int dump_write(heapfmt_writer *w, const image *im, const modules *ms,
                heap *h, classes *cls, bindex *x, const roots *rs,
                const dump_info *info, dump_stats *st);

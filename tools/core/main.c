@@ -166,9 +166,7 @@ static void verbose_summary(const char *name, const image *im,
                             const bindex *x, const dump_stats *st,
                             double secs)
 {
-    uint64_t used = 0;
-    for (size_t i = 0; i < h->nused; i++)
-        used += h->used[i].size;
+    uint64_t used = st->used_bytes; /* h->used is given back by then */
     fprintf(stderr, "%s: %s: %s, arenas %s (%s), threads %zu, modules %zu "
                     "(debug files %zu, not found %zu)\n",
             cli_progname(), name, h->allocator, h->found_by[0] ? "found by" : "-",
