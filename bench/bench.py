@@ -569,6 +569,10 @@ class Bench:
             rows.append(c)
             self.spawn([gen, "-n", str(int(n * 1.05)), "-s", "1", "-o", b])
             nb = int(n * 1.05)
+            # a third dump of the same process, for owners (issue 39)
+            c3 = self.path("s%s-c.hfd" % label)
+            nc = int(n * 1.10)
+            self.spawn([gen, "-n", str(nc), "-s", "1", "-o", c3])
             graph = self.tool("heapfmt-graph")
             cases = [
                 ("heapfmt-info --verify", [self.tool("heapfmt-info"),
@@ -582,7 +586,8 @@ class Bench:
                 ("heapfmt-export ndjson", [self.tool("heapfmt-export"), "-f",
                                            "ndjson", a], n),
                 ("heapfmt-graph dominators", [graph, "dominators", "-n", "10",
-                                              a], n)]
+                                              a], n),
+                ("heapfmt-graph owners", [graph, "owners", a, b, c3], nc)]
             oid = self.top_dominator(a, label)
             if oid is not None:
                 cases += [("heapfmt-graph path", [graph, "path", a, oid], n),
@@ -594,7 +599,7 @@ class Bench:
                 rows.append(self.case("scale", name, argv, objects=objs,
                                       size=label, nbytes=os.path.getsize(a),
                                       threads=2 if "-j2" in argv else 1))
-            for f in (a, b):
+            for f in (a, b, c3):
                 os.unlink(f)
         table = {}
         for r in rows:
@@ -709,6 +714,15 @@ class Bench:
         self.zstd_export(label, n, dump)
         self.graph_cases(label, n, dump)
         os.unlink(dump)
+        # owners of the three dumps of one process that diff() compares:
+        # its memory is per object of the last (issue 39)
+        a, b, c = (self.path("d%s-%s.hfd" % (label, s))
+                   for s in ("l1", "b", "c"))
+        if all(os.path.exists(f) for f in (a, b, c)):
+            self.case("graph", "heapfmt-graph owners",
+                      [self.tool("heapfmt-graph"), "owners", a, b, c],
+                      objects=int(n * 1.10), nbytes=os.path.getsize(c),
+                      size=label)
 
     def zstd_export(self, label, n, dump):
         """Issue 19: heapfmt-export of a default (Zstandard) dump, to
@@ -1496,6 +1510,19 @@ class Bench:
             add("heapfmt-graph dominators growth %s -> %s, time/object" %
                 (small, big), t, 1.15, t <= 1.15,
                 "1.0 = linear; memory/object %.2fx" % m)
+        own = self.find("heapfmt-graph owners", big)
+        if own:
+            bpo = own["rss_kib"] * 1024 / own["objects"]
+            add("heapfmt-graph owners peak, bytes/object", bpo, 60,
+                bpo <= 60, "peak RSS %.0f MiB, %d objects in the last dump; "
+                "%.2f s CPU" % (own["rss_kib"] / 1024, own["objects"],
+                                own["cpu_s"]))
+            o1 = self.find("heapfmt-graph owners", small)
+            if o1 and small != big:
+                t = (own["cpu_s"] / own["objects"]) / (o1["cpu_s"] /
+                                                       o1["objects"])
+                add("heapfmt-graph owners growth %s -> %s, time/object" %
+                    (small, big), t, 1.10, t <= 1.10, "1.0 = linear")
         plain = self.find("heapfmt-graph dominators --no-class-refs", big)
         if plain:
             t = dom["cpu_s"] / max(plain["cpu_s"], 1e-3)

@@ -327,7 +327,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint64_t h = fz_hash(data, size);
     counted c = {0, 0};
-    diff_mem mem = {counted_resize, &c};
+    diff_mem mem = {counted_resize, &c, NULL};
     int reread = (h & 1) != 0;
     graph_options o = {.keep_weak = (h >> 1) & 1,
                        .class_refs = (h >> 3) & 1,

@@ -875,7 +875,7 @@ Test(diff, every_allocation_failure_is_clean)
         cr_assert_eq(td_run(&want, &ref, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
         for (unsigned long n = 1;; n++) {
             failing f = {0, n, 0};
-            diff_mem mem = {failing_resize, &f};
+            diff_mem mem = {failing_resize, &f, NULL};
             diff_options opt = DIFF_OPTIONS_INIT;
             opt.mem = &mem;
             opt.list = list;

@@ -13,7 +13,7 @@
 #include "id_index.h"
 #include "tio.h"
 
-static const diff_mem mem = {NULL, NULL};
+static const diff_mem mem = {NULL, NULL, NULL};
 
 typedef struct pair {
     uint64_t id;

@@ -106,6 +106,25 @@ for i in 0 1 2; do
         fail "${names[$i]}: its Array owns the 1,000 leaked Strings: ${held:-none}"
 done
 
+# Each owner's path, whose labels owners reads again from the file (it
+# keeps none in memory), is the first path heapfmt-graph path prints,
+# labels and class hops included.
+owners_out=$out
+nhops=0
+for rank in $(printf '%s\n' "$owners_out" | awk -F '\t' 'NR > 1 { print $1 }' |
+              uniq); do
+    mine=$(printf '%s\n' "$owners_out" |
+        awk -F '\t' -v r="$rank" 'NR > 1 && $1 == r' | cut -f 4-)
+    id=$(printf '%s\n' "$mine" | tail -1 | cut -f 3)
+    [ -n "$id" ] || continue # the roots themselves
+    run "$graph" path -f tsv "$s3" "$id"
+    theirs=$(printf '%s\n' "$out" | awk -F '\t' 'NR > 1 && $2 == 1' | cut -f 3-)
+    [ "$mine" = "$theirs" ] && pass ||
+        fail "owner $rank: its path is heapfmt-graph path's: $mine / $theirs"
+    nhops=$((nhops + $(printf '%s\n' "$mine" | grep -c '(class)')))
+done
+[ "$nhops" -gt 0 ] && pass || fail "the owners' paths take a class hop"
+
 # ---- a freshly collected heap is reachable ----
 # Before the class references, 6% of such a heap (singleton classes, their
 # method entries, call caches and crefs) was unreachable.

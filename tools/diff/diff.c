@@ -518,7 +518,7 @@ int diff_compute(const char *const *paths, int n, const diff_options *opt,
                  diff_result *res)
 {
     static const diff_options defaults = DIFF_OPTIONS_INIT;
-    static const diff_mem plain = {NULL, NULL}; /* realloc and free */
+    static const diff_mem plain = {NULL, NULL, NULL}; /* realloc and free */
     if (opt == NULL)
         opt = &defaults;
     memset(res, 0, sizeof *res);

@@ -31,6 +31,12 @@ void diff_mem_free(const diff_mem *m, void *p)
         resize(m, p, 0);
 }
 
+void diff_mem_trim(const diff_mem *m)
+{
+    if (m != NULL && m->trim != NULL)
+        m->trim(m->opaque);
+}
+
 int diff_mem_reserve(const diff_mem *m, void **p, size_t *cap, size_t need,
                 size_t elem)
 {

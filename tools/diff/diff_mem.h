@@ -20,6 +20,8 @@ typedef void *(*diff_resize_fn)(void *opaque, void *ptr, size_t size);
 typedef struct diff_mem {
     diff_resize_fn resize; /* NULL: realloc and free */
     void *opaque;
+    void (*trim)(void *opaque); /* gives back what the hook keeps for
+                                   later blocks; NULL: nothing kept */
 } diff_mem;
 
 /* Allocates size bytes (size > 0); NULL on failure. */
@@ -34,6 +36,10 @@ void diff_mem_free(const diff_mem *m, void *p);
 
 /* Frees the array p points to and makes p NULL. */
 #define DIFF_MEM_DROP(m, p) (diff_mem_free((m), (p)), (p) = NULL)
+
+/* Gives the memory the hook keeps for later blocks back to the system,
+ * between two tasks that would not reuse it. m may be NULL. */
+void diff_mem_trim(const diff_mem *m);
 
 /* Makes room for at least need elements of elem bytes in the array *p of
  * capacity *cap (in elements). Grows by half again at least, so that

@@ -73,6 +73,18 @@ typedef struct graph_big_index {
     uint64_t index;
 } graph_big_index;
 
+/* The label of one hop of a path, read again from the dump for a graph
+ * that kept no labels (hops.c): the first reference of `from` to `to`,
+ * or its class edge. */
+typedef struct graph_hop {
+    uint32_t from, to;
+    uint32_t kind;     /* as graph_label's */
+    int weak;
+    uint64_t index;
+    char *name;        /* a copy, len bytes; NULL when none */
+    size_t name_len;
+} graph_hop;
+
 typedef struct graph {
     const diff_mem *mem;
     cli_dump d;            /* kept open: its tables name classes, strings */
@@ -100,6 +112,9 @@ typedef struct graph {
     uint64_t class_edges;  /* references to classes added (class_refs) */
     unsigned char *class_bits; /* [nobjects / 8 + 1] bit v: object v's last
                                   edge is its class edge; NULL when none */
+    graph_hop *hops;       /* without labels: the hops read again, sorted by
+                              (from, to); an "edge" is then an index here */
+    size_t nhops;
     int labeled;           /* the dump has labeled references */
     int status;            /* CLI_EXIT_OK or CLI_EXIT_INCOMPLETE */
 } graph;
@@ -149,7 +164,8 @@ int graph_add_class_edges(graph *g, const uint32_t *cls, int labels);
 void graph_drop_edges(graph *g);
 
 /* The label of edge e, decoded; kind HEAPFMT_LABEL_NONE when none,
- * GRAPH_LABEL_KIND_CLASS (name "(class)") for an object's class. */
+ * GRAPH_LABEL_KIND_CLASS (name "(class)") for an object's class. In a
+ * graph without labels but with hops, e is the index of a hop. */
 typedef struct graph_label {
     uint32_t kind;
     int weak;
@@ -174,6 +190,20 @@ static inline int graph_edge_is_class(const graph *g, size_t e)
     return g->label != NULL &&
            g->label[e] >> GRAPH_LABEL_KIND_SHIFT == GRAPH_LABEL_KIND_CLASS;
 }
+
+/* Reads the labels of the hops (from, to) of hops[0..n) again from the
+ * dump at path, which the graph was loaded from without labels and has
+ * its ids again (graph_reread): each hop's label is that of the first
+ * reference of `from` to `to` (weak ones only when keep_weak), or
+ * "(class)" when there is none (the class edge). Takes hops (sorted by
+ * from, then to; no repeats), to free with the graph. Returns CLI_EXIT_OK
+ * or CLI_EXIT_INCOMPLETE, else CLI_EXIT_ERROR with the message printed
+ * (no memory, the file changed). */
+int graph_hop_labels(graph *g, const char *path, graph_hop *hops, size_t n,
+                     int keep_weak);
+
+/* The index of hop (from, to) in g->hops, or GRAPH_NONE. */
+uint32_t graph_hop_find(const graph *g, uint32_t from, uint32_t to);
 
 /* Class, type and site of object v (v < nobjects). */
 typedef struct graph_kind_text {

@@ -527,6 +527,9 @@ void graph_drop_edges(graph *g)
 
 void graph_free(graph *g)
 {
+    for (size_t h = 0; h < g->nhops; h++)
+        diff_mem_free(g->mem, g->hops[h].name);
+    diff_mem_free(g->mem, g->hops);
     graph_drop_edges(g);
     graph_index_drop(g);
     diff_mem_free(g->mem, g->id);

@@ -217,7 +217,7 @@ int main(int argc, char **argv)
     argc -= shift;
     /* The phases' big arrays pass their pages on (page_pool.h). */
     static page_pool pool;
-    const diff_mem mem = {page_pool_resize, &pool};
+    const diff_mem mem = {page_pool_resize, &pool, page_pool_trim_hook};
     opt.mem = &mem;
     rc = cmd->run(&opt, argv + optind, argc - optind);
     page_pool_trim(&pool);

@@ -46,6 +46,20 @@ void graph_edge_label(const graph *g, size_t e, graph_label *out)
 {
     memset(out, 0, sizeof *out);
     out->name = "";
+    if (g->label == NULL && e < g->nhops) {
+        const graph_hop *h = &g->hops[e];
+        out->kind = h->kind;
+        out->weak = h->weak;
+        out->index = h->index;
+        if (h->kind == GRAPH_LABEL_KIND_CLASS) {
+            out->name = "(class)";
+            out->name_len = 7;
+        } else if (h->name != NULL) {
+            out->name = h->name;
+            out->name_len = h->name_len;
+        }
+        return;
+    }
     if (g->label == NULL)
         return;
     uint32_t code = g->label[e];

@@ -13,6 +13,7 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_search.h"
 #include "cmd.h"
 #include "diff.h"
 #include "dom.h"
@@ -67,36 +68,66 @@ static int held_cmp(const void *a, const void *b)
     return (x->owner > y->owner) - (x->owner < y->owner);
 }
 
-/* Marks the leaked objects in D3 (a flag per graph node) and pairs each
- * reachable one with its owner. Returns the pairs sorted by owner, or NULL
- * (no memory; *n is then SIZE_MAX). */
-static held *owners_of(const graph *g, const dom_tree *t, const uint64_t *ids,
-                       size_t nids, size_t *n, uint64_t *unreachable)
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A flag per graph node: the leaked objects in D3, each id marking its
+ * first object (as an id lookup finds it). ids are sorted here. Returns
+ * the flags and their count, or NULL (no memory). */
+static unsigned char *mark_leaked(const graph *g, uint64_t *ids, size_t nids,
+                                  size_t *nleaked)
 {
     const diff_mem *m = g->mem;
     unsigned char *leaked = diff_mem_alloc(m, (size_t)g->nnodes + 1);
-    uint32_t *owner = diff_mem_alloc(m, (size_t)t->n * sizeof *owner);
-    held *h = NULL;
-    *n = SIZE_MAX;
-    if (leaked == NULL || owner == NULL)
-        goto out;
+    unsigned char *taken = diff_mem_alloc(m, nids / 8 + 1);
+    if (leaked == NULL || taken == NULL) {
+        diff_mem_free(m, leaked);
+        diff_mem_free(m, taken);
+        return NULL;
+    }
     memset(leaked, 0, (size_t)g->nnodes + 1);
-    size_t nleaked = 0;
-    for (size_t i = 0; i < nids; i++) {
-        uint32_t v;
-        if (graph_find(g, ids[i], &v) && !leaked[v]) {
+    memset(taken, 0, nids / 8 + 1);
+    qsort(ids, nids, sizeof *ids, u64_cmp);
+    *nleaked = 0;
+    for (uint32_t v = 0; v < g->nobjects && nids > 0; v++) {
+        size_t at;
+        CLI_LOWER_BOUND(at, nids, i, ids[i] < g->id[v]);
+        if (at < nids && ids[at] == g->id[v] && !(taken[at / 8] >> at % 8 & 1)) {
+            taken[at / 8] |= (unsigned char)(1u << at % 8);
             leaked[v] = 1;
-            nleaked++;
+            ++*nleaked;
         }
     }
+    diff_mem_free(m, taken);
+    return leaked;
+}
+
+/* Pairs each reachable leaked object with its owner. Turns t->idom into
+ * each node's owner (the tree is used for nothing else after). Returns
+ * the pairs sorted by owner, or NULL (no memory; *n is then SIZE_MAX). */
+static held *owners_of(const graph *g, dom_tree *t, uint64_t *ids,
+                       size_t nids, size_t *n, uint64_t *unreachable)
+{
+    const diff_mem *m = g->mem;
+    size_t nleaked = 0;
+    unsigned char *leaked = mark_leaked(g, ids, nids, &nleaked);
+    held *h = NULL;
+    *n = SIZE_MAX;
+    if (leaked == NULL)
+        return NULL;
     h = diff_mem_alloc(m, (nleaked ? nleaked : 1) * sizeof *h);
     if (h == NULL)
         goto out;
-    /* A dominator comes first in preorder: one forward pass. */
+    /* A dominator comes first in preorder: one forward pass, each idom
+     * replaced by the owner once read. */
     size_t k = 0;
+    uint32_t *owner = t->idom;
     owner[0] = 0;
     for (uint32_t p = 1; p < t->n; p++) {
-        uint32_t d = t->idom[p];
+        uint32_t d = owner[p];
         owner[p] = leaked[t->vertex[d]] ? owner[d] : d;
         if (leaked[t->vertex[p]])
             h[k++] = (held){owner[p], p};
@@ -106,11 +137,6 @@ static held *owners_of(const graph *g, const dom_tree *t, const uint64_t *ids,
     *n = k;
 out:
     diff_mem_free(m, leaked);
-    diff_mem_free(m, owner);
-    if (*n == SIZE_MAX) {
-        diff_mem_free(m, h);
-        h = NULL;
-    }
     return h;
 }
 
@@ -151,8 +177,7 @@ static int rank_owners(owners_result *res, const held *h, size_t n,
     int rc = -1;
     if (top == 0 || top > n)
         top = n;
-    if (sums == NULL || rank_init(&r, g->mem, (size_t)(top ? top : 1)) != 0 ||
-        paths_build(g, &res->p) != 0)
+    if (sums == NULL || rank_init(&r, g->mem, (size_t)(top ? top : 1)) != 0)
         goto out;
     size_t ns = 0;
     for (size_t i = 0; i < n; i++) {
@@ -177,6 +202,66 @@ out:
     return rc;
 }
 
+static int hop_cmp(const void *a, const void *b)
+{
+    const graph_hop *x = a, *y = b;
+    if (x->from != y->from)
+        return (x->from > y->from) - (x->from < y->from);
+    return (x->to > y->to) - (x->to < y->to);
+}
+
+/* Reads the labels of the hops on the top owners' paths again (the graph
+ * kept none). Returns the exit code of the read. */
+static int label_paths(owners_result *res, const char *path, int keep_weak)
+{
+    graph *g = &res->g;
+    const uint32_t *from = res->p.pedge;
+    size_t n = 0, cap = 0;
+    graph_hop *hops = NULL;
+    for (size_t i = 0; i < res->ntop; i++) {
+        for (uint32_t v = res->t.vertex[res->top[i].owner];
+             v < g->nobjects && from[v] != GRAPH_NONE; v = from[v]) {
+            if (diff_mem_reserve(g->mem, (void **)&hops, &cap, n + 1,
+                                 sizeof *hops) != 0) {
+                diff_mem_free(g->mem, hops);
+                cli_error(g->d.name, "out of memory");
+                return CLI_EXIT_ERROR;
+            }
+            hops[n++] = (graph_hop){.from = from[v], .to = v};
+        }
+    }
+    if (n > 0)
+        qsort(hops, n, sizeof *hops, hop_cmp);
+    size_t k = 0; /* paths share their first hops */
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || hop_cmp(&hops[k - 1], &hops[i]) != 0)
+            hops[k++] = hops[i];
+    return graph_hop_labels(g, path, hops, k, keep_weak);
+}
+
+/* D3's graph, built for the least peak memory: the edges alone are
+ * loaded; the shortest paths are kept as each node's predecessor and the
+ * dominator tree is built dropping the edges; then the objects are read
+ * again, and at the end the labels of the few hops printed. Returns the
+ * exit code; failures are said. */
+static int build(owners_result *res, const cmd_options *opt, const char *path)
+{
+    graph *g = &res->g;
+    /* The diff's spare pages go back: the load grows its arrays from
+     * nothing and would not take them, so they would add to its peak
+     * (a fifth of it at a million objects). */
+    diff_mem_trim(opt->mem);
+    int rc = cmd_load(g, path, opt, 0);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        return rc;
+    if (paths_build(g, &res->p) != 0 || paths_detach(g, &res->p) != 0 ||
+        dom_build(g, &res->t, 1) != 0) {
+        cli_error(g->d.name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    return cmd_worse(rc, graph_reread(g, path));
+}
+
 int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
                    owners_result *res)
 {
@@ -190,7 +275,7 @@ int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
         return rc;
     res->nleaked = nids;
     graph *g = &res->g;
-    int lrc = cmd_load(g, args[2], opt, LOAD_LABELS | LOAD_INDEX | LOAD_OBJECTS);
+    int lrc = build(res, opt, args[2]);
     rc = cmd_worse(rc, lrc);
     if (lrc != CLI_EXIT_OK && lrc != CLI_EXIT_INCOMPLETE) {
         diff_mem_free(opt->mem, ids);
@@ -198,12 +283,9 @@ int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
     }
     size_t n = SIZE_MAX;
     uint64_t unreachable = 0;
-    held *h = NULL;
-    int failed = dom_build(g, &res->t, 0) != 0;
-    if (!failed) {
-        h = owners_of(g, &res->t, ids, nids, &n, &unreachable);
-        failed = h == NULL;
-    }
+    held *h = owners_of(g, &res->t, ids, nids, &n, &unreachable);
+    int failed = h == NULL;
+    diff_mem_free(opt->mem, ids);
     if (!failed && unreachable > 0)
         cli_warn(g->d.name,
                  "%s of the leaked objects are not reachable from any root "
@@ -215,13 +297,14 @@ int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
                  args[1], args[2]);
     if (!failed)
         failed = rank_owners(res, h, n, top) != 0;
+    diff_mem_free(opt->mem, h);
     if (failed) {
         cli_error(g->d.name, "out of memory");
-        rc = CLI_EXIT_ERROR;
+        return CLI_EXIT_ERROR;
     }
-    diff_mem_free(opt->mem, h);
-    diff_mem_free(opt->mem, ids);
-    return rc;
+    lrc = label_paths(res, args[2], opt->weak);
+    rc = cmd_worse(rc, lrc);
+    return lrc == CLI_EXIT_ERROR ? CLI_EXIT_ERROR : rc;
 }
 
 void owners_free(owners_result *res)

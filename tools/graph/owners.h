@@ -21,9 +21,10 @@ typedef struct owner_sum {
  * leaked bytes, ties by first in preorder), its node is
  * t.vertex[top[i].owner]; p gives its path from a root. */
 typedef struct owners_result {
-    graph g; /* D3, with labels, the id index and the objects */
-    dom_tree t;
-    paths p;
+    graph g; /* D3's objects, without its edges; the labels of the top
+                owners' paths only (g.hops) */
+    dom_tree t; /* vertex; idom holds each node's owner instead */
+    paths p;    /* detached: each node's predecessor */
     owner_sum *top;
     size_t ntop;
     uint64_t nleaked; /* objects new in D2 and still alive in D3 */

@@ -183,3 +183,8 @@ void page_pool_trim(page_pool *pool)
 }
 
 #endif
+
+void page_pool_trim_hook(void *opaque)
+{
+    page_pool_trim(opaque);
+}

@@ -46,4 +46,7 @@ void *page_pool_resize(void *opaque, void *ptr, size_t size);
 /* Unmaps the spares (blocks still handed out stay). */
 void page_pool_trim(page_pool *pool);
 
+/* page_pool_trim as a diff_mem trim hook. */
+void page_pool_trim_hook(void *opaque);
+
 #endif /* GRAPH_PAGE_POOL_H */

@@ -24,15 +24,15 @@ static void layer(const graph *g, paths *p, uint32_t *queue, size_t lo,
 {
     for (size_t i = lo; i < hi; i++) {
         uint32_t u = queue[i], end = g->off[u + 1];
-        if (end > g->off[u] && graph_edge_is_class(g, end - 1))
+        if (graph_has_class_edge(g, u))
             end--;
         for (uint32_t e = g->off[u]; e < end; e++)
             reach(g, p, queue, tail, u, e);
     }
     for (size_t i = lo; i < hi; i++) {
-        uint32_t u = queue[i], end = g->off[u + 1];
-        if (end > g->off[u] && graph_edge_is_class(g, end - 1))
-            reach(g, p, queue, tail, u, end - 1);
+        uint32_t u = queue[i];
+        if (graph_has_class_edge(g, u))
+            reach(g, p, queue, tail, u, g->off[u + 1] - 1);
     }
 }
 
@@ -68,12 +68,50 @@ int paths_build(const graph *g, paths *p)
     return 0;
 }
 
+int paths_detach(const graph *g, paths *p)
+{
+    size_t nodes = (size_t)g->nnodes + 1;
+    /* Each node has one first edge: a bit says its entry is a node now,
+     * so that no node number is mistaken for an edge number after. */
+    unsigned char *done = diff_mem_alloc(g->mem, nodes / 8 + 1);
+    if (done == NULL)
+        return -1;
+    memset(done, 0, nodes / 8 + 1);
+    for (uint32_t u = 0; u < g->nnodes; u++) {
+        for (uint32_t e = g->off[u]; e < g->off[u + 1]; e++) {
+            uint32_t w = g->dst[e];
+            if (!(done[w / 8] >> (w % 8) & 1u) && p->pedge[w] == e) {
+                p->pedge[w] = u;
+                done[w / 8] |= (unsigned char)(1u << (w % 8));
+            }
+        }
+    }
+    diff_mem_free(g->mem, done);
+    diff_mem_free(g->mem, p->dist);
+    p->dist = NULL;
+    return 0;
+}
+
+/* How many hops lead to v: 0 when unreachable (the virtual root too). */
+static uint32_t hops_to(const graph *g, const paths *p, uint32_t v)
+{
+    if (p->dist != NULL)
+        return p->dist[v] == GRAPH_NONE ? 0 : p->dist[v];
+    uint32_t n = 0;
+    for (; v < g->nobjects; v = p->pedge[v]) {
+        if (p->pedge[v] == GRAPH_NONE)
+            return 0;
+        n++;
+    }
+    return v < g->nnodes ? n + 1 : 0; /* a root node: hop 1 */
+}
+
 long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
               uint32_t **edges)
 {
     *nodes = *edges = NULL;
-    uint32_t n = p->dist[v];
-    if (n == GRAPH_NONE || n == 0)
+    uint32_t n = hops_to(g, p, v);
+    if (n == 0)
         return 0;
     *nodes = diff_mem_alloc(g->mem, (size_t)n * sizeof **nodes);
     *edges = diff_mem_alloc(g->mem, (size_t)n * sizeof **edges);
@@ -86,6 +124,11 @@ long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
     for (uint32_t i = n; i-- > 0;) {
         uint32_t e = p->pedge[v];
         (*nodes)[i] = v;
+        if (p->dist == NULL) { /* detached: e is the node before */
+            (*edges)[i] = e == GRAPH_NONE ? e : graph_hop_find(g, e, v);
+            v = e;
+            continue;
+        }
         (*edges)[i] = e;
         if (e != GRAPH_NONE)
             v = node_edge_source(g, e);

@@ -23,13 +23,21 @@
 
 typedef struct paths {
     const diff_mem *mem;
-    uint32_t *dist;  /* [nnodes + 1] GRAPH_NONE when unreachable */
+    uint32_t *dist;  /* [nnodes + 1] GRAPH_NONE when unreachable; NULL
+                        once detached */
     uint32_t *pedge; /* [nnodes + 1] edge first reached by; GRAPH_NONE for
-                        root nodes and the virtual root */
+                        root nodes and the virtual root. Once detached:
+                        the node it was first reached from */
 } paths;
 
 /* Returns 0 or -1 (no memory). */
 int paths_build(const graph *g, paths *p);
+
+/* Makes the paths independent of g's edges, which may then go: each
+ * node keeps the node it was reached from (4 bytes a node, dist freed).
+ * An edge of paths_to is then a hop of g->hops (graph_hop_labels), or
+ * GRAPH_NONE for a hop not there. Returns 0 or -1 (no memory). */
+int paths_detach(const graph *g, paths *p);
 
 /* The shortest path to v as n = dist[v] hops: nodes[0] is a root node,
  * nodes[n-1] is v, edges[i] the edge into nodes[i] (GRAPH_NONE for the
