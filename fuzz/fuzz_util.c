@@ -715,6 +715,54 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
                  "refs after STACK is not E_STATE");
         break;
     }
+    case HEAPFMT_TAG_EVENTS: {
+        /* checked whole when read: every event comes out, in increasing
+         * numbers and times within the record's first and last */
+        const heapfmt_revents *v = rec->u.events;
+        FZ_CHECK(v && v->count >= 1 && v->count <= HEAPFMT_MAX_EVENTS,
+                 "EVENTS record of %llu events",
+                 (unsigned long long)(v ? v->count : 0));
+        fz_enc_record_head(e, FZ_E_EVENTS, rec->index, rec->offset, fl);
+        fz_put_u64(e, v->thread);
+        fz_put_u64(e, v->count);
+        heapfmt_event ev;
+        uint64_t n = 0, seq = 0, t = v->first_time_us;
+        int erc;
+        while ((erc = heapfmt_reader_event(r, &ev)) == 1) {
+            FZ_CHECK(ev.seq > seq && ev.time_us >= t &&
+                         ev.seq <= v->last_seq && ev.time_us <= v->last_time_us,
+                     "event %llu: seq %llu time %llu out of order",
+                     (unsigned long long)n, (unsigned long long)ev.seq,
+                     (unsigned long long)ev.time_us);
+            FZ_CHECK((ev.op == HEAPFMT_EV_MARK) == (v->thread == 0) &&
+                         (ev.op <= HEAPFMT_EV_FREE || ev.op == HEAPFMT_EV_MARK),
+                     "event op %u in thread %u", ev.op, v->thread);
+            FZ_CHECK(ev.block < ev.seq && (ev.op != HEAPFMT_EV_FREE || ev.block),
+                     "event %llu names block %llu", (unsigned long long)ev.seq,
+                     (unsigned long long)ev.block);
+            if (n == 0)
+                FZ_CHECK(ev.seq == v->first_seq, "first event %llu, record "
+                         "says %llu", (unsigned long long)ev.seq,
+                         (unsigned long long)v->first_seq);
+            seq = ev.seq;
+            t = ev.time_us;
+            fz_put_u64(e, ev.op);
+            fz_put_u64(e, ev.seq);
+            fz_put_u64(e, ev.time_us);
+            fz_put_u64(e, ev.block);
+            fz_put_u64(e, ev.size);
+            fz_put_u64(e, ev.align);
+            fz_put_u64(e, ev.rss ^ ev.peak ^ ev.own);
+            n++;
+        }
+        FZ_CHECK(erc == 0 && n == v->count && seq == v->last_seq,
+                 "events gave %d after %llu of %llu", erc,
+                 (unsigned long long)n, (unsigned long long)v->count);
+        FZ_CHECK(heapfmt_reader_event(r, &ev) == 0, "an event after the last");
+        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
+                 "refs after EVENTS is not E_STATE");
+        break;
+    }
     case HEAPFMT_TAG_END: {
         const heapfmt_totals *t = rec->u.end;
         FZ_CHECK(t != NULL, "END without totals");

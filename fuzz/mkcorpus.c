@@ -8,7 +8,8 @@
  * them with
  * small inputs: dumps written by libheapfmt (every record kind and field,
  * several codecs, levels and block sizes, flushed blocks, an empty dump, a
- * record larger than a block; format 1.1 labels, frames and stacks),
+ * record larger than a block; format 1.1 labels, frames and stacks;
+ * format 1.2 allocation traces),
  * hand-built dumps the writer never makes (unknown record tags and block
  * kinds, trailing payload bytes, a newer minor, a 1.0 file where 0x07 is
  * still reserved, FRAME and STACK records after their first use, a codec
@@ -598,6 +599,64 @@ static void import_seeds(const char *dir)
     free(z.p);
 }
 
+/* Format 1.2: a trace of two threads' allocation events and the
+ * recorder's marks, records of up to 300 events, flushed now and then. */
+static void make_trace(buf *out, int level, uint32_t block_size)
+{
+    out->len = 0;
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.level = level;
+    opt.block_size = block_size;
+    heapfmt_writer *w;
+    ok(heapfmt_writer_open(&w, &opt, sink, out));
+    ok(heapfmt_write_meta_text(w, "malloc.mode", "record"));
+    uint64_t seq = 0, t = 0, live[2][32];
+    size_t nlive[2] = {0, 0};
+    uint32_t rng = 12345;
+    for (int k = 0; k < 24; k++) {
+        int th = k % 3; /* 0: marks */
+        heapfmt_event ev[300];
+        size_t n = th == 0 ? 1 : 20 + (size_t)k * 11;
+        for (size_t i = 0; i < n; i++) {
+            rng = rng * 1103515245u + 12345u;
+            heapfmt_event e = {0};
+            e.seq = ++seq + (rng >> 28 == 0 ? 3 : 0);
+            seq = e.seq;
+            t += (rng >> 24) % 3 == 0 ? (rng >> 16) % 5000 : 0;
+            e.time_us = t;
+            if (th == 0) {
+                e.op = HEAPFMT_EV_MARK;
+                e.rss = 4096u * (k + 1);
+                e.peak = e.rss + 4096;
+                e.own = 8192;
+            } else if (nlive[th - 1] > 0 && (rng >> 20) % 3 == 0) {
+                size_t j = (rng >> 8) % nlive[th - 1];
+                e.op = (rng >> 4) % 4 == 0 ? HEAPFMT_EV_REALLOC : HEAPFMT_EV_FREE;
+                e.block = live[th - 1][j];
+                e.size = (rng >> 12) % 3000;
+                live[th - 1][j] = live[th - 1][--nlive[th - 1]];
+                if (e.op == HEAPFMT_EV_REALLOC)
+                    live[th - 1][nlive[th - 1]++] = e.seq;
+            } else {
+                e.op = (rng >> 12) % (HEAPFMT_EV_LAST_ALLOC + 1);
+                if (e.op == HEAPFMT_EV_REALLOC || e.op == HEAPFMT_EV_REALLOCARRAY)
+                    e.block = 0;
+                e.size = (rng >> 8) % 9000;
+                e.align = 64;
+                if (nlive[th - 1] < 32)
+                    live[th - 1][nlive[th - 1]++] = e.seq;
+            }
+            ev[i] = e;
+        }
+        ok(heapfmt_write_events(w, (uint32_t)th, ev, n));
+        if (k % 7 == 6)
+            ok(heapfmt_writer_flush(w));
+    }
+    ok(heapfmt_write_meta_uint(w, "trace.events", seq));
+    ok(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+}
+
 /* ---- main ---- */
 
 static void read_and_stream(const char *name, const buf *d)
@@ -726,6 +785,18 @@ int main(int argc, char **argv)
     save("fuzz_read", "codec-from-the-future.hfd", d.p, d.len);
     save("fuzz_read", "labels-stacks-zstd-cut.hfd", lzstd.p,
          lzstd.len * 2 / 3);
+
+    /* format 1.2: allocation traces */
+    make_trace(&d, 0, HEAPFMT_MIN_BLOCK_SIZE);
+    read_and_stream("trace-stored.hfd", &d);
+    make_trace(&d, 3, 0);
+    read_and_stream("trace-zstd.hfd", &d);
+    save("fuzz_read", "trace-zstd-cut.hfd", d.p, d.len * 3 / 4);
+    s.len = 0; /* fuzz_stream: one byte at a time */
+    put8(&s, 0x01);
+    put8(&s, 0x00);
+    put(&s, d.p, d.len);
+    save("fuzz_stream", "trace-one-byte.bin", s.p, s.len);
 
     /* damaged copies */
     save("fuzz_read", "cut-in-block.hfd", blocks.p, blocks.len / 2);

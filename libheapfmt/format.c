@@ -361,6 +361,112 @@ const char *hf_stack_decode(const uint8_t *q, const uint8_t *qe,
     return NULL;
 }
 
+/* ---- 6.10 EVENTS (1.2) ---- */
+
+const char *hf_event_check(const hf_event_state *s, uint64_t thread,
+                           const heapfmt_event *e)
+{
+    if (e->op > 15 || hf_event_fields(e->op) == 0)
+        return "reserved event operation";
+    if ((e->op == HEAPFMT_EV_MARK) != (thread == 0))
+        return thread == 0 ? "a thread-0 record holds MARK events only"
+                           : "a MARK event in a program thread's record";
+    if (e->seq <= s->seq)
+        return "sequence numbers do not increase";
+    if (e->time_us < s->time || e->time_us - s->time > HF_EV_DT_MAX)
+        return "event time out of order";
+    unsigned f = hf_event_fields(e->op);
+    if ((f & HF_EV_F_BLOCK) && e->block >= e->seq)
+        return "block number not below the event's sequence number";
+    if (e->op == HEAPFMT_EV_FREE && e->block == 0)
+        return "FREE of block 0";
+    return NULL;
+}
+
+uint8_t *hf_events_head_encode(uint8_t *p, uint64_t thread, uint64_t seq0,
+                               uint64_t time0, uint64_t count)
+{
+    p = hf_put_varint(p, thread);
+    p = hf_put_varint(p, seq0);
+    p = hf_put_varint(p, time0);
+    return hf_put_varint(p, count);
+}
+
+const char *hf_event_decode(const uint8_t **pp, const uint8_t *qe,
+                            hf_event_state *s, uint64_t thread,
+                            heapfmt_event *e)
+{
+    const uint8_t *q = *pp;
+    uint64_t head, gap = 0, dist = 0;
+    GET(head);
+    unsigned op = (unsigned)(head & HF_EV_OP_MASK);
+    unsigned f = hf_event_fields(op);
+    if (f == 0)
+        return "reserved event operation";
+    if ((op == HEAPFMT_EV_MARK) != (thread == 0))
+        return thread == 0 ? "a thread-0 record holds MARK events only"
+                           : "a MARK event in a program thread's record";
+    if (head & HF_EV_GAP)
+        GET(gap);
+    uint64_t dt = head >> HF_EV_DT_SHIFT;
+    if (gap >= UINT64_MAX - s->seq || dt > UINT64_MAX - s->time)
+        return "event numbers or times overflow";
+    memset(e, 0, sizeof *e);
+    e->op = op;
+    e->seq = s->seq + 1 + gap;
+    e->time_us = s->time + dt;
+    if (f & HF_EV_F_BLOCK) {
+        GET(dist);
+        if (dist >= e->seq || (dist == 0 && op == HEAPFMT_EV_FREE))
+            return "event names a block out of range";
+        e->block = dist ? e->seq - dist : 0;
+    }
+    if (f & HF_EV_F_ALIGN)
+        GET(e->align);
+    if (f & HF_EV_F_SIZE)
+        GET(e->size);
+    if (f & HF_EV_F_MARK) {
+        GET(e->rss);
+        GET(e->peak);
+        GET(e->own);
+    }
+    s->seq = e->seq;
+    s->time = e->time_us;
+    *pp = q;
+    return NULL;
+}
+
+const char *hf_events_decode(const uint8_t *q, const uint8_t *qe,
+                             hf_events_rec *r)
+{
+    GET(r->thread);
+    GET(r->seq0);
+    GET(r->time0);
+    GET(r->count);
+    if (r->thread > HEAPFMT_MAX_ID)
+        return "thread number out of range";
+    /* every event takes two bytes at least (a head and a field) */
+    if (r->count == 0 || r->count > HEAPFMT_MAX_EVENTS ||
+        r->count > (uint64_t)(qe - q) / 2)
+        return "event count out of range";
+    r->events = q;
+    hf_event_state s = {r->seq0, r->time0};
+    heapfmt_event e;
+    for (uint64_t i = 0; i < r->count; i++) {
+        const char *why = hf_event_decode(&q, qe, &s, r->thread, &e);
+        if (why)
+            return why;
+        if (i == 0) {
+            r->first_seq = e.seq;
+            r->first_time = e.time_us;
+        }
+    }
+    r->end = q;
+    r->last_seq = s.seq;
+    r->last_time = s.time;
+    return NULL;
+}
+
 /* ---- 7.1 TOTALS ---- */
 
 uint8_t *hf_totals_encode(uint8_t *p, const heapfmt_totals *t)

@@ -575,6 +575,103 @@ uint8_t *hf_stack_encode(uint8_t *p, uint64_t id, const uint32_t *frames,
 const char *hf_stack_decode(const uint8_t *q, const uint8_t *qe,
                             hf_stack_rec *s);
 
+/* ---- 6.10 EVENTS (1.2) ---- */
+
+/* An event's head: dt << 5 | g << 4 | op (spec 6.10). */
+#define HF_EV_OP_MASK 0x0fu
+#define HF_EV_GAP 0x10u
+#define HF_EV_DT_SHIFT 5
+#define HF_EV_DT_MAX (UINT64_MAX >> HF_EV_DT_SHIFT)
+#define HF_EVENTS_HEAD_BOUND (4 * HF_VARINT_MAX)
+/* head, gap and at most three fields (MARK) */
+#define HF_EVENT_BOUND (5 * HF_VARINT_MAX)
+
+/* Where the deltas of an event list stand: the previous event's sequence
+ * number and time (seq0 and time0 before the first). */
+typedef struct hf_event_state {
+    uint64_t seq, time;
+} hf_event_state;
+
+/* The fields an op has after its head and gap: a block distance, an
+ * alignment, a size, or MARK's three. */
+enum { HF_EV_F_BLOCK = 1, HF_EV_F_ALIGN = 2, HF_EV_F_SIZE = 4,
+       HF_EV_F_MARK = 8 };
+static inline unsigned hf_event_fields(unsigned op)
+{
+    switch (op) {
+    case HEAPFMT_EV_MALLOC:
+    case HEAPFMT_EV_CALLOC:
+    case HEAPFMT_EV_VALLOC:
+    case HEAPFMT_EV_PVALLOC:
+        return HF_EV_F_SIZE;
+    case HEAPFMT_EV_REALLOC:
+    case HEAPFMT_EV_REALLOCARRAY:
+        return HF_EV_F_BLOCK | HF_EV_F_SIZE;
+    case HEAPFMT_EV_POSIX_MEMALIGN:
+    case HEAPFMT_EV_ALIGNED_ALLOC:
+    case HEAPFMT_EV_MEMALIGN:
+        return HF_EV_F_ALIGN | HF_EV_F_SIZE;
+    case HEAPFMT_EV_FREE:
+        return HF_EV_F_BLOCK;
+    case HEAPFMT_EV_MARK:
+        return HF_EV_F_MARK;
+    default:
+        return 0; /* reserved */
+    }
+}
+
+/* Encodes e after the event s stands at, and moves s to it. The caller
+ * has checked e (hf_event_check): seq after s's, time not before, block
+ * below seq. At most HF_EVENT_BOUND bytes. Inline: the malloc recorder
+ * encodes each event as it happens. */
+static inline uint8_t *hf_event_encode(uint8_t *p, hf_event_state *s,
+                                       const heapfmt_event *e)
+{
+    uint64_t gap = e->seq - s->seq - 1;
+    uint64_t dt = e->time_us - s->time;
+    p = hf_put_varint(p, dt << HF_EV_DT_SHIFT | (gap ? HF_EV_GAP : 0) | e->op);
+    if (gap)
+        p = hf_put_varint(p, gap);
+    unsigned f = hf_event_fields(e->op);
+    if (f & HF_EV_F_BLOCK)
+        p = hf_put_varint(p, e->block ? e->seq - e->block : 0);
+    if (f & HF_EV_F_ALIGN)
+        p = hf_put_varint(p, e->align);
+    if (f & HF_EV_F_SIZE)
+        p = hf_put_varint(p, e->size);
+    if (f & HF_EV_F_MARK) {
+        p = hf_put_varint(p, e->rss);
+        p = hf_put_varint(p, e->peak);
+        p = hf_put_varint(p, e->own);
+    }
+    s->seq = e->seq;
+    s->time = e->time_us;
+    return p;
+}
+
+/* NULL when e may follow s in a record of thread `thread`, else why not. */
+const char *hf_event_check(const hf_event_state *s, uint64_t thread,
+                           const heapfmt_event *e);
+
+uint8_t *hf_events_head_encode(uint8_t *p, uint64_t thread, uint64_t seq0,
+                               uint64_t time0, uint64_t count);
+
+/* An EVENTS record, checked whole by hf_events_decode; its events are
+ * then read with hf_event_decode from events, count times, starting from
+ * the state {seq0, time0}. */
+typedef struct hf_events_rec {
+    uint64_t thread, seq0, time0, count;
+    const uint8_t *events, *end;
+    uint64_t first_seq, last_seq, first_time, last_time;
+} hf_events_rec;
+
+const char *hf_events_decode(const uint8_t *q, const uint8_t *qe,
+                             hf_events_rec *r);
+/* Decodes the event at *pp (not past qe) after state s; advances both. */
+const char *hf_event_decode(const uint8_t **pp, const uint8_t *qe,
+                            hf_event_state *s, uint64_t thread,
+                            heapfmt_event *e);
+
 /* ---- 7.1 TOTALS ---- */
 
 /* Fields a 1.0 footer has; 1.1 adds codecs. */

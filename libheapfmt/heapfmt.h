@@ -6,11 +6,13 @@
  *
  * Overview
  *   A heap dump is a stream of records (META, STRING, CLASS, FRAME, STACK,
- *   OBJECT, ROOT, END) packed into independent, CRC-checked blocks, each
+ *   OBJECT, ROOT, EVENTS, END) packed into independent, CRC-checked blocks, each
  *   stored or compressed (Zstandard by default, or DEFLATE), followed by a
  *   footer (totals, block index, per-class summary) and a fixed-size
  *   trailer. References may carry labels (a field name, an element index,
- *   a hash key...; weak or not) and objects a call stack.
+ *   a hash key...; weak or not) and objects a call stack. A trace of a
+ *   program's allocation calls (format 1.2) is the same container with
+ *   EVENTS records.
  *
  *   heapfmt_writer  streams records out through a write callback. Memory is
  *                   bounded: one block buffer plus the string and class
@@ -58,7 +60,7 @@ extern "C" {
 
 /* The format version this library writes, and the newest it reads. */
 #define HEAPFMT_FORMAT_MAJOR 1
-#define HEAPFMT_FORMAT_MINOR 1
+#define HEAPFMT_FORMAT_MINOR 2
 
 /* Block codecs (spec/FORMAT.md, "Blocks"). */
 enum heapfmt_codec {
@@ -166,6 +168,7 @@ enum heapfmt_tag {
     HEAPFMT_TAG_END = 0x06,
     HEAPFMT_TAG_FRAME = 0x07,    /* format 1.1 */
     HEAPFMT_TAG_STACK = 0x08,    /* format 1.1 */
+    HEAPFMT_TAG_EVENTS = 0x0a,   /* format 1.2: allocation events */
     HEAPFMT_TAG_TOTALS = 0x40,   /* footer only */
     HEAPFMT_TAG_BLOCKS = 0x41,   /* footer only */
     HEAPFMT_TAG_SUMMARY = 0x42,  /* footer only */
@@ -244,6 +247,50 @@ typedef struct heapfmt_frame {
     uint32_t file;
     uint64_t line;
 } heapfmt_frame;
+
+/* Allocation events (format 1.2, spec/FORMAT.md "EVENTS"): a trace of
+ * a program's allocation calls, as heapfmt-malloc --record writes it.
+ * Every event of the process has a sequence number, increasing in the
+ * order the events happened; a block of memory is named by the sequence
+ * number of the event that allocated it (its block number). The values
+ * are those of the trace's operations; 10-14 are reserved. */
+enum heapfmt_event_op {
+    HEAPFMT_EV_MALLOC = 0,
+    HEAPFMT_EV_CALLOC = 1,         /* size: count x size of the call */
+    HEAPFMT_EV_REALLOC = 2,
+    HEAPFMT_EV_REALLOCARRAY = 3,   /* size: count x size of the call */
+    HEAPFMT_EV_POSIX_MEMALIGN = 4,
+    HEAPFMT_EV_ALIGNED_ALLOC = 5,
+    HEAPFMT_EV_MEMALIGN = 6,
+    HEAPFMT_EV_VALLOC = 7,
+    HEAPFMT_EV_PVALLOC = 8,
+    HEAPFMT_EV_FREE = 9,
+    HEAPFMT_EV_MARK = 15           /* the recorder's measure (thread 0) */
+};
+#define HEAPFMT_EV_LAST_ALLOC HEAPFMT_EV_PVALLOC
+#define HEAPFMT_MAX_EVENTS (1u << 24) /* events of one EVENTS record */
+
+/* One event, as given to heapfmt_write_events() and delivered by
+ * heapfmt_reader_event().
+ *   op       enum heapfmt_event_op.
+ *   seq      its sequence number (>= 1); an allocation's block number.
+ *   time_us  when it happened, microseconds since the trace started.
+ *   block    FREE, REALLOC, REALLOCARRAY: the number of the block it
+ *            frees or resizes (less than seq); 0 for a realloc of NULL.
+ *   size     the allocations: the bytes asked for.
+ *   align    POSIX_MEMALIGN, ALIGNED_ALLOC, MEMALIGN: the alignment.
+ *   rss, peak, own  MARK: the program's resident anonymous bytes now, the
+ *            most sampled since the previous MARK, and the recorder's own
+ *            resident bytes (already taken out of rss and peak). */
+typedef struct heapfmt_event {
+    uint32_t op;
+    uint64_t seq;
+    uint64_t time_us;
+    uint64_t block;
+    uint64_t size;
+    uint64_t align;
+    uint64_t rss, peak, own;
+} heapfmt_event;
 
 /* An object, as given to heapfmt_write_object().
  *   id          the object's identity (e.g. its address); any 64-bit value.
@@ -403,6 +450,14 @@ HEAPFMT_API int heapfmt_write_frame(heapfmt_writer *w, const heapfmt_frame *f,
  * *id. The first call for a sequence writes a STACK record. Format 1.1. */
 HEAPFMT_API int heapfmt_write_stack(heapfmt_writer *w, const uint32_t *frames,
                                     size_t n, uint32_t *id);
+
+/* Writes an EVENTS record: n events (1..HEAPFMT_MAX_EVENTS) of program
+ * thread `thread` (>= 1), or of the recorder's marks (thread 0, MARK
+ * events only), in increasing seq and non-decreasing time_us; a block
+ * number must be less than its event's seq. A thread's records must be
+ * written in the order of their events. Format 1.2. */
+HEAPFMT_API int heapfmt_write_events(heapfmt_writer *w, uint32_t thread,
+                                     const heapfmt_event *ev, size_t n);
 
 /* Writes one object. Allocates only when o->class_id is new, when the
  * record is larger than any before and than the block size, or when a
@@ -623,6 +678,17 @@ typedef struct heapfmt_rroot {
     int labeled;
 } heapfmt_rroot;
 
+/* An EVENTS record (format 1.2): the thread its events belong to (0:
+ * the recorder's marks), how many, and the sequence numbers and times of
+ * the first and the last. The events themselves are read one at a time
+ * with heapfmt_reader_event(). */
+typedef struct heapfmt_revents {
+    uint32_t thread;
+    uint64_t count;
+    uint64_t first_seq, last_seq;
+    uint64_t first_time_us, last_time_us;
+} heapfmt_revents;
+
 /* Totals of END and of the footer's TOTALS record. */
 typedef struct heapfmt_totals {
     uint64_t objects;
@@ -639,7 +705,8 @@ typedef struct heapfmt_totals {
 
 /* One record from heapfmt_reader_next. tag tells which member is valid;
  * the pointed-to data is valid until the next call. For STRING, CLASS,
- * FRAME and STACK, the reader's table entry is given (already updated). For END, only
+ * FRAME and STACK, the reader's table entry is given (already updated);
+ * EVENTS records are delivered from files of format 1.2 on. For END, only
  * objects, bytes and records of end are set (END's records field counts
  * the records before END, unknown ones included). index counts the
  * records delivered before this one. */
@@ -656,6 +723,7 @@ typedef struct heapfmt_record {
         const heapfmt_totals *end;
         const heapfmt_rframe *frame;
         const heapfmt_rstack *stack;
+        const heapfmt_revents *events;
     } u;
 } heapfmt_record;
 
@@ -702,6 +770,13 @@ HEAPFMT_API long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids);
  * negative error as heapfmt_reader_refs does. */
 HEAPFMT_API long heapfmt_reader_labels(heapfmt_reader *r,
                                        const heapfmt_rlabel **labels);
+
+/* The next event of the EVENTS record last returned, in its order.
+ * Returns 1 with *ev filled, 0 after its last event, or HEAPFMT_E_STATE
+ * when the last record was not EVENTS. The record was checked whole when
+ * it was read (heapfmt_reader_next reports a malformed one as corrupt),
+ * so this cannot fail otherwise. */
+HEAPFMT_API int heapfmt_reader_event(heapfmt_reader *r, heapfmt_event *ev);
 
 /* Block index entry of the footer. offset is the file offset of the
  * block's header. */

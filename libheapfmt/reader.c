@@ -293,6 +293,24 @@ static int decode_end(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
     return HEAPFMT_OK;
 }
 
+/* An EVENTS record is checked whole here, so that its events can then be
+ * handed out one at a time without a failure (heapfmt_reader_event). */
+static const char *decode_events(heapfmt_reader *r, const uint8_t *q,
+                                 const uint8_t *qe)
+{
+    hf_events_rec e;
+    const char *why = hf_events_decode(q, qe, &e);
+    if (why)
+        return why;
+    r->events = (heapfmt_revents){(uint32_t)e.thread, e.count, e.first_seq,
+                                  e.last_seq, e.first_time, e.last_time};
+    r->ev_p = e.events;
+    r->ev_end = e.end;
+    r->ev_left = e.count;
+    r->ev_state = (hf_event_state){e.seq0, e.time0};
+    return NULL;
+}
+
 /* Decodes the record at rpos. Returns HEAPFMT_OK (delivered), SKIPPED,
  * or an error. */
 static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
@@ -367,6 +385,13 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         }
         break;
     }
+    case HEAPFMT_TAG_EVENTS:
+        if (r->minor < 2)
+            rc = SKIPPED; /* reserved before 1.2 */
+        else
+            why = decode_events(r, q, qe);
+        rec->u.events = &r->events;
+        break;
     default:
         rc = SKIPPED;
         break;
@@ -518,6 +543,24 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
         return lost_refs(r, why);
     *labels = r->labels_buf;
     return (long)r->refs_n;
+}
+
+int heapfmt_reader_event(heapfmt_reader *r, heapfmt_event *ev)
+{
+    if (!r || !ev)
+        return HEAPFMT_E_ARG;
+    if (r->last_tag != HEAPFMT_TAG_EVENTS)
+        return hf_rfail(r, HEAPFMT_E_STATE, 0, r->block_offset,
+                        "the last record is not an EVENTS record");
+    if (r->ev_left == 0)
+        return 0;
+    /* checked by decode_events: cannot fail */
+    if (hf_event_decode(&r->ev_p, r->ev_end, &r->ev_state, r->events.thread,
+                        ev) != NULL)
+        return hf_rfail(r, HEAPFMT_E_STATE, 0, r->block_offset,
+                        "EVENTS record changed under the reader");
+    r->ev_left--;
+    return 1;
 }
 
 int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset)

@@ -58,6 +58,10 @@ struct heapfmt_reader {
     const uint8_t *labels_p; /* the record's labels, NULL when none */
     heapfmt_rlabel *labels_buf;
     size_t labels_cap;
+    heapfmt_revents events;  /* an EVENTS record (1.2) */
+    const uint8_t *ev_p, *ev_end; /* its next event, checked whole */
+    uint64_t ev_left;
+    hf_event_state ev_state;
 
     /* tables */
     hf_arena arena;

@@ -608,6 +608,71 @@ int heapfmt_write_root(heapfmt_writer *w, uint32_t kind, const uint64_t *ids,
     return heapfmt_write_root_labeled(w, kind, ids, NULL, n);
 }
 
+/* ---- EVENTS (1.2) ---- */
+
+/* The record whose events are already encoded (by hf_event_encode from
+ * the state {seq0, time0}): the malloc recorder encodes each event as it
+ * happens and hands whole lists over. Trusted: not checked again. */
+int hf_write_events_encoded(heapfmt_writer *w, uint64_t thread, uint64_t seq0,
+                            uint64_t time0, uint64_t count, const void *ev,
+                            size_t len)
+{
+    int rc = enter(w);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    if (count == 0 || count > HEAPFMT_MAX_EVENTS || !ev)
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                 "an EVENTS record has 1 to %u events",
+                                 HEAPFMT_MAX_EVENTS));
+    size_t hdr;
+    uint8_t *p = begin_record(w, HF_EVENTS_HEAD_BOUND + len, &hdr);
+    if (!p)
+        return leave(w, w->err.code);
+    p = hf_events_head_encode(p, thread, seq0, time0, count);
+    memcpy(p, ev, len);
+    return leave(w, end_record(w, HEAPFMT_TAG_EVENTS, hdr, p + len));
+}
+
+int heapfmt_write_events(heapfmt_writer *w, uint32_t thread,
+                         const heapfmt_event *ev, size_t n)
+{
+    int rc = enter(w);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    if (!ev || n == 0)
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "no events"));
+    if (n > HEAPFMT_MAX_EVENTS)
+        return leave(w, hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                                 "more than %u events in one record",
+                                 HEAPFMT_MAX_EVENTS));
+    if (ev[0].seq == 0)
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                 "event 0: sequence number 0"));
+    /* canonical: the first event has no gap and no time delta */
+    hf_event_state s0 = {ev[0].seq - 1, ev[0].time_us}, s = s0;
+    for (size_t i = 0; i < n; i++) {
+        const char *why = hf_event_check(&s, thread, &ev[i]);
+        if (why)
+            return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "event %zu: %s",
+                                     i, why));
+        s.seq = ev[i].seq;
+        s.time = ev[i].time_us;
+    }
+    if (n > (HEAPFMT_MAX_BLOCK - HF_EVENTS_HEAD_BOUND) / HF_EVENT_BOUND)
+        return leave(w, hf_wfail(w, HEAPFMT_E_LIMIT, 0,
+                                 "%zu events may not fit a block", n));
+    size_t hdr;
+    uint8_t *p = begin_record(w, HF_EVENTS_HEAD_BOUND + n * HF_EVENT_BOUND,
+                              &hdr);
+    if (!p)
+        return leave(w, w->err.code);
+    p = hf_events_head_encode(p, thread, s0.seq, s0.time, n);
+    s = s0;
+    for (size_t i = 0; i < n; i++)
+        p = hf_event_encode(p, &s, &ev[i]);
+    return leave(w, end_record(w, HEAPFMT_TAG_EVENTS, hdr, p));
+}
+
 /* ---- flush, finish ---- */
 
 int heapfmt_writer_flush(heapfmt_writer *w)

@@ -102,6 +102,15 @@ int hf_drain_blocks(heapfmt_writer *w);
 /* Writes bytes to the sink (the trailer). */
 int hf_sink(heapfmt_writer *w, const void *buf, size_t len);
 
+/* Writes an EVENTS record of count events already encoded at ev (len
+ * bytes, by hf_event_encode from the state {seq0, time0}): the malloc
+ * recorder's path (libheapfmt-malloc/hm_record.c), which encodes each
+ * event in the thread that made it. HEAPFMT_OK or an error as the public
+ * calls return. */
+int hf_write_events_encoded(heapfmt_writer *w, uint64_t thread, uint64_t seq0,
+                            uint64_t time0, uint64_t count, const void *ev,
+                            size_t len);
+
 /* Closes the descriptor opened by heapfmt_writer_open_path, if any;
  * returns HEAPFMT_OK or HEAPFMT_E_IO (recorded on the handle). */
 int hf_writer_close_target(heapfmt_writer *w);

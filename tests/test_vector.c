@@ -1,7 +1,8 @@
 /*
  * test_vector.c -- the test vectors of spec/FORMAT.md section 11: a 1.0
- * dump (11.1), which the reader must still decode as described, and a 1.1
- * dump with a labeled reference and a call stack (11.2), which the writer
+ * dump (11.1) and a 1.1 dump with a labeled reference and a call stack
+ * (11.2), which the reader must still decode as described, and the 1.2
+ * dump of the same records and a trace's events (11.4), which the writer
  * must produce byte for byte.
  *
  * The hex between the lines TEST-VECTOR-<version>-BEGIN and -END is
@@ -80,8 +81,24 @@ static void load_vector(tbuf *out, const char *version)
     cr_assert_gt(out->len, 40, "only %zu bytes in the vector", out->len);
 }
 
-/* The dump of section 11.2, written through the API: 11.1's records
- * plus a label on the reference and a one-frame stack. */
+/* The events of section 11.4: thread 1's blocks 1, 2 and 4 (the realloc
+ * of block 1), block 4 freed at 6; thread 2's block 5; a MARK at 3. */
+static const heapfmt_event vector_thread1[] = {
+    { HEAPFMT_EV_MALLOC, 1, 100, 0, 24, 0, 0, 0, 0 },
+    { HEAPFMT_EV_CALLOC, 2, 103, 0, 100, 0, 0, 0, 0 },
+    { HEAPFMT_EV_REALLOC, 4, 103, 1, 300, 0, 0, 0, 0 },
+    { HEAPFMT_EV_FREE, 6, 110, 4, 0, 0, 0, 0, 0 },
+};
+static const heapfmt_event vector_thread2[] = {
+    { HEAPFMT_EV_MALLOC, 5, 105, 0, 64, 0, 0, 0, 0 },
+};
+static const heapfmt_event vector_mark[] = {
+    { HEAPFMT_EV_MARK, 3, 103, 0, 0, 0, 8192, 12288, 4096 },
+};
+
+/* The dump of section 11.4, written through the API: 11.1's records
+ * plus a label on the reference and a one-frame stack (11.2), then the
+ * events. */
 static void write_vector(tbuf *out)
 {
     tsink s;
@@ -115,6 +132,9 @@ static void write_vector(tbuf *out)
     o.labels = labels;
     o.stack = stack;
     TASSERT_OK(heapfmt_write_object(w, &o));
+    TASSERT_OK(heapfmt_write_events(w, 1, vector_thread1, 4));
+    TASSERT_OK(heapfmt_write_events(w, 2, vector_thread2, 1));
+    TASSERT_OK(heapfmt_write_events(w, 0, vector_mark, 1));
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
     *out = s.out;
@@ -164,6 +184,57 @@ static void expect_label_and_stack(const tbuf *b, const char *what)
     heapfmt_reader_free(r);
 }
 
+/* The 1.2 vector's events, through heapfmt_reader_event: each record's
+ * thread and events as written. */
+static void expect_events(const tbuf *b, const char *what)
+{
+    static const struct {
+        uint32_t thread;
+        const heapfmt_event *ev;
+        size_t n;
+    } want[] = {
+        { 1, vector_thread1, 4 },
+        { 2, vector_thread2, 1 },
+        { 0, vector_mark, 1 },
+    };
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, b->data, b->len));
+    heapfmt_record rec;
+    int rc;
+    size_t k = 0;
+    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
+        heapfmt_event e;
+        if (rec.tag != HEAPFMT_TAG_EVENTS) {
+            cr_assert_eq(heapfmt_reader_event(r, &e), HEAPFMT_E_STATE);
+            continue;
+        }
+        cr_assert_lt(k, 3, "%s: a fourth EVENTS record", what);
+        const heapfmt_revents *re = rec.u.events;
+        cr_assert_eq(re->thread, want[k].thread);
+        cr_assert_eq(re->count, want[k].n);
+        cr_assert_eq(re->first_seq, want[k].ev[0].seq);
+        cr_assert_eq(re->last_seq, want[k].ev[want[k].n - 1].seq);
+        cr_assert_eq(re->first_time_us, want[k].ev[0].time_us);
+        cr_assert_eq(re->last_time_us, want[k].ev[want[k].n - 1].time_us);
+        for (size_t i = 0; i < want[k].n; i++) {
+            cr_assert_eq(heapfmt_reader_event(r, &e), 1);
+            cr_assert_eq(memcmp(&e, &want[k].ev[i], sizeof e), 0,
+                         "%s: record %zu event %zu: op %u seq %llu block "
+                         "%llu size %llu",
+                         what, k, i, e.op, (unsigned long long)e.seq,
+                         (unsigned long long)e.block,
+                         (unsigned long long)e.size);
+        }
+        cr_assert_eq(heapfmt_reader_event(r, &e), 0);
+        cr_assert_eq(heapfmt_reader_event(r, &e), 0);
+        k++;
+    }
+    cr_assert_eq(rc, HEAPFMT_DONE, "%s: %s", what,
+                 heapfmt_reader_error(r)->message);
+    cr_assert_eq(k, 3);
+    heapfmt_reader_free(r);
+}
+
 static void expect_vector_records(const tbuf *b, const char *what,
                                   int minor)
 {
@@ -176,7 +247,9 @@ static void expect_vector_records(const tbuf *b, const char *what,
         if (i < 2 || all.v[i].tag == HEAPFMT_TAG_OBJECT ||
             all.v[i].tag == HEAPFMT_TAG_END)
             *treclist_push(&core) = all.v[i];
-    cr_assert_eq(all.n, minor ? 8 : 4, "%s: %zu records", what, all.n);
+    /* 1.1 adds two strings, a frame and a stack; 1.2 three EVENTS */
+    size_t nrecs = minor == 0 ? 4 : minor == 1 ? 8 : 11;
+    cr_assert_eq(all.n, nrecs, "%s: %zu records", what, all.n);
     const treclist *l = &core;
     cr_assert_eq(l->v[0].tag, HEAPFMT_TAG_STRING);
     cr_assert_eq(l->v[0].text.id, 1);
@@ -204,21 +277,21 @@ static void expect_vector_records(const tbuf *b, const char *what,
     cr_assert_eq(l->v[3].tag, HEAPFMT_TAG_END);
     cr_assert_eq(l->v[3].objects, 1);
     cr_assert_eq(l->v[3].bytes, 40);
-    cr_assert_eq(l->v[3].records, minor ? 7 : 3);
+    cr_assert_eq(l->v[3].records, nrecs - 1);
     cr_assert(c.have_footer);
     const tfooter *f = &c.footer;
     cr_assert_eq(f->totals.objects, 1);
     cr_assert_eq(f->totals.bytes, 40);
-    cr_assert_eq(f->totals.records, minor ? 7 : 3);
+    cr_assert_eq(f->totals.records, nrecs - 1);
     cr_assert_eq(f->totals.classes, 1);
     cr_assert_eq(f->totals.strings, minor ? 3 : 1);
     cr_assert_eq(f->totals.roots, 0);
     cr_assert_eq(f->totals.blocks, 1);
-    cr_assert_eq(f->totals.raw_bytes, minor ? 61 : 35);
+    cr_assert_eq(f->totals.raw_bytes, minor == 0 ? 35 : minor == 1 ? 61 : 101);
     cr_assert_eq(f->totals.codecs, minor ? 1u << HEAPFMT_CODEC_STORED : 0);
     cr_assert_eq(f->nblocks, 1);
     cr_assert_eq(f->blocks[0].offset, 16);
-    cr_assert_eq(f->blocks[0].records, minor ? 8 : 4);
+    cr_assert_eq(f->blocks[0].records, nrecs);
     cr_assert_eq(f->blocks[0].objects, 1);
     cr_assert_eq(f->nclasses, 1);
     cr_assert_eq(f->classes[0].index, 1);
@@ -230,12 +303,14 @@ static void expect_vector_records(const tbuf *b, const char *what,
     tcapture_free(&c);
     if (minor)
         expect_label_and_stack(b, what);
+    if (minor >= 2)
+        expect_events(b, what);
 }
 
 Test(vector, writer_output_matches_spec_bytes)
 {
     tbuf spec, api;
-    load_vector(&spec, "1.1");
+    load_vector(&spec, "1.2-EVENTS");
     write_vector(&api);
     size_t n = spec.len < api.len ? spec.len : api.len;
     size_t diff = 0;
@@ -253,6 +328,16 @@ Test(vector, writer_output_matches_spec_bytes)
 }
 
 Test(vector, reader_decodes_spec_bytes)
+{
+    tbuf spec;
+    load_vector(&spec, "1.2-EVENTS");
+    expect_vector_records(&spec, "spec vector 1.2", 2);
+    tbuf_free(&spec);
+}
+
+/* Compatibility: the 1.1 vector (what libheapfmt wrote before 1.2)
+ * still reads as section 11.2 describes. */
+Test(vector, reader_decodes_1_1_spec_bytes)
 {
     tbuf spec;
     load_vector(&spec, "1.1");
@@ -276,7 +361,7 @@ Test(vector, writer_output_decodes_as_described)
 {
     tbuf api;
     write_vector(&api);
-    expect_vector_records(&api, "writer output", 1);
+    expect_vector_records(&api, "writer output", 2);
     tbuf_free(&api);
 }
 
@@ -287,7 +372,7 @@ Test(vector, independent_encoder_agrees_with_writer)
     tbuf api;
     write_vector(&api);
     traw d;
-    traw_begin(&d, 1, 1, 0, 0);
+    traw_begin(&d, 1, 2, 0, 0);
     traw_string(&d, 1, "String");
     traw_class(&d, 1, 2000, 1, 0, 0);
     traw_string(&d, 2, "@k");
@@ -307,6 +392,21 @@ Test(vector, independent_encoder_agrees_with_writer)
     o.labels = labels;
     o.stack = 1;
     traw_object(&d, &o);
+    /* section 11.4's events, field by field from the spec: thread 1 from
+     * seq0 0 and time0 100; thread 2 from 4, 105; the MARK from 2, 103 */
+    const traw_event t1[] = {
+        { HEAPFMT_EV_MALLOC, 0, 0, 1, { 24 } },
+        { HEAPFMT_EV_CALLOC, 0, 3, 1, { 100 } },
+        { HEAPFMT_EV_REALLOC, 1, 0, 2, { 3, 300 } },
+        { HEAPFMT_EV_FREE, 1, 7, 1, { 2 } },
+    };
+    const traw_event t2[] = { { HEAPFMT_EV_MALLOC, 0, 0, 1, { 64 } } };
+    const traw_event t0[] = {
+        { HEAPFMT_EV_MARK, 0, 0, 3, { 8192, 12288, 4096 } },
+    };
+    traw_events(&d, 1, 0, 100, 4, t1, 4);
+    traw_events(&d, 2, 4, 105, 1, t2, 1);
+    traw_events(&d, 0, 2, 103, 1, t0, 1);
     traw_finish(&d);
     size_t diff = 0;
     size_t n = d.out.len < api.len ? d.out.len : api.len;
@@ -391,4 +491,5 @@ Test(vector, spec_bytes_are_self_consistent)
 {
     self_consistent("1.0");
     self_consistent("1.1");
+    self_consistent("1.2-EVENTS");
 }

@@ -343,6 +343,26 @@ void traw_stack(traw *d, uint32_t id, const uint32_t *frames, size_t n)
     add(d, HEAPFMT_TAG_STACK, &b, 0);
 }
 
+void traw_events(traw *d, uint64_t thread, uint64_t seq0, uint64_t time0,
+                 uint64_t count, const traw_event *ev, size_t n)
+{
+    tbuf b = { 0 };
+    tbuf_varint(&b, thread);
+    tbuf_varint(&b, seq0);
+    tbuf_varint(&b, time0);
+    tbuf_varint(&b, count);
+    for (size_t i = 0; i < n; i++) {
+        /* head: dt in the bits above 5, bit 4 when a gap follows, op */
+        tbuf_varint(&b, ev[i].dt << 5 | (ev[i].gap ? 0x10u : 0) | ev[i].op);
+        if (ev[i].gap)
+            tbuf_varint(&b, ev[i].gap);
+        for (size_t k = 0; k < ev[i].nfields; k++)
+            tbuf_varint(&b, ev[i].field[k]);
+    }
+    pad(d, &b);
+    add(d, 0x0a, &b, 0);
+}
+
 void traw_any(traw *d, unsigned tag, const void *body, size_t len)
 {
     tbuf b = { 0 };

@@ -88,6 +88,19 @@ void traw_root_labeled(traw *d, uint32_t kind, const uint64_t *ids,
 void traw_frame(traw *d, uint32_t id, uint32_t function, uint32_t library,
                 uint64_t offset, uint32_t file, uint64_t line);
 void traw_stack(traw *d, uint32_t id, const uint32_t *frames, size_t n);
+/* 1.2: an EVENTS record, field by field as spec 6.10 lays it out: each
+ * event's op, the sequence numbers skipped before it (gap), the
+ * microseconds since the previous event (dt), and its fields in the order
+ * of its op (a block distance, an alignment, a size; MARK's rss, peak,
+ * own). Nothing is checked: tests build bad records with it too. */
+typedef struct traw_event {
+    unsigned op;
+    uint64_t gap, dt;
+    size_t nfields;
+    uint64_t field[3];
+} traw_event;
+void traw_events(traw *d, uint64_t thread, uint64_t seq0, uint64_t time0,
+                 uint64_t count, const traw_event *ev, size_t n);
 /* Any record (unknown tags included); counted as a record of the dump. */
 void traw_any(traw *d, unsigned tag, const void *body, size_t len);
 /* Ends the open data block (if it has records). */
