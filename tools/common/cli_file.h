@@ -6,6 +6,8 @@
 #ifndef CLI_FILE_H
 #define CLI_FILE_H
 
+#include <stddef.h>
+
 /* The name to use in messages for path: "(stdin)" / "(stdout)" for "-". */
 const char *cli_input_name(const char *path);
 const char *cli_output_name(const char *path);
@@ -28,6 +30,11 @@ int cli_open_output(const char *path, int binary, int *fd);
  * (a late write error on some file systems). Standard output is left
  * open. Returns 0 or -1. */
 int cli_close_output(const char *path, int fd);
+
+/* Writes len bytes made in memory to path ("-": standard output), whole
+ * or not at all: on a failure the message is printed and the partly
+ * written file removed. Returns 0 or -1. */
+int cli_write_output(const char *path, const void *data, size_t len);
 
 /* Removes a partly written output file after a failure (not for "-"). */
 void cli_remove_output(const char *path);

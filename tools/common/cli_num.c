@@ -44,6 +44,37 @@ int cli_option_u64(const char *opt, const char *arg, uint64_t min,
     return 0;
 }
 
+int cli_option_size(const char *opt, const char *arg, uint64_t *out)
+{
+    static const struct {
+        const char *suffix;
+        unsigned shift;
+    } units[] = {{"", 0},    {"B", 0},    {"K", 10},  {"KiB", 10},
+                 {"M", 20},  {"MiB", 20}, {"G", 30},  {"GiB", 30},
+                 {"T", 40},  {"TiB", 40}, {"k", 10}};
+    size_t digits = strspn(arg, "0123456789");
+    char num[32];
+    uint64_t v;
+    if (digits > 0 && digits < sizeof num) {
+        memcpy(num, arg, digits);
+        num[digits] = '\0';
+        if (cli_parse_u64(num, &v) == 0) {
+            for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+                if (strcmp(arg + digits, units[i].suffix) != 0)
+                    continue;
+                if (units[i].shift > 0 && v > (UINT64_MAX >> units[i].shift))
+                    break;
+                *out = v << units[i].shift;
+                return 0;
+            }
+        }
+    }
+    cli_usage_error("invalid %s value '%s': expected a size such as 4096, "
+                    "64K or 10M",
+                    opt, arg);
+    return -1;
+}
+
 cli_num cli_fmt_plain(uint64_t v)
 {
     cli_num n;

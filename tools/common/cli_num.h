@@ -25,6 +25,11 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cli_option_u64(const char *opt, const char *arg, uint64_t min,
                    uint64_t max, uint64_t *out);
 
+/* A byte size as an option's argument: digits, then optionally K, M, G
+ * or T (also KiB, MiB, GiB, TiB; powers of 1024) or B. Returns 0, or -1
+ * after a usage error naming the option. */
+int cli_option_size(const char *opt, const char *arg, uint64_t *out);
+
 /* 1234567 -> "1,234,567" */
 cli_num cli_fmt_count(uint64_t v);
 

@@ -109,39 +109,6 @@ static int choose(const char *opt, const char *arg, const char *const *words)
     return -1;
 }
 
-/* A byte size: digits, then optionally K, M, G or T (also KiB, MiB, GiB,
- * TiB; powers of 1024) or B. Returns 0, or -1 after a usage error. */
-static int parse_size(const char *opt, const char *arg, uint64_t *out)
-{
-    static const struct {
-        const char *suffix;
-        unsigned shift;
-    } units[] = {{"", 0},    {"B", 0},    {"K", 10},  {"KiB", 10},
-                 {"M", 20},  {"MiB", 20}, {"G", 30},  {"GiB", 30},
-                 {"T", 40},  {"TiB", 40}, {"k", 10}};
-    size_t digits = strspn(arg, "0123456789");
-    char num[32];
-    uint64_t v;
-    if (digits > 0 && digits < sizeof num) {
-        memcpy(num, arg, digits);
-        num[digits] = '\0';
-        if (cli_parse_u64(num, &v) == 0) {
-            for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-                if (strcmp(arg + digits, units[i].suffix) != 0)
-                    continue;
-                if (units[i].shift > 0 && v > (UINT64_MAX >> units[i].shift))
-                    break;
-                *out = v << units[i].shift;
-                return 0;
-            }
-        }
-    }
-    cli_usage_error("invalid %s value '%s': expected a size such as 4096, "
-                    "64K or 10M",
-                    opt, arg);
-    return -1;
-}
-
 /* Whether the terminal's character set can show the sparkline blocks. */
 static int unicode_locale(void)
 {
@@ -196,7 +163,7 @@ int main(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             break;
         case 'B':
-            if (parse_size("--min-bytes", optarg, &opt.min_bytes) != 0)
+            if (cli_option_size("--min-bytes", optarg, &opt.min_bytes) != 0)
                 return CLI_EXIT_USAGE;
             break;
         case 'a':

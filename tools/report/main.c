@@ -46,32 +46,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Writes len bytes to the output. Returns 0 or -1 (message printed). */
-static int write_page(const char *output, const char *page, size_t len)
-{
-    int fd;
-    if (cli_open_output(output, 0, &fd) != 0)
-        return -1;
-    int failed = 0;
-    while (len > 0 && !failed) {
-        ssize_t n = write(fd, page, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            cli_error(cli_output_name(output), "%s", strerror(errno));
-            failed = 1;
-        } else {
-            page += n;
-            len -= (size_t)n;
-        }
-    }
-    if (cli_close_output(output, fd) != 0)
-        failed = 1;
-    if (failed)
-        cli_remove_output(output);
-    return failed ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
     cli_set_progname("heapfmt-report");
@@ -126,7 +100,7 @@ int main(int argc, char **argv)
         cli_error(NULL, "out of memory");
         rc = CLI_EXIT_ERROR;
     }
-    if (rc != CLI_EXIT_ERROR && write_page(output, page, len) != 0)
+    if (rc != CLI_EXIT_ERROR && cli_write_output(output, page, len) != 0)
         rc = CLI_EXIT_ERROR;
     free(page);
     return cli_finish_stdout(rc);

@@ -42,15 +42,23 @@ static void put_blob(FILE *out, const char *data, size_t len)
 void page_write(FILE *out, const char *body, size_t body_len,
                 const char *data, size_t data_len)
 {
+    page_write_titled(out, "heapfmt report", body, body_len, data, data_len);
+}
+
+void page_write_titled(FILE *out, const char *title, const char *body,
+                       size_t body_len, const char *data, size_t data_len)
+{
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
           "<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width\">\n"
-          "<title>heapfmt report</title>\n<style>",
+          "<title>",
           out);
+    fputs(title, out);
+    fputs("</title>\n<style>", out);
     fputs(style, out);
-    fputs("</style>\n</head>\n<body>\n<h1>heapfmt report</h1>\n"
-          "<pre id=\"errors\" role=\"alert\"></pre>\n",
-          out);
+    fputs("</style>\n</head>\n<body>\n<h1>", out);
+    fputs(title, out);
+    fputs("</h1>\n<pre id=\"errors\" role=\"alert\"></pre>\n", out);
     fwrite(body, 1, body_len, out);
     fputs("<script type=\"application/json\" id=\"data\">", out);
     put_blob(out, data, data_len);

@@ -10,6 +10,11 @@
 void page_write(FILE *out, const char *body, size_t body_len,
                 const char *data, size_t data_len);
 
+/* The same page with another title (and heading), for the other tools
+ * that make one (heapfmt-replay). */
+void page_write_titled(FILE *out, const char *title, const char *body,
+                       size_t body_len, const char *data, size_t data_len);
+
 /* The inline script (script.c). */
 extern const char page_script[];
 
