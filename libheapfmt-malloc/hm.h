@@ -344,4 +344,37 @@ extern volatile int hm_child_due; /* hm_dump_child_poll is due */
 /* Writes a one-line message to stderr when logging is on. */
 void hm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ------------------------------------------------------------------ */
+/* Record mode (hm_record.c, hm_rec_table.c): a trace of every call     */
+/* ------------------------------------------------------------------ */
+
+/* 0: not record mode; 1: recording; 2: record mode, stopped (a forked
+ * child, a failed trace, after exit). Record mode replaces the live
+ * table and the dumps: the hooks hand every call to hm_record_*. */
+extern int hm_rec;
+
+/* Starts record mode when HEAPFMT_MALLOC_RECORD=1 (after
+ * hm_config_load: the trace goes to the dump directory); returns 1 in
+ * record mode (recording or not: the trace may have failed to open),
+ * 0 otherwise. */
+int hm_record_start(void);
+/* The calls, after the allocator's (kind: an hm_kind, the trace's op;
+ * align: the alignment asked for, 0 for the others). */
+void hm_record_alloc(void *p, size_t size, unsigned kind, size_t align);
+/* Before the allocator's free. */
+void hm_record_free(void *p);
+/* realloc and reallocarray in record mode: calls the allocator itself. */
+void *hm_record_realloc(void *p, size_t n, unsigned kind);
+
+/* address -> block number (spec 6.10) */
+void hm_rec_table_init(void);
+/* 0, or -1 when no memory could be mapped */
+int hm_rec_table_put(uintptr_t addr, uint64_t block);
+/* the block number of addr, forgotten; 0 when addr is not there */
+uint64_t hm_rec_table_take(uintptr_t addr);
+/* resident bytes of the table (hm_resident) */
+size_t hm_rec_table_resident(void);
+/* Resident bytes of the pages of addr..addr+len (mincore). */
+size_t hm_resident(const void *addr, size_t len);
+
 #endif /* HM_H */

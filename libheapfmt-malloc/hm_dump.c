@@ -35,6 +35,7 @@
 #include "heapfmt.h"
 #include "hf_common.h"
 #include "hm.h"
+#include "hm_statm.h"
 #include "hm_symbols.h"
 
 volatile uint16_t hm_epoch;
@@ -125,19 +126,8 @@ static int put_stack(dumper *d, uint32_t sid, uint32_t *id) {
 }
 
 static uint64_t rss_bytes(void) {
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    char buf[128];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    unsigned long size, resident;
-    if (sscanf(buf, "%lu %lu", &size, &resident) != 2)
-        return 0;
-    return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t resident, shared;
+    return hm_statm(&resident, &shared) == 0 ? resident : 0;
 }
 
 static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,

@@ -97,6 +97,11 @@ __attribute__((constructor)) static void hm_start(void) {
     hm_busy = 1;
     hm_stderr_note();
     hm_config_load(&hm_cfg);
+    if (hm_record_start()) { /* a trace instead of dumps (hm_record.c) */
+        hm_busy = 0;
+        atomic_store(&state, STATE_TRACKING);
+        return;
+    }
     /* Before the first stack capture, which makes libunwind's pipe. */
     if (hm_unwind_io_init() != 0)
         hm_log("libunwind's memory checks could not be redirected: "
@@ -115,6 +120,10 @@ __attribute__((constructor)) static void hm_start(void) {
 /* ---- recording ---- */
 
 static void track(void *p, size_t size, hm_kind kind) {
+    if (HM_UNLIKELY(hm_rec)) {
+        hm_record_alloc(p, size, kind, 0);
+        return;
+    }
     if (p == NULL || hm_busy ||
         atomic_load_explicit(&state, memory_order_relaxed) != STATE_TRACKING)
         return;
@@ -136,8 +145,20 @@ static void track(void *p, size_t size, hm_kind kind) {
     hm_busy = 0;
 }
 
+/* The aligned allocations: record mode keeps the alignment asked for. */
+static void track_aligned(void *p, size_t size, hm_kind kind, size_t align) {
+    if (HM_UNLIKELY(hm_rec))
+        hm_record_alloc(p, size, kind, align);
+    else
+        track(p, size, kind);
+}
+
 /* Forgets p if tracked; the removed entry goes to *old. */
 static int untrack(void *p, hm_entry *old) {
+    if (HM_UNLIKELY(hm_rec)) {
+        hm_record_free(p);
+        return 0;
+    }
     if (p == NULL || !hm_live_maybe((uintptr_t)p))
         return 0;
     if (!hm_live_remove((uintptr_t)p, old))
@@ -193,6 +214,8 @@ static void *realloc_as(void *p, size_t n, hm_kind kind) {
         }
         return q;
     }
+    if (HM_UNLIKELY(hm_rec))
+        return hm_record_realloc(p, n, kind);
     /* The old block is forgotten first (as in free), but its free is
      * counted only once realloc has succeeded. */
     hm_entry old;
@@ -226,7 +249,7 @@ HM_EXPORT int posix_memalign(void **out, size_t align, size_t n) {
         return ENOMEM;
     int rc = hm_next.posix_memalign(out, align, n);
     if (rc == 0)
-        track(*out, n, HM_KIND_POSIX_MEMALIGN);
+        track_aligned(*out, n, HM_KIND_POSIX_MEMALIGN, align);
     return rc;
 }
 
@@ -236,12 +259,19 @@ static void *tracked(void *p, size_t n, hm_kind kind) {
     return p;
 }
 
+static void *tracked_aligned(void *p, size_t n, hm_kind kind, size_t align) {
+    track_aligned(p, n, kind, align);
+    return p;
+}
+
 HM_EXPORT void *aligned_alloc(size_t align, size_t n) {
-    return ready() ? tracked(hm_next.aligned_alloc(align, n), n, HM_KIND_ALIGNED_ALLOC) : NULL;
+    return ready() ? tracked_aligned(hm_next.aligned_alloc(align, n), n,
+                                     HM_KIND_ALIGNED_ALLOC, align) : NULL;
 }
 
 HM_EXPORT void *memalign(size_t align, size_t n) {
-    return ready() ? tracked(hm_next.memalign(align, n), n, HM_KIND_MEMALIGN) : NULL;
+    return ready() ? tracked_aligned(hm_next.memalign(align, n), n,
+                                     HM_KIND_MEMALIGN, align) : NULL;
 }
 
 HM_EXPORT void *valloc(size_t n) {

@@ -41,6 +41,11 @@ static void usage(void)
         "      --no-exit-dump    no dump when the program exits\n"
         "      --no-ruby         do not attribute allocations to Ruby lines\n"
         "  -l, --level=N         zstd level of the dumps, 0-19 (default 1)\n"
+        "  -r, --record          record every allocation call as a trace\n"
+        "                        (PREFIX-PID-trace.hfd) for heapfmt-replay,\n"
+        "                        instead of dumps\n"
+        "      --mark-interval=MS  a trace's memory marks every MS ms,\n"
+        "                        10-60000 (default 100)\n"
         "  -v, --verbose         one line on stderr per dump written\n"
         "  -h, --help            show this help and exit\n"
         "  -V, --version         show the version and exit\n"
@@ -51,7 +56,7 @@ static void usage(void)
         cli_progname(), HM_MAX_DEPTH);
 }
 
-enum { OPT_DEPTH = 256, OPT_NO_EXIT, OPT_NO_RUBY };
+enum { OPT_DEPTH = 256, OPT_NO_EXIT, OPT_NO_RUBY, OPT_MARK };
 
 static const struct option long_options[] = {
     {"mode", required_argument, NULL, 'm'},
@@ -64,6 +69,8 @@ static const struct option long_options[] = {
     {"no-exit-dump", no_argument, NULL, OPT_NO_EXIT},
     {"no-ruby", no_argument, NULL, OPT_NO_RUBY},
     {"level", required_argument, NULL, 'l'},
+    {"record", no_argument, NULL, 'r'},
+    {"mark-interval", required_argument, NULL, OPT_MARK},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -121,7 +128,7 @@ static int parse(int argc, char **argv)
     opterr = 0;
     /* "+": options stop at the first non-option, COMMAND's own options
      * are COMMAND's. */
-    while ((c = getopt_long(argc, argv, "+:m:s:d:p:S:i:l:vhV", long_options,
+    while ((c = getopt_long(argc, argv, "+:m:s:d:p:S:i:l:rvhV", long_options,
                             NULL)) != -1) {
         int bad = 0;
         switch (c) {
@@ -170,6 +177,12 @@ static int parse(int argc, char **argv)
             break;
         case 'l':
             bad = set_u64("--level", "HEAPFMT_MALLOC_LEVEL", optarg, 0, 19);
+            break;
+        case 'r':
+            bad = set("HEAPFMT_MALLOC_RECORD", "1");
+            break;
+        case OPT_MARK:
+            bad = set_u64("--mark-interval", "HEAPFMT_MALLOC_MARK_MS", optarg, 10, 60000);
             break;
         case OPT_NO_EXIT:
             bad = set("HEAPFMT_MALLOC_AT_EXIT", "0");

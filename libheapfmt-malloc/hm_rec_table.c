@@ -1,0 +1,122 @@
+/* hm_rec_table.c -- the recorder's table: address -> block number.
+ *
+ * A trace names blocks by the sequence number of the event that made
+ * them (spec 6.10), so a free must find the number of its address. The
+ * live table of the dumps (hm_live.c) keeps stacks, sites and epochs per
+ * block and is not started in record mode; this one keeps 16 bytes a
+ * block. Sharded by a hash of the address (64 locks, so that threads
+ * rarely meet), each shard an open-addressing table with linear probing
+ * and backward-shift deletion (no tombstones: billions of malloc/free
+ * pairs never degrade it), grown at 75% load. Memory comes from mmap,
+ * never from the allocator under the program. */
+#include <string.h>
+
+#include "hm.h"
+
+#define SHARD_BITS 6
+#define SHARDS (1u << SHARD_BITS)
+#define MIN_SLOTS 512u
+
+typedef struct slot {
+    uintptr_t addr; /* 0: empty */
+    uint64_t block;
+} slot;
+
+typedef struct shard {
+    _Alignas(64) pthread_mutex_t lock;
+    slot *slots;
+    size_t mask; /* nslots - 1; slots is NULL while mask is 0 */
+    size_t count;
+} shard;
+
+static shard shards[SHARDS];
+
+/* The shard from the hash's top bits, the home slot from the rest. */
+static inline shard *shard_of(uint64_t h) { return &shards[h >> (64 - SHARD_BITS)]; }
+
+void hm_rec_table_init(void) {
+    for (unsigned i = 0; i < SHARDS; i++)
+        pthread_mutex_init(&shards[i].lock, NULL);
+}
+
+/* Doubles s's slots (or makes the first). Called with s locked. */
+static int grow(shard *s) {
+    size_t n = s->mask ? (s->mask + 1) * 2 : MIN_SLOTS;
+    slot *t = hm_map(n * sizeof *t);
+    if (t == NULL)
+        return -1;
+    for (size_t i = 0; s->mask && i <= s->mask; i++) {
+        if (s->slots[i].addr == 0)
+            continue;
+        size_t j = hm_live_mix(s->slots[i].addr) & (n - 1);
+        while (t[j].addr != 0)
+            j = (j + 1) & (n - 1);
+        t[j] = s->slots[i];
+    }
+    if (s->mask)
+        hm_unmap(s->slots, (s->mask + 1) * sizeof *s->slots);
+    s->slots = t;
+    s->mask = n - 1;
+    return 0;
+}
+
+int hm_rec_table_put(uintptr_t addr, uint64_t block) {
+    uint64_t h = hm_live_mix(addr);
+    shard *s = shard_of(h);
+    int rc = 0;
+    pthread_mutex_lock(&s->lock);
+    if ((s->count + 1) * 4 > (s->mask + 1) * 3 && grow(s) != 0) {
+        rc = -1;
+    } else {
+        size_t j = h & s->mask;
+        while (s->slots[j].addr != 0 && s->slots[j].addr != addr)
+            j = (j + 1) & s->mask;
+        /* the address twice: a free the recorder did not see (before it
+         * started, or from a thread it could not follow); the new block
+         * wins */
+        if (s->slots[j].addr == 0)
+            s->count++;
+        s->slots[j] = (slot){addr, block};
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+uint64_t hm_rec_table_take(uintptr_t addr) {
+    uint64_t h = hm_live_mix(addr);
+    shard *s = shard_of(h);
+    uint64_t block = 0;
+    pthread_mutex_lock(&s->lock);
+    if (s->mask != 0) {
+        size_t j = h & s->mask;
+        while (s->slots[j].addr != 0 && s->slots[j].addr != addr)
+            j = (j + 1) & s->mask;
+        if (s->slots[j].addr == addr) {
+            block = s->slots[j].block;
+            size_t hole = j;
+            for (size_t k = (j + 1) & s->mask; s->slots[k].addr != 0;
+                 k = (k + 1) & s->mask) {
+                size_t home = hm_live_mix(s->slots[k].addr) & s->mask;
+                if (((k - home) & s->mask) >= ((k - hole) & s->mask)) {
+                    s->slots[hole] = s->slots[k];
+                    hole = k;
+                }
+            }
+            s->slots[hole].addr = 0;
+            s->count--;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return block;
+}
+
+size_t hm_rec_table_resident(void) {
+    size_t b = 0;
+    for (unsigned i = 0; i < SHARDS; i++) {
+        pthread_mutex_lock(&shards[i].lock);
+        if (shards[i].mask)
+            b += hm_resident(shards[i].slots, (shards[i].mask + 1) * sizeof(slot));
+        pthread_mutex_unlock(&shards[i].lock);
+    }
+    return b;
+}
