@@ -102,6 +102,8 @@ TOOL_USES_graph := diff
 # heapfmt-report draws the answers of histo, heapfmt-diff and heapfmt-graph.
 TOOL_USES_report := histo diff graph
 TOOL_LIBS_report := -pthread
+# heapfmt-replay runs its replays in threads and finds allocators with dlsym.
+TOOL_LIBS_replay := -pthread -ldl
 
 tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
 
@@ -139,6 +141,13 @@ endef
 
 TOOL_BINS :=
 $(foreach t,$(TOOL_DIRS),$(eval $(call TOOL_RULES,$(t))))
+
+# heapfmt-replay writes its page with heapfmt-report's page machinery
+# (the page, its HTML and JSON helpers, its script), not its analyses.
+REPLAY_PAGE_OBJS := $(addprefix $(BUILD)/obj/tools/report/,page.o html.o json.o script.o)
+TOOL_DEP_OBJS_replay += $(REPLAY_PAGE_OBJS)
+$(BUILD)/bin/heapfmt-replay: $(REPLAY_PAGE_OBJS)
+$(BUILD)/obj/tools/replay/%.o: TOOL_CPPFLAGS += -Itools/report -Ilibheapfmt-malloc
 
 # ---------------------------------------------------------------------------
 # Tests: tests/test_*.c -> $(BUILD)/tests/test_*, plus tests/cli/*.sh
@@ -238,8 +247,24 @@ $(MKHOSTILE): $(BUILD)/obj/tests/hostile/mkhostile.o $(SUPPORT_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 
+# tests/replay/: what tests/cli/replay.sh records and replays. replay_prog
+# runs under the tracker and crash_alloc.so is an allocator, so neither
+# has sanitizers; mktrace writes traces the recorder never would.
+REPLAY_CFLAGS := $(filter-out -fsanitize%,$(CFLAGS))
+REPLAY_TEST_BINS := $(BUILD)/tests/replay_prog $(BUILD)/tests/crash_alloc.so \
+                    $(BUILD)/tests/mktrace
+$(BUILD)/tests/replay_prog: tests/replay/replay_prog.c
+	@mkdir -p $(@D)
+	$(CC) $(REQUIRED_CFLAGS) $(REPLAY_CFLAGS) -o $@ $< -pthread
+$(BUILD)/tests/crash_alloc.so: tests/replay/crash_alloc.c
+	@mkdir -p $(@D)
+	$(CC) $(REQUIRED_CFLAGS) $(REPLAY_CFLAGS) -shared -fPIC -o $@ $<
+$(BUILD)/tests/mktrace: tests/replay/mktrace.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(COMPILE) -Ilibheapfmt $(LDFLAGS) -o $@ $< $(LIB_A) $(LIB_LIBS)
+
 ## test: build everything, run the unit tests, then the CLI tests
-test: all $(TEST_BINS) $(EXAMPLE_BINS) $(MKHOSTILE)
+test: all $(TEST_BINS) $(EXAMPLE_BINS) $(MKHOSTILE) $(REPLAY_TEST_BINS)
 	@BIN='$(abspath $(BUILD)/bin)' FIXTURES='$(abspath tests/fixtures)' \
 	  LOGDIR='$(abspath $(BUILD)/test-logs)' TEST_FLAGS='$(TEST_FLAGS)' \
 	  TEST_TIMEOUT='$(TEST_TIMEOUT)' \
