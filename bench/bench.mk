@@ -46,10 +46,11 @@ $(BENCH_OUT)/core_heap: bench/core_heap.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -o $@ $<
 
-.PHONY: bench bench-helpers bench-scale bench-core bench-ruby
+.PHONY: bench bench-helpers bench-scale bench-core bench-ruby bench-replay
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
-               $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog
+               $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog \
+               $(BUILD)/tests/replay_prog
 
 ## bench: measure speed and memory at scale (BENCH_SCALE=small|full) into build/bench/results.json
 bench: all bench-helpers
@@ -64,6 +65,11 @@ bench-core: all bench-helpers
 ## bench-ruby: issue 36's Ruby cases alone (HeapFmt.dump vs dump_all) into build/bench/results-ruby.json
 bench-ruby: all bench-helpers ruby
 	$(PYTHON) bench/bench.py --only ruby --scale $(BENCH_SCALE) \
+	  --runs $(BENCH_RUNS) --build $(BUILD)
+
+## bench-replay: issue 37's cases alone (heapfmt-malloc --record, heapfmt-replay) into build/bench/replay.json
+bench-replay: all bench-helpers
+	$(PYTHON) bench/bench.py --only replay --scale $(BENCH_SCALE) \
 	  --runs $(BENCH_RUNS) --build $(BUILD)
 
 ## bench-scale: issue 19's scale table (every tool at BENCH_SIZES objects) into build/bench/scale.json

@@ -6,7 +6,7 @@ Run by `make bench` (bench/bench.mk), which builds the tools and the two
 helper programs first. Usage:
 
     bench/bench.py [--scale small|full] [--build DIR] [--runs N]
-                   [--only core|fleet|ruby] [--ruby-sizes N,N,...]
+                   [--only core|fleet|ruby|replay] [--ruby-sizes N,N,...]
 
   --scale  full (default): dumps of 1M and 10M objects; small: 1M only,
            for a quick check (about a minute). BENCH_SCALE sets it too.
@@ -19,7 +19,9 @@ helper programs first. Usage:
            them; ruby: only issue 36's (HeapFmt.dump against dump_all, CPU
            and wall, fork, tracing off and on) at the Ruby sizes (1M with
            --scale small, else 2.5M and 5M; --ruby-sizes sets them);
-           bench/README.md is left alone.
+           replay: issue 37's cases alone (heapfmt-malloc's modes,
+           --record among them, and heapfmt-replay's replays), into
+           DIR/bench/replay.json; bench/README.md is left alone.
 
 Every case runs as a child process; its wall time comes from the clock,
 its CPU time (user + system) and peak RSS from wait4(2), i.e. getrusage of
@@ -70,6 +72,8 @@ class Bench:
         self.skipped = []    # (what, why)
         self.ruby = None     # rows of bench/ruby_bench.rb
         self.ruby_sizes_arg = getattr(args, "ruby_sizes", None)
+        self.trace_size = {} # issue 37: lang -> (trace bytes, events)
+        self.replays = []    # issue 37: (workload, heapfmt-replay's JSON)
         self.t0 = time.monotonic()
         os.makedirs(self.out, exist_ok=True)
 
@@ -985,13 +989,25 @@ class Bench:
             runs.append(("Ruby", ["ruby", rb, "30" if self.scale == "full"
                                   else "10"]))
         out = self.path("heaptrack")
+        traces = self.path("traces")
+        os.makedirs(traces, exist_ok=True)
         for lang, argv in runs:
             cases = [("%s alone" % lang, argv),
                      ("%s sampled" % lang, [hm, "--mode=sampled"] + quiet + argv),
-                     ("%s exact" % lang, [hm, "--mode=exact"] + quiet + argv)]
+                     ("%s exact" % lang, [hm, "--mode=exact"] + quiet + argv),
+                     ("%s record" % lang, [hm, "--record", "-d", traces, "--"]
+                      + argv)]
             if lang == "C" and shutil.which("heaptrack"):
                 cases.append(("C heaptrack", ["heaptrack", "-o", out] + argv))
             self.interleaved("malloc", lang, cases, stdout="capture")
+            # issue 37: the trace's bytes per event (the last run's)
+            names = sorted(os.listdir(traces))
+            if names:
+                t = os.path.join(traces, names[-1])
+                ev = int(self.info_row(t, "meta.trace.events") or 0)
+                self.trace_size[lang] = (os.path.getsize(t), ev)
+            for f in names:
+                os.unlink(os.path.join(traces, f))
         if shutil.which("heaptrack"):
             for f in os.listdir(self.out):
                 if f.startswith("heaptrack"):
@@ -1008,6 +1024,76 @@ class Bench:
         self.malloc_table = (int(self.info_row(dump, "meta.malloc.table_bytes") or 0),
                              int(self.info_row(dump, "meta.malloc.live.objects") or 0))
         shutil.rmtree(held, ignore_errors=True)
+
+    def replay_cases(self):
+        """Issue 37: a JSON-heavy Ruby workload (bench/replay_bench.rb, four
+        threads) and tests/replay's fragmenting C program, recorded once
+        and replayed under glibc, glibc with two arenas and the installed
+        allocators; heapfmt-replay's JSON is kept for the table."""
+        hm = self.tool("heapfmt-malloc")
+        rp = self.tool("heapfmt-replay")
+        frag = os.path.join(self.build, "tests", "replay_prog")
+        if not (os.access(hm, os.X_OK) and os.access(rp, os.X_OK)):
+            self.skipped.append(("replay", "heapfmt-replay not built"))
+            return
+        works = []
+        if shutil.which("ruby"):
+            works.append(("Ruby JSON, 4 threads (bench/replay_bench.rb)",
+                          ["ruby", os.path.join(self.root, "bench",
+                                                "replay_bench.rb"),
+                           "40" if self.scale == "full" else "10", "4"]))
+        else:
+            self.skipped.append(("replay of Ruby", "ruby not installed"))
+        if os.access(frag, os.X_OK):
+            works.append(("C, 4 threads fragmenting glibc (tests/replay)",
+                          [frag, "fragment"]))
+        allocators = "glibc,glibc:MALLOC_ARENA_MAX=2,jemalloc,tcmalloc,mimalloc"
+        for name, argv in works:
+            d = tempfile.mkdtemp(dir=self.out)
+            subprocess.run([hm, "--record", "--mark-interval=10", "-d", d,
+                            "--"] + argv, check=True, capture_output=True)
+            trace = os.path.join(d, sorted(os.listdir(d))[0])
+            # the allocators named: a missing one is a row that says so
+            p = subprocess.run([rp, "-f", "json", "-a", allocators, trace],
+                               capture_output=True, text=True)
+            if p.returncode in (0, 1) and p.stdout.strip():
+                self.replays.append((name, json.loads(p.stdout)))
+            else:
+                self.skipped.append(("replay of %s" % name, p.stderr.strip()))
+            shutil.rmtree(d, ignore_errors=True)
+
+    def replay_text(self):
+        lines = []
+        for name, j in self.replays:
+            t = j["trace"]
+            last = t["marks"][-1] if t["marks"] else None
+            lines.append("Replay, %s: %s events, %d threads, %.1f s recorded "
+                         "(heapfmt-replay):" % (name, "{:,}".format(t["events"]),
+                                                t["threads"],
+                                                t["duration_us"] / 1e6))
+            lines.append("  %-26s %12s %10s %10s %10s %9s  %s" %
+                         ("allocator", "alloc time", "peak MiB", "end MiB",
+                          "live MiB", "overhead", "result"))
+            if last:
+                peak = max(m["peak"] for m in t["marks"])
+                lines.append("  %-26s %12s %10.1f %10.1f %10.1f %9.2f" %
+                             ("(recorded)", "-", peak / MIB, last["rss"] / MIB,
+                              last["live"] / MIB,
+                              last["rss"] / last["live"] if last["live"] else 0))
+            for a in j["allocators"]:
+                if a["result"].startswith("ok"):
+                    lines.append("  %-26s %9.1f ms %10.1f %10.1f %10.1f %9.2f  %s" %
+                                 (a["allocator"], a["alloc_ns"] / 1e6,
+                                  a["peak_rss"] / MIB, a["end_rss"] / MIB,
+                                  a["end_live"] / MIB,
+                                  a["end_rss"] / a["end_live"]
+                                  if a["end_live"] else 0, a["result"]))
+                else:
+                    lines.append("  %-26s %12s %10s %10s %10s %9s  %s" %
+                                 (a["allocator"], "-", "-", "-", "-", "-",
+                                  a["result"]))
+            lines.append("")
+        return "\n".join(lines)
 
     def malloc_targets(self, add):
         """Issue 16: sampled at most 1.15x and exact at most 2x the CPU
@@ -1028,6 +1114,26 @@ class Bench:
                        alone["rss_kib"] / 1024,
                        "; heaptrack %.2fx" % (ht["cpu_s"] / alone["cpu_s"])
                        if ht and mode == "exact" else "", self.load_text()))
+        for lang in ("C", "Ruby"):
+            alone = self.find("%s alone" % lang, lang)
+            exact = self.find("%s exact" % lang, lang)
+            rec = self.find("%s record" % lang, lang)
+            if not (alone and exact and rec):
+                continue
+            # issue 37: recording's overhead at most twice exact mode's
+            ro = rec["cpu_s"] - alone["cpu_s"]
+            eo = exact["cpu_s"] - alone["cpu_s"]
+            r = ro / eo if eo > 0 else 0
+            add("heapfmt-malloc --record overhead / exact's, %s" % lang, r, 2,
+                r <= 2, "record %.2f s, exact %.2f s, alone %.2f s (CPU, the "
+                "trace's writer thread included); load average %s" %
+                (rec["cpu_s"], exact["cpu_s"], alone["cpu_s"],
+                 self.load_text()))
+            size, ev = self.trace_size.get(lang, (0, 0))
+            if ev:
+                add("heapfmt-malloc --record bytes per event, %s" % lang,
+                    size / ev, 4, size / ev <= 4,
+                    "%d events in %d bytes (zstd level 1)" % (ev, size))
         table, live = getattr(self, "malloc_table", (0, 0))
         if live:
             add("heapfmt-malloc exact: table bytes per live block",
@@ -1254,6 +1360,68 @@ class Bench:
                 add("heapfmt-core of a 4 GiB, 20M-block core, s", c["wall_s"],
                     30, c["wall_s"] <= 30, "wall; CPU %.2f s" % c["cpu_s"])
 
+    def replay_targets(self, add):
+        """Issue 37: in every replay the live bytes of each MARK are the
+        trace's; for the fragmenting program, glibc with two arenas and
+        jemalloc keep less per live byte than glibc (the direction)."""
+        for name, j in self.replays:
+            n = len(j["trace"]["marks"])
+            for a in j["allocators"]:
+                if a["result"].startswith("ok"):
+                    add("heapfmt-replay MARKs exact, %s, %s" %
+                        (name.split(" (")[0], a["allocator"]),
+                        a["marks_exact"], n, a["marks_exact"] == n,
+                        "of %d MARKs" % n)
+            if not name.startswith("C, 4 threads"):
+                continue
+            over = {a["allocator"]: a["end_rss"] / a["end_live"]
+                    for a in j["allocators"]
+                    if a["result"].startswith("ok") and a["end_live"]}
+            g = over.get("glibc")
+            for other in ("glibc:MALLOC_ARENA_MAX=2", "jemalloc"):
+                if g and other in over:
+                    r = g / over[other]
+                    add("replay, fragmenting C: glibc overhead / %s's" % other,
+                        r, 1, r > 1, "%.2f vs %.2f (RSS / live at the end)" %
+                        (g, over[other]))
+
+    def replay_only(self):
+        """--only replay: issue 37's cases alone (the tracker's record
+        mode beside its other modes, and the replays), into
+        DIR/bench/replay.json (bench/README.md is not touched)."""
+        self.load0 = os.getloadavg()[0]
+        self.malloc_cases()
+        self.replay_cases()
+        t = []
+
+        def add(what, value, goal, ok, detail):
+            t.append({"target": what, "value": value, "goal": goal,
+                      "met": bool(ok), "detail": detail})
+        self.malloc_targets(add)
+        self.replay_targets(add)
+        with open(self.path("replay.json"), "w") as f:
+            json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                       "scale": self.scale, "runs": self.runs,
+                       "machine": self.machine(), "cases": self.cases,
+                       "replays": [{"workload": n, "replay": j}
+                                   for n, j in self.replays],
+                       "targets": t,
+                       "skipped": [{"what": w, "why": y}
+                                   for w, y in self.skipped]}, f, indent=1)
+            f.write("\n")
+        print("load average %s" % self.load_text())
+        for c in self.cases:
+            print("%-5s %-30s wall %8.3f s  CPU %8.3f s  RSS %8.1f MiB" %
+                  (c["size"], c["name"], c["wall_s"], c["cpu_s"],
+                   (c["rss_kib"] or 0) / 1024))
+        print(self.replay_text())
+        for x in t:
+            print("%-4s %-50s %8.2f (goal %g)  %s" %
+                  ("met" if x["met"] else "MISS", x["target"], x["value"],
+                   x["goal"], x["detail"]))
+        for what, why in self.skipped:
+            print("skipped: %s: %s" % (what, why))
+
     def core_only(self):
         """--only core: the heapfmt-core cases and targets alone, into
         DIR/bench/core.json (bench/README.md is not touched)."""
@@ -1385,6 +1553,7 @@ class Bench:
         self.graph_targets(big, add)
         self.ruby_targets(add)
         self.malloc_targets(add)
+        self.replay_targets(add)
         self.core_targets(add)
         nd = self.files.get("1M ndjson")
         z = self.files.get("1M heapfmt level 1")
@@ -1617,7 +1786,9 @@ class Bench:
         lines.append("")
         lines.append(self.codec_text(self.codec_result))
         lines.append("")
-        lines.append("Targets (issues 7, 13, 16, 18, 19, 33, 36, 38; each says its figure):")
+        if self.replays:
+            lines.append(self.replay_text())
+        lines.append("Targets (issues 7, 13, 16, 18, 19, 33, 36, 37, 38; each says its figure):")
         for t in targets:
             v, g = t["value"], t["goal"]
             fmt = ("%.1fM" % (v / 1e6)) if g >= 1e6 else "%.2f" % v
@@ -1646,6 +1817,7 @@ class Bench:
         self.v8_importer(20 if self.scale == "small" else 100)
         self.hprof_importer(300_000 if self.scale == "small" else 3_000_000)
         self.malloc_cases()
+        self.replay_cases()
         self.fleet(*self.sizes[0])
         self.core_cases()
         self.ruby_cases()
@@ -1661,6 +1833,7 @@ class Bench:
             "heap": "heapfmt-gen --profile=app (the default), seed 1",
             "cases": self.cases, "files": self.files, "ruby": self.ruby,
             "codecs": self.codec_result,
+            "replays": [{"workload": n, "replay": j} for n, j in self.replays],
             "targets": targets,
             "skipped": [{"what": w, "why": y} for w, y in self.skipped],
         }
@@ -1725,10 +1898,12 @@ def main():
                     default=os.environ.get("BENCH_SCALE") or "full")
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--only", choices=("core", "fleet", "ruby"),
+    ap.add_argument("--only", choices=("core", "fleet", "ruby", "replay"),
                     help="only these cases and their targets: core "
                     "(heapfmt-core, into DIR/bench/core.json), fleet "
-                    "(at the first size) or ruby (at the Ruby sizes)")
+                    "(at the first size), ruby (at the Ruby sizes) or "
+                    "replay (heapfmt-malloc's modes and heapfmt-replay, "
+                    "into DIR/bench/replay.json)")
     ap.add_argument("--scale-table", metavar="N,N,...",
                     help="only issue 19's scale table, at these object "
                     "counts (e.g. 1000000,3000000,10000000,30000000)")
@@ -1741,6 +1916,9 @@ def main():
         ap.error("--runs must be at least 1")
     if args.only == "core":
         Bench(args).core_only()
+        return
+    if args.only == "replay":
+        Bench(args).replay_only()
         return
     if args.scale_table:
         sizes = [int(x) for x in args.scale_table.split(",")]
