@@ -118,6 +118,39 @@ rec=$(json frag.json 'j["trace"]["marks"][-1]["rss"] / j["trace"]["marks"][-1]["
 python3 -c "import sys; sys.exit(0 if abs($rec - $glibc) / $rec < 0.25 else 1)" && pass ||
     fail "fragment: recorded overhead $rec, glibc's replay $glibc"
 
+# --- fragmentation without a replay: the dumps say it (info, histo, report) ---
+mkdir dumps
+run "$BIN/heapfmt-malloc" --mode=exact -d dumps -- "$tests/replay_prog" fragment
+expect_success "an exact dump of the fragmenting program"
+dump=$(ls dumps/*.hfd)
+run "$BIN/heapfmt-info" -p "$dump"
+expect_success "info"
+live=$(row meta.malloc.live.bytes)
+[ "$(row native-live)" = "$live" ] && pass || fail "info: native-live $(row native-live), META $live"
+want=$(( $(row meta.rss) - $(row meta.malloc.tracker_bytes) ))
+[ "$(row native-rss)" = "$want" ] && pass || fail "info: native-rss $(row native-rss), want $want"
+[ "$(row native-free)" = "$(row meta.mallinfo2.fordblks)" ] && pass || fail "info: native-free"
+over=$(row native-overhead)
+python3 -c "import sys; sys.exit(0 if abs($over - $want / $live) < 0.01 and $over > 5 else 1)" && pass ||
+    fail "info: native-overhead $over (fragmented: more than 5)"
+run "$BIN/heapfmt-info" "$dump"
+expect_out_has "resident / live" "info says what the ratio is"
+run "$BIN/histo" "$dump"
+expect_success "histo"
+expect_out_has "native heap: resident" "histo's line under the table"
+expect_out_has "not a leak" "and what a large overhead means"
+run "$BIN/histo" -f json "$dump"
+printf '%s\n' "$out" > histo.json
+[ "$(json histo.json 'j["dumps"][0]["native"]["live"]')" = "$live" ] && pass || fail "histo json: native.live"
+run "$BIN/heapfmt-report" -o report.html "$dump"
+expect_success "report"
+grep -q 'Native heap of dump 1: resident' report.html && pass || fail "report: the native heap line"
+# a dump of another producer has none of it
+run "$BIN/heapfmt-info" -p dump.hfd
+[ -z "$(row native-rss)" ] && pass || fail "info: native rows for a heapfmt-gen dump"
+run "$BIN/histo" dump.hfd
+case $out in *"native heap"*) fail "histo: a native line for a heapfmt-gen dump" ;; *) pass ;; esac
+
 # --- every installed allocator replays the Ruby-free trace; a PATH too ---
 for a in jemalloc tcmalloc mimalloc; do
     if installed "$a"; then

@@ -21,6 +21,7 @@
 
 #include "cli_code.h"
 #include "cli_dump.h"
+#include "cli_native.h"
 #include "cli_num.h"
 #include "cli_strmap.h"
 #include "strtab.h"
@@ -88,6 +89,8 @@ typedef struct histo_dump {
     uint64_t count;    /* objects counted */
     uint64_t bytes;    /* their bytes */
     uint64_t rows;     /* distinct names with objects */
+    int native_known;  /* a heapfmt-malloc dump: native holds its memory */
+    cli_native native;
 } histo_dump;
 
 /* One name of the merged table. Its numbers for dump d are

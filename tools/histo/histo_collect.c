@@ -249,8 +249,36 @@ static int collect_footer(histo_table *t, size_t d, const cli_dump *dump,
     return CLI_EXIT_OK;
 }
 
+/* The native heap's resident memory and live bytes (heapfmt-malloc
+ * dumps), from META: all of it after a scan; from the pairs the dump
+ * starts with when the counts came from elsewhere (the footer, other
+ * readers), which is where heapfmt-malloc writes them. */
+static void note_native(histo_dump *hd, cli_dump *dump, int scanned)
+{
+    if (!scanned) {
+        heapfmt_record rec;
+        while (heapfmt_reader_next(dump->reader, &rec) == HEAPFMT_OK &&
+               rec.tag == HEAPFMT_TAG_META)
+            ;
+    }
+    hd->native_known = cli_native_read(dump->reader, &hd->native);
+}
+
+static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
+                        const histo_options *opt, int *scanned);
+
 int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
                        const histo_options *opt)
+{
+    int scanned = 0;
+    int rc = collect_dump(t, d, dump, opt, &scanned);
+    if (rc != CLI_EXIT_ERROR)
+        note_native(&t->dumps[d], dump, scanned);
+    return rc;
+}
+
+static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
+                        const histo_options *opt, int *scanned)
 {
     histo_dump *hd = &t->dumps[d];
     hd->path = dump->path;
@@ -279,6 +307,7 @@ int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
         if (rc != HISTO_JOBS_FALLBACK)
             return hd->status = rc;
     }
+    *scanned = 1;
     return hd->status = collect_scan(t, d, dump, opt);
 }
 

@@ -1,6 +1,7 @@
 /* histo_print_json.c -- one JSON object: the dumps, the shown rows (one
  * per line), what was left out and the totals. Layout in histo(1),
  * "OUTPUT FORMATS". Numbers are JSON integers; changes may be negative. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "cli_escape.h"
@@ -62,10 +63,21 @@ static void put_dumps(FILE *out, const histo_table *t)
         const char *path = hd->path != NULL ? hd->path : "";
         fputs("    {\"file\": ", out);
         cli_put_json(out, path, strlen(path));
-        fprintf(out, ", \"complete\": %s, \"source\": \"%s\"}%s\n",
+        fprintf(out, ", \"complete\": %s, \"source\": \"%s\"",
                 hd->status == 0 ? "true" : "false",
-                hd->from_footer ? "footer" : "scan",
-                d + 1 < t->ndumps ? "," : "");
+                hd->from_footer ? "footer" : "scan");
+        if (hd->native_known) {
+            const cli_native *n = &hd->native;
+            fprintf(out, ", \"native\": {\"rss\": %" PRIu64
+                    ", \"live\": %" PRIu64 ", \"overhead\": %.4f"
+                    ", \"estimated\": %s",
+                    n->rss, n->live, cli_native_overhead(n),
+                    n->estimated ? "true" : "false");
+            if (n->have_free)
+                fprintf(out, ", \"arena_free\": %" PRIu64, n->arena_free);
+            fputc('}', out);
+        }
+        fprintf(out, "}%s\n", d + 1 < t->ndumps ? "," : "");
     }
     fputs("  ],\n", out);
 }

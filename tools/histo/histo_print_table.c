@@ -160,8 +160,29 @@ static void put_legend(FILE *out, const histo_table *t)
     fputc('\n', out);
 }
 
+/* Under the table: each heapfmt-malloc dump's resident memory against
+ * its live bytes (cli_native.h). */
+static void put_native(FILE *out, const histo_table *t)
+{
+    int first = 1;
+    for (size_t d = 0; d < t->ndumps; d++) {
+        if (!t->dumps[d].native_known)
+            continue;
+        char line[512];
+        cli_native_sentence(&t->dumps[d].native, line, sizeof line);
+        fputs(first ? "\n" : "", out);
+        first = 0;
+        if (t->ndumps == 1)
+            fprintf(out, "native heap: %s\n", line);
+        else if (t->ndumps == 2)
+            fprintf(out, "native heap %c: %s\n", d == 0 ? 'A' : 'B', line);
+        else
+            fprintf(out, "native heap #%zu: %s\n", d + 1, line);
+    }
+}
+
 int histo_print_table(FILE *out, const histo_table *t,
-                       const histo_options *opt)
+                      const histo_options *opt)
 {
     size_t nd = t->ndumps;
     layout l;
@@ -237,6 +258,7 @@ int histo_print_table(FILE *out, const histo_table *t,
         fputs("\n* grew in every interval: count and bytes never fell, "
               "one of them rose\n",
               out);
+    put_native(out, t);
     free(l.cells);
     free(l.width);
     return 0;

@@ -24,6 +24,7 @@
 #include "cli_codec.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
+#include "cli_native.h"
 #include "cli_num.h"
 #include "cli_scan.h"
 #include "info.h"
@@ -268,6 +269,35 @@ static void status_row(const table *tb, const facts *f)
         why);
 }
 
+/* A heapfmt-malloc dump: resident memory against the live bytes. */
+static void native_rows(const table *tb, const heapfmt_reader *r)
+{
+    cli_native n;
+    if (!cli_native_read(r, &n))
+        return;
+    if (tb->plain) {
+        row(tb, "native-rss", "%s", cli_fmt_plain(n.rss).s);
+        row(tb, "native-live", "%s", cli_fmt_plain(n.live).s);
+        row(tb, "native-overhead", "%.2f", cli_native_overhead(&n));
+        if (n.have_free)
+            row(tb, "native-free", "%s", cli_fmt_plain(n.arena_free).s);
+        return;
+    }
+    row(tb, "native-rss", "%s (%s) resident, the tracker's %s taken off",
+        cli_fmt_count(n.rss).s, cli_fmt_bytes(n.rss).s,
+        cli_fmt_bytes(n.tracker).s);
+    row(tb, "native-live", "%s (%s) in malloc'd blocks%s",
+        cli_fmt_count(n.live).s, cli_fmt_bytes(n.live).s,
+        n.estimated ? " (estimated from samples)" : "");
+    row(tb, "native-overhead", "%.2f (resident / live; the rest is the "
+        "program's code and stacks, and what the allocator keeps)",
+        cli_native_overhead(&n));
+    if (n.have_free)
+        row(tb, "native-free", "%s (%s) free inside glibc's arenas "
+            "(mallinfo2)", cli_fmt_count(n.arena_free).s,
+            cli_fmt_bytes(n.arena_free).s);
+}
+
 static void print_facts(const cli_dump *d, const facts *f, int plain,
                         FILE *out)
 {
@@ -300,6 +330,7 @@ static void print_facts(const cli_dump *d, const facts *f, int plain,
         row(&tb, "bytes-per-object", "%.1f%s",
             (double)f->file_size / (double)f->t.objects,
             plain ? "" : " in the file");
+    native_rows(&tb, r);
 }
 
 int info_show(cli_dump *d, const info_options *opt, FILE *out)

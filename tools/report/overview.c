@@ -2,11 +2,13 @@
  * and the totals across the dumps. The totals are histo's (by class,
  * every row), read from the footer when the dump has one. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli_dump.h"
 #include "cli_exit.h"
+#include "cli_native.h"
 #include "html.h"
 #include "report.h"
 
@@ -118,6 +120,9 @@ int report_overview(report *r)
                      sizeof columns / sizeof columns[0], 0);
     json_key(&r->data, "dumps");
     json_open(&r->data, '[');
+    /* heapfmt-malloc dumps: resident memory against live bytes, said
+     * under the table (cli_native.h) */
+    char (*native)[512] = calloc(r->ndumps, sizeof *native);
     for (size_t d = 0; d < r->ndumps; d++) {
         const histo_dump *hd = &t->dumps[d];
         uint64_t count = histo_line_count(t->total, d);
@@ -142,6 +147,9 @@ int report_overview(report *r)
             meta_json(&r->data, rd);
         else
             json_null(&r->data);
+        cli_native n;
+        if (rd != NULL && native != NULL && cli_native_read(rd, &n))
+            cli_native_sentence(&n, native[d], sizeof native[d]);
         json_close(&r->data, '}');
 
         html_row_begin(f);
@@ -161,6 +169,14 @@ int report_overview(report *r)
     }
     json_close(&r->data, ']');
     html_table_end(f);
+    for (size_t d = 0; native != NULL && d < r->ndumps; d++) {
+        if (native[d][0] == 0)
+            continue;
+        fprintf(f, "<p class=\"native\">Native heap of dump %zu: ", d + 1);
+        html_text(f, native[d], strlen(native[d]));
+        fputs(".</p>\n", f);
+    }
+    free(native);
     fputs("<div id=\"overview-chart\" class=\"chart\"></div>\n</section>\n",
           f);
     return rc;
