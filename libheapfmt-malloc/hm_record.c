@@ -25,7 +25,8 @@
  * the program's table. Memory comes from mmap (buffers, the table) or
  * from the allocator underneath (the writer's), never through the hooks.
  * A forked child is not recorded (its parent's buffers are not its own);
- * a program it executes is, in a trace of its own. */
+ * a program it executes is, in a trace of its own. The dump signal asks
+ * for the trace so far on disk (the writer's thread takes it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -114,6 +115,7 @@ static _Atomic uint64_t lost, untracked;
 static uint64_t events;           /* written; the writer's */
 static unsigned nthreads_mapped;  /* under q.lock */
 static _Atomic int stopping;
+static volatile sig_atomic_t flush_asked; /* the dump signal came */
 static uint64_t start_ns;
 static unsigned mark_ms = 100;
 static pthread_key_t exit_key;
@@ -614,6 +616,14 @@ static void *writer_main(void *arg) {
     hm_busy = 1;
     pthread_setname_np(pthread_self(), "heapfmt-record");
     s->private_fds = hm_fd_private();
+    /* The dump signal may arrive here (a program may block it in all of
+     * its own threads): it asks for the trace so far on disk. */
+    if (hm_cfg.signal != 0) {
+        sigset_t sig;
+        sigemptyset(&sig);
+        sigaddset(&sig, hm_cfg.signal);
+        pthread_sigmask(SIG_UNBLOCK, &sig, NULL);
+    }
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
     opt.allocator = &own_allocator;
     opt.level = hm_cfg.level;
@@ -653,7 +663,10 @@ static void *writer_main(void *arg) {
             sem_timedwait(&q.wake, &until);
         now_ms = (now_ns() - start_ns) / 1000000u;
         int stop = atomic_load(&stopping);
-        if (stop)
+        int asked = flush_asked;
+        if (asked)
+            flush_asked = 0;
+        if (stop || asked)
             collect(s, 1);
         drain(s);
         if (s->failed)
@@ -664,13 +677,13 @@ static void *writer_main(void *arg) {
                 s->peak = rss;
             next_sample = now_ms + SAMPLE_MS;
         }
-        if (now_ms >= next_mark || stop) {
+        if (now_ms >= next_mark || stop || asked) {
             collect(s, stop);
             drain(s);
             write_mark(s);
             next_mark = now_ms + mark_ms;
         }
-        if ((now_ms >= next_flush || stop) && !s->failed) {
+        if ((now_ms >= next_flush || stop || asked) && !s->failed) {
             if (heapfmt_writer_flush(s->w) != HEAPFMT_OK)
                 fail(s, heapfmt_writer_error(s->w)->message);
             next_flush = now_ms + FLUSH_MS;
@@ -726,6 +739,16 @@ static void at_exit_stop(void) {
     hm_busy = was;
 }
 
+/* The dump signal in record mode: the trace so far is written out (its
+ * buffers, a MARK, the block flushed), as a dump would be. */
+static void on_signal(int sig) {
+    (void)sig;
+    int e = errno;
+    flush_asked = 1;
+    sem_post(&q.wake);
+    errno = e;
+}
+
 static void child_stop(void) {
     /* the parent's buffers and writer are not here */
     __atomic_store_n(&hm_rec, 2, __ATOMIC_RELAXED);
@@ -775,6 +798,14 @@ int hm_record_start(void) {
     }
     pthread_atfork(NULL, NULL, child_stop);
     atexit(at_exit_stop);
+    if (hm_cfg.signal != 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(hm_cfg.signal, &sa, NULL);
+    }
     hm_log("recording to %s", ws.out.path);
     __atomic_store_n(&hm_rec, 1, __ATOMIC_RELEASE);
     return 1;

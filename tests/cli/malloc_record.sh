@@ -81,4 +81,80 @@ expect_rc 3 "killed: the trace reads as incomplete"
 [ "$(row status)" != complete ] && pass || fail "killed: status $(row status)"
 cd ..
 
+# --- hostile hosts (tests/malloc/hostile_host.c, as malloc_host.sh runs
+# them for dumps): the recorder's writer keeps the trace in a descriptor
+# table of its own, and the program's data, descriptors and status stay
+# its own ---
+host=$BIN/../tests/hm_host
+rt7=$(kill -l RTMIN+7)
+rec() { timeout 120 "$BIN/heapfmt-malloc" --record "$@"; }
+verify_traces() { # WHAT
+    local f
+    for f in heapfmt-malloc-*-trace*.hfd; do
+        [ -e "$f" ] || { fail "$1: no trace"; continue; }
+        run "$BIN/heapfmt-info" --verify "$f"
+        expect_rc 0 "$1: $f verifies"
+    done
+}
+# a program that executes another ends its trace at its last write (as at
+# _exit: cut, readable); the new program's is whole
+exec_traces() { # WHAT
+    local f whole=0
+    for f in heapfmt-malloc-*-trace*.hfd; do
+        run "$BIN/heapfmt-info" --verify "$f"
+        [ "$rc" = 0 ] && whole=$((whole + 1))
+        [ "$rc" = 0 ] || [ "$rc" = 3 ] && pass || fail "$1: $f exit $rc"
+    done
+    [ "$whole" -ge 1 ] && pass || fail "$1: the executed program's trace is not whole"
+}
+mkdir hostile && cd hostile
+mkdir daemon && cd daemon
+run rec -- "$host" daemon 20 "$rt7"
+expect_rc 0 "daemon: recorded, the dump signal asking for the trace so far"
+[ "$out" = "daemon: 20 rounds, 0 bad" ] && pass || fail "daemon: the program's data changed: '$out'"
+verify_traces daemon
+cd .. && mkdir dup2 && cd dup2
+run rec -- "$host" dup2 10 "$rt7"
+expect_rc 0 "dup2: recorded"
+verify_traces dup2
+cd .. && mkdir exec && cd exec
+run rec -- "$host" exec "$rt7" "$host"
+expect_out_has "fdcheck: 0 inherited" "exec: the new program inherits nothing of the recorder's"
+exec_traces exec
+cd .. && mkdir nofile && cd nofile
+# (the host's own check of a dump fails: record mode writes none)
+run rec -- "$host" nofile
+expect_out_has "open: Too many open files" "nofile: the program's open fails as alone"
+verify_traces nofile
+cd .. && mkdir fsize && cd fsize
+run rec -- "$host" fsize
+expect_rc 0 "fsize: SIGXFSZ does not kill the program"
+expect_out_has "fsize: exiting 0" "fsize"
+cd .. && mkdir forks && cd forks
+run rec -- "$host" forks 200
+expect_rc 0 "forks: recorded"
+expect_out_has "200 children, 0 bad" "forks: every child's status"
+n=$(ls heapfmt-malloc-*-trace*.hfd | wc -l)
+[ "$n" = 1 ] && pass || fail "forks: $n traces, expected the parent's alone"
+verify_traces forks
+cd .. && mkdir chdir && cd chdir
+mkdir elsewhere
+run rec -- "$host" chdir elsewhere
+expect_rc 0 "chdir: recorded"
+[ -z "$(ls elsewhere)" ] && pass || fail "chdir: the trace followed the program"
+verify_traces chdir
+cd .. && mkdir stdio && cd stdio
+mkdir data
+run rec -v -- "$host" stdio "$PWD/data"
+expect_rc 0 "stdio: recorded"
+[ "$(cat data/data2)" = "data 2" ] && pass || fail "stdio: data2 holds '$(cat data/data2)'"
+for mode in unshare shared; do
+    cd .. && mkdir "seccomp-$mode" && cd "seccomp-$mode"
+    run rec -- "$host" seccomp "$mode" "$host" daemon 20 0
+    expect_rc 0 "seccomp $mode: the daemon's data"
+    expect_out_has "20 rounds, 0 bad" "seccomp $mode"
+    exec_traces "seccomp $mode"
+done
+cd ../..
+
 finish
