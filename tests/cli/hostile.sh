@@ -105,6 +105,18 @@ for cur in "${inputs[@]}"; do
     0 | 1 | 3) pass ;;
     *) fail "$base: heapfmt-diff --by=frame: exit $rc" ;;
     esac
+    # heapfmt-replay: what a trace holds is replayed (in a child, under
+    # glibc), anything else refused; file and pipe agree
+    rc=$(run_bounded replay "$cur" "$BIN/heapfmt-replay" -a glibc -f json -t 20 "$cur")
+    rc_pipe=$(run_bounded replaypipe - "$BIN/heapfmt-replay" -a glibc -f json -t 20 -)
+    case $rc in
+    0 | 1 | 3) pass ;;
+    *) fail "$base: heapfmt-replay: exit $rc" ;;
+    esac
+    [ "$rc" = "$rc_pipe" ] && pass || fail "$base: heapfmt-replay: exit $rc from the file, $rc_pipe from stdin"
+    out_size=$(stat -c %s out.replay)
+    [ "$out_size" -le "$bound" ] && pass ||
+        fail "$base: heapfmt-replay: $out_size bytes out of $size in"
     # heapfmt-report on three dumps (every section): the input three
     # times; its names stay text, never markup of the page
     rc=$(run_bounded report "$cur" "$BIN/heapfmt-report" "$cur" "$cur" "$cur")

@@ -197,6 +197,25 @@ want=$(awk '$1 == "mark" {printf "%s%s", s, $3; s = " "}' bad.want)
 run replay -a glibc bad.hfd
 expect_out_has "1 frees of blocks never made, 2 double frees" "the table's notes say"
 
+# --- traces hostile by their numbers (tests/hostile/mkhostile) ---
+mkdir hostile
+"$tests/mkhostile" hostile
+run replay -a glibc hostile/trace-threads.hfd
+expect_failure 1 "5000 threads alive at once"
+expect_err_has "trace-threads.hfd: more than 4096 threads alive at once" "says why, naming the trace"
+run replay -a glibc hostile/trace-huge.hfd
+expect_failure 1 "4 EiB live"
+expect_err_has "more than --max-memory" "refused before any replay"
+run replay -a glibc -M 0 -f tsv hostile/trace-huge.hfd
+expect_success "4 EiB live without a limit: every call fails, the replay ends"
+[ "$(printf '%s\n' "$out" | awk -F'\t' '$1 == "glibc" {print $10, $NF}')" = "1001 ok, some calls failed" ] && pass ||
+    fail "huge: $(printf '%s\n' "$out" | tail -1)"
+run replay -a glibc -f json hostile/trace-frees.hfd
+expect_success "100,000 frees of blocks gone or never made"
+printf '%s\n' "$out" > frees.json
+[ "$(json frees.json 'j["trace"]["skipped"]["frees_of_unknown_blocks"], j["trace"]["skipped"]["double_frees"]')" = "49999 49999" ] &&
+    pass || fail "frees: $(json frees.json 'j["trace"]["skipped"]')"
+
 # --- a cut trace: replays what it has, says so, exit 3 ---
 "$tests/mktrace" many many.hfd
 run replay -a glibc -f json many.hfd

@@ -227,6 +227,51 @@ int main(int argc, char **argv)
     traw_finish(&d);
     save(&d, "stacks-undefined.hfd", 0);
 
+    /* Traces (1.2 EVENTS) hostile to heapfmt-replay, each refused or
+     * replayed within bounds. */
+    /* 5000 threads alive at once: each allocates, then all free. */
+    traw_begin(&d, 1, 2, 0, 0);
+    traw_meta_text(&d, "malloc.mode", "record");
+    for (uint64_t t = 1; t <= 5000; t++) {
+        traw_event e = {HEAPFMT_EV_MALLOC, 0, 0, 1, {64}};
+        traw_events(&d, t, t - 1, t, 1, &e, 1);
+    }
+    for (uint64_t t = 1; t <= 5000; t++) {
+        traw_event e = {HEAPFMT_EV_FREE, 0, 0, 1, {5000}};
+        traw_events(&d, t, 5000 + t - 1, 5000 + t, 1, &e, 1);
+    }
+    traw_finish(&d);
+    save(&d, "trace-threads.hfd", 0);
+    /* Sizes no memory holds: 2^62 bytes, then a thousand of 2^40. */
+    traw_begin(&d, 1, 2, 0, 0);
+    traw_meta_text(&d, "malloc.mode", "record");
+    {
+        traw_event e[1001];
+        e[0] = (traw_event){HEAPFMT_EV_MALLOC, 0, 0, 1, {(uint64_t)1 << 62}};
+        for (size_t i = 1; i < 1001; i++)
+            e[i] = (traw_event){HEAPFMT_EV_CALLOC, 0, 1, 1, {(uint64_t)1 << 40}};
+        traw_events(&d, 1, 0, 0, 1001, e, 1001);
+    }
+    traw_finish(&d);
+    save(&d, "trace-huge.hfd", 0);
+    /* A hundred thousand frees: of blocks never made, and of one block
+     * again and again. */
+    traw_begin(&d, 1, 2, 0, 0);
+    traw_meta_text(&d, "malloc.mode", "record");
+    {
+        traw_event *e = malloc(100000 * sizeof *e);
+        if (e == NULL)
+            return 1;
+        e[0] = (traw_event){HEAPFMT_EV_MALLOC, 0, 0, 1, {100}};
+        for (size_t i = 1; i < 100000; i++) /* distance i: block 1 */
+            e[i] = (traw_event){HEAPFMT_EV_FREE, 0, 0, 1,
+                                {i % 2 ? (uint64_t)i : 1}};
+        traw_events(&d, 1, 0, 0, 100000, e, 100000);
+        free(e);
+    }
+    traw_finish(&d);
+    save(&d, "trace-frees.hfd", 0);
+
     free(kind);
     free(name);
     free(ids);

@@ -299,8 +299,8 @@ static int start_thread(state *s, size_t i)
 {
     cthread *th = &s->th[i];
     if (s->nalive >= COMPILE_MAX_ALIVE) {
-        cli_error(NULL, "more than %u threads alive at once in the trace: "
-                  "too many to replay", COMPILE_MAX_ALIVE);
+        cli_error(s->t->name, "more than %u threads alive at once: too "
+                  "many to replay", COMPILE_MAX_ALIVE);
         return CLI_EXIT_ERROR;
     }
     int rc = barrier(s, s->t->threads[i].first_seq, -1);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_dump.h"
+#include "cli_file.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_scan.h"
@@ -159,6 +160,7 @@ static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
 int trace_read(trace *t, const char *path)
 {
     memset(t, 0, sizeof *t);
+    t->name = cli_input_name(path);
     t->file.fd = -1;
     hf_map_init(&t->index);
     cli_dump d;

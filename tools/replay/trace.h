@@ -26,6 +26,7 @@ typedef struct trace_thread {
 } trace_thread;
 
 typedef struct trace {
+    const char *name;      /* for messages: the path, or "(stdin)" */
     chunkfile file;
     trace_thread *threads; /* in order of their first record */
     size_t nthreads, cthreads;
