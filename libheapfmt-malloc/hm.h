@@ -231,6 +231,23 @@ void hm_live_prefetch(uintptr_t addr);
 #define HM_FILTER_BITS 16
 extern _Atomic unsigned char hm_live_filter[1u << HM_FILTER_BITS];
 extern int hm_live_filter_on;
+/* Where an address lives in a sharded table of addresses (the live
+ * table, the recorder's): the shard by its 4 KiB page (with 2^bits
+ * shards, page p, p + 2^bits... share one), the slot by the address
+ * itself with the shard's bits taken out. Not a hash, on purpose: blocks
+ * the program allocates one after the other lie side by side in memory,
+ * and so do their slots, so a burst of malloc or free touches a few
+ * cache lines of the table instead of one each (a hash made insert and
+ * remove 35% of exact mode's time, and a third of record mode's, nearly
+ * all of it waiting for memory). Two blocks share a home slot only when
+ * their addresses differ by a multiple of the shard's span. */
+static inline unsigned hm_addr_shard(uintptr_t a, unsigned bits) {
+    return (unsigned)(a >> 12) & ((1u << bits) - 1);
+}
+static inline size_t hm_addr_home(uintptr_t a, unsigned bits) {
+    return (size_t)((((uint64_t)a >> (12 + bits)) << 8) | (((uint64_t)a >> 4) & 0xff));
+}
+
 static inline uint64_t hm_live_mix(uintptr_t a) { /* MurmurHash3's finaliser */
     uint64_t h = (uint64_t)a;
     h ^= h >> 33;
@@ -370,6 +387,9 @@ void *hm_record_realloc(void *p, size_t n, unsigned kind);
 void hm_rec_table_init(void);
 /* 0, or -1 when no memory could be mapped */
 int hm_rec_table_put(uintptr_t addr, uint64_t block);
+/* Starts loading addr's home slot (no lock: a stale line costs only the
+ * prefetch) so that the miss overlaps other work. */
+void hm_rec_table_prefetch(uintptr_t addr);
 /* the block number of addr, forgotten; 0 when addr is not there */
 uint64_t hm_rec_table_take(uintptr_t addr);
 /* resident bytes of the table (hm_resident) */

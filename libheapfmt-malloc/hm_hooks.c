@@ -193,7 +193,10 @@ HM_EXPORT void free(void *p) {
     /* In exact mode two cache misses are coming, the table's slot and the
      * allocator's chunk header: start both, so that they overlap. (In
      * sampled mode the slot is rarely wanted: the filter says so.) */
-    if (hm_cfg.mode == HM_MODE_EXACT) {
+    if (HM_UNLIKELY(hm_rec)) {
+        hm_rec_table_prefetch((uintptr_t)p);
+        __builtin_prefetch((const char *)p - 16, 1, 3);
+    } else if (hm_cfg.mode == HM_MODE_EXACT) {
         hm_live_prefetch((uintptr_t)p);
         __builtin_prefetch((const char *)p - 16, 1, 3);
     }

@@ -32,18 +32,10 @@ static shard shards[SHARDS];
 _Atomic unsigned char hm_live_filter[1u << HM_FILTER_BITS];
 int hm_live_filter_on;
 
-/* Where an address lives: the shard by its 4 KiB page (page p, p+64,
- * p+128... share a shard), the slot by the address itself with the shard's
- * bits taken out. Not a hash, on purpose: blocks the program allocates one
- * after the other lie side by side in memory, and so do their slots, so a
- * burst of malloc or free touches a few cache lines of the table instead
- * of one each (a hash made insert and remove 35% of exact mode's time,
- * nearly all of it waiting for memory). Two blocks share a home slot only
- * when their addresses differ by a multiple of the shard's span. */
-static inline shard *shard_of(uintptr_t a) { return &shards[(a >> 12) & (SHARDS - 1)]; }
-static inline size_t home_of(uintptr_t a) {
-    return (size_t)((((uint64_t)a >> (12 + SHARD_BITS)) << 8) | (((uint64_t)a >> 4) & 0xff));
-}
+/* Where an address lives: hm_addr_shard and hm_addr_home (hm.h), which
+ * keep blocks allocated one after the other in neighbouring slots. */
+static inline shard *shard_of(uintptr_t a) { return &shards[hm_addr_shard(a, SHARD_BITS)]; }
+static inline size_t home_of(uintptr_t a) { return hm_addr_home(a, SHARD_BITS); }
 
 void hm_live_init(void) {
     for (unsigned i = 0; i < SHARDS; i++)

@@ -4,8 +4,9 @@
  * them (spec 6.10), so a free must find the number of its address. The
  * live table of the dumps (hm_live.c) keeps stacks, sites and epochs per
  * block and is not started in record mode; this one keeps 16 bytes a
- * block. Sharded by a hash of the address (64 locks, so that threads
- * rarely meet), each shard an open-addressing table with linear probing
+ * block. Sharded by the address's page (64 locks, so that threads rarely
+ * meet; hm_addr_shard and hm_addr_home keep neighbouring blocks in
+ * neighbouring slots), each shard an open-addressing table with linear probing
  * and backward-shift deletion (no tombstones: billions of malloc/free
  * pairs never degrade it), grown at 75% load. Memory comes from mmap,
  * never from the allocator under the program. */
@@ -31,8 +32,8 @@ typedef struct shard {
 
 static shard shards[SHARDS];
 
-/* The shard from the hash's top bits, the home slot from the rest. */
-static inline shard *shard_of(uint64_t h) { return &shards[h >> (64 - SHARD_BITS)]; }
+static inline shard *shard_of(uintptr_t a) { return &shards[hm_addr_shard(a, SHARD_BITS)]; }
+static inline size_t home_of(uintptr_t a) { return hm_addr_home(a, SHARD_BITS); }
 
 void hm_rec_table_init(void) {
     for (unsigned i = 0; i < SHARDS; i++)
@@ -48,7 +49,7 @@ static int grow(shard *s) {
     for (size_t i = 0; s->mask && i <= s->mask; i++) {
         if (s->slots[i].addr == 0)
             continue;
-        size_t j = hm_live_mix(s->slots[i].addr) & (n - 1);
+        size_t j = home_of(s->slots[i].addr) & (n - 1);
         while (t[j].addr != 0)
             j = (j + 1) & (n - 1);
         t[j] = s->slots[i];
@@ -61,8 +62,8 @@ static int grow(shard *s) {
 }
 
 int hm_rec_table_put(uintptr_t addr, uint64_t block) {
-    uint64_t h = hm_live_mix(addr);
-    shard *s = shard_of(h);
+    shard *s = shard_of(addr);
+    size_t h = home_of(addr);
     int rc = 0;
     pthread_mutex_lock(&s->lock);
     if ((s->count + 1) * 4 > (s->mask + 1) * 3 && grow(s) != 0) {
@@ -82,9 +83,17 @@ int hm_rec_table_put(uintptr_t addr, uint64_t block) {
     return rc;
 }
 
+void hm_rec_table_prefetch(uintptr_t addr) {
+    shard *s = shard_of(addr);
+    slot *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
+    size_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
+    if (slots != NULL)
+        __builtin_prefetch(&slots[home_of(addr) & mask], 1, 3);
+}
+
 uint64_t hm_rec_table_take(uintptr_t addr) {
-    uint64_t h = hm_live_mix(addr);
-    shard *s = shard_of(h);
+    shard *s = shard_of(addr);
+    size_t h = home_of(addr);
     uint64_t block = 0;
     pthread_mutex_lock(&s->lock);
     if (s->mask != 0) {
@@ -96,7 +105,7 @@ uint64_t hm_rec_table_take(uintptr_t addr) {
             size_t hole = j;
             for (size_t k = (j + 1) & s->mask; s->slots[k].addr != 0;
                  k = (k + 1) & s->mask) {
-                size_t home = hm_live_mix(s->slots[k].addr) & s->mask;
+                size_t home = home_of(s->slots[k].addr) & s->mask;
                 if (((k - home) & s->mask) >= ((k - hole) & s->mask)) {
                     s->slots[hole] = s->slots[k];
                     hole = k;

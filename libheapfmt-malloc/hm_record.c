@@ -307,6 +307,7 @@ void hm_record_alloc(void *p, size_t size, unsigned kind, size_t align) {
     if (p == NULL || hm_busy || !recording())
         return;
     hm_busy = 1;
+    hm_rec_table_prefetch((uintptr_t)p); /* its miss overlaps the rest */
     rec_thread *t = self();
     if (t != NULL) {
         heapfmt_event e = {.op = kind, .size = size, .align = align};
