@@ -102,8 +102,6 @@ TOOL_USES_graph := diff
 # heapfmt-report draws the answers of histo, heapfmt-diff and heapfmt-graph.
 TOOL_USES_report := histo diff graph
 TOOL_LIBS_report := -pthread
-# heapfmt-replay runs its replays in threads and finds allocators with dlsym.
-TOOL_LIBS_replay := -pthread -ldl
 
 tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
 
@@ -147,7 +145,25 @@ $(foreach t,$(TOOL_DIRS),$(eval $(call TOOL_RULES,$(t))))
 REPLAY_PAGE_OBJS := $(addprefix $(BUILD)/obj/tools/report/,page.o html.o json.o script.o)
 TOOL_DEP_OBJS_replay += $(REPLAY_PAGE_OBJS)
 $(BUILD)/bin/heapfmt-replay: $(REPLAY_PAGE_OBJS)
-$(BUILD)/obj/tools/replay/%.o: TOOL_CPPFLAGS += -Itools/report -Ilibheapfmt-malloc
+$(BUILD)/obj/tools/replay/%.o: TOOL_CPPFLAGS += -Itools/report
+
+# heapfmt-replay-child (tools/replay/child/): one replay, run under the
+# allocator being measured, found by heapfmt-replay in BINDIR/../lib as
+# heapfmt-malloc finds the tracker. Built without sanitizers whatever
+# CFLAGS says, as the tracker is: an allocator under test and
+# AddressSanitizer's malloc cannot both serve a process.
+REPLAY_CHILD := $(BUILD)/lib/heapfmt-replay-child
+REPLAY_CHILD_OBJS := $(patsubst %.c,$(BUILD)/obj/replay-child/%.o,$(wildcard tools/replay/child/*.c))
+$(BUILD)/obj/replay-child/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
+	  $(DEPFLAGS) -Ilibheapfmt -Itools/replay -Ilibheapfmt-malloc -c $< -o $@
+$(REPLAY_CHILD): $(REPLAY_CHILD_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -fsanitize%,$(CFLAGS) $(LDFLAGS)) -o $@ $^ -pthread -ldl
+$(BUILD)/bin/heapfmt-replay: | $(REPLAY_CHILD)
+tools: $(REPLAY_CHILD)
+-include $(REPLAY_CHILD_OBJS:.o=.d)
 
 # ---------------------------------------------------------------------------
 # Tests: tests/test_*.c -> $(BUILD)/tests/test_*, plus tests/cli/*.sh
@@ -358,6 +374,7 @@ install: all $(PC_FILE)
 	ln -sf $(SO_NAME) '$(DESTDIR)$(LIBDIR)/$(SO_LINK)'
 	install -m 644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc'
 	install -m 755 $(HM_SO) '$(DESTDIR)$(LIBDIR)/libheapfmt-malloc.so'
+	install -m 755 $(REPLAY_CHILD) '$(DESTDIR)$(LIBDIR)/heapfmt-replay-child'
 	install -m 644 libheapfmt-malloc/heapfmt_malloc.h '$(DESTDIR)$(INCLUDEDIR)/heapfmt_malloc.h'
 	$(if $(TOOL_BINS),install -m 755 $(TOOL_BINS) '$(DESTDIR)$(BINDIR)/')
 	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) '$(DESTDIR)$(MANDIR)/man1/')
@@ -370,6 +387,7 @@ uninstall:
 	  '$(DESTDIR)$(LIBDIR)/$(SO_NAME)' '$(DESTDIR)$(LIBDIR)/$(SO_LINK)' \
 	  '$(DESTDIR)$(PKGCONFIGDIR)/heapfmt.pc' \
 	  '$(DESTDIR)$(LIBDIR)/libheapfmt-malloc.so' '$(DESTDIR)$(INCLUDEDIR)/heapfmt_malloc.h' \
+	  '$(DESTDIR)$(LIBDIR)/heapfmt-replay-child' \
 	  $(foreach b,$(notdir $(TOOL_BINS)),'$(DESTDIR)$(BINDIR)/$(b)') \
 	  $(foreach m,$(notdir $(MAN_PAGES)),'$(DESTDIR)$(MANDIR)/man1/$(m)') \
 	  $(foreach m,$(notdir $(MAN3_PAGES)),'$(DESTDIR)$(MANDIR)/man3/$(m)')

@@ -181,6 +181,9 @@ run replay -a glibc,"$tests/crash_alloc.so" pure.hfd
 expect_rc 1 "an allocator that crashes"
 expect_out_has "crashed: SEGV (signal 11)" "the crash is its result"
 [ "$(printf '%s\n' "$out" | awk '$1 == "glibc" {print $NF}')" = ok ] && pass || fail "glibc still replays beside the crash"
+run env HEAPFMT_REPLAY_CHILD="$TMPDIR/nowhere" "$BIN/heapfmt-replay" -a glibc pure.hfd
+expect_failure 1 "the replay program is missing"
+expect_err_has "nowhere" "names where it looked"
 run replay -a glibc --max-memory=1M pure.hfd
 expect_failure 1 "a trace whose live bytes pass --max-memory"
 

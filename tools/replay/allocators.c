@@ -193,17 +193,34 @@ void alloc_free(alloc_spec *specs, size_t n)
 
 /* ---- the child ---- */
 
-static int self_exe(char *buf, size_t len)
+/* The replay program: HEAPFMT_REPLAY_CHILD when set, else
+ * BINDIR/../lib/heapfmt-replay-child beside this program. */
+static int child_exe(char *buf, size_t len)
 {
-    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
-    return 0;
+    const char *env = getenv("HEAPFMT_REPLAY_CHILD");
+    if (env != NULL && env[0] != 0) {
+        snprintf(buf, len, "%s", env);
+    } else {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+            return -1;
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash == NULL)
+            return -1;
+        *slash = 0;
+        int n2 = snprintf(buf, len, "%s/../lib/heapfmt-replay-child", self);
+        if (n2 < 0 || (size_t)n2 >= len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+    }
+    return access(buf, X_OK);
 }
 
 /* In the forked child: the environment of the allocator, the descriptors
- * at 3 and 4, then heapfmt-replay --child. Never returns. */
+ * at 3 and 4, then heapfmt-replay-child. Never returns. */
 /* dup2 to a number, or, when the descriptor has it already, only its
  * close-on-exec flag cleared. */
 static int move_fd(int fd, int to)
@@ -243,7 +260,7 @@ static void exec_child(const alloc_spec *a, int prog_fd, int out_fd,
     setenv(RUN_EXPECT_ENV, a->expect, 1);
     for (size_t i = 0; i < a->nenv; i++)
         putenv(a->env[i]);
-    char *argv[] = {"heapfmt-replay", "--child", probe ? "probe" : "3", "4",
+    char *argv[] = {"heapfmt-replay-child", probe ? "probe" : "3", "4",
                     (char *)max_rss, NULL};
     execve(exe, argv, environ);
     _exit(127);
@@ -331,10 +348,11 @@ static int run_child_process(const alloc_spec *a, int prog_fd,
                              char *err, size_t *nerr, size_t errcap,
                              int *wstatus)
 {
-    char exe[PATH_MAX];
-    if (self_exe(exe, sizeof exe) != 0) {
-        cli_error(NULL, "cannot find this program (/proc/self/exe): %s",
-                  strerror(errno));
+    char exe[PATH_MAX] = "";
+    if (child_exe(exe, sizeof exe) != 0) {
+        cli_error(NULL, "%s: %s (the replay program, installed beside "
+                  "the malloc tracker; HEAPFMT_REPLAY_CHILD names another)",
+                  exe[0] ? exe : "heapfmt-replay-child", strerror(errno));
         return -1;
     }
     int out[2], errp[2];

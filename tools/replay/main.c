@@ -3,8 +3,8 @@
  * its own, and the memory and time of each in one table.
  *
  * The trace is read once (trace.c) and compiled once (compile.c) into a
- * program every child runs (run.c); the children are this program again,
- * executed with --child and the allocator in its environment. */
+ * program every child runs (child/run.c): heapfmt-replay-child, executed
+ * with the allocator in its environment (allocators.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +20,6 @@
 #include "cli_num.h"
 #include "compile.h"
 #include "output.h"
-#include "run.h"
 #include "trace.h"
 
 #define DEFAULT_ALLOCATORS "glibc,jemalloc,tcmalloc,mimalloc"
@@ -153,9 +152,6 @@ static int parse(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    /* The child: before anything allocates (run.h). */
-    if (argc >= 2 && strcmp(argv[1], "--child") == 0)
-        return run_child(argc - 2, argv + 2);
     cli_set_progname("heapfmt-replay");
     options o = {DEFAULT_ALLOCATORS, 0, OUT_TABLE, NULL, {0, 0}};
     int rc = parse(argc, argv, &o);
@@ -219,14 +215,15 @@ int main(int argc, char **argv)
         cli_error(NULL, "out of memory");
         return CLI_EXIT_ERROR;
     }
-    int failed = 0;
+    int failed = 0, stopped = 0;
+    size_t nrun = n;
     for (size_t i = 0; i < n; i++) {
         if (isatty(2))
             fprintf(stderr, "%s: replaying under %s...\r", cli_progname(),
                     specs[i].label);
         if (alloc_run(&specs[i], &c, t.nmarks, &o.run, &results[i]) != 0) {
-            failed = 1;
-            n = i;
+            stopped = 1; /* no replay can start: said, nothing printed */
+            nrun = i;
             break;
         }
         if (isatty(2))
@@ -234,9 +231,11 @@ int main(int argc, char **argv)
         if (results[i].status != RUN_OK)
             failed = 1;
     }
-    replay r = {cli_input_name(path), &t, &c, specs, results, n};
+    replay r = {cli_input_name(path), &t, &c, specs, results, nrun};
     int page_on_stdout = o.page != NULL && strcmp(o.page, "-") == 0;
-    if (page_on_stdout) {
+    if (stopped) {
+        failed = 1;
+    } else if (page_on_stdout) {
         /* the page is the output */
     } else if (o.format == OUT_TABLE) {
         print_table(stdout, &r);
@@ -246,12 +245,12 @@ int main(int argc, char **argv)
     } else {
         print_json(stdout, &r);
     }
-    if (o.page != NULL && write_page(o.page, &r) != 0)
+    if (!stopped && o.page != NULL && write_page(o.page, &r) != 0)
         failed = 1;
     if (t.incomplete)
         cli_warn(r.name, "the trace is incomplete: the replays cover the "
                  "%s events that were read", cli_fmt_count(t.events).s);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < nrun; i++)
         alloc_result_free(&results[i]);
     free(results);
     compiled_free(&c);

@@ -1,9 +1,10 @@
 /* run.h -- the replay itself, in a child process of its own whose malloc
- * is the allocator being measured (run.c), and the lines it reports.
+ * is the allocator being measured (child/run.c), and the lines it reports.
  *
- * The child is heapfmt-replay executed again with --child, the allocator
- * preloaded (or glibc's, with the environment the user gave), so that
- * everything in it allocates as the allocator does. Its own memory comes
+ * The child is heapfmt-replay-child (tools/replay/child/, beside the
+ * tracker in BINDIR/../lib), executed with the allocator preloaded (or
+ * glibc's, with the environment the user gave), so that everything in it
+ * allocates as the allocator does. Its own memory comes
  * from mmap and its output is write(2) of text lines, so that the only
  * calls the allocator sees are the trace's.
  *
@@ -35,8 +36,9 @@ enum {
  * an absolute path. */
 #define RUN_EXPECT_ENV "HEAPFMT_REPLAY_EXPECT"
 
-/* The child's main: argv after "--child": PROGRAM_FD RESULT_FD MAX_RSS.
- * Returns the exit status. */
+/* The child's main: argv after its name: PROGRAM_FD (or "probe": only
+ * check that malloc is the allocator's) RESULT_FD MAX_RSS. Returns the
+ * exit status. */
 int run_child(int argc, char **argv);
 
 #endif /* REPLAY_RUN_H */
