@@ -264,15 +264,16 @@ $(MKHOSTILE): $(BUILD)/obj/tests/hostile/mkhostile.o $(SUPPORT_OBJS) $(LIB_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 
 # tests/replay/: what tests/cli/replay.sh records and replays. replay_prog
-# runs under the tracker and crash_alloc.so is an allocator, so neither
-# has sanitizers; mktrace writes traces the recorder never would.
+# runs under the tracker and the .so files are preloaded into the replay
+# (an allocator that crashes, a library without malloc), so none has
+# sanitizers; mktrace writes traces the recorder never would.
 REPLAY_CFLAGS := $(filter-out -fsanitize%,$(CFLAGS))
 REPLAY_TEST_BINS := $(BUILD)/tests/replay_prog $(BUILD)/tests/crash_alloc.so \
-                    $(BUILD)/tests/mktrace
+                    $(BUILD)/tests/no_malloc.so $(BUILD)/tests/mktrace
 $(BUILD)/tests/replay_prog: tests/replay/replay_prog.c
 	@mkdir -p $(@D)
 	$(CC) $(REQUIRED_CFLAGS) $(REPLAY_CFLAGS) -o $@ $< -pthread
-$(BUILD)/tests/crash_alloc.so: tests/replay/crash_alloc.c
+$(BUILD)/tests/%.so: tests/replay/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REQUIRED_CFLAGS) $(REPLAY_CFLAGS) -shared -fPIC -o $@ $<
 $(BUILD)/tests/mktrace: tests/replay/mktrace.c $(LIB_A)

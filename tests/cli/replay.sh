@@ -168,7 +168,7 @@ if installed jemalloc; then
 fi
 
 # --- allocators that cannot replay: their row says why, exit 1 ---
-run replay -a glibc,"$BIN/../lib/libheapfmt.so.0" pure.hfd
+run replay -a glibc,"$tests/no_malloc.so" pure.hfd
 expect_rc 1 "a shared object that is no malloc"
 expect_out_has "not an allocator" "says so in its row"
 expect_out_has "defines no malloc" "and why"
