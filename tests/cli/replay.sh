@@ -79,6 +79,12 @@ expect_success "tsv"
 run replay -a glibc -o page.html pure.hfd
 expect_success "a page"
 grep -q '<title>heapfmt replay' page.html && grep -q '"allocators"' page.html && pass || fail "page: title or data"
+run replay -a glibc,glibc:MALLOC_ARENA_MAX=2 -o page2.html pure.hfd
+expect_success "a page of two allocators"
+# resident memory over time: the recorded run (dashed) and one line each
+n=$(grep -o '<polyline' page2.html | wc -l)
+[ "$n" -ge 3 ] && pass || fail "page: $n lines in the chart, want the recorded run's and two replays'"
+grep -q 'stroke-dasharray' page2.html && pass || fail "page: the recorded run's line"
 run replay -a glibc -o - pure.hfd
 expect_success "the page on stdout"
 case $out in "<!DOCTYPE html>"*"</html>") pass ;; *) fail "-o -: stdout is not the page alone" ;; esac
