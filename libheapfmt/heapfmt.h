@@ -803,6 +803,7 @@ typedef struct heapfmt_footer {
     const heapfmt_block_entry *blocks;
     size_t nclasses;
     const heapfmt_class_summary *classes;
+    uint64_t offset; /* file offset of the footer block (its header) */
 } heapfmt_footer;
 
 /* Reads the footer through the seek callback without reading the blocks,
@@ -828,6 +829,15 @@ HEAPFMT_API int heapfmt_reader_footer(heapfmt_reader *r,
  * source is not seekable, HEAPFMT_E_ARG for an offset before the first
  * block, HEAPFMT_E_IO; errors here are sticky. */
 HEAPFMT_API int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset);
+
+/* As heapfmt_reader_seek_block, and the reader ends (HEAPFMT_DONE) at the
+ * block whose header is at offset end, without reading it: a range of the
+ * block index, end being the next range's first block or the footer's
+ * offset (heapfmt_footer.offset). The reader's progress then counts that
+ * range exactly. A block that runs past end, or a footer block before it,
+ * is corrupt (sticky). */
+HEAPFMT_API int heapfmt_reader_seek_range(heapfmt_reader *r, uint64_t offset,
+                                          uint64_t end);
 
 /* META pairs seen so far, in file order; *n receives the count. */
 HEAPFMT_API const heapfmt_rmeta *heapfmt_reader_meta(const heapfmt_reader *r,

@@ -49,6 +49,14 @@ static int read_trailer(heapfmt_reader *r, uint64_t footer_offset)
 static int read_footer_block(heapfmt_reader *r, const hf_block_header *b,
                              uint64_t offset)
 {
+    if (r->partial && r->range_end != UINT64_MAX) {
+        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
+                 "footer block at offset %llu inside the range that ends at "
+                 "%llu",
+                 (unsigned long long)offset,
+                 (unsigned long long)r->range_end);
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
+    }
     if (r->partial) { /* a reader moved to a block ends at the footer */
         r->state = HF_R_DONE;
         return HEAPFMT_OK;
@@ -93,6 +101,18 @@ static int load_block(heapfmt_reader *r)
     hf_block_header b;
     size_t got;
     int fatal;
+    if (r->partial && offset >= r->range_end) { /* heapfmt_reader_seek_range */
+        if (offset > r->range_end) {
+            hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
+                     "the block at offset %llu runs past the end of its "
+                     "range, offset %llu",
+                     (unsigned long long)r->block_offset,
+                     (unsigned long long)r->range_end);
+            return hf_rfatal(r, HEAPFMT_E_CORRUPT);
+        }
+        r->state = HF_R_DONE;
+        return HEAPFMT_OK;
+    }
     int rc = hf_block_read_header(r, offset, &b, &got, &fatal);
     if (rc == HEAPFMT_E_TRUNCATED) {
         hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, offset,
@@ -565,6 +585,12 @@ int heapfmt_reader_event(heapfmt_reader *r, heapfmt_event *ev)
 
 int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset)
 {
+    return heapfmt_reader_seek_range(r, offset, UINT64_MAX);
+}
+
+int heapfmt_reader_seek_range(heapfmt_reader *r, uint64_t offset,
+                              uint64_t end)
+{
     if (!r)
         return HEAPFMT_E_ARG;
     if (r->state == HF_R_FAILED) {
@@ -578,6 +604,10 @@ int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset)
         return hf_rfail(r, HEAPFMT_E_ARG, 0, offset,
                         "offset %llu is before the first block",
                         (unsigned long long)offset);
+    if (end < offset)
+        return hf_rfail(r, HEAPFMT_E_ARG, 0, offset,
+                        "range ends at %llu, before its start %llu",
+                        (unsigned long long)end, (unsigned long long)offset);
     int64_t at = r->seek(r->opaque, (int64_t)offset, 0);
     if (at != (int64_t)offset) {
         hf_rfail(r, HEAPFMT_E_IO, at < 0 ? (int)-at : 0, offset,
@@ -586,6 +616,7 @@ int heapfmt_reader_seek_block(heapfmt_reader *r, uint64_t offset)
     }
     r->pos = offset;
     r->partial = 1;
+    r->range_end = end;
     r->seen_end = 0;
     r->state = HF_R_BLOCK;
     return HEAPFMT_OK;

@@ -86,6 +86,7 @@ int hf_footer_parse(heapfmt_reader *r, const uint8_t *p, size_t len,
         return bad_footer(r, offset, "no TOTALS record");
     r->footer.blocks = r->fblocks;
     r->footer.classes = r->fclasses;
+    r->footer.offset = offset;
     return HEAPFMT_OK;
 }
 

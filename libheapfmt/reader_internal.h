@@ -38,6 +38,7 @@ struct heapfmt_reader {
 
     int seen_end;
     int partial; /* moved by heapfmt_reader_seek_block: totals unchecked */
+    uint64_t range_end; /* a moved reader ends at this block */
     uint64_t records; /* records before END of every tag (END's count) */
     uint64_t delivered; /* records handed to the caller */
     uint64_t skipped;   /* records of unknown kinds (or META types) */

@@ -410,3 +410,100 @@ Test(footer, hand_made_footer_is_read)
     heapfmt_reader_free(r);
     traw_free(&d);
 }
+
+/* A dump of several blocks and a reader with its footer read. */
+static const heapfmt_footer *footer_of(dump *d, uint64_t seed, size_t nops,
+                                       heapfmt_reader **r)
+{
+    const heapfmt_footer *f = NULL;
+    dump_make(d, seed, nops);
+    TASSERT_OK(heapfmt_reader_open_memory(r, NULL, d->out.data, d->out.len));
+    TASSERT_OK(heapfmt_reader_footer(*r, &f));
+    cr_assert_gt(f->nblocks, 2, "the dump has several blocks");
+    return f;
+}
+
+/* Reads the range [first, end) to its last status; *n records. */
+static int read_range(const dump *d, uint64_t first, uint64_t end,
+                      uint64_t *n, heapfmt_progress *pr)
+{
+    heapfmt_reader *p = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&p, NULL, d->out.data, d->out.len));
+    TASSERT_OK(heapfmt_reader_seek_range(p, first, end));
+    heapfmt_record rec;
+    int rc;
+    *n = 0;
+    while ((rc = heapfmt_reader_next(p, &rec)) == HEAPFMT_OK)
+        ++*n;
+    heapfmt_reader_progress(p, pr);
+    heapfmt_reader_free(p);
+    return rc;
+}
+
+/* heapfmt_reader_seek_range: a reader per range of the block index, the
+ * last one ending at the footer's offset, delivers together every record
+ * of a full read and counts exactly its range's blocks. */
+Test(footer, ranges_of_the_block_index)
+{
+    dump d;
+    heapfmt_reader *r = NULL;
+    const heapfmt_footer *f = footer_of(&d, 71, 900, &r);
+    cr_assert_gt(f->nblocks, 4);
+    cr_assert_lt(f->offset, d.out.len);
+    cr_assert_eq(d.out.data[f->offset], 0x46, "the footer's offset holds "
+                 "a footer block");
+    uint64_t records = 0, blocks = 0, raw = 0;
+    for (size_t i = 0; i < f->nblocks; i += 3) {
+        size_t j = i + 3 < f->nblocks ? i + 3 : f->nblocks;
+        uint64_t end = j < f->nblocks ? f->blocks[j].offset : f->offset;
+        uint64_t n, want = 0;
+        heapfmt_progress pr;
+        cr_assert_eq(read_range(&d, f->blocks[i].offset, end, &n, &pr),
+                     HEAPFMT_DONE, "range %zu ends at its end", i);
+        for (size_t k = i; k < j; k++)
+            want += f->blocks[k].records;
+        cr_assert_eq(n, want, "range %zu: %llu records, the index says %llu",
+                     i, (unsigned long long)n, (unsigned long long)want);
+        cr_assert_eq(pr.blocks, j - i, "range %zu: its blocks only", i);
+        records += n;
+        blocks += pr.blocks;
+        raw += pr.raw_bytes;
+    }
+    cr_assert_eq(records, d.full.recs.n, "the ranges give every record");
+    cr_assert_eq(blocks, f->totals.blocks);
+    cr_assert_eq(raw, f->totals.raw_bytes);
+    heapfmt_reader_free(r);
+    dump_free(&d);
+}
+
+/* A range whose end is not a block boundary, or with a footer block
+ * inside it, is corrupt; an end before the start is refused. */
+Test(footer, range_ends_are_checked)
+{
+    dump d;
+    heapfmt_reader *r = NULL;
+    const heapfmt_footer *f = footer_of(&d, 72, 600, &r);
+    struct {
+        uint64_t first, end;
+        int want;
+    } cases[] = {
+        {f->blocks[0].offset, f->blocks[1].offset + 1, HEAPFMT_E_CORRUPT},
+        {f->blocks[0].offset, f->blocks[1].offset - 1, HEAPFMT_E_CORRUPT},
+        {f->blocks[1].offset, f->offset + 1, HEAPFMT_E_CORRUPT},
+        {f->blocks[1].offset, f->blocks[1].offset, HEAPFMT_DONE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t n;
+        heapfmt_progress pr;
+        int rc = read_range(&d, cases[i].first, cases[i].end, &n, &pr);
+        cr_assert_eq(rc, cases[i].want, "case %zu: %d", i, rc);
+    }
+    heapfmt_reader *p = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&p, NULL, d.out.data, d.out.len));
+    cr_assert_eq(heapfmt_reader_seek_range(p, f->blocks[1].offset,
+                                           f->blocks[0].offset),
+                 HEAPFMT_E_ARG);
+    heapfmt_reader_free(p);
+    heapfmt_reader_free(r);
+    dump_free(&d);
+}

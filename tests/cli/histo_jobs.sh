@@ -7,6 +7,7 @@
 
 gen=$BIN/heapfmt-gen
 histo=$BIN/histo
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TMPDIR" || exit 1
 export LC_ALL=C
 
@@ -80,5 +81,51 @@ for bad in -1 65 x "" 2x; do
 done
 run "$histo" -j
 expect_failure 2 "-j without a value"
+
+# The property (issue 31): over every dump of the crafted corpus
+# (tests/hostile/mkhostile: intact blocks whose END, footer or definitions
+# lie, hidden and repeated blocks...), every invalid fixture and every dump
+# of the fuzz corpora, -j2 and -j4 print what -j1 prints, on stdout and
+# stderr, with the same exit status: by class and stack (whose names take
+# strings, frames and stacks from every range) and, on the crafted dumps
+# and the fixtures, by type and site too. About 60 s.
+mkdir hostile stream
+"$BIN/../tests/mkhostile" hostile || fail "mkhostile"
+dumps=(hostile/*.hfd "$FIXTURES"/invalid/*.hfd)
+ncrafted=${#dumps[@]}
+for f in "$root"/fuzz/corpus/*/*; do
+    # a dump, or (fuzz_stream) a control byte and a chunk pattern before one
+    at=$(grep -abo -m1 $'\x89HFMT' "$f" 2>/dev/null | head -n1 | cut -d: -f1)
+    case $at in
+    0) dumps+=("$f") ;;
+    [1-9]*)
+        tail -c +$((at + 1)) "$f" >"stream/$(basename "$f")"
+        dumps+=("stream/$(basename "$f")")
+        ;;
+    esac
+done
+same=0
+n=0
+for f in "${dumps[@]}"; do
+    n=$((n + 1))
+    bys="class stack"
+    [ $n -le $ncrafted ] && bys="class type site stack"
+    for by in $bys; do
+        "$histo" -S --by=$by -j1 "$f" >out.1 2>err.1
+        rc1=$?
+        for j in 2 4; do
+            "$histo" -S --by=$by -j$j "$f" >out.j 2>err.j
+            rcj=$?
+            if [ "$rc1" = "$rcj" ] && cmp -s out.1 out.j && cmp -s err.1 err.j; then
+                same=$((same + 1))
+            else
+                fail "$f: histo -S --by=$by: -j$j differs from -j1 (exit $rc1, $rcj): $(diff err.1 err.j | head -n 3)"
+            fi
+        done
+    done
+done
+pass
+echo "${#dumps[@]} dumps, $same runs of -j2 and -j4 the same as -j1"
+[ "${#dumps[@]}" -gt 400 ] && pass || fail "only ${#dumps[@]} dumps in the corpora"
 
 finish

@@ -27,6 +27,19 @@
  *                           never defined, an object of a stack never
  *                           defined, a stack of HEAPFMT_MAX_FRAMES frames,
  *                           a function name holding ';' and a newline
+ * Dumps of several intact blocks whose END, footer or definitions lie, the
+ * one-thread reader's checks as cases for histo --scan -jN (issue 31):
+ *   string-twice.hfd        a STRING id defined in the first and the third
+ *                           block
+ *   frame-twice.hfd         a FRAME id (1.1) defined in two blocks
+ *   stack-twice.hfd         a STACK id (1.1) defined in two blocks
+ *   end-lies.hfd            END counts one object more than the blocks hold
+ *                           (the footer tells the truth)
+ *   no-end.hfd              no END record
+ *   totals-bytes-lie.hfd    the footer's totals say 40 bytes more
+ *   totals-raw-lie.hfd      the footer's decoded bytes are one more
+ *   totals-codecs-lie.hfd   the footer says a block is Zstandard
+ *   early-footer-block.hfd  a footer-kind block of junk before the footer
  * Exits 0, or 1 with a message.
  */
 #include <stdio.h>
@@ -76,6 +89,20 @@ static void object(traw *d, uint64_t id, uint64_t klass, uint32_t type,
     traw_object(d, &o);
 }
 
+/* An object of class 1 and type 1 allocated at stack (0: no stack). */
+static void object_at(traw *d, uint64_t id, uint32_t stack)
+{
+    heapfmt_object o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.class_id = 1;
+    o.type = 1;
+    o.size = 40;
+    o.fields = stack ? HEAPFMT_F_STACK : 0;
+    o.stack = stack;
+    traw_object(d, &o);
+}
+
 static char *long_text(char fill)
 {
     char *s = malloc(KIND_LEN + 1);
@@ -93,6 +120,32 @@ static void three_blocks(traw *d)
     for (uint64_t b = 0; b < 3; b++) {
         for (uint64_t i = 0; i < 10; i++)
             object(d, 0x10000 + 0x1000 * b + 40 * i, 1, 1, NULL, 0);
+        traw_flush(d);
+    }
+}
+
+/* Four blocks of objects of a class and a type named in the first, with
+ * a call stack (1.1) from the first; the third block defines again what
+ * twice names ('s' a string, 'f' a frame, 'k' a stack), or nothing. */
+static void defined_twice(traw *d, char twice)
+{
+    traw_begin(d, 1, 1, 0, 0);
+    traw_string(d, 1, "T_OBJECT");
+    traw_string(d, 2, "Thing");
+    traw_string(d, 3, "main");
+    traw_class(d, 1, 0x1000, 2, 0, 0);
+    traw_frame(d, 1, 3, 0, 0x10, 0, 0);
+    uint32_t frames[] = {1};
+    traw_stack(d, 1, frames, 1);
+    for (uint64_t b = 0; b < 4; b++) {
+        if (b == 2 && twice == 's')
+            traw_string(d, 3, "again");
+        if (b == 2 && twice == 'f')
+            traw_frame(d, 1, 3, 0, 0x20, 0, 0);
+        if (b == 2 && twice == 'k')
+            traw_stack(d, 1, frames, 1);
+        for (uint64_t i = 0; i < 10; i++)
+            object_at(d, 0x10000 + 0x1000 * b + 40 * i, 1);
         traw_flush(d);
     }
 }
@@ -213,17 +266,8 @@ int main(int argc, char **argv)
     traw_stack(&d, 2, deep, HEAPFMT_MAX_FRAMES);
     free(deep);
     static const uint32_t stacks[] = {1, 2, 999, 1, 0}; /* 999: never */
-    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
-        heapfmt_object o;
-        memset(&o, 0, sizeof o);
-        o.id = 0x10000 + 40 * i;
-        o.class_id = 1;
-        o.type = 1;
-        o.size = 40;
-        o.fields = stacks[i] ? HEAPFMT_F_STACK : 0;
-        o.stack = stacks[i];
-        traw_object(&d, &o);
-    }
+    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++)
+        object_at(&d, 0x10000 + 40 * i, stacks[i]);
     traw_finish(&d);
     save(&d, "stacks-undefined.hfd", 0);
 
@@ -271,6 +315,34 @@ int main(int argc, char **argv)
     }
     traw_finish(&d);
     save(&d, "trace-frees.hfd", 0);
+    defined_twice(&d, 's');
+    traw_finish(&d);
+    save(&d, "string-twice.hfd", 0);
+    defined_twice(&d, 'f');
+    traw_finish(&d);
+    save(&d, "frame-twice.hfd", 0);
+    defined_twice(&d, 'k');
+    traw_finish(&d);
+    save(&d, "stack-twice.hfd", 0);
+
+    /* END and footer lies over intact blocks */
+    static const struct {
+        const char *name;
+        traw_lies lie;
+    } lies[] = {
+        {"end-lies.hfd", {.end_objects = 1}},
+        {"no-end.hfd", {.no_end = 1}},
+        {"totals-bytes-lie.hfd", {.totals_bytes = 40}},
+        {"totals-raw-lie.hfd", {.totals_raw_bytes = 1}},
+        {"totals-codecs-lie.hfd", {.totals_codecs = 4}},
+        {"early-footer-block.hfd", {.extra_footer_block = 1}},
+    };
+    for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+        defined_twice(&d, 0);
+        d.lie = lies[i].lie;
+        traw_finish(&d);
+        save(&d, lies[i].name, 0);
+    }
 
     free(kind);
     free(name);

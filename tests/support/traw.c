@@ -400,25 +400,30 @@ void traw_finish(traw *d)
 {
     tbuf b = { 0 };
     uint64_t before = d->records;
-    tbuf_varint(&b, d->objects);
-    tbuf_varint(&b, d->bytes);
-    tbuf_varint(&b, before);
-    pad(d, &b);
-    add(d, HEAPFMT_TAG_END, &b, 0);
+    const traw_lies *l = &d->lie;
+    if (!l->no_end) {
+        tbuf_varint(&b, d->objects + (uint64_t)l->end_objects);
+        tbuf_varint(&b, d->bytes + (uint64_t)l->end_bytes);
+        tbuf_varint(&b, before + (uint64_t)l->end_records);
+        pad(d, &b);
+        add(d, HEAPFMT_TAG_END, &b, 0);
+    }
     traw_flush(d);
+    if (l->extra_footer_block)
+        traw_block(&d->out, 0x46, 0, "junk", 4);
 
     tbuf f = { 0 };
     /* TOTALS */
     tbuf_varint(&b, d->objects);
-    tbuf_varint(&b, d->bytes);
+    tbuf_varint(&b, d->bytes + (uint64_t)l->totals_bytes);
     tbuf_varint(&b, before);
     tbuf_varint(&b, d->nclasses);
     tbuf_varint(&b, d->nstrings);
     tbuf_varint(&b, d->nroots);
     tbuf_varint(&b, d->nent);
-    tbuf_varint(&b, d->raw_bytes);
+    tbuf_varint(&b, d->raw_bytes + (uint64_t)l->totals_raw_bytes);
     if (d->minor >= 1) /* 1.1: the codecs of the data blocks */
-        tbuf_varint(&b, d->codecs);
+        tbuf_varint(&b, d->codecs | l->totals_codecs);
     pad(d, &b);
     traw_record(&f, HEAPFMT_TAG_TOTALS, b.data, b.len);
     tbuf_free(&b);

@@ -41,6 +41,20 @@ typedef struct traw_class_entry {
     uint32_t name;
 } traw_class_entry;
 
+/* What traw_finish writes wrong on purpose, for dumps whose blocks are
+ * intact and whose END or footer lies (all 0: the truth). */
+typedef struct traw_lies {
+    int no_end;               /* leave the END record out */
+    int64_t end_objects;      /* added to END's counts */
+    int64_t end_bytes;
+    int64_t end_records;
+    int64_t totals_bytes;     /* added to the footer's TOTALS */
+    int64_t totals_raw_bytes;
+    uint64_t totals_codecs;   /* or'ed into TOTALS' codecs */
+    int extra_footer_block;   /* a footer-kind block of junk between the
+                                 END's block and the footer */
+} traw_lies;
+
 typedef struct traw {
     tbuf out;
     tbuf blk;           /* payload of the open data block */
@@ -64,6 +78,7 @@ typedef struct traw {
         char text[64];
         size_t len;
     } str[TRAW_MAX_STRINGS]; /* by id */
+    traw_lies lie;      /* set between traw_begin and traw_finish */
 } traw;
 
 /* Starts a file: header with this version and flags; blocks use codec. */

@@ -295,9 +295,12 @@ static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
             return hd->status;
         }
         /* No footer (a pipe, an incomplete dump) or a damaged one: read
-         * the blocks, which also says what is wrong. */
+         * the blocks, which also says what is wrong. For a scan the footer
+         * only offers the parallel path: whatever is wrong with it, the
+         * one-thread scan says what -j1 says. */
+        int footer_only = opt->by == HISTO_BY_CLASS && !opt->scan;
         if (rc != HEAPFMT_OK && rc != HEAPFMT_E_NO_FOOTER &&
-            rc != HEAPFMT_E_CORRUPT) {
+            rc != HEAPFMT_E_CORRUPT && footer_only) {
             cli_dump_error(dump, rc);
             return hd->status = CLI_EXIT_ERROR;
         }

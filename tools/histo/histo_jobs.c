@@ -3,9 +3,9 @@
  *
  * The footer's block index gives every data block's offset. The blocks are
  * cut into N ranges of about equal file bytes; each thread opens the file
- * again, moves its own reader to its first block (heapfmt_reader_seek_block)
- * and counts objects until a record comes from the first block of the next
- * range. A thread knows only the strings and classes defined in its own
+ * again and reads its range with its own reader
+ * (heapfmt_reader_seek_range), which ends at the first block of the next
+ * range, the last one at the footer. A thread knows only the strings and classes defined in its own
  * range: objects refer to the others through "undefined" entries that keep
  * the exact class index or string id. So counts are kept by the reader's
  * dense slot, as in the one-thread scan, and turned into names only after
@@ -19,12 +19,19 @@
  *          range met (a range keeps the FRAME and STACK records it reads,
  *          which no reader call lists afterwards).
  *
- * The result is checked before it is used: each thread must have stopped
- * cleanly at its boundary with exactly the objects the block index gives
- * its range, strings must be defined once, classes must all be in the
- * summary. Anything else (a damaged block, a file changed while it is read)
- * makes histo read the dump again with one thread, which reports problems
- * the usual way. -j changes how fast histo is, never what it prints. */
+ * The result is checked before it is used, with every check one reader
+ * makes: each thread must have ended cleanly at its boundary with exactly
+ * the objects and records the block index gives its range; END must end
+ * the last range and, with the footer's totals, agree with what the
+ * ranges hold together (objects, bytes, records, blocks, decoded bytes,
+ * codecs); strings, frames and stacks must be defined once; by class,
+ * every class must be in the summary with its counts; the ranges' tables
+ * together must fit one reader's limit. Anything else (a damaged block, a
+ * lie in END or the footer, a file changed while it is read) makes histo
+ * read the dump again with one thread, which reports problems the usual
+ * way. -j changes how fast histo is, never what it prints
+ * (tests/cli/histo_jobs.sh checks this over every hostile dump, fixture
+ * and fuzz corpus file). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +47,10 @@
 #include "histo.h"
 
 enum part_status { PART_OK = 0, PART_FAILED, PART_NOMEM };
+
+/* The string, class and stack tables one reader may fill (heapfmt.h's
+ * default), shared by the ranges' readers. */
+#define HISTO_TABLE_LIMIT (1ull << 30)
 
 /* FRAME or STACK table entries of a reader (--by=stack, frame), as
  * pointers; sorted by id once every range is read. */
@@ -66,16 +77,19 @@ static int defs_push(defs *d, const void *x)
 typedef struct part {
     const char *path;
     uint64_t first;        /* offset of the range's first block */
-    uint64_t stop;         /* offset of the next range's, or UINT64_MAX */
+    uint64_t stop;         /* offset of the next range's, or the footer's */
+    uint64_t table_limit;  /* this range's share of the reader's tables */
     uint64_t want_objects; /* objects of the range, from the block index */
     uint64_t want_records; /* and its records: a block the index leaves
                               out is found even when it holds no object */
     heapfmt_reader *r;
     histo_acc acc;         /* what the range holds */
-    defs frames, stacks;   /* --by=stack, frame: the range's FRAME and
-                              STACK records */
-    uint64_t objects;
-    uint64_t records;
+    defs frames, stacks;   /* the range's FRAME and STACK records */
+    uint64_t objects, bytes;
+    uint64_t records;      /* delivered, END included */
+    int saw_end;
+    heapfmt_totals end;    /* END's objects, bytes and records */
+    heapfmt_progress progress; /* at the end of the range */
     enum part_status status;
 } part;
 
@@ -83,9 +97,11 @@ static void *run_part(void *arg)
 {
     part *p = arg;
     heapfmt_record rec;
-    int rc = heapfmt_reader_open_path(&p->r, NULL, p->path);
+    heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
+    ro.max_table_memory = p->table_limit;
+    int rc = heapfmt_reader_open_path(&p->r, &ro, p->path);
     if (rc == HEAPFMT_OK)
-        rc = heapfmt_reader_seek_block(p->r, p->first);
+        rc = heapfmt_reader_seek_range(p->r, p->first, p->stop);
     if (rc != HEAPFMT_OK) {
         p->status = PART_FAILED;
         return NULL;
@@ -94,15 +110,10 @@ static void *run_part(void *arg)
      * and a count stored per record into one part while the other thread
      * reads its own part's fields made the cache line they share bounce
      * between the cores (-j2 cost 11-36% more CPU than -j1). */
-    const uint64_t stop = p->stop;
-    const int keep = p->acc.by == HISTO_BY_STACK || p->acc.by == HISTO_BY_FRAME;
-    uint64_t records = 0, objects = 0;
+    uint64_t records = 0, objects = 0, bytes = 0;
     while ((rc = heapfmt_reader_next(p->r, &rec)) == HEAPFMT_OK) {
-        if (rec.offset >= stop)
-            break; /* the first record of the next range: not ours */
         records++;
-        if (keep && (rec.tag == HEAPFMT_TAG_FRAME ||
-                     rec.tag == HEAPFMT_TAG_STACK)) {
+        if (rec.tag == HEAPFMT_TAG_FRAME || rec.tag == HEAPFMT_TAG_STACK) {
             defs *d = rec.tag == HEAPFMT_TAG_FRAME ? &p->frames : &p->stacks;
             if (defs_push(d, rec.tag == HEAPFMT_TAG_FRAME
                                  ? (const void *)rec.u.frame
@@ -110,6 +121,12 @@ static void *run_part(void *arg)
                 p->status = PART_NOMEM;
                 return NULL;
             }
+            continue;
+        }
+        if (rec.tag == HEAPFMT_TAG_END) {
+            p->saw_end = 1;
+            p->end = *rec.u.end;
+            continue;
         }
         if (rec.tag != HEAPFMT_TAG_OBJECT)
             continue;
@@ -118,21 +135,50 @@ static void *run_part(void *arg)
             return NULL;
         }
         objects++;
+        bytes += rec.u.object->size;
     }
     p->records = records;
     p->objects = objects;
-    /* A range ends at the next range's first block, the last one at the
-     * footer (HEAPFMT_DONE for a reader moved to a block). */
-    int clean = p->stop == UINT64_MAX ? rc == HEAPFMT_DONE : rc == HEAPFMT_OK;
-    heapfmt_progress pr;
-    heapfmt_reader_progress(p->r, &pr);
-    /* Any doubt (a block outside the index, a count that differs) goes
-     * to the one-thread scan, which checks the footer and says what is
-     * wrong: both paths give the same output and exit status. */
-    if (!clean || p->objects != p->want_objects ||
-        p->records + pr.skipped != p->want_records)
+    p->bytes = bytes;
+    heapfmt_reader_progress(p->r, &p->progress);
+    /* A range ends exactly at the next range's first block (the last one
+     * at the footer). Any doubt (a block outside the index, a count that
+     * differs) goes to the one-thread scan, which checks the footer and
+     * says what is wrong: both paths give the same output and exit
+     * status. */
+    if (rc != HEAPFMT_DONE || p->objects != p->want_objects ||
+        p->records + p->progress.skipped != p->want_records)
         p->status = PART_FAILED;
     return NULL;
+}
+
+/* What one reader checks at the END record and the footer (reader.c,
+ * decode_end and read_footer_block), over the ranges together: each
+ * range's reader checked only its own blocks. 1 if the dump passes. */
+static int whole_dump_agrees(const part *parts, size_t nparts,
+                             const heapfmt_footer *f)
+{
+    uint64_t objects = 0, bytes = 0, records = 0, blocks = 0, raw = 0,
+             codecs = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        const part *p = &parts[k];
+        /* END only as the last record of the last range (a reader
+         * refuses records and blocks after it within a range) */
+        if (p->saw_end != (k + 1 == nparts))
+            return 0;
+        objects += p->objects;
+        bytes += p->bytes;
+        records += p->records - (uint64_t)p->saw_end + p->progress.skipped;
+        blocks += p->progress.blocks;
+        raw += p->progress.raw_bytes;
+        codecs |= p->progress.codecs;
+    }
+    const heapfmt_totals *end = &parts[nparts - 1].end, *t = &f->totals;
+    return end->objects == objects && end->bytes == bytes &&
+           end->records == records && t->objects == end->objects &&
+           t->bytes == end->bytes && t->records == end->records &&
+           t->blocks == blocks && f->nblocks == blocks &&
+           t->raw_bytes == raw && (t->codecs == 0 || t->codecs == codecs);
 }
 
 /* ---- names ---- */
@@ -278,57 +324,12 @@ static enum part_status gather(defs *all, const part *parts, size_t nparts,
     return PART_OK;
 }
 
-/* Fills nm. Returns PART_OK, PART_FAILED (a class missing from the summary
- * or a summary index twice, a string defined in two ranges: the dump is
- * not what the one-thread scan would accept silently) or PART_NOMEM. */
-static enum part_status make_names(names *nm, const heapfmt_footer *f,
-                                   const part *parts, size_t nparts,
-                                   enum histo_by by)
+/* The defined strings of every range, sorted by id, in nm. Returns
+ * PART_OK, PART_FAILED (a string defined in two ranges: one reader would
+ * call the dump corrupt) or PART_NOMEM. */
+static enum part_status gather_strings(names *nm, const part *parts,
+                                       size_t nparts)
 {
-    memset(nm, 0, sizeof *nm);
-    if (by == HISTO_BY_CLASS) {
-        nm->classes = malloc((f->nclasses ? f->nclasses : 1) *
-                             sizeof *nm->classes);
-        if (nm->classes == NULL)
-            return PART_NOMEM;
-        for (size_t i = 0; i < f->nclasses; i++)
-            nm->classes[i] = &f->classes[i];
-        nm->nclasses = f->nclasses;
-        qsort(nm->classes, nm->nclasses, sizeof *nm->classes, cmp_summary);
-        for (size_t i = 1; i < nm->nclasses; i++)
-            if (nm->classes[i]->index == nm->classes[i - 1]->index)
-                return PART_FAILED;
-        size_t total = 0;
-        for (size_t k = 0; k < nparts; k++) {
-            const part *p = &parts[k];
-            size_t n = heapfmt_reader_class_count(p->r);
-            for (size_t slot = 0; slot < p->acc.cap && slot < n; slot++) {
-                if (p->acc.v[slot].count > 0 &&
-                    find_class(nm, heapfmt_reader_class(p->r, slot)->index) ==
-                        NULL)
-                    return PART_FAILED;
-                total++;
-            }
-        }
-        /* The counts must be the summary's, or the one-thread scan has
-         * to say they are not. */
-        histo_class_total *v = malloc((total ? total : 1) * sizeof *v);
-        if (v == NULL)
-            return PART_NOMEM;
-        size_t nv = 0;
-        for (size_t k = 0; k < nparts; k++) {
-            const part *p = &parts[k];
-            size_t n = heapfmt_reader_class_count(p->r);
-            for (size_t slot = 0; slot < p->acc.cap && slot < n; slot++)
-                v[nv++] = (histo_class_total){
-                    heapfmt_reader_class(p->r, slot)->index, p->acc.v[slot].count,
-                    p->acc.v[slot].bytes};
-        }
-        char why[256];
-        int rc = histo_summary_check(f, v, nv, why, sizeof why);
-        free(v);
-        return rc < 0 ? PART_NOMEM : rc > 0 ? PART_FAILED : PART_OK;
-    }
     size_t total = 0;
     for (size_t k = 0; k < nparts; k++)
         total += heapfmt_reader_string_count(parts[k].r);
@@ -346,11 +347,73 @@ static enum part_status make_names(names *nm, const heapfmt_footer *f,
     qsort(nm->strings, nm->nstrings, sizeof *nm->strings, cmp_string);
     for (size_t i = 1; i < nm->nstrings; i++)
         if (nm->strings[i]->id == nm->strings[i - 1]->id)
-            return PART_FAILED; /* one reader would call this corrupt */
-    if (by != HISTO_BY_STACK && by != HISTO_BY_FRAME)
-        return PART_OK;
-    enum part_status st = gather(&nm->frames, parts, nparts, 0);
-    return st != PART_OK ? st : gather(&nm->stacks, parts, nparts, 1);
+            return PART_FAILED;
+    return PART_OK;
+}
+
+/* By class: every class counted is in the footer summary, and the counts
+ * are the summary's (or the one-thread scan has to say they are not). */
+static enum part_status check_classes(names *nm, const heapfmt_footer *f,
+                                      const part *parts, size_t nparts)
+{
+    nm->classes = malloc((f->nclasses ? f->nclasses : 1) *
+                         sizeof *nm->classes);
+    if (nm->classes == NULL)
+        return PART_NOMEM;
+    for (size_t i = 0; i < f->nclasses; i++)
+        nm->classes[i] = &f->classes[i];
+    nm->nclasses = f->nclasses;
+    qsort(nm->classes, nm->nclasses, sizeof *nm->classes, cmp_summary);
+    for (size_t i = 1; i < nm->nclasses; i++)
+        if (nm->classes[i]->index == nm->classes[i - 1]->index)
+            return PART_FAILED;
+    size_t total = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        const part *p = &parts[k];
+        size_t n = heapfmt_reader_class_count(p->r);
+        for (size_t slot = 0; slot < p->acc.cap && slot < n; slot++) {
+            if (p->acc.v[slot].count > 0 &&
+                find_class(nm, heapfmt_reader_class(p->r, slot)->index) ==
+                    NULL)
+                return PART_FAILED;
+            total++;
+        }
+    }
+    histo_class_total *v = malloc((total ? total : 1) * sizeof *v);
+    if (v == NULL)
+        return PART_NOMEM;
+    size_t nv = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        const part *p = &parts[k];
+        size_t n = heapfmt_reader_class_count(p->r);
+        for (size_t slot = 0; slot < p->acc.cap && slot < n; slot++)
+            v[nv++] = (histo_class_total){
+                heapfmt_reader_class(p->r, slot)->index, p->acc.v[slot].count,
+                p->acc.v[slot].bytes};
+    }
+    char why[256];
+    int rc = histo_summary_check(f, v, nv, why, sizeof why);
+    free(v);
+    return rc < 0 ? PART_NOMEM : rc > 0 ? PART_FAILED : PART_OK;
+}
+
+/* Fills nm. Returns PART_OK, PART_FAILED (a string, frame or stack
+ * defined in two ranges; by class, a class missing from the summary, a
+ * summary index twice or counts that differ: the dump is not what the
+ * one-thread scan would accept silently) or PART_NOMEM. */
+static enum part_status make_names(names *nm, const heapfmt_footer *f,
+                                   const part *parts, size_t nparts,
+                                   enum histo_by by)
+{
+    memset(nm, 0, sizeof *nm);
+    enum part_status st = gather_strings(nm, parts, nparts);
+    if (st == PART_OK)
+        st = gather(&nm->frames, parts, nparts, 0);
+    if (st == PART_OK)
+        st = gather(&nm->stacks, parts, nparts, 1);
+    if (st == PART_OK && by == HISTO_BY_CLASS)
+        st = check_classes(nm, f, parts, nparts);
+    return st;
 }
 
 static void free_names(names *nm)
@@ -501,17 +564,17 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
         cli_error(cli_input_name(path), "out of memory");
         return CLI_EXIT_ERROR;
     }
-    uint64_t objects = 0;
     for (size_t k = 0; k < nparts; k++) {
         part *p = &parts[k];
         p->path = path;
         p->first = f->blocks[start[k]].offset;
-        p->stop = k + 1 < nparts ? f->blocks[start[k + 1]].offset : UINT64_MAX;
+        p->stop = k + 1 < nparts ? f->blocks[start[k + 1]].offset : f->offset;
+        /* the ranges' tables together within one reader's limit */
+        p->table_limit = HISTO_TABLE_LIMIT / nparts;
         for (size_t i = start[k]; i < start[k + 1]; i++) {
             p->want_objects += f->blocks[i].objects;
             p->want_records += f->blocks[i].records;
         }
-        objects += p->want_objects;
         histo_acc_init(&p->acc, opt->by);
     }
     /* Range 0 runs in this thread; a thread that cannot be started has its
@@ -526,11 +589,12 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
             run_part(&parts[k]);
     }
 
-    enum part_status status =
-        objects == f->totals.objects ? PART_OK : PART_FAILED;
+    enum part_status status = PART_OK;
     for (size_t k = 0; k < nparts; k++)
         if (parts[k].status > status)
             status = parts[k].status;
+    if (status == PART_OK && !whole_dump_agrees(parts, nparts, f))
+        status = PART_FAILED;
     names nm;
     memset(&nm, 0, sizeof nm);
     if (status == PART_OK)
