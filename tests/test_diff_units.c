@@ -14,6 +14,7 @@
 #include "objset.h"
 #include "olist.h"
 #include "radix.h"
+#include "tassert.h"
 #include "tio.h"
 #include "tuples.h"
 
@@ -269,6 +270,62 @@ Test(tuples, dense_numbers_and_limit)
     cr_assert_not(tuples_find(&t, &extra, &no));
     cr_assert_eq(tuples_count(&t), 5000);
     tuples_free(&t);
+}
+
+/* CPU seconds to intern the n tuples of class 1 with these lines, and
+ * find each. */
+static double intern_lines(const uint64_t *lines, uint32_t n)
+{
+    tuples t;
+    tuples_init(&t, NULL, UINT32_MAX - 1);
+    double t0 = tcpu_seconds();
+    for (uint32_t i = 0; i < n; i++) {
+        tuple k = {.klass = 1, .line = lines[i]};
+        uint32_t no;
+        cr_assert_eq(tuples_intern(&t, &k, &no), 0);
+        cr_assert_eq(no, i);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        tuple k = {.klass = 1, .line = lines[i]};
+        uint32_t no;
+        cr_assert(tuples_find(&t, &k, &no));
+    }
+    double s = tcpu_seconds() - t0;
+    tuples_free(&t);
+    return s;
+}
+
+/* Hash flooding (issue 31): the lines of allocation sites come from the
+ * file, and the unseeded hash is invertible: the lines below gave every
+ * tuple of class 1 the hash 0 (one probe run, n^2/2 probes; 160k took
+ * minutes in heapfmt-diff and heapfmt-graph). Seeded, they cost what
+ * random lines cost. */
+/* h2: the hash of the parts before the line of class 1's tuples */
+static uint64_t h2_class1(void)
+{
+    return tsplitmix_mix(
+        tsplitmix_mix((1ull << 32) + 0x9e3779b97f4a7c15ull));
+}
+
+static uint64_t colliding_line(uint64_t i)
+{
+    return tsplitmix_unmix(tsplitmix_unmix(i)) ^ h2_class1();
+}
+
+Test(tuples, lines_made_to_collide_cost_what_random_lines_cost,
+     .timeout = 60)
+{
+    enum { N = 160000 };
+    uint64_t *bad, *rnd;
+    tflood_keys(N, colliding_line, &bad, &rnd);
+    for (uint32_t i = 0; i < N; i++) /* the construction: hash 0 */
+        cr_assert_eq(tsplitmix_mix(tsplitmix_mix(h2_class1() ^ bad[i])) >> 32,
+                     0);
+    double t_rnd = intern_lines(rnd, N);
+    double t_bad = intern_lines(bad, N);
+    TASSERT_FLOOD(t_bad, t_rnd);
+    free(bad);
+    free(rnd);
 }
 
 /* ---- olist ---- */

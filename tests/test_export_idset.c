@@ -11,6 +11,8 @@
 #include <stdlib.h>
 
 #include "idset.h"
+#include "tassert.h"
+#include "tio.h"
 
 /* The model: ids met and their counts, searched one by one. */
 typedef struct model {
@@ -119,4 +121,45 @@ Test(export_idset, repeats_of_ids_in_the_run)
 Test(export_idset, the_run_end_zero_and_the_largest_ids)
 {
     check(15 * 4, edges);
+}
+
+/* CPU seconds to count ids[0..n), each once, after an id above them all
+ * (so that every one goes to the hash). */
+static double count_below_a_top_id(const uint64_t *ids, size_t n)
+{
+    idset s;
+    idset_init(&s);
+    double t0 = tcpu_seconds();
+    cr_assert_eq(idset_add(&s, UINT64_MAX - 1), 1u);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(idset_add(&s, ids[i]), 1u);
+    double t = tcpu_seconds() - t0;
+    idset_free(&s);
+    return t;
+}
+
+/* Hash flooding (issue 31): the hash's slot was bits 32 and up of
+ * (id + 1) * K, so that ids j * K^-1 - 1 all took slot 0: 160k of them
+ * below a larger id cost 13 s in heapfmt-export -f mongo. Seeded, they
+ * cost what random ids cost. */
+static uint64_t below_collider(uint64_t i)
+{
+    return tfib_collider(i) - 1;
+}
+
+Test(export_idset, ids_made_to_collide_cost_what_random_ids_cost,
+     .timeout = 60)
+{
+    enum { N = 160000 };
+    uint64_t *bad, *rnd;
+    tflood_keys(N, below_collider, &bad, &rnd);
+    for (size_t i = 0; i < N; i++) { /* the construction: one slot */
+        cr_assert_eq(((bad[i] + 1) * 0x9E3779B97F4A7C15ull) >> 32, 0);
+        rnd[i] >>= 1; /* below the top id */
+    }
+    double t_rnd = count_below_a_top_id(rnd, N);
+    double t_bad = count_below_a_top_id(bad, N);
+    TASSERT_FLOOD(t_bad, t_rnd);
+    free(bad);
+    free(rnd);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "id_index.h"
+#include "tassert.h"
 #include "tio.h"
 
 static const diff_mem mem = {NULL, NULL, NULL};
@@ -188,4 +189,64 @@ Test(id_index, none_and_one)
     check(&one, 1, &x);
     cr_assert_eq(id_index_find(&x, 42), 0u);
     id_index_free(&x, &mem);
+}
+
+/* CPU seconds to build the index of the n ids and find each. */
+static double build_and_find(const uint64_t *ids, uint32_t n, id_index *x)
+{
+    double t0 = tcpu_seconds();
+    cr_assert_eq(id_index_build(x, &mem, ids, n), 0);
+    for (uint32_t v = 0; v < n; v++)
+        cr_assert_eq(id_index_find(x, ids[v]), v);
+    return tcpu_seconds() - t0;
+}
+
+/* Hash flooding (issue 31): ids i * K^-1 all had the home slot 0 of the
+ * unseeded Fibonacci hash, so that 160k of them (in the order they come,
+ * not ascending: the plain hash) took 13 s where random ids take 0.02 s.
+ * The index's hash is seeded: they cost what random ids cost. */
+Test(id_index, ids_made_to_collide_cost_what_random_ids_cost, .timeout = 60)
+{
+    enum { N = 160000 };
+    uint64_t *bad, *rnd;
+    tflood_keys(N, tfib_collider, &bad, &rnd);
+    for (uint32_t v = 0; v < N; v++) /* the construction: one slot */
+        cr_assert_eq((bad[v] * 0x9E3779B97F4A7C15ull) >> 40, 0);
+    id_index x;
+    double t_rnd = build_and_find(rnd, N, &x);
+    cr_assert_eq(x.shift, ID_PLAIN);
+    id_index_free(&x, &mem);
+    double t_bad = build_and_find(bad, N, &x);
+    cr_assert_eq(x.shift, ID_PLAIN, "the crafted ids get the plain hash");
+    id_index_free(&x, &mem);
+    TASSERT_FLOOD(t_bad, t_rnd);
+    free(bad);
+    free(rnd);
+}
+
+/* The regions' bases and the overflow are seeded too: the same ids get
+ * other slots in another build, so a file cannot be made whose regions
+ * all start at one slot, or whose overflowing ids share one. */
+Test(id_index, bases_and_overflow_differ_from_build_to_build)
+{
+    id_index a, b;
+    ascending_then_dense(&a, 40000, 1500, 0x55550000ull, 40, 8);
+    ascending_then_dense(&b, 40000, 1500, 0x55550000ull, 40, 8);
+    cr_assert_neq(a.shift, ID_PLAIN);
+    cr_assert_eq(a.shift, b.shift);
+    cr_assert_gt(a.noverflow, 100u);
+    cr_assert_neq(a.seed, b.seed);
+    size_t same_home = 0, same_over = 0, n = 0;
+    for (uint64_t id = 0x55550000ull; id < 0x55550000ull + 40 * 38500;
+         id += 40 * 97, n++)
+        same_home += id_home(&a, id) == id_home(&b, id);
+    for (size_t s = 0; s < ((size_t)1 << a.over_bits); s++)
+        same_over += a.over[s] != 0 && a.over[s] == b.over[s];
+    cr_assert_lt(same_home, n / 10, "%zu of %zu ids at the same home",
+                 same_home, n);
+    cr_assert_lt(same_over, a.noverflow / 10,
+                 "%zu of %zu overflowing ids in the same slot", same_over,
+                 a.noverflow);
+    id_index_free(&a, &mem);
+    id_index_free(&b, &mem);
 }

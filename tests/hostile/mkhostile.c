@@ -40,6 +40,16 @@
  *   totals-raw-lie.hfd      the footer's decoded bytes are one more
  *   totals-codecs-lie.hfd   the footer says a block is Zstandard
  *   early-footer-block.hfd  a footer-kind block of junk before the footer
+ Hash flooding (issue 31): keys chosen against the unseeded hash
+ * functions the tools had, each set in one slot (with a seed, any set costs
+ * what random keys cost):
+ *   colliding-ids.hfd       160k objects whose ids i * K^-1 all took slot 0
+ *                           of heapfmt-graph's id index and (under a larger
+ *                           first id) heapfmt-export -f mongo's id hash;
+ *                           each references the first object
+ *   colliding-lines.hfd     160k objects of one class and file whose lines
+ *                           all had one hash in heapfmt-diff's and
+ *                           heapfmt-graph's kind table (tuples.c)
  * Exits 0, or 1 with a message.
  */
 #include <stdio.h>
@@ -148,6 +158,51 @@ static void defined_twice(traw *d, char twice)
             object_at(d, 0x10000 + 0x1000 * b + 40 * i, 1);
         traw_flush(d);
     }
+}
+
+#define FLOOD 160000u /* keys of the flooding cases: 13 s each before */
+#define FLOOD_BLOCK 16384u
+
+static void colliding_ids(traw *d)
+{
+    begin(d);
+    traw_string(d, 3, "vm");
+    uint64_t first = UINT64_MAX - 1;
+    object(d, first, 1, 1, NULL, 0);
+    for (uint64_t i = 1; i < FLOOD; i++) {
+        object(d, tfib_collider(i), 1, 1, &first, 1);
+        if (i % FLOOD_BLOCK == 0)
+            traw_flush(d);
+    }
+    traw_root(d, 3, &first, 1);
+    traw_finish(d);
+}
+
+/* The kind of an object of class slot 1, no type (slot 0), file slot 3
+ * (the string 3 after begin's 1 and 2; file part 4) and line L hashed
+ * (heapfmt-graph's and heapfmt-diff --by=site's) to
+ * mix(mix(h2 ^ L) ^ 0) >> 32, h2 the hash of the parts before the line:
+ * the lines below make it 0 for every object. */
+static void colliding_lines(traw *d)
+{
+    begin(d);
+    traw_string(d, 3, "app/models/flood.rb");
+    uint64_t h2 =
+        tsplitmix_mix(tsplitmix_mix((1ull << 32) + 0x9e3779b97f4a7c15ull) ^ 4);
+    for (uint64_t i = 0; i < FLOOD; i++) {
+        heapfmt_object o;
+        memset(&o, 0, sizeof o);
+        o.id = 0x10000 + 40 * i;
+        o.class_id = 1;
+        o.size = 40;
+        o.fields = HEAPFMT_F_SITE;
+        o.file = 3;
+        o.line = tsplitmix_unmix(tsplitmix_unmix(i + 1)) ^ h2;
+        traw_object(d, &o);
+        if ((i + 1) % FLOOD_BLOCK == 0)
+            traw_flush(d);
+    }
+    traw_finish(d);
 }
 
 int main(int argc, char **argv)
@@ -343,6 +398,11 @@ int main(int argc, char **argv)
         traw_finish(&d);
         save(&d, lies[i].name, 0);
     }
+
+    colliding_ids(&d);
+    save(&d, "colliding-ids.hfd", 0);
+    colliding_lines(&d);
+    save(&d, "colliding-lines.hfd", 0);
 
     free(kind);
     free(name);

@@ -26,6 +26,13 @@
                      tstatus_name(want));                                    \
     } while (0)
 
+/* Hash flooding: keys made to collide cost what random keys cost, in CPU
+ * seconds measured in the same run (a loaded machine stretches both). */
+#define TASSERT_FLOOD(crafted_s, random_s)                                   \
+    cr_assert_lt((crafted_s), 5 * (random_s) + 0.25,                         \
+                 "crafted keys %.3f s, random keys %.3f s", (crafted_s),     \
+                 (random_s))
+
 /* a capture that ended with DONE and a footer, no oddities */
 #define TASSERT_CAPTURE_DONE(c)                                              \
     do {                                                                     \

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,13 +44,63 @@ uint64_t tprng_below(tprng *p, uint64_t n)
     return n ? tprng_next(p) % n : 0;
 }
 
+uint64_t tfib_inverse(uint64_t odd)
+{
+    uint64_t inv = odd; /* Newton: correct to 3 bits, each step doubles */
+    for (int n = 0; n < 5; n++)
+        inv *= 2 - odd * inv;
+    return inv;
+}
+
+uint64_t tsplitmix_mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* x from y = x ^ x >> s */
+static uint64_t unshift(uint64_t y, unsigned s)
+{
+    uint64_t x = y;
+    for (unsigned i = 0; i < 64 / s + 1; i++)
+        x = y ^ (x >> s);
+    return x;
+}
+
+uint64_t tsplitmix_unmix(uint64_t y)
+{
+    uint64_t x = unshift(y, 31) * tfib_inverse(0x94d049bb133111ebull);
+    x = unshift(x, 27) * tfib_inverse(0xbf58476d1ce4e5b9ull);
+    return unshift(x, 30);
+}
+
 uint64_t tfib_collider(uint64_t i)
 {
-    const uint64_t k = 0x9e3779b97f4a7c15ull;
-    uint64_t inv = k; /* Newton: correct to 3 bits, each step doubles */
-    for (int n = 0; n < 5; n++)
-        inv *= 2 - k * inv;
-    return i * inv;
+    return i * tfib_inverse(0x9e3779b97f4a7c15ull);
+}
+
+double tcpu_seconds(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+        return 0;
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void tflood_keys(size_t n, uint64_t (*crafted)(uint64_t i), uint64_t **bad,
+                 uint64_t **rnd)
+{
+    *bad = malloc((n ? n : 1) * sizeof **bad);
+    *rnd = malloc((n ? n : 1) * sizeof **rnd);
+    if (*bad == NULL || *rnd == NULL)
+        abort();
+    tprng r;
+    tprng_seed(&r, 31);
+    for (size_t i = 0; i < n; i++) {
+        (*bad)[i] = crafted(i + 1);
+        (*rnd)[i] = tprng_next(&r);
+    }
 }
 
 /* ---- tbuf ---------------------------------------------------------------- */

@@ -27,6 +27,22 @@ uint64_t tprng_below(tprng *p, uint64_t n);
  * high bits) puts in one slot at every table size: i times the inverse of
  * the multiplier modulo 2^64 (hash flooding tests). */
 uint64_t tfib_collider(uint64_t i);
+/* The inverse of an odd number modulo 2^64. */
+uint64_t tfib_inverse(uint64_t odd);
+/* The splitmix64 finalizer (tools/diff/tuples.c hashed with it before it
+ * was seeded) and its inverse: keys that collide under it are made by
+ * running it backwards. */
+uint64_t tsplitmix_mix(uint64_t x);
+uint64_t tsplitmix_unmix(uint64_t y);
+/* For the hash flooding tests: n keys crafted(1..n) made to collide and n
+ * random ones, in arrays of the caller's to free. */
+void tflood_keys(size_t n, uint64_t (*crafted)(uint64_t i), uint64_t **bad,
+                 uint64_t **rnd);
+
+/* CPU seconds this process has used: timings that a loaded machine does
+ * not stretch (for comparisons within one run, e.g. crafted keys against
+ * random ones). */
+double tcpu_seconds(void);
 
 /* ---- growable byte buffer --------------------------------------------- */
 

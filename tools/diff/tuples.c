@@ -1,22 +1,18 @@
 /* tuples.c -- dense numbers for small fixed-size keys. */
 #include <string.h>
 
+#include "hash.h"
 #include "tuples.h"
 
-/* The splitmix64 finalizer: every input bit moves every output bit. */
-static inline uint64_t mix(uint64_t x)
+/* Seeded (hash.h): lines and names come from the file, and an unseeded
+ * chain of bijections is inverted in a moment (tests/test_diff_units.c
+ * made 160k lines share one hash). */
+static uint32_t hash_tuple(uint64_t seed, const tuple *k)
 {
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint32_t hash_tuple(const tuple *k)
-{
-    uint64_t h = mix(((uint64_t)k->klass << 32 | k->type) + 0x9e3779b97f4a7c15ull);
-    h = mix(h ^ ((uint64_t)k->stack << 32 | k->file));
-    h = mix(h ^ k->line);
-    h = mix(h ^ k->frame);
+    uint64_t h = hf_mix64(((uint64_t)k->klass << 32 | k->type) ^ seed);
+    h = hf_mix64(h ^ ((uint64_t)k->stack << 32 | k->file));
+    h = hf_mix64(h ^ k->line);
+    h = hf_mix64(h ^ k->frame);
     return (uint32_t)(h >> 32);
 }
 
@@ -33,7 +29,7 @@ static int rehash(tuples *t, size_t nslots)
         return -1;
     memset(slots, 0, nslots * sizeof *slots);
     for (size_t no = 0; no < t->n; no++) {
-        uint32_t h = hash_tuple(&t->v[no]);
+        uint32_t h = hash_tuple(t->seed, &t->v[no]);
         size_t i = h & (nslots - 1);
         while (slots[i] != 0)
             i = (i + 1) & (nslots - 1);
@@ -50,6 +46,7 @@ void tuples_init(tuples *t, const diff_mem *mem, uint32_t limit)
     memset(t, 0, sizeof *t);
     t->mem = mem;
     t->limit = limit;
+    t->seed = hf_hash_seed(t);
     t->last_no = UINT32_MAX;
 }
 
@@ -80,7 +77,7 @@ int tuples_find(const tuples *t, const tuple *k, uint32_t *no)
 {
     if (t->nslots == 0)
         return 0;
-    size_t i = probe(t, k, hash_tuple(k));
+    size_t i = probe(t, k, hash_tuple(t->seed, k));
     if (t->slots[i] == 0)
         return 0;
     *no = (uint32_t)t->slots[i] - 1;
@@ -97,7 +94,7 @@ int tuples_intern(tuples *t, const tuple *k, uint32_t *no)
     }
     if (t->nslots == 0 && rehash(t, 64) != 0)
         return -1;
-    uint32_t h = hash_tuple(k);
+    uint32_t h = hash_tuple(t->seed, k);
     size_t i = probe(t, k, h);
     if (t->slots[i] == 0) {
         if (t->n >= t->limit)

@@ -10,8 +10,8 @@
  *     with the parts not grouped on set to 0;
  *   - an object's identity besides its id: (class, stack).
  * Objects store a kind number (4 bytes) instead of their class, type and
- * site. Lookups are on the per-object path: one multiply-mix hash and, in
- * practice, one probe into a table that fits in cache.
+ * site. Lookups are on the per-object path: one seeded multiply-mix hash
+ * and, in practice, one probe into a table that fits in cache.
  *
  * Why not the shared table (libheapfmt/common): keyed by packed bytes it
  * costs a byte hash, a length and memcmp and a second array per lookup;
@@ -61,6 +61,7 @@ typedef struct tuples {
     size_t n, cap;
     uint64_t *slots; /* hash << 32 | number + 1; 0 = empty */
     size_t nslots;   /* a power of two, or 0 before the first insert */
+    uint64_t seed;   /* of the hash (hash.h) */
     uint32_t limit;  /* most numbers allowed */
     tuple last;      /* one-entry cache: objects come in runs */
     uint32_t last_no;

@@ -3,11 +3,13 @@
 #include <string.h>
 
 #include "cli_search.h"
+#include "hash.h"
 #include "idset.h"
 
 void idset_init(idset *s)
 {
     memset(s, 0, sizeof *s);
+    s->seed = hf_hash_seed(s);
 }
 
 void idset_free(idset *s)
@@ -15,12 +17,12 @@ void idset_free(idset *s)
     free(s->run);
     free(s->keys);
     free(s->counts);
-    memset(s, 0, sizeof *s);
+    idset_init(s);
 }
 
-static size_t slot_of(uint64_t key, size_t mask)
+static size_t slot_of(uint64_t seed, uint64_t key, size_t mask)
 {
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    return (size_t)hf_hash_u64(seed, key) & mask;
 }
 
 /* Doubles the table (or makes the first). Returns 0 or -1. */
@@ -37,7 +39,7 @@ static int grow(idset *s)
     for (size_t i = 0; i < s->cap; i++) {
         if (s->keys[i] == 0)
             continue;
-        size_t j = slot_of(s->keys[i], cap - 1);
+        size_t j = slot_of(s->seed, s->keys[i], cap - 1);
         while (keys[j] != 0)
             j = (j + 1) & (cap - 1);
         keys[j] = s->keys[i];
@@ -58,7 +60,7 @@ static uint32_t hash_add(idset *s, uint64_t id)
     if (10 * (s->n + 1) > 7 * s->cap && grow(s) != 0)
         return 0;
     uint64_t key = id + 1;
-    size_t j = slot_of(key, s->cap - 1);
+    size_t j = slot_of(s->seed, key, s->cap - 1);
     while (s->keys[j] != 0 && s->keys[j] != key)
         j = (j + 1) & (s->cap - 1);
     if (s->keys[j] == 0) {

@@ -110,7 +110,8 @@ static int build_overflow(id_index *x, const diff_mem *m,
         return -1;
     for (size_t i = 0; i < x->noverflow; i++)
         enter(x, x->over, x->over_bits,
-              id_hash(x->id[over[i]], x->over_bits), over[i], SIZE_MAX);
+              id_hash(x->seed, x->id[over[i]], x->over_bits), over[i],
+              SIZE_MAX);
     return 0;
 }
 
@@ -118,9 +119,9 @@ static void build_plain(id_index *x, uint32_t n)
 {
     for (uint32_t v = 0; v < n; v++) {
         if (v + ID_PREFETCH < n)
-            __builtin_prefetch(
-                &x->slot[id_hash(x->id[v + ID_PREFETCH], x->bits)], 1);
-        enter(x, x->slot, x->bits, id_hash(x->id[v], x->bits), v, SIZE_MAX);
+            __builtin_prefetch(&x->slot[id_home(x, x->id[v + ID_PREFETCH])],
+                               1);
+        enter(x, x->slot, x->bits, id_home(x, x->id[v]), v, SIZE_MAX);
     }
 }
 
@@ -129,6 +130,7 @@ int id_index_build(id_index *x, const diff_mem *m, const uint64_t *id,
 {
     memset(x, 0, sizeof *x);
     x->id = id;
+    x->seed = hf_hash_seed(x);
     x->shift = choose_shift(id, n);
     x->bits = bits_for(n);
     x->slot = table(m, x->bits);
