@@ -50,6 +50,26 @@
  *   colliding-lines.hfd     160k objects of one class and file whose lines
  *                           all had one hash in heapfmt-diff's and
  *                           heapfmt-graph's kind table (tuples.c)
+ Output and memory amplification (issue 31): a few long texts that every
+ * row, page or document repeats:
+ *   huge-names.hfd          2,000 objects of a class, type and file named
+ *                           by 256 KiB texts, each at its own line, with a
+ *                           stack of 64 frames whose function is a 256 KiB
+ *                           text, referencing the object before it under a
+ *                           label named by a 256 KiB text; a root of the
+ *                           same kind of name holds them all: stored,
+ *                           1.3 MB
+ *   cut-control-names.hfd   the same with names of 300
+ *                           control bytes (the longest escapes: \x01 in
+ *                           text, \u0001 in JSON): the most bytes of cut
+ *                           names per byte of dump
+ *   many-refs.hfd           an object holding another 100k times under a
+ *                           label, and a root holding it 100k times, the
+ *                           label and the kind 256 control bytes: the most
+ *                           edges per byte, each with the longest text
+ *   deep-chain.hfd          200,000 objects, each holding the next, one
+ *                           root at the head: heapfmt-graph path walks
+ *                           every hop
  * Exits 0, or 1 with a message.
  */
 #include <stdio.h>
@@ -202,6 +222,117 @@ static void colliding_lines(traw *d)
         if ((i + 1) % FLOOD_BLOCK == 0)
             traw_flush(d);
     }
+    traw_finish(d);
+}
+
+#define HUGE_NAME (256u << 10)
+#define HUGE_OBJECTS 2000u
+#define CUT_NAME 300u /* past the tools' cut: 256 bytes are shown */
+#define CUT_OBJECTS 2000u
+
+/* fills: the bytes of the class, type, file, function, label and root
+ * kind names, of len bytes each; "\1": control bytes, whose escapes are
+ * longest. n objects. */
+static void huge_names(traw *d, const char *fills, size_t len, uint64_t n)
+{
+    char *text = malloc(len + 1);
+    if (text == NULL)
+        exit(1);
+    begin(d);
+    for (uint32_t i = 0; i < 6; i++) {
+        memset(text, fills[i % strlen(fills)], len);
+        text[len] = '\0';
+        traw_string(d, 10 + i, text);
+    }
+    free(text);
+    traw_class(d, 2, 0x2000, 10, 0, 0);
+    traw_frame(d, 1, 13, 0, 0x10, 12, 7);
+    uint32_t frames[64];
+    for (size_t i = 0; i < 64; i++)
+        frames[i] = 1;
+    traw_stack(d, 1, frames, 64);
+    uint64_t *ids = malloc(n * sizeof *ids);
+    if (ids == NULL)
+        exit(1);
+    heapfmt_label label = {HEAPFMT_LABEL_FIELD, 0, 14};
+    for (uint64_t i = 0; i < n; i++) {
+        heapfmt_object o;
+        memset(&o, 0, sizeof o);
+        o.id = ids[i] = 0x10000 + 40 * i;
+        o.class_id = 2;
+        o.type = 11;
+        o.size = 40;
+        o.fields = HEAPFMT_F_SITE | HEAPFMT_F_STACK;
+        o.file = 12;
+        o.line = i + 1;
+        o.stack = 1;
+        if (i > 0) {
+            o.refs = &ids[i - 1];
+            o.nrefs = 1;
+            o.fields |= HEAPFMT_F_LABELS;
+            o.labels = &label;
+        }
+        traw_object(d, &o);
+    }
+    traw_root(d, 15, ids, n);
+    traw_finish(d);
+    free(ids);
+}
+
+#define MANY_REFS 100000u
+
+/* An object holding one object 100k times (a reference costs a byte:
+ * its delta, 0) under a label, and a root holding it 100k times, the
+ * label and the root's kind 256-byte texts of control bytes: the most
+ * edge documents per byte of dump, each with the longest text edges
+ * keep. */
+static void many_refs(traw *d)
+{
+    char text[257];
+    memset(text, 1, 256);
+    text[256] = '\0';
+    begin(d);
+    traw_string(d, 3, text);
+    uint64_t *ids = malloc(MANY_REFS * sizeof *ids);
+    heapfmt_label *labels = malloc(MANY_REFS * sizeof *labels);
+    if (ids == NULL || labels == NULL)
+        exit(1);
+    for (size_t i = 0; i < MANY_REFS; i++) {
+        ids[i] = 0x10000;
+        labels[i] = (heapfmt_label){HEAPFMT_LABEL_FIELD, 0, 3};
+    }
+    object(d, 0x10000, 1, 1, NULL, 0);
+    heapfmt_object o;
+    memset(&o, 0, sizeof o);
+    o.id = 0x10028;
+    o.class_id = 1;
+    o.type = 1;
+    o.size = 40;
+    o.fields = HEAPFMT_F_LABELS;
+    o.refs = ids;
+    o.nrefs = MANY_REFS;
+    o.labels = labels;
+    traw_object(d, &o);
+    traw_root(d, 3, ids, MANY_REFS);
+    traw_finish(d);
+    free(ids);
+    free(labels);
+}
+
+#define CHAIN 200000u
+
+static void deep_chain(traw *d)
+{
+    begin(d);
+    traw_string(d, 3, "vm");
+    uint64_t head = 0x10000;
+    for (uint64_t i = 0; i < CHAIN; i++) {
+        uint64_t next = 0x10000 + 40 * (i + 1);
+        object(d, 0x10000 + 40 * i, 1, 1, &next, i + 1 < CHAIN);
+        if ((i + 1) % (4 * FLOOD_BLOCK) == 0)
+            traw_flush(d);
+    }
+    traw_root(d, 3, &head, 1);
     traw_finish(d);
 }
 
@@ -403,6 +534,14 @@ int main(int argc, char **argv)
     save(&d, "colliding-ids.hfd", 0);
     colliding_lines(&d);
     save(&d, "colliding-lines.hfd", 0);
+    huge_names(&d, "ctfklr", HUGE_NAME, HUGE_OBJECTS);
+    save(&d, "huge-names.hfd", 0);
+    huge_names(&d, "\1", CUT_NAME, CUT_OBJECTS);
+    save(&d, "cut-control-names.hfd", 0);
+    many_refs(&d);
+    save(&d, "many-refs.hfd", 0);
+    deep_chain(&d);
+    save(&d, "deep-chain.hfd", 0);
 
     free(kind);
     free(name);

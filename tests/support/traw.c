@@ -121,6 +121,10 @@ void traw_free(traw *d)
 {
     tbuf_free(&d->out);
     tbuf_free(&d->blk);
+    for (size_t i = 0; i < TRAW_MAX_STRINGS; i++) {
+        free(d->str[i].big);
+        d->str[i].big = NULL;
+    }
 }
 
 static void pad(traw *d, tbuf *body)
@@ -203,6 +207,13 @@ void traw_string(traw *d, uint32_t id, const char *text)
     tbuf_put(&b, text, len);
     if (id < TRAW_MAX_STRINGS && len < sizeof d->str[0].text) {
         memcpy(d->str[id].text, text, len);
+        d->str[id].len = len;
+    } else if (id < TRAW_MAX_STRINGS) {
+        free(d->str[id].big);
+        d->str[id].big = malloc(len);
+        if (d->str[id].big == NULL)
+            abort();
+        memcpy(d->str[id].big, text, len);
         d->str[id].len = len;
     }
     d->nstrings++;
@@ -462,7 +473,8 @@ void traw_finish(traw *d)
         size_t nlen = name < TRAW_MAX_STRINGS ? d->str[name].len : 0;
         tbuf_varint(&b, nlen);
         if (nlen)
-            tbuf_put(&b, d->str[name].text, nlen);
+            tbuf_put(&b, d->str[name].big ? d->str[name].big
+                                           : d->str[name].text, nlen);
         pad(d, &b);
         traw_record(&f, HEAPFMT_TAG_SUMMARY, b.data, b.len);
         tbuf_free(&b);

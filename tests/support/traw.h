@@ -76,8 +76,9 @@ typedef struct traw {
     uint32_t nclasses;
     struct {
         char text[64];
+        char *big; /* a text of 64 bytes or more (malloc'd) */
         size_t len;
-    } str[TRAW_MAX_STRINGS]; /* by id */
+    } str[TRAW_MAX_STRINGS]; /* by id, for the footer's class names */
     traw_lies lie;      /* set between traw_begin and traw_finish */
 } traw;
 

@@ -43,6 +43,42 @@ size_t cli_utf8_len(const char *s, size_t n)
     return utf8_len((const unsigned char *)s, n);
 }
 
+/* The bytes of the character (or the invalid byte) at s, and in *cost the
+ * most bytes it takes escaped (text form or JSON). */
+static size_t char_cost(const unsigned char *s, size_t n, size_t *cost)
+{
+    unsigned char c = s[0];
+    if (c >= 0x20 && c < 0x7f) {
+        *cost = c == '"' || c == '\\' ? 2 : 1;
+        return 1;
+    }
+    if (c < 0x80) { /* control: up to \u00XX */
+        *cost = 6;
+        return 1;
+    }
+    size_t u = utf8_len(s, n);
+    if (u == 0) { /* invalid: \xHH, or U+FFFD in JSON */
+        *cost = 4;
+        return 1;
+    }
+    *cost = u;
+    return u;
+}
+
+size_t cli_escaped_prefix(const char *s, size_t len, size_t budget)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, used = 0;
+    while (i < len) {
+        size_t cost, n = char_cost(p + i, len - i, &cost);
+        if (used + cost > budget)
+            break;
+        used += cost;
+        i += n;
+    }
+    return i;
+}
+
 /* The next piece of the text form of s[i..len): a character as it is
  * (a valid UTF-8 sequence, its bytes in s), or an escape written to e:
  * \\, \t, \n, \r, and \xHH for the other control bytes, DEL, and every

@@ -36,6 +36,12 @@ char *cli_text_format(char *buf, size_t size, const char *s, size_t len);
  * code point past U+10FFFF or a sequence cut by n). */
 size_t cli_utf8_len(const char *s, size_t n);
 
+/* The length of the longest prefix of the len bytes at s that ends at a
+ * character boundary and takes at most budget bytes escaped, in the text
+ * form or in a JSON string, whichever is longer (a control byte takes 6,
+ * "\u0001"; an invalid one 4, "\xff"). Reads at most budget + 4 bytes. */
+size_t cli_escaped_prefix(const char *s, size_t len, size_t budget);
+
 /* Writes s as a quoted JSON string to out. */
 void cli_put_json(FILE *out, const char *s, size_t len);
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_escape.h"
 #include "cli_names.h"
 
 const char *cli_placeholder(cli_name *out, uint32_t index, uint64_t id,
@@ -41,4 +42,34 @@ const char *cli_summary_name(const heapfmt_class_summary *s, cli_name *buf,
     const char *p = cli_placeholder(buf, s->index, s->id, s->flags);
     *len = strlen(p);
     return p;
+}
+
+const char *cli_name_cut(const char *s, size_t len, cli_name *buf,
+                         size_t *out_len)
+{
+    size_t fit = cli_escaped_prefix(s, len, CLI_NAME_MAX + CLI_CUT_SLACK);
+    if (fit == len) {
+        *out_len = len;
+        return s;
+    }
+    size_t keep = cli_escaped_prefix(s, fit, CLI_NAME_MAX);
+    memcpy(buf->s, s, keep);
+    int n = snprintf(buf->s + keep, sizeof buf->s - keep,
+                     CLI_CUT_MARK "%zu bytes)", len - keep);
+    *out_len = keep + (size_t)n;
+    return buf->s;
+}
+
+const char *cli_class_shown(const heapfmt_rclass *c, cli_name *buf,
+                            size_t *len)
+{
+    const char *s = cli_class_name(c, buf, len);
+    return cli_name_cut(s, *len, buf, len);
+}
+
+const char *cli_summary_shown(const heapfmt_class_summary *s, cli_name *buf,
+                              size_t *len)
+{
+    const char *p = cli_summary_name(s, buf, len);
+    return cli_name_cut(p, *len, buf, len);
 }

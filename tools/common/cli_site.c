@@ -3,14 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_names.h"
 #include "cli_site.h"
 
 int cli_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
                     uint64_t line, size_t *len)
 {
     char ph[48];
-    const char *text = file->ptr;
-    size_t tlen = file->len;
+    cli_name cut;
+    size_t tlen;
+    const char *text = cli_name_cut(file->ptr, file->len, &cut, &tlen);
     if (file->undefined) {
         snprintf(ph, sizeof ph, "#<undefined string %u>", (unsigned)file->id);
         text = ph;

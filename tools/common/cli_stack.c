@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_names.h"
 #include "cli_stack.h"
 
 void cli_buf_free(cli_buf *b)
@@ -104,6 +105,8 @@ static int put_string(cli_buf *b, const heapfmt_rstring *s, int base,
     size_t len = s->len;
     if (base)
         basename_of(&p, &len);
+    cli_name cut;
+    p = cli_name_cut(p, len, &cut, &len);
     return put(b, p, len, style);
 }
 

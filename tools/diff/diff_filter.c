@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_names.h"
 #include "diff_filter.h"
 
 void diff_filter_init(filter *f)
@@ -50,9 +51,15 @@ int diff_filter_pass(const filter *f, const char *name, size_t len)
 {
     if (!diff_filter_active(f))
         return 1;
-    for (size_t i = 0; i < f->nnames; i++)
-        if (strlen(f->names[i]) == len && memcmp(f->names[i], name, len) == 0)
+    for (size_t i = 0; i < f->nnames; i++) {
+        /* names are shown cut (cli_name_cut): so is a long NAME */
+        cli_name cut;
+        size_t n;
+        const char *want =
+            cli_name_cut(f->names[i], strlen(f->names[i]), &cut, &n);
+        if (n == len && memcmp(want, name, len) == 0)
             return 1;
+    }
     for (size_t i = 0; i < f->nres; i++)
         if (regexec(&f->res[i], name, 0, NULL, 0) == 0)
             return 1;

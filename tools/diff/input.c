@@ -267,12 +267,12 @@ static int slot_class(input *in, cli_strmap *t, uint32_t slot, int final,
             ? footer_class(in->footer, c->index)
             : NULL;
     if (s != NULL) {
-        name = cli_summary_name(s, &buf, &len);
+        name = cli_summary_shown(s, &buf, &len);
     } else if (!final && provisional(c)) {
         *out = DIFF_MATCH_DEFER; /* not cached: asked again next time */
         return 0;
     } else {
-        name = cli_class_name(c, &buf, &len);
+        name = cli_class_shown(c, &buf, &len);
     }
     uint32_t id;
     if (nameid_get(t, name, len, &id) != 0)
@@ -312,7 +312,7 @@ static int string_name(input *in, cli_strmap *t, uint32_t slot, int is_file,
                        uint32_t *out)
 {
     const heapfmt_rstring *s = heapfmt_reader_string(in->d.reader, slot);
-    char buf[48];
+    cli_name buf;
     const char *text;
     size_t len;
     if (s == NULL || (!is_file && (slot == 0 || s->len == 0))) {
@@ -320,15 +320,15 @@ static int string_name(input *in, cli_strmap *t, uint32_t slot, int is_file,
         return 0;
     }
     if (s->undefined) {
-        snprintf(buf, sizeof buf, "#<undefined string %u>", (unsigned)s->id);
-        text = buf;
-        len = strlen(buf);
+        snprintf(buf.s, sizeof buf.s, "#<undefined string %u>",
+                 (unsigned)s->id);
+        text = buf.s;
+        len = strlen(buf.s);
     } else if (slot == 0 || s->len == 0) {
         text = "(no file)";
         len = strlen(text);
     } else {
-        text = s->ptr;
-        len = s->len;
+        text = cli_name_cut(s->ptr, s->len, &buf, &len);
     }
     return nameid_get(t, text, len, out);
 }
@@ -350,19 +350,28 @@ int input_stacks(input *in, cli_strmap *t)
     if (diff_mem_reserve(in->mem, (void **)&in->lkind_stack,
                          &in->clkind_stack, n, sizeof *in->lkind_stack) != 0)
         return -1;
+    size_t had = in->cslot_stack_name;
+    if (diff_mem_reserve(in->mem, (void **)&in->slot_stack_name,
+                         &in->cslot_stack_name, in->nslot_stack + 1,
+                         sizeof *in->slot_stack_name) != 0)
+        return -1;
+    for (size_t i = had; i < in->cslot_stack_name; i++)
+        in->slot_stack_name[i] = UNSET;
     cli_buf b = {0};
     int rc = 0;
     for (size_t lk = in->nlkind_stack; lk < n && rc == 0; lk++) {
-        const heapfmt_rstack *s =
-            stack_of(in, tuples_get(&in->lkinds, (uint32_t)lk)->stack);
+        uint32_t lstack = tuples_get(&in->lkinds, (uint32_t)lk)->stack;
+        const heapfmt_rstack *s = stack_of(in, lstack);
         in->lkind_stack[lk] = DIFF_NONE;
         if (s == NULL)
             continue;
         in->lost_stacks |= s->undefined;
-        rc = cli_stack_name(&b, s, CLI_STACK_TEXT) != 0 ||
-                     nameid_get(t, b.s, b.len, &in->lkind_stack[lk]) != 0
-                 ? -1
-                 : 0;
+        uint32_t *name = &in->slot_stack_name[lstack];
+        if (*name == UNSET &&
+            (cli_stack_name(&b, s, CLI_STACK_TEXT) != 0 ||
+             nameid_get(t, b.s, b.len, name) != 0))
+            rc = -1;
+        in->lkind_stack[lk] = *name;
     }
     cli_buf_free(&b);
     if (rc == 0)
@@ -446,6 +455,8 @@ void input_close(input *in)
     DIFF_MEM_DROP(in->mem, in->lkind_class);
     DIFF_MEM_DROP(in->mem, in->slot_stack);
     DIFF_MEM_DROP(in->mem, in->lkind_stack);
+    DIFF_MEM_DROP(in->mem, in->slot_stack_name);
+    in->cslot_stack_name = 0;
     in->nslot_class = in->nslot_kind = in->clkind_class = 0;
     in->nslot_stack = in->nlkind_stack = in->clkind_stack = 0;
 }

@@ -54,6 +54,9 @@ typedef struct input {
     uint32_t *lkind_stack;  /* local kind -> stack name id (DIFF_NONE: no
                                stack), for the first nlkind_stack kinds */
     size_t nlkind_stack, clkind_stack;
+    uint32_t *slot_stack_name; /* stack slot -> its name id, or UNSET: a
+                                  stack is named once, not per kind */
+    size_t cslot_stack_name;
     int lost_stacks;        /* some object's stack was never defined */
     cli_strmap codes;       /* INPUT_IMEMO, ISEQ: the names; a local kind's
                                frame part is its index + 1 (0: none) */

@@ -519,7 +519,7 @@ void doc_object(jout *o, const doc_style *st, const heapfmt_robject *ob,
                 const doc_refs *refs)
 {
     uint64_t budget = DOC_MAX_EXTRAS - EXTRAS_FIXED;
-    uint64_t for_stack = stack_cost(ob->stack, budget / 2);
+    uint64_t for_stack = stack_cost(ob->stack, DOC_MAX_STACK);
     budget -= for_stack;
     char id[JOUT_ID_LEN]; /* "0x...", formatted once for _id and id */
     jout_fmt_id(id, ob->id);

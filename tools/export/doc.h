@@ -43,7 +43,8 @@
  *     "index" the index. stack holds one {"function", "library", "offset",
  *     "file", "line"} per frame, innermost first, each member present only
  *     when known. ref_labels and stack of one document share a budget of
- *     DOC_MAX_EXTRAS (the stack up to half of it, the labels the rest);
+ *     DOC_MAX_EXTRAS (the stack up to DOC_MAX_STACK of it, the labels the
+ *     rest);
  *     what does not fit is left out and
  *     ref_labels_truncated / stack_truncated: true say so. */
 #ifndef DOC_H
@@ -63,16 +64,31 @@
 #define DOC_MONGO_MAX_REFS 100000u
 
 /* Label names and the texts of stack frames are cut at this many input
- * bytes. */
-#define DOC_MAX_NAME 4096u
+ * bytes: a label's name repeats in every edge and every document whose
+ * reference it labels, a frame's in every document of its stack (4 KiB
+ * before issue 31; the longest C++ frame names of a real heap stay under
+ * it). */
+#define DOC_MAX_NAME 256u
 
 /* Texts that repeat from one document to the next -- the class, type and
  * file names of objects, the kind of a root in each of its edges -- are
  * cut at this many input bytes, and "<member>_truncated": true follows:
  * a dump of a few long names cannot make the output grow by their length
  * times the number of objects or edges. Every document is then at most a
- * constant plus a multiple of the bytes of its own record. */
-#define DOC_MAX_REPEATED 1024u
+ * constant plus a multiple of the bytes of its own record (1 KiB before
+ * issue 31; the tools' tables cut names at the same length,
+ * CLI_NAME_MAX). */
+#define DOC_MAX_REPEATED 256u
+
+/* The most a stack may add to one object document, in bytes of BSON
+ * counted as for DOC_MAX_EXTRAS (3 per byte of text): about 80 frames of
+ * usual names, at most 32 KiB of JSON (a text of control bytes takes 6
+ * bytes a byte). A stack repeats in every document of its objects, so
+ * this, not the dump, bounds what a document of a few bytes of record
+ * can cost (half of DOC_MAX_EXTRAS, 500 KB, before issue 31: 2,000
+ * objects of one deep stack made 344 MB of a 1.6 MB dump). The whole
+ * stacks are in histo --by=stack and -f folded. */
+#define DOC_MAX_STACK (16u << 10)
 
 /* The most that ref_labels and stack may add to one object or root
  * document, in bytes of BSON (each element is counted at its largest:

@@ -3,7 +3,11 @@
 #include <string.h>
 
 #include "cli_escape.h"
+#include "cli_names.h"
 #include "out.h"
+
+/* The escaped text form of a cut name: each byte at most 4 ("\xHH"). */
+#define OUT_TEXT_MAX (4 * sizeof(cli_name) + 24)
 
 int out_parse_format(const char *s, int *format)
 {
@@ -36,7 +40,14 @@ void out_begin(out *o, FILE *f, int format, const diff_mem *mem,
     }
 }
 
-/* Keeps a table cell: its escaped text. */
+static void print_row(out *o, const out_cell *cells);
+static void print_header(out *o);
+
+/* Keeps a table cell: its escaped text. Once OUT_TABLE_KEEP rows are kept,
+ * they are printed and the columns' widths stay as they are: later rows
+ * are printed as they end, so that a table of millions of rows (a path of
+ * 2M hops, the referrers of a popular object) takes the memory of one
+ * row, not 475 bytes a row (issue 31). */
 static void keep(out *o, const char *s, size_t len, int number)
 {
     if (o->failed)
@@ -57,9 +68,16 @@ static void keep(out *o, const char *s, size_t len, int number)
 /* Escaped text of len bytes at s, for a table cell. */
 static void keep_text(out *o, const char *s, size_t len)
 {
-    char buf[1024];
+    char buf[OUT_TEXT_MAX];
     cli_text_format(buf, sizeof buf, s, len);
     keep(o, buf, strlen(buf), 0);
+}
+
+static void free_cells(out *o)
+{
+    for (size_t i = 0; i < o->ncells; i++)
+        diff_mem_free(o->mem, o->cells[i].text);
+    o->ncells = 0;
 }
 
 /* Before a cell: separators and, in JSON, the key. */
@@ -77,22 +95,35 @@ static void open_cell(out *o)
     }
 }
 
+static void measure(out *o);
+
 static void close_cell(out *o)
 {
     if (++o->col < o->ncols)
         return;
     o->col = 0;
     o->rows++;
-    if (o->format == OUT_JSON)
+    if (o->format == OUT_JSON) {
         fputc('}', o->f);
-    else if (o->format != OUT_TABLE)
+    } else if (o->format != OUT_TABLE) {
         fputc('\n', o->f);
+    } else if (o->streaming && !o->failed) { /* the row just kept */
+        print_row(o, o->cells);
+        free_cells(o);
+    } else if (o->rows == OUT_TABLE_KEEP && !o->failed) {
+        measure(o);
+        print_header(o);
+        for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
+            print_row(o, &o->cells[i]);
+        free_cells(o);
+        o->streaming = 1;
+    }
 }
 
 /* A CSV field: quoted when it holds a comma, quote or line break. */
 static void put_csv(FILE *f, const char *s, size_t len)
 {
-    char buf[1024];
+    char buf[OUT_TEXT_MAX];
     cli_text_format(buf, sizeof buf, s, len);
     if (strpbrk(buf, ",\"\r\n") == NULL) {
         fputs(buf, f);
@@ -109,6 +140,8 @@ static void put_csv(FILE *f, const char *s, size_t len)
 
 void out_text(out *o, const char *s, size_t len)
 {
+    cli_name cut;
+    s = cli_name_cut(s, len, &cut, &len);
     open_cell(o);
     switch (o->format) {
     case OUT_TABLE:
@@ -160,7 +193,9 @@ void out_site(out *o, const char *file, size_t len, uint64_t line)
         out_null(o);
         return;
     }
-    char buf[1024];
+    cli_name cut;
+    file = cli_name_cut(file, len, &cut, &len);
+    char buf[OUT_TEXT_MAX];
     cli_text_format(buf, sizeof buf - 24, file, len);
     size_t n = strlen(buf);
     snprintf(buf + n, sizeof buf - n, ":%" PRIu64, line);
@@ -225,20 +260,26 @@ static void put_cell(line *l, const char *s, int number, size_t width,
     }
 }
 
-static void print_table(out *o)
+/* The columns' widths over the header and the rows kept. */
+static void measure(out *o)
 {
-    size_t w[64] = {0};
-    size_t nc = o->ncols < 64 ? o->ncols : 64;
+    size_t nc = o->ncols < OUT_MAX_COLS ? o->ncols : OUT_MAX_COLS;
     for (size_t c = 0; c < nc; c++)
-        w[c] = strlen(o->names[c]);
+        o->width[c] = strlen(o->names[c]);
     for (size_t i = 0; i < o->ncells; i++) {
         size_t c = i % o->ncols;
         size_t len = cli_text_width(o->cells[i].text, strlen(o->cells[i].text));
-        if (c < nc && len > w[c])
-            w[c] = len;
+        if (c < nc && len > o->width[c])
+            o->width[c] = len;
     }
+}
+
+/* The header: upper case, aligned as the column's cells (numbers to the
+ * right: the first row's cells say which). */
+static void print_header(out *o)
+{
+    size_t nc = o->ncols < OUT_MAX_COLS ? o->ncols : OUT_MAX_COLS;
     line l = {o->f, 0};
-    /* The header: upper case, aligned as the column's cells. */
     for (size_t c = 0; c < nc; c++) {
         char h[64];
         size_t len = strlen(o->names[c]);
@@ -249,29 +290,34 @@ static void print_table(out *o)
             h[k] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
         }
         h[len] = '\0';
-        put_cell(&l, h, o->cells[c].number, w[c], c + 1 == nc);
+        put_cell(&l, h, o->cells[c].number, o->width[c], c + 1 == nc);
     }
-    for (size_t i = 0; i < o->ncells; i++) {
-        size_t c = i % o->ncols;
-        if (c < nc)
-            put_cell(&l, o->cells[i].text, o->cells[i].number, w[c],
-                     c + 1 == nc);
-    }
+}
+
+static void print_row(out *o, const out_cell *cells)
+{
+    size_t nc = o->ncols < OUT_MAX_COLS ? o->ncols : OUT_MAX_COLS;
+    line l = {o->f, 0};
+    for (size_t c = 0; c < nc; c++)
+        put_cell(&l, cells[c].text, cells[c].number, o->width[c], c + 1 == nc);
 }
 
 int out_finish(out *o)
 {
     int rc = 0;
     if (o->format == OUT_TABLE) {
-        if (o->failed)
+        if (o->failed) {
             rc = -1;
-        else if (o->rows > 0)
-            print_table(o);
+        } else if (o->rows > 0 && !o->streaming) {
+            measure(o);
+            print_header(o);
+            for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
+                print_row(o, &o->cells[i]);
+        }
     } else if (o->format == OUT_JSON) {
         fputs(o->rows ? "\n]\n" : "]\n", o->f);
     }
-    for (size_t i = 0; i < o->ncells; i++)
-        diff_mem_free(o->mem, o->cells[i].text);
+    free_cells(o);
     diff_mem_free(o->mem, o->cells);
     o->cells = NULL;
     o->ncells = o->capcells = 0;

@@ -7,8 +7,14 @@
  *   json   an array of objects, one per row, keyed by column name
  *
  * Text cells are printed in the escaped text form of cli_escape.h (one
- * cell is always one field), or as JSON strings. A cell may be null
- * (nothing known): empty in table, TSV and CSV, null in JSON. */
+ * cell is always one field), or as JSON strings, cut as cli_name_cut cuts
+ * names (in every format). A cell may be null (nothing known): empty in
+ * table, TSV and CSV, null in JSON.
+ *
+ * A table measures its columns over its first OUT_TABLE_KEEP rows, then
+ * prints them and every later row as it ends (a wider cell then pushes
+ * the rest of its line): memory stays that of OUT_TABLE_KEEP rows
+ * whatever the number of rows. */
 #ifndef GRAPH_OUT_H
 #define GRAPH_OUT_H
 
@@ -28,6 +34,9 @@ typedef struct out_cell {
     int number;   /* right-aligned */
 } out_cell;
 
+#define OUT_TABLE_KEEP 4096 /* rows measured before a table is printed */
+#define OUT_MAX_COLS 64
+
 typedef struct out {
     FILE *f;
     int format;
@@ -40,6 +49,8 @@ typedef struct out {
     out_cell *cells;
     size_t ncells, capcells;
     int failed;               /* out of memory while keeping a row */
+    int streaming;            /* table: measured, printed, rows go on */
+    size_t width[OUT_MAX_COLS]; /* table: of the columns, once measured */
 } out;
 
 /* Starts the output of rows of ncols columns. names must outlive o. */

@@ -22,6 +22,7 @@
 #include "cli_code.h"
 #include "cli_dump.h"
 #include "cli_native.h"
+#include "cli_names.h"
 #include "cli_num.h"
 #include "cli_strmap.h"
 #include "strtab.h"
@@ -174,11 +175,11 @@ int histo_collect(histo_table *t, size_t d, const char *path,
 int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
                        const histo_options *opt);
 
-/* Display name for --by=type (see histo(1)): the type string's text, or a
- * placeholder written into buf (cap bytes, at least 48): "(no type)" for
- * none or an empty name, "#<undefined string ID>" for a string whose
- * STRING record was lost. *len receives the length. */
-const char *histo_type_name(const heapfmt_rstring *s, char *buf, size_t cap,
+/* Display name for --by=type (see histo(1)): the type string's text (cut:
+ * cli_name_cut), or a placeholder written into buf: "(no type)" for none
+ * or an empty name, "#<undefined string ID>" for a string whose STRING
+ * record was lost. *len receives the length. */
+const char *histo_type_name(const heapfmt_rstring *s, cli_name *buf,
                             size_t *len);
 
 /* The name of the row of objects without an allocation site. */

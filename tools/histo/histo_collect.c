@@ -51,19 +51,19 @@ static int on_object(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
     return 0;
 }
 
-const char *histo_type_name(const heapfmt_rstring *s, char *buf, size_t cap,
+const char *histo_type_name(const heapfmt_rstring *s, cli_name *buf,
                             size_t *len)
 {
     if (s->undefined) {
-        snprintf(buf, cap, "#<undefined string %u>", (unsigned)s->id);
+        snprintf(buf->s, sizeof buf->s, "#<undefined string %u>",
+                 (unsigned)s->id);
     } else if (s->slot == 0 || s->len == 0) {
-        snprintf(buf, cap, "(no type)");
+        snprintf(buf->s, sizeof buf->s, "(no type)");
     } else {
-        *len = s->len;
-        return s->ptr;
+        return cli_name_cut(s->ptr, s->len, buf, len);
     }
-    *len = strlen(buf);
-    return buf;
+    *len = strlen(buf->s);
+    return buf->s;
 }
 
 static int add_or_fail(histo_table *t, size_t d, const scan *s,
@@ -87,7 +87,7 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
         for (size_t slot = 0; slot < s->acc.cap && slot < n && rc == 0; slot++) {
             cli_name buf;
             const char *name =
-                cli_class_name(heapfmt_reader_class(r, slot), &buf, &len);
+                cli_class_shown(heapfmt_reader_class(r, slot), &buf, &len);
             rc = add_or_fail(t, d, s, name, len, &s->acc.v[slot]);
         }
     } else if (opt->by == HISTO_BY_STACK || opt->by == HISTO_BY_FRAME) {
@@ -105,9 +105,9 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
     } else if (opt->by == HISTO_BY_TYPE) {
         size_t n = heapfmt_reader_string_count(r);
         for (size_t slot = 0; slot < s->acc.cap && slot < n && rc == 0; slot++) {
-            char buf[64];
+            cli_name buf;
             const char *name = histo_type_name(heapfmt_reader_string(r, slot),
-                                               buf, sizeof buf, &len);
+                                               &buf, &len);
             rc = add_or_fail(t, d, s, name, len, &s->acc.v[slot]);
         }
     } else {
@@ -240,7 +240,7 @@ static int collect_footer(histo_table *t, size_t d, const cli_dump *dump,
             continue;
         cli_name buf;
         size_t len;
-        const char *name = cli_summary_name(c, &buf, &len);
+        const char *name = cli_summary_shown(c, &buf, &len);
         if (histo_table_add(t, d, name, len, c->count, c->bytes) != 0) {
             cli_error(dump->name, "out of memory");
             return CLI_EXIT_ERROR;

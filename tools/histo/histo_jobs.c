@@ -468,14 +468,13 @@ static int merge(histo_table *t, size_t d, names *nm, const part *parts,
                 continue;
             const char *name;
             cli_name cbuf;
-            char tbuf[64];
             if (by == HISTO_BY_CLASS) {
                 const heapfmt_rclass *c = heapfmt_reader_class(p->r, slot);
-                name = cli_summary_name(find_class(nm, c->index), &cbuf, &len);
+                name = cli_summary_shown(find_class(nm, c->index), &cbuf, &len);
             } else {
                 const heapfmt_rstring *s =
                     resolve_string(nm, heapfmt_reader_string(p->r, slot));
-                name = histo_type_name(s, tbuf, sizeof tbuf, &len);
+                name = histo_type_name(s, &cbuf, &len);
             }
             rc = histo_table_add(t, d, name, len, a->count, a->bytes);
         }

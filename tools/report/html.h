@@ -11,9 +11,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The most bytes of a name shown in a cell; longer ones are cut (at a
- * character boundary) so that a hostile name cannot bloat the page. */
-#define HTML_MAX_NAME 1024
+/* The most bytes of the text form of a name shown in a cell: longer ones
+ * are cut (at a character boundary). Names come cut (cli_name_cut: 256
+ * bytes and a marker, whose text form fits); what is longer is a stack,
+ * whose whole text is in the page's data for the flame graph. */
+#define HTML_MAX_NAME 1280
 
 void html_text(FILE *f, const char *s, size_t len);
 

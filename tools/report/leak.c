@@ -8,6 +8,7 @@
 
 #include "cli_exit.h"
 #include "cli_msg.h"
+#include "cli_names.h"
 #include "cli_stack.h"
 #include "diff.h"
 #include "html.h"
@@ -22,8 +23,10 @@ static void node_out(report *r, const graph *g, uint32_t v, uint32_t edge,
 {
     json *j = &r->data;
     FILE *f = r->body;
-    char via[512];
-    size_t via_len = node_label_text(g, edge, via, sizeof via);
+    char text[512];
+    cli_name cv, ck, ct; /* names shown cut (cli_name_cut) */
+    size_t via_len = node_label_text(g, edge, text, sizeof text);
+    const char *via = cli_name_cut(text, via_len, &cv, &via_len);
     json_open(j, '{');
     json_key(j, "via");
     if (via_len > 0)
@@ -58,6 +61,9 @@ static void node_out(report *r, const graph *g, uint32_t v, uint32_t edge,
         json_key(j, "id");
         json_cstr(j, id);
     }
+    klass = cli_name_cut(klass, klass_len, &ck, &klass_len);
+    if (type != NULL)
+        type = cli_name_cut(type, type_len, &ct, &type_len);
     json_key(j, "class");
     json_str(j, klass, klass_len);
     html_text(f, klass, klass_len);
@@ -187,8 +193,10 @@ static size_t row_name(const diff_result *res, const diff_row *row,
                        unsigned by, char *buf, size_t cap)
 {
     size_t len;
+    cli_name cut; /* heapfmt-diff's names are cut; to be sure */
     if (by == DIFF_BY_CLASS) {
         const char *name = nameid_text(&res->names, row->cls, &len);
+        name = cli_name_cut(name, len, &cut, &len);
         if (len > cap)
             len = cap;
         memcpy(buf, name, len);
@@ -206,6 +214,7 @@ static size_t row_name(const diff_result *res, const diff_row *row,
         return len;
     }
     const char *file = nameid_text(&res->names, row->file, &len);
+    file = cli_name_cut(file, len, &cut, &len);
     size_t n = len < cap - 24 ? len : cap - 24;
     memcpy(buf, file, n);
     return n + (size_t)snprintf(buf + n, 24, ":%" PRIu64, row->line);

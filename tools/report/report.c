@@ -6,6 +6,7 @@
 #include "cli_escape.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
+#include "cli_names.h"
 #include "cli_num.h"
 #include "html.h"
 #include "page.h"
@@ -56,6 +57,8 @@ void report_table_end(report *r, const char *what, uint64_t shown,
 char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
                        uint64_t line)
 {
+    cli_name cut;
+    file = cli_name_cut(file, len, &cut, &len);
     cli_text_format(buf, cap - 24, file, len);
     size_t n = strlen(buf);
     snprintf(buf + n, cap - n, ":%" PRIu64, line);

@@ -23,7 +23,7 @@ static void row_begin(report *r, const graph *g, const tuple *k)
     cli_name buf;
     size_t len;
     const char *name =
-        cli_class_name(heapfmt_reader_class(g->d.reader, k->klass), &buf, &len);
+        cli_class_shown(heapfmt_reader_class(g->d.reader, k->klass), &buf, &len);
     json_open(&r->data, '{');
     json_key(&r->data, "class");
     json_str(&r->data, name, len);
