@@ -88,7 +88,9 @@ expect_failure 2 "-j without a value"
 # of the fuzz corpora, -j2 and -j4 print what -j1 prints, on stdout and
 # stderr, with the same exit status: by class and stack (whose names take
 # strings, frames and stacks from every range) and, on the crafted dumps
-# and the fixtures, by type and site too. About 60 s.
+# and the fixtures, by type and site too. The fuzz corpora's dumps are
+# compared with -j2 and -j4 in turn (about 4,000 runs in all: 30 s on an
+# idle machine).
 mkdir hostile stream
 "$BIN/../tests/mkhostile" hostile || fail "mkhostile"
 dumps=(hostile/*.hfd "$FIXTURES"/invalid/*.hfd)
@@ -109,11 +111,15 @@ n=0
 for f in "${dumps[@]}"; do
     n=$((n + 1))
     bys="class stack"
-    [ $n -le $ncrafted ] && bys="class type site stack"
+    js=$((n % 2 * 2 + 2))
+    if [ $n -le $ncrafted ]; then
+        bys="class type site stack"
+        js="2 4"
+    fi
     for by in $bys; do
         "$histo" -S --by=$by -j1 "$f" >out.1 2>err.1
         rc1=$?
-        for j in 2 4; do
+        for j in $js; do
             "$histo" -S --by=$by -j$j "$f" >out.j 2>err.j
             rcj=$?
             if [ "$rc1" = "$rcj" ] && cmp -s out.1 out.j && cmp -s err.1 err.j; then
@@ -125,7 +131,7 @@ for f in "${dumps[@]}"; do
     done
 done
 pass
-echo "${#dumps[@]} dumps, $same runs of -j2 and -j4 the same as -j1"
+echo "${#dumps[@]} dumps, $same runs of -j2 or -j4 the same as -j1"
 [ "${#dumps[@]}" -gt 400 ] && pass || fail "only ${#dumps[@]} dumps in the corpora"
 
 finish

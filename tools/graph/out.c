@@ -41,7 +41,7 @@ void out_begin(out *o, FILE *f, int format, const diff_mem *mem,
 }
 
 static void print_row(out *o, const out_cell *cells);
-static void print_header(out *o);
+static void print_kept(out *o);
 
 /* Keeps a table cell: its escaped text. Once OUT_TABLE_KEEP rows are kept,
  * they are printed and the columns' widths stay as they are: later rows
@@ -95,8 +95,6 @@ static void open_cell(out *o)
     }
 }
 
-static void measure(out *o);
-
 static void close_cell(out *o)
 {
     if (++o->col < o->ncols)
@@ -111,10 +109,7 @@ static void close_cell(out *o)
         print_row(o, o->cells);
         free_cells(o);
     } else if (o->rows == OUT_TABLE_KEEP && !o->failed) {
-        measure(o);
-        print_header(o);
-        for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
-            print_row(o, &o->cells[i]);
+        print_kept(o);
         free_cells(o);
         o->streaming = 1;
     }
@@ -302,6 +297,15 @@ static void print_row(out *o, const out_cell *cells)
         put_cell(&l, cells[c].text, cells[c].number, o->width[c], c + 1 == nc);
 }
 
+/* The rows kept, under a header, in columns as wide as they need. */
+static void print_kept(out *o)
+{
+    measure(o);
+    print_header(o);
+    for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
+        print_row(o, &o->cells[i]);
+}
+
 int out_finish(out *o)
 {
     int rc = 0;
@@ -309,10 +313,7 @@ int out_finish(out *o)
         if (o->failed) {
             rc = -1;
         } else if (o->rows > 0 && !o->streaming) {
-            measure(o);
-            print_header(o);
-            for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
-                print_row(o, &o->cells[i]);
+            print_kept(o);
         }
     } else if (o->format == OUT_JSON) {
         fputs(o->rows ? "\n]\n" : "]\n", o->f);

@@ -5,11 +5,11 @@
  * cut into N ranges of about equal file bytes; each thread opens the file
  * again and reads its range with its own reader
  * (heapfmt_reader_seek_range), which ends at the first block of the next
- * range, the last one at the footer. A thread knows only the strings and classes defined in its own
- * range: objects refer to the others through "undefined" entries that keep
- * the exact class index or string id. So counts are kept by the reader's
- * dense slot, as in the one-thread scan, and turned into names only after
- * every thread has finished:
+ * range, the last one at the footer. A thread knows only the strings and
+ * classes defined in its own range: objects refer to the others through
+ * "undefined" entries that keep the exact class index or string id. So
+ * counts are kept by the reader's dense slot, as in the one-thread scan,
+ * and turned into names only after every thread has finished:
  *   class  by class index, named from the footer summary (the final names,
  *          which the one-thread scan also shows);
  *   type   by string id, named from the thread that met its STRING record;
