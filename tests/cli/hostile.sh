@@ -18,10 +18,13 @@
 #     (for inputs under 1 MiB: the flooding and amplification dumps of
 #     several MB are read from their file only, to keep the script's time);
 #   - serial = parallel: histo --scan -j1 and -j2 agree, output and status.
-# Two items of make test, so that each stays well within run-tests.sh's
+# Three items of make test, so that each stays well within run-tests.sh's
 # time limit on a loaded machine: this one over the fixtures and the
-# corpora's samples (heapfmt-import's too), tests/cli/hostile_crafted.sh
-# (HOSTILE_PART=crafted) over mkhostile's dumps and the cases by name.
+# fuzz_read corpus's sample (3 min at load 11), tests/cli/hostile_crafted.sh
+# (HOSTILE_PART=crafted) over mkhostile's dumps and the cases by name,
+# tests/cli/hostile_writers.sh (HOSTILE_PART=writers): the tools that
+# write a dump from another format, heapfmt-import and heapfmt-core, on
+# their fixtures and corpora.
 . "$(dirname "$0")/lib.bash"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,11 +37,12 @@ run "$mk" hostile
 expect_success "mkhostile writes its dumps"
 
 # The inputs: the hostile dumps, or every fixture and every 8th file of
-# the corpus.
+# the corpus (none for the writers).
 part=${HOSTILE_PART:-fixtures}
+inputs=()
 if [ "$part" = crafted ]; then
     inputs=(hostile/*.hfd)
-else
+elif [ "$part" = fixtures ]; then
     inputs=("$FIXTURES"/invalid/*.hfd)
     for f in "$FIXTURES"/valid/*; do [ -f "$f" ] && inputs+=("$f"); done
     n=0
@@ -110,6 +114,7 @@ for cur in "${inputs[@]}"; do
                "graph dominators -n 5" \
                "graph dominators --by=class,site -n 5" \
                "graph referrers --class=String -n 50" \
+               "graph leaked -n 5" "graph leaked --objects -n 50" \
                "graph path -k 2 0x10000"; do
         bound=$(($(factor "$cmd") * size + 1048576))
         set -- $cmd
@@ -174,6 +179,7 @@ for cur in "${inputs[@]}"; do
     esac
     # heapfmt-replay: what a trace holds is replayed (in a child, under
     # glibc), anything else refused; file and pipe agree
+    bound=$((256 * size + 1048576))
     rc=$(run_bounded replay "$cur" "$BIN/heapfmt-replay" -a glibc -f json -t 20 "$cur")
     rc_pipe=$(run_bounded replaypipe - "$BIN/heapfmt-replay" -a glibc -f json -t 20 -)
     case $rc in
@@ -184,25 +190,48 @@ for cur in "${inputs[@]}"; do
     out_size=$(stat -c %s out.replay)
     [ "$out_size" -le "$bound" ] && pass ||
         fail "$base: heapfmt-replay: $out_size bytes out of $size in"
-    # heapfmt-report on three dumps (every section): the input three
-    # times; its names stay text, never markup of the page
+    # heapfmt-report on one dump (the sections that fit one) and on three
+    # (every section): the input three times; its names stay text, never
+    # markup of the page
     bound=$((256 * size + 1048576))
-    rc=$(run_bounded report "$cur" "$BIN/heapfmt-report" "$cur" "$cur" "$cur")
-    case $rc in
-    0 | 1 | 3) pass ;;
-    *) fail "$base: heapfmt-report: exit $rc" ;;
-    esac
-    out_size=$(stat -c %s out.report)
-    [ "$out_size" -le "$bound" ] && pass ||
-        fail "$base: heapfmt-report: $out_size bytes out of $size in"
-    if [ "$rc" = 0 ] || [ "$rc" = 3 ]; then
-        [ "$(grep -o '<script' out.report | wc -l)" -eq 2 ] && pass ||
-            fail "$base: heapfmt-report: a name became a script element"
-    fi
+    for n in 1 3; do
+        set -- "$cur"
+        [ $n = 3 ] && set -- "$cur" "$cur" "$cur"
+        rc=$(run_bounded report "$cur" "$BIN/heapfmt-report" "$@")
+        case $rc in
+        0 | 1 | 3) pass ;;
+        *) fail "$base: heapfmt-report of $n: exit $rc" ;;
+        esac
+        out_size=$(stat -c %s out.report)
+        [ "$out_size" -le "$bound" ] && pass ||
+            fail "$base: heapfmt-report of $n: $out_size bytes out of $size in"
+        if [ "$rc" = 0 ] || [ "$rc" = 3 ]; then
+            [ "$(grep -o '<script' out.report | wc -l)" -eq 2 ] && pass ||
+                fail "$base: heapfmt-report of $n: a name became a script element"
+        fi
+    done
 done
 echo "$checked runs over ${#inputs[@]} inputs"
+[ "$part" = fixtures ] && finish
 
-if [ "$part" != crafted ]; then
+if [ "$part" = writers ]; then
+    # check_writer NAME OUT CMD...: CMD, which writes the dump OUT from
+    # $cur, ends with 0, 1 or 3 under the limits, and OUT holds at most 16
+    # bytes per byte of $cur plus 1 MiB.
+    check_writer() {
+        local name=$1 dumpfile=$2 rc out_size bound
+        shift 2
+        rm -f "$dumpfile"
+        rc=$(run_bounded writer "$cur" "$@")
+        case $rc in
+        0 | 1 | 3) pass ;;
+        *) fail "$name: ${1##*/}: exit $rc" ;;
+        esac
+        out_size=$(stat -c %s "$dumpfile" 2>/dev/null || echo 0)
+        bound=$((16 * $(stat -c %s "$cur") + 1048576))
+        [ "$out_size" -le "$bound" ] && pass ||
+            fail "$name: ${1##*/} wrote $out_size bytes (bound $bound)"
+    }
     # heapfmt-import on every import fixture and every 8th input of the
     # fuzz_import corpus: no crash, no hang, a dump of at most 16 bytes per
     # byte of input plus 1 MiB.
@@ -214,19 +243,31 @@ if [ "$part" != crafted ]; then
         */fuzz_import/*) n=$((n + 1)); [ $((n % 8)) -eq 0 ] || continue ;;
         *README*) continue ;;
         esac
-        rm -f imported.hfd
-        rc=$(run_bounded import "$cur" "$BIN/heapfmt-import" -o imported.hfd "$cur")
-        case $rc in
-        0 | 1 | 3) pass ;;
-        *) fail "$(basename "$cur"): heapfmt-import: exit $rc" ;;
-        esac
-        out_size=$(stat -c %s imported.hfd 2>/dev/null || echo 0)
-        bound=$((16 * $(stat -c %s "$cur") + 1048576))
-        [ "$out_size" -le "$bound" ] && pass ||
-            fail "$(basename "$cur"): heapfmt-import wrote $out_size bytes (bound $bound)"
+        check_writer "$(basename "$cur")" imported.hfd "$BIN/heapfmt-import" \
+            -o imported.hfd "$cur"
         imports=$((imports + 1))
     done
     echo "$imports imports"
+    # heapfmt-core on every second core of the fuzz_core corpus (an input
+    # whose first byte's low bits are 0 is a core after that byte):
+    # damaged and cut cores, no crash, no hang, a dump of at most 16 bytes
+    # per byte of core plus 1 MiB.
+    n=0
+    cores=0
+    for f in "$root"/fuzz/corpus/fuzz_core/*; do
+        [ -f "$f" ] || continue
+        mode=$(head -c 1 "$f" | od -An -tu1)
+        [ $((mode % 4)) = 0 ] || continue
+        n=$((n + 1))
+        [ $((n % 2)) = 0 ] || continue
+        cur=core.in
+        tail -c +2 "$f" >"$cur"
+        check_writer "$(basename "$f")" core.hfd "$BIN/heapfmt-core" \
+            --no-debug-files -o core.hfd "$cur"
+        cores=$((cores + 1))
+    done
+    [ "$cores" -ge 20 ] && pass || fail "only $cores cores in fuzz/corpus/fuzz_core"
+    echo "$cores cores"
     finish
 fi
 
@@ -242,10 +283,13 @@ bound=$((64 * size + 1048576))
 for cmd in "histo --by=site" "histo --by=site -f json" "histo --by=stack" \
            "histo -f folded" "histo --by=type" "export -r all" \
            "export -r all --format=mongo" "export -r edges" \
-           "graph dominators -f json" "graph dominators --by=class,site"; do
+           "graph dominators -f json" "graph dominators --by=class,site" \
+           "graph leaked --objects" "graph leaked --by=class,site -f json" \
+           "heapfmt-report"; do
     set -- $cmd
     case $1 in
     histo) prog=$BIN/histo ;;
+    heapfmt-*) prog=$BIN/$1 ;;
     *) prog=$BIN/heapfmt-$1 ;;
     esac
     shift
@@ -266,6 +310,12 @@ for cmd in "heapfmt-report" "heapfmt-diff --by=site" \
 done
 run "$BIN/histo" --by=site -f tsv "$cur"
 expect_out_has $'\xe2\x80\xa6(+261888 bytes):17' "a cut file name says what was cut"
+# the last quarter of its objects is reached by no root: heapfmt-graph
+# leaked names each, cut
+run "$BIN/heapfmt-graph" leaked --objects -f tsv "$cur"
+expect_success "huge names: leaked --objects"
+[ "$(printf '%s\n' "$out" | grep -c $'\xe2\x80\xa6(+261888 bytes)')" -ge 500 ] && pass ||
+    fail "huge names: leaked --objects names each of the 500 objects, cut"
 # heapfmt-graph path keeps no row in table form: a path of 200,000 hops
 # in 32 MiB of address space, as in JSON (before: 415 bytes a hop, more
 # than 96 MiB).

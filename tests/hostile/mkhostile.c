@@ -57,8 +57,9 @@
  *                           stack of 64 frames whose function is a 256 KiB
  *                           text, referencing the object before it under a
  *                           label named by a 256 KiB text; a root of the
- *                           same kind of name holds them all: stored,
- *                           1.3 MB
+ *                           same kind of name holds the first three
+ *                           quarters (the last quarter is leaked):
+ *                           stored, 1.9 MB
  *   cut-control-names.hfd   the same with names of 300
  *                           control bytes (the longest escapes: \x01 in
  *                           text, \u0001 in JSON): the most bytes of cut
@@ -274,7 +275,9 @@ static void huge_names(traw *d, const char *fills, size_t len, uint64_t n)
         }
         traw_object(d, &o);
     }
-    traw_root(d, 15, ids, n);
+    /* the last quarter is reached by no root: heapfmt-graph leaked names
+     * it (the head is the last object) */
+    traw_root(d, 15, ids, n - n / 4);
     traw_finish(d);
     free(ids);
 }
