@@ -963,6 +963,12 @@ heapfmt_dump_to_path(const char *path)
     return NUM2LONG(n);
 }
 
+/* The Ruby API this extension was built for, read by heapfmt-ruby from
+ * the file (without loading it) before it injects the extension into a
+ * running Ruby: an extension loads only into the Ruby it was built for. */
+__attribute__((visibility("default"))) const int heapfmt_ruby_api_version[3] = {
+    RUBY_API_VERSION_MAJOR, RUBY_API_VERSION_MINOR, RUBY_API_VERSION_TEENY};
+
 /* HeapFmt.send(:walk_floor) -> [objects, checksum]: the floor of
  * HeapFmt.dump's time (hr_walk_floor), for bench/ruby_bench.rb. No GC
  * runs first; the GC is off during the walk. Not part of the API. */
