@@ -116,3 +116,10 @@ uninstall-ruby-old:
 	rm -f '$(DESTDIR)$(RUBY_SITEARCHDIR)/heapfmt.$(or $(RUBY_DLEXT),so)'
 
 -include $(RUBY_EXT_OBJS:.o=.d)
+
+# heapfmt-ruby (tools/ruby) looks for the extension where install-ruby
+# puts it, among other places.
+ifneq ($(RUBY_DLEXT),)
+$(BUILD)/obj/tools/ruby/ext.o: TOOL_CPPFLAGS += \
+  -DHEAPFMT_RUBY_SITEARCHDIR='"$(RUBY_SITEARCHDIR)"'
+endif

@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 declare -A page=([histo]=histo [diff]=heapfmt-diff [export]=heapfmt-export
                  [gen]=heapfmt-gen [graph]=heapfmt-graph
                  [import]=heapfmt-import [info]=heapfmt-info [report]=heapfmt-report
-                 [replay]=heapfmt-replay [malloc]=heapfmt-malloc [core]=heapfmt-core)
+                 [replay]=heapfmt-replay [malloc]=heapfmt-malloc [core]=heapfmt-core
+                 [ruby]=heapfmt-ruby)
 for dir in "${!page[@]}"; do
     man=$root/man/${page[$dir]}.1
     [ -f "$man" ] && pass || { fail "${page[$dir]}: no man page"; continue; }
