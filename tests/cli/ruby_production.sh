@@ -53,26 +53,50 @@ File.write(ARGV[0], Process.pid.to_s)
 a = []
 loop { a << 1; a.clear } # Ruby code running: a breakpoint holds the GVL
 RUBY
-ruby -I "$RUBY_EXT_DIR" "$TMPDIR/live.rb" "$TMPDIR/live.pid" &
-rpid=$!
-for _ in $(seq 100); do [ -s "$TMPDIR/live.pid" ] && break; sleep 0.1; done
-run timeout 60 gdb -q -batch -p "$rpid" -ex 'break rb_ary_push' \
-    -ex 'continue' -ex 'delete' \
-    -ex "call (long)heapfmt_dump_to_path(\"$TMPDIR/gdb.hfd\")" -ex 'detach'
-kill "$rpid" 2>/dev/null
-wait "$rpid" 2>/dev/null
-case $out in
-*'$1 = '[1-9]*)
-    pass
-    run "$BIN/heapfmt-info" --verify "$TMPDIR/gdb.hfd"
-    expect_success "the dump made from gdb is complete"
-    ;;
-*)
-    if printf '%s' "$out$err" | grep -qi 'ptrace\|not permitted\|could not attach'; then
-        echo "SKIP: gdb may not attach here (ptrace restricted)"
-    else
-        fail "heapfmt_dump_to_path from gdb: $out"
-    fi
-    ;;
-esac
+
+# The gdb recipes of the READMEs, run as written: every "(gdb) " line of a
+# block, in order, with gdb -batch (only /tmp/heap.hfd becomes a file of
+# this test's own). Each block must dump, verify, and leave the process
+# running on.
+n_blocks=0
+for readme in README.md bindings/ruby/README.md; do
+    awk -v out="$TMPDIR/recipe" '
+        /^```/ { if (inblock) { inblock = 0; if (cmds != "") { n++; print cmds > (out "." n); close(out "." n) } }
+                 else { inblock = 1; cmds = "" } next }
+        inblock && /^\(gdb\) / { sub(/^\(gdb\) /, ""); cmds = cmds $0 "\n" }
+    ' "$readme"
+    for recipe in "$TMPDIR"/recipe.*; do
+        [ -f "$recipe" ] || continue
+        n_blocks=$((n_blocks + 1))
+        rm -f "$TMPDIR/live.pid" "$TMPDIR/gdb.hfd"
+        ruby -I "$RUBY_EXT_DIR" "$TMPDIR/live.rb" "$TMPDIR/live.pid" &
+        rpid=$!
+        for _ in $(seq 100); do [ -s "$TMPDIR/live.pid" ] && break; sleep 0.1; done
+        args=()
+        while IFS= read -r cmd; do
+            [ -n "$cmd" ] && args+=(-ex "${cmd//\/tmp\/heap.hfd/$TMPDIR/gdb.hfd}")
+        done <"$recipe"
+        run timeout 60 gdb -q -batch -p "$rpid" "${args[@]}"
+        sleep 0.5
+        alive=no
+        [ "$(cut -d' ' -f3 "/proc/$rpid/stat" 2>/dev/null)" = R ] ||
+            [ "$(cut -d' ' -f3 "/proc/$rpid/stat" 2>/dev/null)" = S ] && alive=yes
+        kill "$rpid" 2>/dev/null
+        wait "$rpid" 2>/dev/null
+        if printf '%s' "$out$err" | grep -qi 'ptrace: Operation not permitted\|could not attach'; then
+            echo "SKIP: gdb may not attach here (ptrace restricted)"
+            break 2
+        fi
+        what="$readme, gdb recipe $(basename "$recipe")"
+        case $out in
+        *'$1 = '[1-9]*) pass ;;
+        *) fail "$what: the call returns the objects dumped" ;;
+        esac
+        run "$BIN/heapfmt-info" --verify "$TMPDIR/gdb.hfd"
+        expect_success "$what: the dump is complete"
+        [ "$alive" = yes ] && pass || fail "$what: the process runs on after gdb detached"
+        rm -f "$recipe"
+    done
+done
+[ "$n_blocks" -ge 1 ] && pass || fail "the READMEs have a gdb recipe"
 finish
