@@ -181,6 +181,18 @@ static void project(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
             ph64(p, st->frames[i]->id);
         break;
     }
+    case HEAPFMT_TAG_LIFESPAN: {
+        const heapfmt_rlifespan *l = rec->u.lifespan;
+        ph64(p, l->key);
+        ph64(p, l->stack ? l->stack->id : 0);
+        ph64(p, l->file->id);
+        ph64(p, l->line);
+        ph64(p, l->allocs);
+        ph64(p, l->frees);
+        ph64(p, l->lifetime_us);
+        ph64(p, l->oldest_us);
+        break;
+    }
     case HEAPFMT_TAG_END:
         ph64(p, rec->u.end->objects);
         ph64(p, rec->u.end->bytes);

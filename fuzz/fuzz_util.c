@@ -715,6 +715,28 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
                  "refs after STACK is not E_STATE");
         break;
     }
+    case HEAPFMT_TAG_LIFESPAN: {
+        const heapfmt_rlifespan *l = rec->u.lifespan;
+        FZ_CHECK(l != NULL, "LIFESPAN without data");
+        FZ_CHECK(l->key >= 1 && l->key <= 3, "LIFESPAN key %u", l->key);
+        FZ_CHECK((l->stack != NULL) == ((l->key & HEAPFMT_LIFESPAN_STACK) != 0),
+                 "LIFESPAN stack %p with key %u", (const void *)l->stack, l->key);
+        FZ_CHECK(l->file != NULL, "LIFESPAN without a file string");
+        fz_enc_record_head(e, FZ_E_LIFESPAN, rec->index, rec->offset, fl);
+        fz_put_u64(e, l->key);
+        enc_rstack(e, l->stack, fl);
+        enc_rstring(e, l->file, fl, "lifespan file");
+        fz_put_u64(e, l->line);
+        fz_put_u64(e, l->allocs);
+        fz_put_u64(e, l->frees);
+        fz_put_u64(e, l->alloc_bytes);
+        fz_put_u64(e, l->free_bytes);
+        fz_put_u64(e, l->lifetime_us);
+        fz_put_u64(e, l->oldest_us);
+        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
+                 "refs after LIFESPAN is not E_STATE");
+        break;
+    }
     case HEAPFMT_TAG_EVENTS: {
         /* checked whole when read: every event comes out, in increasing
          * numbers and times within the record's first and last */

@@ -199,6 +199,7 @@ void fz_enc_stack_head(fz_buf *e, int present, uint32_t id, uint32_t slot,
 #define FZ_E_ROOT 'R'
 #define FZ_E_FRAME 'f'
 #define FZ_E_STACK 'K'
+#define FZ_E_LIFESPAN 'L'
 #define FZ_E_EVENTS 'V'
 #define FZ_E_END 'E'
 #define FZ_E_ERROR 'X'

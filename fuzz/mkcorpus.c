@@ -171,7 +171,8 @@ static void write_heap(heapfmt_writer *w, int objects, int flushes)
 }
 
 /* Format 1.1: frames and stacks (one deep, one defined again: interned),
- * objects with labels of every kind and with stacks, labeled roots. */
+ * objects with labels of every kind and with stacks, labeled roots; and
+ * 1.2's lifespans. */
 static void write_heap_11(heapfmt_writer *w, int objects)
 {
     uint32_t s_fn, s_lib, s_file, s_field, s_key, s_const, s_glob, s_kind;
@@ -229,6 +230,18 @@ static void write_heap_11(heapfmt_writer *w, int objects)
                            {HEAPFMT_LABEL_CONSTANT, 1, s_const}};
     ok(heapfmt_write_root_labeled(w, s_kind, roots, rl, 3));
     ok(heapfmt_write_root_labeled(w, s_kind, roots, NULL, 2));
+    /* format 1.2: lifespans by stack, by site, by both, and at the limits */
+    heapfmt_lifespan ls[4] = {
+        {HEAPFMT_LIFESPAN_STACK, stk[0], 0, 0, 500048, 400028, 51204915,
+         40962867, 123456789, 7000000},
+        {HEAPFMT_LIFESPAN_SITE, 0, s_file, 51, 600007, 600000, 614407,
+         614400, 17, 5},
+        {HEAPFMT_LIFESPAN_STACK | HEAPFMT_LIFESPAN_SITE, stk[1], s_file, 52,
+         3, 2, 120, 80, 1500, 250000},
+        {HEAPFMT_LIFESPAN_STACK, stk[1], 0, 0, UINT64_MAX, UINT64_MAX,
+         UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX}};
+    for (int i = 0; i < 4; i++)
+        ok(heapfmt_write_lifespan(w, &ls[i]));
 }
 
 static void make_dump_codec(buf *out, int codec, int level,

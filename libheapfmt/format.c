@@ -361,6 +361,56 @@ const char *hf_stack_decode(const uint8_t *q, const uint8_t *qe,
     return NULL;
 }
 
+/* ---- 6.9 LIFESPAN ---- */
+
+uint8_t *hf_lifespan_encode(uint8_t *p, const hf_lifespan_rec *l)
+{
+    *p++ = (uint8_t)l->key;
+    if (l->key & HEAPFMT_LIFESPAN_STACK)
+        p = hf_put_varint(p, l->stack);
+    if (l->key & HEAPFMT_LIFESPAN_SITE) {
+        p = hf_put_varint(p, l->file);
+        p = hf_put_varint(p, l->line);
+    }
+    p = hf_put_varint(p, l->allocs);
+    p = hf_put_varint(p, l->frees);
+    p = hf_put_varint(p, l->alloc_bytes);
+    p = hf_put_varint(p, l->free_bytes);
+    p = hf_put_varint(p, l->lifetime);
+    return hf_put_varint(p, l->oldest);
+}
+
+const char *hf_lifespan_decode(const uint8_t *q, const uint8_t *qe,
+                               int strict, hf_lifespan_rec *l)
+{
+    if (q >= qe)
+        return "truncated LIFESPAN";
+    l->key = *q++;
+    if ((l->key & HF_LIFESPAN_KEYS_KNOWN) == 0)
+        return "LIFESPAN names neither a stack nor a site";
+    if ((l->key & ~HF_LIFESPAN_KEYS_KNOWN) && strict)
+        return "reserved LIFESPAN key bits set";
+    l->stack = l->file = l->line = 0;
+    if (l->key & HEAPFMT_LIFESPAN_STACK) {
+        GET(l->stack);
+        if (l->stack == 0 || l->stack > HEAPFMT_MAX_ID)
+            return "stack id out of range";
+    }
+    if (l->key & HEAPFMT_LIFESPAN_SITE) {
+        GET(l->file);
+        GET(l->line);
+        if (l->file > HEAPFMT_MAX_ID)
+            return "string id out of range";
+    }
+    GET(l->allocs);
+    GET(l->frees);
+    GET(l->alloc_bytes);
+    GET(l->free_bytes);
+    GET(l->lifetime);
+    GET(l->oldest);
+    return NULL;
+}
+
 /* ---- 6.10 EVENTS (1.2) ---- */
 
 const char *hf_event_check(const hf_event_state *s, uint64_t thread,

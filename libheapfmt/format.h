@@ -575,6 +575,21 @@ uint8_t *hf_stack_encode(uint8_t *p, uint64_t id, const uint32_t *frames,
 const char *hf_stack_decode(const uint8_t *q, const uint8_t *qe,
                             hf_stack_rec *s);
 
+/* ---- 6.9 LIFESPAN (1.2) ---- */
+
+typedef struct hf_lifespan_rec {
+    unsigned key; /* HEAPFMT_LIFESPAN_STACK | HEAPFMT_LIFESPAN_SITE */
+    uint64_t stack, file, line;
+    uint64_t allocs, frees, alloc_bytes, free_bytes, lifetime, oldest;
+} hf_lifespan_rec;
+
+#define HF_LIFESPAN_KEYS_KNOWN 0x03u
+#define HF_LIFESPAN_BOUND (1 + 9 * HF_VARINT_MAX)
+uint8_t *hf_lifespan_encode(uint8_t *p, const hf_lifespan_rec *l);
+/* strict: reserved key bits are corrupt (a file not newer than 1.2). */
+const char *hf_lifespan_decode(const uint8_t *q, const uint8_t *qe,
+                               int strict, hf_lifespan_rec *l);
+
 /* ---- 6.10 EVENTS (1.2) ---- */
 
 /* An event's head: dt << 5 | g << 4 | op (spec 6.10). */

@@ -168,6 +168,7 @@ enum heapfmt_tag {
     HEAPFMT_TAG_END = 0x06,
     HEAPFMT_TAG_FRAME = 0x07,    /* format 1.1 */
     HEAPFMT_TAG_STACK = 0x08,    /* format 1.1 */
+    HEAPFMT_TAG_LIFESPAN = 0x09, /* format 1.2 */
     HEAPFMT_TAG_EVENTS = 0x0a,   /* format 1.2: allocation events */
     HEAPFMT_TAG_TOTALS = 0x40,   /* footer only */
     HEAPFMT_TAG_BLOCKS = 0x41,   /* footer only */
@@ -247,6 +248,32 @@ typedef struct heapfmt_frame {
     uint32_t file;
     uint64_t line;
 } heapfmt_frame;
+
+/* The key of a LIFESPAN record (format 1.2): its counts are for a stack,
+ * a site, or the allocations made at a site with a stack. */
+#define HEAPFMT_LIFESPAN_STACK 0x01u
+#define HEAPFMT_LIFESPAN_SITE 0x02u
+
+/* What a producer that sees allocations and frees counted for one stack or
+ * site since it started counting, as given to heapfmt_write_lifespan().
+ *   key          HEAPFMT_LIFESPAN_STACK and/or HEAPFMT_LIFESPAN_SITE.
+ *   stack        with STACK: a stack id (heapfmt_write_stack).
+ *   file, line   with SITE: the site (file is a string id).
+ *   allocs, frees, alloc_bytes, free_bytes
+ *                blocks and bytes allocated there, and of them freed.
+ *   lifetime_us  the sum of the freed blocks' lifetimes, microseconds.
+ *   oldest_us    the age of the oldest block still alive, microseconds
+ *                (0: none is). */
+typedef struct heapfmt_lifespan {
+    uint32_t key;
+    uint32_t stack;
+    uint32_t file;
+    uint64_t line;
+    uint64_t allocs, frees;
+    uint64_t alloc_bytes, free_bytes;
+    uint64_t lifetime_us;
+    uint64_t oldest_us;
+} heapfmt_lifespan;
 
 /* Allocation events (format 1.2, spec/FORMAT.md "EVENTS"): a trace of
  * a program's allocation calls, as heapfmt-malloc --record writes it.
@@ -451,6 +478,11 @@ HEAPFMT_API int heapfmt_write_frame(heapfmt_writer *w, const heapfmt_frame *f,
 HEAPFMT_API int heapfmt_write_stack(heapfmt_writer *w, const uint32_t *frames,
                                     size_t n, uint32_t *id);
 
+/* Writes a LIFESPAN record. Its stack and string ids must have been
+ * defined; key must name a stack, a site or both. Format 1.2. */
+HEAPFMT_API int heapfmt_write_lifespan(heapfmt_writer *w,
+                                       const heapfmt_lifespan *l);
+
 /* Writes an EVENTS record: n events (1..HEAPFMT_MAX_EVENTS) of program
  * thread `thread` (>= 1), or of the recorder's marks (thread 0, MARK
  * events only), in increasing seq and non-decreasing time_us; a block
@@ -629,6 +661,22 @@ typedef struct heapfmt_rstack {
     int undefined;
 } heapfmt_rstack;
 
+/* A LIFESPAN record as the reader delivers it (format 1.2): the fields
+ * of heapfmt_lifespan, with the stack (NULL unless key has
+ * HEAPFMT_LIFESPAN_STACK; an undefined stack when its record was lost)
+ * and the site's file (the empty string unless key has
+ * HEAPFMT_LIFESPAN_SITE) resolved. */
+typedef struct heapfmt_rlifespan {
+    uint32_t key;
+    const heapfmt_rstack *stack;
+    const heapfmt_rstring *file;
+    uint64_t line;
+    uint64_t allocs, frees;
+    uint64_t alloc_bytes, free_bytes;
+    uint64_t lifetime_us;
+    uint64_t oldest_us;
+} heapfmt_rlifespan;
+
 /* The label of a reference as the reader delivers it: kind (enum
  * heapfmt_label_kind), weak, index (INDEX only) and name (every other
  * kind but NONE; the empty string otherwise). */
@@ -706,7 +754,7 @@ typedef struct heapfmt_totals {
 /* One record from heapfmt_reader_next. tag tells which member is valid;
  * the pointed-to data is valid until the next call. For STRING, CLASS,
  * FRAME and STACK, the reader's table entry is given (already updated);
- * EVENTS records are delivered from files of format 1.2 on. For END, only
+ * LIFESPAN and EVENTS records are delivered from files of format 1.2 on. For END, only
  * objects, bytes and records of end are set (END's records field counts
  * the records before END, unknown ones included). index counts the
  * records delivered before this one. */
@@ -723,6 +771,7 @@ typedef struct heapfmt_record {
         const heapfmt_totals *end;
         const heapfmt_rframe *frame;
         const heapfmt_rstack *stack;
+        const heapfmt_rlifespan *lifespan;
         const heapfmt_revents *events;
     } u;
 } heapfmt_record;

@@ -313,6 +313,34 @@ static int decode_end(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
     return HEAPFMT_OK;
 }
 
+static int decode_lifespan(heapfmt_reader *r, const uint8_t *q,
+                           const uint8_t *qe, uint64_t index)
+{
+    hf_lifespan_rec l;
+    const char *why = hf_lifespan_decode(q, qe, r->strict, &l);
+    if (why)
+        return bad(r, index, why);
+    heapfmt_rlifespan *o = &r->lifespan;
+    o->key = l.key & HF_LIFESPAN_KEYS_KNOWN;
+    o->stack = NULL;
+    o->file = &r->empty_string;
+    o->line = l.line;
+    int rc;
+    if ((l.key & HEAPFMT_LIFESPAN_STACK) &&
+        (rc = hf_stack_ref(r, l.stack, &o->stack)) != HEAPFMT_OK)
+        return rc;
+    if ((l.key & HEAPFMT_LIFESPAN_SITE) && l.file != 0 &&
+        (rc = hf_string_ref(r, l.file, &o->file)) != HEAPFMT_OK)
+        return rc;
+    o->allocs = l.allocs;
+    o->frees = l.frees;
+    o->alloc_bytes = l.alloc_bytes;
+    o->free_bytes = l.free_bytes;
+    o->lifetime_us = l.lifetime;
+    o->oldest_us = l.oldest;
+    return HEAPFMT_OK;
+}
+
 /* An EVENTS record is checked whole here, so that its events can then be
  * handed out one at a time without a failure (heapfmt_reader_event). */
 static const char *decode_events(heapfmt_reader *r, const uint8_t *q,
@@ -405,6 +433,14 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         }
         break;
     }
+    case HEAPFMT_TAG_LIFESPAN:
+        if (r->minor < 2) {
+            rc = SKIPPED; /* reserved before 1.2 */
+        } else {
+            rc = decode_lifespan(r, q, qe, index);
+            rec->u.lifespan = &r->lifespan;
+        }
+        break;
     case HEAPFMT_TAG_EVENTS:
         if (r->minor < 2)
             rc = SKIPPED; /* reserved before 1.2 */

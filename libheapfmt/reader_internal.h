@@ -52,6 +52,7 @@ struct heapfmt_reader {
     heapfmt_robject obj;
     heapfmt_rroot root;
     heapfmt_totals end;
+    heapfmt_rlifespan lifespan;
     const uint8_t *refs_p, *refs_end;
     uint64_t refs_n, refs_base;
     uint64_t *refs_buf;

@@ -608,6 +608,42 @@ int heapfmt_write_root(heapfmt_writer *w, uint32_t kind, const uint64_t *ids,
     return heapfmt_write_root_labeled(w, kind, ids, NULL, n);
 }
 
+/* ---- LIFESPAN ---- */
+
+int heapfmt_write_lifespan(heapfmt_writer *w, const heapfmt_lifespan *l)
+{
+    int rc = enter(w);
+    if (rc != HEAPFMT_OK)
+        return rc;
+    if (!l)
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL lifespan"));
+    if ((l->key & HF_LIFESPAN_KEYS_KNOWN) == 0 ||
+        (l->key & ~HF_LIFESPAN_KEYS_KNOWN))
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                 "a lifespan's key is a stack, a site or "
+                                 "both, not 0x%x",
+                                 l->key));
+    if ((l->key & HEAPFMT_LIFESPAN_STACK) &&
+        (l->stack == 0 || l->stack > w->stacks.count))
+        return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
+                                 "stack id %u was never defined", l->stack));
+    if ((l->key & HEAPFMT_LIFESPAN_SITE) &&
+        (rc = check_string_id(w, l->file, "lifespan file")) != HEAPFMT_OK)
+        return leave(w, rc);
+    hf_lifespan_rec rec = {l->key,
+                           l->key & HEAPFMT_LIFESPAN_STACK ? l->stack : 0,
+                           l->key & HEAPFMT_LIFESPAN_SITE ? l->file : 0,
+                           l->key & HEAPFMT_LIFESPAN_SITE ? l->line : 0,
+                           l->allocs, l->frees, l->alloc_bytes,
+                           l->free_bytes, l->lifetime_us, l->oldest_us};
+    size_t hdr;
+    uint8_t *p = begin_record(w, HF_LIFESPAN_BOUND, &hdr);
+    if (!p)
+        return leave(w, w->err.code);
+    return leave(w, end_record(w, HEAPFMT_TAG_LIFESPAN, hdr,
+                               hf_lifespan_encode(p, &rec)));
+}
+
 /* ---- EVENTS (1.2) ---- */
 
 /* The record whose events are already encoded (by hf_event_encode from

@@ -2,8 +2,8 @@
  * test_vector.c -- the test vectors of spec/FORMAT.md section 11: a 1.0
  * dump (11.1) and a 1.1 dump with a labeled reference and a call stack
  * (11.2), which the reader must still decode as described, and the 1.2
- * dump of the same records and a trace's events (11.4), which the writer
- * must produce byte for byte.
+ * dumps of the same records with a LIFESPAN (11.3) and with a trace's
+ * events (11.4), which the writer must produce byte for byte.
  *
  * The hex between the lines TEST-VECTOR-<version>-BEGIN and -END is
  * parsed with this rule: on each line, take the leading whitespace-separated
@@ -99,7 +99,16 @@ static const heapfmt_event vector_mark[] = {
 /* The dump of section 11.4, written through the API: 11.1's records
  * plus a label on the reference and a one-frame stack (11.2), then the
  * events. */
+static void write_vector_tail(tbuf *out, int lifespan);
+
 static void write_vector(tbuf *out)
+{
+    write_vector_tail(out, 0);
+}
+
+/* The 11.2 records, then the events (11.4) or, with lifespan, the
+ * lifespan of the allocations made with its stack at a.rb:7 (11.3). */
+static void write_vector_tail(tbuf *out, int lifespan)
 {
     tsink s;
     tsink_init(&s);
@@ -132,9 +141,18 @@ static void write_vector(tbuf *out)
     o.labels = labels;
     o.stack = stack;
     TASSERT_OK(heapfmt_write_object(w, &o));
-    TASSERT_OK(heapfmt_write_events(w, 1, vector_thread1, 4));
-    TASSERT_OK(heapfmt_write_events(w, 2, vector_thread2, 1));
-    TASSERT_OK(heapfmt_write_events(w, 0, vector_mark, 1));
+    if (lifespan) {
+        uint32_t file;
+        TASSERT_OK(heapfmt_write_string(w, "a.rb", 4, &file));
+        cr_assert_eq(file, 4);
+        heapfmt_lifespan ls = {HEAPFMT_LIFESPAN_STACK | HEAPFMT_LIFESPAN_SITE,
+                               stack, file, 7, 3, 2, 120, 80, 1500, 250000};
+        TASSERT_OK(heapfmt_write_lifespan(w, &ls));
+    } else {
+        TASSERT_OK(heapfmt_write_events(w, 1, vector_thread1, 4));
+        TASSERT_OK(heapfmt_write_events(w, 2, vector_thread2, 1));
+        TASSERT_OK(heapfmt_write_events(w, 0, vector_mark, 1));
+    }
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
     *out = s.out;
@@ -492,4 +510,96 @@ Test(vector, spec_bytes_are_self_consistent)
     self_consistent("1.0");
     self_consistent("1.1");
     self_consistent("1.2-EVENTS");
+}
+
+/* ---- section 11.3: the LIFESPAN vector (format 1.2) ---- */
+
+/* The 1.2 vector's LIFESPAN, through the reader. */
+static void expect_lifespan(const tbuf *b, const char *what)
+{
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, b->data, b->len));
+    heapfmt_record rec;
+    int rc, seen = 0;
+    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
+        if (rec.tag != HEAPFMT_TAG_LIFESPAN)
+            continue;
+        const heapfmt_rlifespan *l = rec.u.lifespan;
+        cr_assert_eq(l->key, HEAPFMT_LIFESPAN_STACK | HEAPFMT_LIFESPAN_SITE,
+                     "%s", what);
+        cr_assert_not_null(l->stack);
+        cr_assert_eq(l->stack->id, 1);
+        cr_assert_str_eq(l->stack->frames[0]->function->ptr, "f");
+        cr_assert_str_eq(l->file->ptr, "a.rb");
+        cr_assert_eq(l->line, 7);
+        cr_assert(l->allocs == 3 && l->frees == 2 && l->alloc_bytes == 120 &&
+                  l->free_bytes == 80 && l->lifetime_us == 1500 &&
+                  l->oldest_us == 250000, "%s: counts", what);
+        seen++;
+    }
+    cr_assert_eq(rc, HEAPFMT_DONE);
+    cr_assert_eq(seen, 1, "%s: %d LIFESPAN records", what, seen);
+    heapfmt_reader_free(r);
+}
+
+Test(vector, lifespan_writer_output_matches_spec_bytes)
+{
+    tbuf spec, api;
+    load_vector(&spec, "1.2");
+    write_vector_tail(&api, 1);
+    size_t n = spec.len < api.len ? spec.len : api.len;
+    size_t diff = 0;
+    while (diff < n && spec.data[diff] == api.data[diff])
+        diff++;
+    cr_assert(diff == n && spec.len == api.len,
+              "spec vector 11.3 (%zu bytes) and writer output (%zu bytes) "
+              "differ from offset %zu", spec.len, api.len, diff);
+    expect_lifespan(&spec, "spec vector 11.3");
+    tbuf_free(&spec);
+    tbuf_free(&api);
+}
+
+/* The independent encoder, given 11.3's records, produces the writer's
+ * bytes. */
+Test(vector, lifespan_independent_encoder_agrees_with_writer)
+{
+    tbuf api;
+    write_vector_tail(&api, 1);
+    traw d;
+    traw_begin(&d, 1, 2, 0, 0);
+    traw_string(&d, 1, "String");
+    traw_class(&d, 1, 2000, 1, 0, 0);
+    traw_string(&d, 2, "@k");
+    traw_string(&d, 3, "f");
+    traw_frame(&d, 1, 3, 0, 0x10, 0, 0);
+    uint32_t frames[1] = { 1 };
+    traw_stack(&d, 1, frames, 1);
+    uint64_t refs[1] = { 2000 };
+    heapfmt_label labels[1] = { { HEAPFMT_LABEL_FIELD, 0, 2 } };
+    heapfmt_object o = { 0 };
+    o.id = 16000;
+    o.class_id = 1;
+    o.size = 40;
+    o.fields = HEAPFMT_F_LABELS | HEAPFMT_F_STACK;
+    o.refs = refs;
+    o.nrefs = 1;
+    o.labels = labels;
+    o.stack = 1;
+    traw_object(&d, &o);
+    traw_string(&d, 4, "a.rb");
+    heapfmt_lifespan ls = {HEAPFMT_LIFESPAN_STACK | HEAPFMT_LIFESPAN_SITE,
+                           1, 4, 7, 3, 2, 120, 80, 1500, 250000};
+    traw_lifespan(&d, &ls);
+    traw_finish(&d);
+    cr_assert(d.out.len == api.len &&
+                  memcmp(d.out.data, api.data, api.len) == 0,
+              "encoder (%zu bytes) and writer (%zu bytes) differ",
+              d.out.len, api.len);
+    traw_free(&d);
+    tbuf_free(&api);
+}
+
+Test(vector, lifespan_spec_bytes_are_self_consistent)
+{
+    self_consistent("1.2");
 }

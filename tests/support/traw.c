@@ -354,6 +354,26 @@ void traw_stack(traw *d, uint32_t id, const uint32_t *frames, size_t n)
     add(d, HEAPFMT_TAG_STACK, &b, 0);
 }
 
+void traw_lifespan(traw *d, const heapfmt_lifespan *l)
+{
+    tbuf b = { 0 };
+    tbuf_u8(&b, l->key);
+    if (l->key & 1u) /* a stack */
+        tbuf_varint(&b, l->stack);
+    if (l->key & 2u) { /* a site */
+        tbuf_varint(&b, l->file);
+        tbuf_varint(&b, l->line);
+    }
+    tbuf_varint(&b, l->allocs);
+    tbuf_varint(&b, l->frees);
+    tbuf_varint(&b, l->alloc_bytes);
+    tbuf_varint(&b, l->free_bytes);
+    tbuf_varint(&b, l->lifetime_us);
+    tbuf_varint(&b, l->oldest_us);
+    pad(d, &b);
+    add(d, 0x09, &b, 0);
+}
+
 void traw_events(traw *d, uint64_t thread, uint64_t seq0, uint64_t time0,
                  uint64_t count, const traw_event *ev, size_t n)
 {

@@ -104,6 +104,10 @@ void traw_root_labeled(traw *d, uint32_t kind, const uint64_t *ids,
 void traw_frame(traw *d, uint32_t id, uint32_t function, uint32_t library,
                 uint64_t offset, uint32_t file, uint64_t line);
 void traw_stack(traw *d, uint32_t id, const uint32_t *frames, size_t n);
+/* 1.2: a LIFESPAN record (l's key bits decide which key fields are
+ * written; l->stack and l->file are ids). */
+void traw_lifespan(traw *d, const heapfmt_lifespan *l);
+
 /* 1.2: an EVENTS record, field by field as spec 6.10 lays it out: each
  * event's op, the sequence numbers skipped before it (gap), the
  * microseconds since the previous event (dt), and its fields in the order

@@ -5,7 +5,8 @@
  *     it reports is a failure, and truncation is reported as such);
  *   - every record decodes, references included;
  *   - every object's class, type and file, every class name and every root
- *     kind refer to defined records (nothing "undefined");
+ *     kind refer to defined records (nothing "undefined"), and so do
+ *     lifespans, which never count more frees than allocations;
  *   - END's totals match the objects, bytes and records counted;
  *   - the footer's totals match what was counted (objects, bytes, records,
  *     classes, strings, roots, data blocks);
@@ -215,6 +216,24 @@ static int verify_record(void *ctx, heapfmt_reader *r,
         else
             code = check_refs(v, record->u.root->nrefs, record->index);
         break;
+    case HEAPFMT_TAG_LIFESPAN: {
+        const heapfmt_rlifespan *l = record->u.lifespan;
+        if (l->stack != NULL && l->stack->undefined)
+            code = problem(v, "record %" PRIu64 ": a lifespan of stack %"
+                              PRIu32 ", which no STACK record defines",
+                           record->index, l->stack->id);
+        else if (l->file->undefined)
+            code = problem(v, "record %" PRIu64 ": a lifespan of file string %"
+                              PRIu32 ", which no STRING record defines",
+                           record->index, l->file->id);
+        else if (l->frees > l->allocs || l->free_bytes > l->alloc_bytes)
+            code = problem(v, "record %" PRIu64 ": a lifespan with more "
+                              "frees (%" PRIu64 ", %" PRIu64 " bytes) than "
+                              "allocations (%" PRIu64 ", %" PRIu64 " bytes)",
+                           record->index, l->frees, l->free_bytes, l->allocs,
+                           l->alloc_bytes);
+        break;
+    }
     case HEAPFMT_TAG_END:
         code = check_end(v, record);
         break;
