@@ -116,3 +116,24 @@ cli_num cli_fmt_bytes(uint64_t v)
     snprintf(n.s, sizeof n.s, "%.1f %s", x, units[u]);
     return n;
 }
+
+cli_num cli_fmt_duration_us(uint64_t us)
+{
+    static const struct {
+        const char *unit;
+        double us;
+    } units[] = {{"d", 86400e6}, {"h", 3600e6}, {"min", 60e6}, {"s", 1e6},
+                 {"ms", 1e3}};
+    cli_num n;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        double x = (double)us / units[i].us;
+        if (x < 1.0)
+            continue;
+        /* three significant digits */
+        const char *f = x >= 100.0 ? "%.0f%s" : x >= 10.0 ? "%.1f%s" : "%.2f%s";
+        snprintf(n.s, sizeof n.s, f, x, units[i].unit);
+        return n;
+    }
+    snprintf(n.s, sizeof n.s, "%" PRIu64 "us", us);
+    return n;
+}

@@ -40,4 +40,9 @@ cli_num cli_fmt_plain(uint64_t v);
  * "2.0 GiB". */
 cli_num cli_fmt_bytes(uint64_t v);
 
+/* A duration given in microseconds, in the largest unit that keeps it at
+ * 1 or more, with three significant digits: "850us", "12.5ms", "3.20s",
+ * "4.10min", "2.00h", "3.50d" (below 1 ms, whole microseconds). */
+cli_num cli_fmt_duration_us(uint64_t us);
+
 #endif /* CLI_NUM_H */

@@ -43,7 +43,11 @@ enum histo_sort {
     HISTO_SORT_COUNT,       /* count (in the last dump), largest first */
     HISTO_SORT_NAME,        /* name, in byte order */
     HISTO_SORT_DELTA,       /* change in bytes, last - first, growth first */
-    HISTO_SORT_DELTA_COUNT  /* change in count, last - first, growth first */
+    HISTO_SORT_DELTA_COUNT, /* change in count, last - first, growth first */
+    HISTO_SORT_OLDEST,      /* age of the oldest live block (lifespans,
+                               last dump), oldest first */
+    HISTO_SORT_LIFETIME     /* mean lifetime of the freed blocks (last
+                               dump), longest first */
 };
 
 enum histo_format {
@@ -94,6 +98,19 @@ typedef struct histo_dump {
     cli_native native;
 } histo_dump;
 
+struct histo_total; /* below, with the accumulators */
+
+/* What LIFESPAN records (format 1.2) say about the blocks of one row:
+ * allocated and freed since counting started, the freed ones' lifetimes
+ * (summed, saturating) and the oldest live one's age (the largest). */
+typedef struct histo_life {
+    uint64_t allocs, frees;
+    uint64_t lifetime_us, oldest_us;
+} histo_life;
+
+/* Adds b into a: sums, a saturating sum of lifetimes, the larger age. */
+void histo_life_add(histo_life *a, const histo_life *b);
+
 /* One name of the merged table. Its numbers for dump d are
  * histo_count(t, row, d) and histo_bytes(t, row, d). */
 typedef struct histo_row {
@@ -113,6 +130,8 @@ typedef struct histo_table {
     size_t nrows, caprows;
     uint64_t *cells;    /* by id: count and bytes of each dump */
     size_t capcells;    /* ids with room in cells */
+    histo_life *life;   /* by id and dump, as cells; NULL until a dump
+                           has LIFESPAN records for this --by */
     /* Set by histo_table_finish: */
     size_t nshown;      /* rows[0 .. nshown-1] are shown, in order */
     uint64_t *total;    /* by dump: count, bytes of every row */
@@ -132,6 +151,23 @@ void histo_table_free(histo_table *t);
 int histo_table_add(histo_table *t, size_t d, const char *name, size_t len,
                     uint64_t count, uint64_t bytes);
 
+/* Adds the lifespans l of the blocks named name to dump d (a row with no
+ * live object may exist for them). Returns 0, or -1 out of memory. */
+int histo_table_add_life(histo_table *t, size_t d, const char *name,
+                         size_t len, const histo_life *l);
+
+/* The row's lifespans in dump d, or NULL when the table has none. */
+static inline const histo_life *histo_row_life(const histo_table *t,
+                                               const histo_row *r, size_t d)
+{
+    return t->life ? &t->life[r->id * t->ndumps + d] : NULL;
+}
+
+/* A row's numbers and lifespans together (either may be empty: nothing
+ * is added for an empty one). */
+int histo_table_add_row(histo_table *t, size_t d, const char *name,
+                        size_t len, const struct histo_total *tot,
+                        const histo_life *l);
 static inline uint64_t histo_count(const histo_table *t, const histo_row *r,
                                    size_t d)
 {
@@ -215,6 +251,7 @@ unsigned histo_default_jobs(void);
 typedef struct histo_sites {
     hf_strtab keys;
     struct histo_total *totals; /* by key position */
+    histo_life *life;           /* by key position (zero: none) */
     size_t cap;
 } histo_sites;
 
@@ -225,6 +262,11 @@ void histo_sites_free(histo_sites *s);
 size_t histo_sites_count(const histo_sites *s);
 const struct histo_total *histo_sites_get(const histo_sites *s, size_t i,
                                           uint32_t *file, uint64_t *line);
+/* The lifespans of site i (zero when it had none). */
+const histo_life *histo_sites_life(const histo_sites *s, size_t i);
+/* Adds the lifespans of the site (file, line). 0, or -1 out of memory. */
+int histo_sites_add_life(histo_sites *s, uint32_t file, uint64_t line,
+                         const histo_life *l);
 
 /* ---- histo_acc.c ---- */
 
@@ -241,6 +283,9 @@ typedef struct histo_total {
 typedef struct histo_acc {
     enum histo_by by;
     histo_total *v;      /* by class, string or stack slot */
+    histo_life *life;    /* --by=stack, frame: by stack slot (LIFESPAN
+                            records keyed by a stack alone) */
+    int has_life;        /* a LIFESPAN record was counted */
     const heapfmt_rstack **stack_of; /* --by=stack, frame: by stack slot,
                                         the reader's stack (NULL: none) */
     size_t cap;
@@ -258,6 +303,11 @@ void histo_acc_free(histo_acc *a);
 
 /* Counts one object. Returns 0, or -1 when out of memory. */
 int histo_acc_add(histo_acc *a, const heapfmt_robject *o);
+/* Counts one LIFESPAN record: --by=stack and frame take those keyed by a
+ * stack alone, --by=site those keyed by a site alone (a record for a
+ * stack at a site would count twice); other --by ignore them. Returns 0,
+ * or -1 when out of memory. */
+int histo_acc_add_lifespan(histo_acc *a, const heapfmt_rlifespan *l);
 /* Adds one object of size bytes at (file, line). Returns 0, or -1 when
  * out of memory. */
 int histo_sites_add(histo_sites *s, uint32_t file, uint64_t line,

@@ -15,6 +15,7 @@ void histo_acc_init(histo_acc *a, enum histo_by by)
 void histo_acc_free(histo_acc *a)
 {
     free(a->v);
+    free(a->life);
     free(a->stack_of);
     histo_sites_free(&a->sites);
     cli_strmap_free(&a->codes);
@@ -34,10 +35,17 @@ static int grow(histo_acc *a, size_t slot)
     memset(v + a->cap, 0, (cap - a->cap) * sizeof *v);
     a->v = v;
     if (a->by == HISTO_BY_STACK || a->by == HISTO_BY_FRAME) {
+        /* v, life and stack_of grow, then cap: a failure midway leaves
+         * cap as it was, and the next call grows them again */
+        histo_life *l = realloc(a->life, cap * sizeof *l);
+        if (l == NULL)
+            return -1;
+        memset(l + a->cap, 0, (cap - a->cap) * sizeof *l);
+        a->life = l;
         const heapfmt_rstack **s =
             realloc(a->stack_of, cap * sizeof *s);
         if (s == NULL)
-            return -1; /* v grew, cap did not: the next call retries */
+            return -1;
         memset(s + a->cap, 0, (cap - a->cap) * sizeof *s);
         a->stack_of = s;
     }
@@ -110,5 +118,26 @@ int histo_acc_add(histo_acc *a, const heapfmt_robject *o)
         return -1;
     a->v[slot].count++;
     a->v[slot].bytes += o->size;
+    return 0;
+}
+
+int histo_acc_add_lifespan(histo_acc *a, const heapfmt_rlifespan *l)
+{
+    histo_life v = {l->allocs, l->frees, l->lifetime_us, l->oldest_us};
+    if (a->by == HISTO_BY_SITE) {
+        if (l->key != HEAPFMT_LIFESPAN_SITE)
+            return 0;
+        a->has_life = 1;
+        return histo_sites_add_life(&a->sites, l->file->slot, l->line, &v);
+    }
+    if ((a->by != HISTO_BY_STACK && a->by != HISTO_BY_FRAME) ||
+        l->key != HEAPFMT_LIFESPAN_STACK || l->stack == NULL)
+        return 0;
+    size_t slot = l->stack->slot;
+    if (slot >= a->cap && grow(a, slot) != 0)
+        return -1;
+    a->stack_of[slot] = l->stack;
+    histo_life_add(&a->life[slot], &v);
+    a->has_life = 1;
     return 0;
 }

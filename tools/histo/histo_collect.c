@@ -38,6 +38,10 @@ static int out_of_memory(const scan *s)
 static int on_object(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
 {
     scan *s = ctx;
+    if (rec->tag == HEAPFMT_TAG_LIFESPAN)
+        return histo_acc_add_lifespan(&s->acc, rec->u.lifespan) != 0
+                   ? out_of_memory(s)
+                   : 0;
     if (rec->tag != HEAPFMT_TAG_OBJECT)
         return 0;
     if (histo_acc_add(&s->acc, rec->u.object) != 0)
@@ -124,10 +128,10 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
             const heapfmt_rstring *file = heapfmt_reader_string(r, slot);
             if (file == NULL)
                 continue; /* cannot happen: slots come from the reader */
-            if (cli_site_name(&buf, &cap, file, line, &len) != 0)
+            if (cli_site_name(&buf, &cap, file, line, &len) != 0 ||
+                histo_table_add_row(t, d, buf, len, e,
+                                    histo_sites_life(&s->acc.sites, i)) != 0)
                 rc = out_of_memory(s);
-            else
-                rc = add_or_fail(t, d, s, buf, len, e);
         }
         free(buf);
     }
@@ -173,13 +177,14 @@ static int check_summary(cli_dump *dump, scan *s)
     return CLI_EXIT_INCOMPLETE;
 }
 
-/* --by=stack, frame: whether any object had a stack. */
+/* --by=stack, frame: whether any object had a stack (or any lifespan
+ * named one). */
 static int has_stacks(const histo_acc *a)
 {
     for (size_t slot = 0; slot < a->cap; slot++)
         if (a->v[slot].count > 0)
             return 1;
-    return 0;
+    return a->has_life;
 }
 
 static int collect_scan(histo_table *t, size_t d, cli_dump *dump,

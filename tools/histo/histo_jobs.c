@@ -128,6 +128,11 @@ static void *run_part(void *arg)
             p->end = *rec.u.end;
             continue;
         }
+        if (rec.tag == HEAPFMT_TAG_LIFESPAN &&
+            histo_acc_add_lifespan(&p->acc, rec.u.lifespan) != 0) {
+            p->status = PART_NOMEM;
+            return NULL;
+        }
         if (rec.tag != HEAPFMT_TAG_OBJECT)
             continue;
         if (histo_acc_add(&p->acc, rec.u.object) != 0) {
@@ -456,7 +461,8 @@ static int merge(histo_table *t, size_t d, names *nm, const part *parts,
                     resolve_string(nm, heapfmt_reader_string(p->r, slot));
                 rc = cli_site_name(&buf, &cap, file, line, &len);
                 if (rc == 0)
-                    rc = histo_table_add(t, d, buf, len, e->count, e->bytes);
+                    rc = histo_table_add_row(t, d, buf, len, e,
+                                             histo_sites_life(&p->acc.sites, i));
             }
             continue;
         }

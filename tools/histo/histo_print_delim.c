@@ -8,7 +8,10 @@
  *   two dumps  NAME  count_a  count_b  delta_count  bytes_a  bytes_b  delta_bytes
  *   N dumps    NAME  growing  count_1 .. count_N  bytes_1 .. bytes_N
  *
- * NAME is the --by word: class, type or site. */
+ * NAME is the --by word: class, type or site. When the dumps hold
+ * lifespans for these rows (format 1.2), three columns follow, of the
+ * last dump: frees, mean_life_us (empty when nothing was freed) and
+ * oldest_us (0 when no block is alive). */
 #include <stdio.h>
 #include <string.h>
 
@@ -71,11 +74,11 @@ static void header(const delim *o, const histo_table *t, const char *word)
     size_t nd = t->ndumps;
     char s = o->sep;
     if (nd == 1) {
-        fprintf(o->out, "count%cbytes%c%s\n", s, s, word);
+        fprintf(o->out, "count%cbytes%c%s", s, s, word);
     } else if (nd == 2) {
         fprintf(o->out,
                 "%s%ccount_a%ccount_b%cdelta_count%cbytes_a%cbytes_b%c"
-                "delta_bytes\n",
+                "delta_bytes",
                 word, s, s, s, s, s, s);
     } else {
         fprintf(o->out, "%s%cgrowing", word, s);
@@ -83,8 +86,27 @@ static void header(const delim *o, const histo_table *t, const char *word)
             fprintf(o->out, "%ccount_%zu", s, d + 1);
         for (size_t d = 0; d < nd; d++)
             fprintf(o->out, "%cbytes_%zu", s, d + 1);
-        fputc('\n', o->out);
     }
+}
+
+static void header_life(const delim *o, const histo_table *t)
+{
+    if (t->life != NULL)
+        fprintf(o->out, "%cfrees%cmean_life_us%coldest_us", o->sep, o->sep,
+                o->sep);
+}
+
+static void row_life(const delim *o, const histo_table *t, const histo_row *r)
+{
+    const histo_life *l = histo_row_life(t, r, t->ndumps - 1);
+    if (l == NULL)
+        return;
+    put_u64(o, l->frees);
+    if (l->frees > 0)
+        put_u64(o, l->lifetime_us / l->frees);
+    else
+        fputc(o->sep, o->out);
+    put_u64(o, l->oldest_us);
 }
 
 static void row(const delim *o, const histo_table *t, const histo_row *r)
@@ -111,6 +133,7 @@ static void row(const delim *o, const histo_table *t, const histo_row *r)
         for (size_t d = 0; d < nd; d++)
             put_u64(o, histo_bytes(t, r, d));
     }
+    row_life(o, t, r);
     fputc('\n', o->out);
 }
 
@@ -119,6 +142,8 @@ void histo_print_delimited(FILE *out, const histo_table *t,
 {
     delim o = {out, csv ? ',' : '\t', csv};
     header(&o, t, histo_by_word(opt->by));
+    header_life(&o, t);
+    fputc('\n', out);
     for (size_t i = 0; i < t->nshown; i++)
         row(&o, t, &t->rows[i]);
 }

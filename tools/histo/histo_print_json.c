@@ -94,6 +94,13 @@ void histo_print_json(FILE *out, const histo_table *t,
         fprintf(out, "%s\n    {\"%s\": ", i ? "," : "", word);
         cli_put_json(out, r->name, r->len);
         put_numbers(out, t, &t->cells[r->id * t->ndumps * 2]);
+        const histo_life *l = histo_row_life(t, r, t->ndumps - 1);
+        if (l != NULL) { /* lifespans (format 1.2), of the last dump */
+            put_u64(out, "allocs", l->allocs);
+            put_u64(out, "frees", l->frees);
+            put_u64(out, "lifetime_us", l->lifetime_us);
+            put_u64(out, "oldest_us", l->oldest_us);
+        }
         if (t->ndumps == 2)
             fprintf(out, ", \"status\": \"%s\"", histo_row_status(t, r));
         else if (t->ndumps > 2)

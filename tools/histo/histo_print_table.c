@@ -4,6 +4,10 @@
  *   two dumps    count A  count B  +/-count  bytes A  bytes B  +/-bytes  NAME
  *   N dumps      [*]  #1 .. #N  +/-count  +/-bytes  trend  NAME
  *
+ * and, when the dumps hold lifespans for these rows (format 1.2), three
+ * more numbers before the trend and the name, of the last dump: the
+ * blocks freed, their mean lifetime and the age of the oldest live one.
+ *
  * then, when rows were left out, one line summing them, and a total line
  * under a rule. Numbers are right-aligned; the name column is not padded,
  * so names of any width keep the table aligned. */
@@ -21,16 +25,42 @@ typedef struct layout {
     size_t *width;  /* ncols */
     size_t spark_width; /* display columns of the trend column, 0 = none */
     int mark;       /* trends: a leading column for the growth mark */
+    int life;       /* three lifespan columns at the end of the numbers */
 } layout;
 
+#define LIFE_COLUMNS 3
+
+/* The lifespan cells from k on: frees, mean lifetime, oldest live; empty
+ * for a line without lifespans (the omitted and total lines), "-" for a
+ * number there is none of. */
+static void format_life(layout *l, size_t k, const histo_life *life)
+{
+    unsigned count = l->opt->human ? HISTO_FMT_HUMAN : HISTO_FMT_PLAIN;
+    for (size_t c = 0; c < LIFE_COLUMNS; c++)
+        l->cells[k + c].s[0] = '\0';
+    if (life == NULL)
+        return;
+    l->cells[k] = histo_fmt_value(life->frees, count);
+    if (life->frees > 0)
+        l->cells[k + 1] = cli_fmt_duration_us(life->lifetime_us / life->frees);
+    else
+        snprintf(l->cells[k + 1].s, sizeof l->cells[0].s, "-");
+    if (life->oldest_us > 0)
+        l->cells[k + 2] = cli_fmt_duration_us(life->oldest_us);
+    else
+        snprintf(l->cells[k + 2].s, sizeof l->cells[0].s, "-");
+}
+
 /* Formats the numbers of one line (cb: see histo_line_count). */
-static void format_cells(layout *l, const uint64_t *cb)
+static void format_cells(layout *l, const uint64_t *cb, const histo_life *life)
 {
     const histo_table *t = l->t;
     size_t nd = t->ndumps, last = nd - 1, k = 0;
     unsigned count = l->opt->human ? HISTO_FMT_HUMAN : HISTO_FMT_PLAIN;
     unsigned bytes = count | HISTO_FMT_BYTES;
     unsigned change = HISTO_FMT_SIGNED;
+    if (l->life)
+        format_life(l, l->ncols - LIFE_COLUMNS, life);
     if (nd == 1) {
         l->cells[k++] = histo_fmt_value(histo_line_count(cb, 0), count);
         l->cells[k++] = histo_fmt_value(histo_line_bytes(cb, 0), bytes);
@@ -60,6 +90,13 @@ static void format_cells(layout *l, const uint64_t *cb)
 static void format_header(layout *l)
 {
     size_t nd = l->t->ndumps, k = 0;
+    if (l->life) {
+        static const char *const life[LIFE_COLUMNS] = {"frees", "mean life",
+                                                       "oldest"};
+        for (size_t c = 0; c < LIFE_COLUMNS; c++)
+            snprintf(l->cells[l->ncols - LIFE_COLUMNS + c].s,
+                     sizeof l->cells[0].s, "%s", life[c]);
+    }
     static const char *const two[] = {"count A", "count B", "+/-count",
                                       "bytes A", "bytes B", "+/-bytes"};
     if (nd == 1) {
@@ -129,10 +166,11 @@ static void put_mark(FILE *out, const layout *l, int growing)
         fputs(growing ? "* " : "  ", out);
 }
 
-static void put_line(FILE *out, layout *l, const uint64_t *cb, int growing,
-                     const char *name, size_t len, const char *suffix)
+static void put_line(FILE *out, layout *l, const uint64_t *cb,
+                     const histo_life *life, int growing, const char *name,
+                     size_t len, const char *suffix)
 {
-    format_cells(l, cb);
+    format_cells(l, cb, life);
     put_mark(out, l, growing);
     put_numbers(out, l);
     put_trend(out, l, cb, NULL);
@@ -190,6 +228,9 @@ int histo_print_table(FILE *out, const histo_table *t,
     l.t = t;
     l.opt = opt;
     l.ncols = nd == 1 ? 2 : nd == 2 ? 6 : nd + 2;
+    l.life = t->life != NULL;
+    if (l.life)
+        l.ncols += LIFE_COLUMNS;
     l.mark = nd >= 3;
     l.spark_width = nd >= 3 ? (nd > 5 ? nd : 5) : 0;
     l.cells = calloc(l.ncols, sizeof *l.cells);
@@ -204,14 +245,15 @@ int histo_print_table(FILE *out, const histo_table *t,
     format_header(&l);
     measure(&l);
     for (size_t i = 0; i < t->nshown; i++) {
-        format_cells(&l, row_numbers(t, &t->rows[i]));
+        format_cells(&l, row_numbers(t, &t->rows[i]),
+                     histo_row_life(t, &t->rows[i], nd - 1));
         measure(&l);
     }
     if (omitted_rows(t) > 0) {
-        format_cells(&l, t->omitted);
+        format_cells(&l, t->omitted, NULL);
         measure(&l);
     }
-    format_cells(&l, t->total);
+    format_cells(&l, t->total, NULL);
     measure(&l);
 
     /* Pass 2. */
@@ -234,14 +276,15 @@ int histo_print_table(FILE *out, const histo_table *t,
         }
         int growing = nd >= 3 && r->growing;
         any_growing |= growing;
-        put_line(out, &l, row_numbers(t, r), growing, r->name, r->len, suffix);
+        put_line(out, &l, row_numbers(t, r), histo_row_life(t, r, nd - 1),
+                 growing, r->name, r->len, suffix);
     }
     char name[96];
     size_t n = omitted_rows(t);
     if (n > 0) {
         snprintf(name, sizeof name, "(%zu other %s)", n,
                  n == 1 ? histo_by_word(opt->by) : histo_by_plural(opt->by));
-        put_line(out, &l, t->omitted, 0, name, strlen(name), NULL);
+        put_line(out, &l, t->omitted, NULL, 0, name, strlen(name), NULL);
     }
     /* The rule under the numbers, then the total. */
     put_mark(out, &l, 0);
@@ -253,7 +296,7 @@ int histo_print_table(FILE *out, const histo_table *t,
     fputc('\n', out);
     snprintf(name, sizeof name, "total (%zu %s)", t->nrows,
              t->nrows == 1 ? histo_by_word(opt->by) : histo_by_plural(opt->by));
-    put_line(out, &l, t->total, 0, name, strlen(name), NULL);
+    put_line(out, &l, t->total, NULL, 0, name, strlen(name), NULL);
     if (any_growing)
         fputs("\n* grew in every interval: count and bytes never fell, "
               "one of them rose\n",

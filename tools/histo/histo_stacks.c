@@ -1,6 +1,7 @@
 /* histo_stacks.c -- histo --by=stack and --by=frame: stacks counted by
- * the reader's stack slot become rows named by cli_stack.h, and -f
- * folded prints them for flamegraph.pl and speedscope.
+ * the reader's stack slot (objects, and lifespans) become rows named by
+ * cli_stack.h, and -f folded prints them for flamegraph.pl and
+ * speedscope.
  *
  * Names are made once per distinct stack, at the end of the scan, from
  * the reader's table entries as they are then (a stack defined after an
@@ -25,7 +26,9 @@ int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
         rc = histo_table_add(t, d, CLI_NO_STACK, strlen(CLI_NO_STACK),
                              a->no_stack.count, a->no_stack.bytes);
     for (size_t slot = 0; slot < a->cap && rc == 0; slot++) {
-        if (a->v[slot].count == 0)
+        const histo_life *life = a->life != NULL ? &a->life[slot] : NULL;
+        if (a->v[slot].count == 0 &&
+            (life == NULL || (life->allocs == 0 && life->oldest_us == 0)))
             continue;
         const heapfmt_rstack *s = a->stack_of[slot];
         if (resolve != NULL && (s = resolve(ctx, s)) == NULL) {
@@ -35,8 +38,7 @@ int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
         rc = opt->by == HISTO_BY_FRAME ? cli_stack_top_name(&b, s, style)
                                        : cli_stack_name(&b, s, style);
         if (rc == 0)
-            rc = histo_table_add(t, d, b.s, b.len, a->v[slot].count,
-                                 a->v[slot].bytes);
+            rc = histo_table_add_row(t, d, b.s, b.len, &a->v[slot], life);
     }
     cli_buf_free(&b);
     return rc;

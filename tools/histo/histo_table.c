@@ -26,9 +26,25 @@ void histo_table_free(histo_table *t)
     free(t->dumps);
     free(t->rows);
     free(t->cells);
+    free(t->life);
     free(t->total);
     free(t->omitted);
     memset(t, 0, sizeof *t);
+}
+
+/* Grows t->life to cap ids (from old), zeroed; it exists once a dump had
+ * lifespans. */
+static int grow_life(histo_table *t, size_t old, size_t cap)
+{
+    size_t per = t->ndumps;
+    if (cap > SIZE_MAX / sizeof *t->life / per)
+        return -1;
+    histo_life *life = realloc(t->life, cap * per * sizeof *life);
+    if (life == NULL)
+        return -1;
+    memset(life + old * per, 0, (cap - old) * per * sizeof *life);
+    t->life = life;
+    return 0;
 }
 
 /* Makes room for the numbers of one more id, zeroed. */
@@ -40,6 +56,8 @@ static int grow_cells(histo_table *t)
     size_t per = t->ndumps * 2;
     if (cap > SIZE_MAX / sizeof *t->cells / per)
         return -1;
+    if (t->life != NULL && grow_life(t, t->capcells, cap) != 0)
+        return -1; /* a larger life array is harmless */
     uint64_t *cells = realloc(t->cells, cap * per * sizeof *cells);
     if (cells == NULL)
         return -1;
@@ -47,6 +65,44 @@ static int grow_cells(histo_table *t)
            (cap - t->capcells) * per * sizeof *cells);
     t->cells = cells;
     t->capcells = cap;
+    return 0;
+}
+
+void histo_life_add(histo_life *a, const histo_life *b)
+{
+    a->allocs += b->allocs;
+    a->frees += b->frees;
+    a->lifetime_us = b->lifetime_us > UINT64_MAX - a->lifetime_us
+                         ? UINT64_MAX
+                         : a->lifetime_us + b->lifetime_us;
+    if (b->oldest_us > a->oldest_us)
+        a->oldest_us = b->oldest_us;
+}
+
+int histo_table_add_life(histo_table *t, size_t d, const char *name,
+                         size_t len, const histo_life *l)
+{
+    if (histo_table_add(t, d, name, len, 0, 0) != 0) /* finds or makes it */
+        return -1;
+    if (t->life == NULL && grow_life(t, 0, t->capcells) != 0)
+        return -1;
+    size_t id;
+    if (cli_strmap_find(&t->names, name, len, &id) != 0)
+        return -1;
+    histo_life_add(&t->life[id * t->ndumps + d], l);
+    return 0;
+}
+
+int histo_table_add_row(histo_table *t, size_t d, const char *name,
+                        size_t len, const histo_total *tot,
+                        const histo_life *l)
+{
+    if (tot != NULL && tot->count > 0 &&
+        histo_table_add(t, d, name, len, tot->count, tot->bytes) != 0)
+        return -1;
+    if (l != NULL && (l->allocs > 0 || l->frees > 0 || l->oldest_us > 0) &&
+        histo_table_add_life(t, d, name, len, l) != 0)
+        return -1;
     return 0;
 }
 
@@ -152,6 +208,15 @@ static void set_key(const histo_table *t, histo_row *r, enum histo_sort sort)
         r->key = histo_delta(histo_count(t, r, 0), histo_count(t, r, last),
                              &r->key_neg);
         break;
+    case HISTO_SORT_OLDEST:
+    case HISTO_SORT_LIFETIME: {
+        const histo_life *l = histo_row_life(t, r, last);
+        r->key = l == NULL                     ? 0
+                 : sort == HISTO_SORT_OLDEST   ? l->oldest_us
+                 : l->frees > 0                ? l->lifetime_us / l->frees
+                                               : 0;
+        break;
+    }
     case HISTO_SORT_BYTES:
     case HISTO_SORT_DEFAULT:
         r->key = histo_bytes(t, r, last);

@@ -41,7 +41,10 @@ static void usage(void)
         "                        of a Ruby iseq or Proc is: path:line)\n"
         "  -s, --sort=KEY        bytes, count, name, delta (change in bytes)\n"
         "                        or delta-count; the default is bytes for one\n"
-        "                        dump and delta for more\n"
+        "                        dump and delta for more; oldest or lifetime\n"
+        "                        (--by=stack, frame, site of a malloc dump:\n"
+        "                        the oldest live block, the mean lifetime of\n"
+        "                        the freed ones)\n"
         "  -n, --top=N           show the first N rows only\n"
         "  -m, --match=REGEX     only names matching the POSIX extended REGEX\n"
         "  -c, --min-count=N     hide rows with fewer than N objects; with\n"
@@ -124,10 +127,11 @@ int main(int argc, char **argv)
     static const char *const by_words[] = {
         "class", "type", "site", "stack", "frame", "imemo", "iseq", NULL};
     static const char *const sort_words[] = {"bytes", "count", "name",
-                                             "delta", "delta-count", NULL};
+                                             "delta", "delta-count", "oldest",
+                                             "lifetime", NULL};
     static const enum histo_sort sorts[] = {
         HISTO_SORT_BYTES, HISTO_SORT_COUNT, HISTO_SORT_NAME, HISTO_SORT_DELTA,
-        HISTO_SORT_DELTA_COUNT};
+        HISTO_SORT_DELTA_COUNT, HISTO_SORT_OLDEST, HISTO_SORT_LIFETIME};
     static const char *const format_words[] = {"table", "tsv",    "csv",
                                                "json",  "folded", NULL};
     cli_set_progname("histo");
