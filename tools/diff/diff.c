@@ -48,6 +48,8 @@ typedef struct run {
     size_t nheld_key;
     uint32_t *chunk_key; /* per local kind of cur, or DIFF_MATCH_DEFER */
     size_t cchunk_key;
+    diff_life_entry *life; /* the last dump's lifespans, keyed as rows */
+    size_t nlife, clife;
 } run;
 
 static int nomem(void)
@@ -218,6 +220,17 @@ static int resolve(run *r, input *in, uint32_t **map)
     return CLI_EXIT_OK;
 }
 
+/* Before a dump is closed: its lifespans, when it is the last one. */
+static int keep_lifespans(run *r, input *in)
+{
+    if (!(in->want & INPUT_LIFE))
+        return CLI_EXIT_OK;
+    return input_lifespans(in, &r->res->names, r->opt->by, &r->life,
+                           &r->nlife, &r->clife) == 0
+               ? CLI_EXIT_OK
+               : nomem();
+}
+
 static int read_held(run *r, input *in)
 {
     uint64_t expect = input_footer_objects(in);
@@ -250,6 +263,9 @@ static int read_held(run *r, input *in)
         if (identity(r, kind->klass, kind->stack, &r->held_key[k]) != 0)
             return nomem();
     }
+    int lrc = keep_lifespans(r, in);
+    if (lrc != CLI_EXIT_OK)
+        return lrc;
     input_close(in);
     objset_sort(&r->held);
     return rc;
@@ -299,6 +315,9 @@ static int read_streamed(run *r, input *in, uint32_t mark, uint32_t avoid,
     diff_mem_free(r->mem, r->lstat);
     r->lstat = NULL;
     r->nlstat = 0;
+    int lrc = keep_lifespans(r, in);
+    if (lrc != CLI_EXIT_OK)
+        return lrc;
     input_close(in);
     return rc;
 }
@@ -445,12 +464,18 @@ static int compute(run *r, const char *const *paths)
         want |= INPUT_IMEMO;
     if (!opt->list && (opt->by & DIFF_BY_ISEQ))
         want |= INPUT_ISEQ;
+    /* Lifespans (format 1.2) are the last dump's: per site, stack or frame */
+    int life = !opt->list && (opt->by == DIFF_BY_SITE ||
+                              opt->by == DIFF_BY_STACK ||
+                              opt->by == DIFF_BY_FRAME);
     int rc = CLI_EXIT_OK;
     for (int i = 0; i < r->n; i++) {
         /* With three dumps, only d2's objects are ever reported. */
         int report = r->n == 2 || i == 1;
-        int orc = input_open(&r->in[i], paths[i], r->mem,
-                             report ? want : INPUT_STACK);
+        unsigned w = report ? want : INPUT_STACK;
+        if (life && i == r->n - 1)
+            w |= INPUT_LIFE;
+        int orc = input_open(&r->in[i], paths[i], r->mem, w);
         r->res->dumps[i] = r->in[i].name;
         r->res->paths[i] = paths[i];
         if (orc == CLI_EXIT_INCOMPLETE)
@@ -502,9 +527,11 @@ static int compute(run *r, const char *const *paths)
         if (update_pass(r) != 0 ||
             summary_rows(&res->kinds, r->kstat,
                          diff_filter_active(opt->filter) ? r->pass : NULL,
-                         opt->by, &res->names, r->mem, &res->rows,
-                         &res->nrows, &res->total) != 0)
+                         opt->by, &res->names, r->life, r->nlife, opt->sort,
+                         r->mem, &res->rows, &res->nrows, &res->total) != 0)
             return nomem();
+        for (size_t i = 0; i < res->nrows; i++)
+            res->has_life |= res->rows[i].has_life;
     }
     if (add_warnings(r) != 0)
         return nomem();
@@ -566,6 +593,7 @@ int diff_compute(const char *const *paths, int n, const diff_options *opt,
     tuples_free(&r.keys);
     diff_mem_free(r.mem, r.held_key);
     diff_mem_free(r.mem, r.chunk_key);
+    diff_mem_free(r.mem, r.life);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         diff_result_free(res);
         res->ndumps = n;

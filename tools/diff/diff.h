@@ -27,6 +27,7 @@
 
 typedef struct diff_options {
     unsigned by;          /* DIFF_BY_CLASS and/or DIFF_BY_SITE */
+    enum diff_sort sort;  /* how rows are ordered (summary.h) */
     int list;             /* list objects instead of summing them */
     uint64_t top;         /* most rows or objects to report; 0: all */
     const filter *filter; /* NULL: every class */
@@ -55,6 +56,8 @@ typedef struct diff_result {
     diff_row *rows;
     size_t nrows;
     diff_stat total;      /* of all rows, also those past top */
+    int has_life;         /* some row has lifespans (format 1.2: --by=site,
+                             stack or frame of malloc dumps) */
     /* list (list != 0), sorted and cut to top */
     olist items;
     notes warnings;

@@ -111,10 +111,42 @@ static int remember_stack(input *in, const heapfmt_rstack *s)
     return 0;
 }
 
+/* Keeps a LIFESPAN record, and its stack to name it. Returns 0 or -1. */
+static int keep_lifespan(input *in, const heapfmt_rlifespan *l)
+{
+    if (l->key != HEAPFMT_LIFESPAN_SITE && l->key != HEAPFMT_LIFESPAN_STACK)
+        return 0; /* a stack at a site: no --by groups on that */
+    if (diff_mem_reserve(in->mem, (void **)&in->life, &in->clife,
+                         in->nlife + 1, sizeof *in->life) != 0)
+        return -1;
+    input_life *e = &in->life[in->nlife++];
+    memset(e, 0, sizeof *e);
+    e->key = l->key;
+    if (l->key == HEAPFMT_LIFESPAN_STACK) {
+        e->stack = l->stack->slot + 1;
+        if ((l->stack->slot >= in->nslot_stack ||
+             in->slot_stack[l->stack->slot] == NULL) &&
+            remember_stack(in, l->stack) != 0)
+            return -1;
+    } else {
+        e->file = l->file->slot;
+        e->line = l->line;
+    }
+    e->life = (diff_life){l->allocs, l->frees, l->lifetime_us, l->oldest_us};
+    return 0;
+}
+
 static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
 {
     scan_ctx *s = opaque;
     input *in = s->in;
+    if (rec->tag == HEAPFMT_TAG_LIFESPAN) {
+        if ((in->want & INPUT_LIFE) && keep_lifespan(in, rec->u.lifespan) != 0) {
+            cli_error(in->name, "out of memory");
+            return CLI_EXIT_ERROR;
+        }
+        return 0;
+    }
     if (rec->tag == HEAPFMT_TAG_CLASS) {
         /* A (re)definition: the cached name of this slot may be stale. */
         uint32_t slot = rec->u.klass->slot;
@@ -444,6 +476,43 @@ int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map)
     return 0;
 }
 
+int input_lifespans(input *in, cli_strmap *t, unsigned by,
+                    diff_life_entry **out, size_t *n, size_t *cap)
+{
+    cli_buf b = {0};
+    int rc = 0;
+    for (size_t i = 0; i < in->nlife && rc == 0; i++) {
+        const input_life *e = &in->life[i];
+        tuple kind = {0};
+        if (by == DIFF_BY_SITE && e->key == HEAPFMT_LIFESPAN_SITE) {
+            kind.line = e->line;
+            rc = string_name(in, t, e->file, 1, &kind.file);
+        } else if (by == DIFF_BY_STACK && e->key == HEAPFMT_LIFESPAN_STACK) {
+            const heapfmt_rstack *st = stack_of(in, e->stack);
+            kind.stack = DIFF_NONE;
+            if (st != NULL)
+                rc = cli_stack_name(&b, st, CLI_STACK_TEXT) != 0 ||
+                             nameid_get(t, b.s, b.len, &kind.stack) != 0
+                         ? -1
+                         : 0;
+        } else if (by == DIFF_BY_FRAME && e->key == HEAPFMT_LIFESPAN_STACK) {
+            rc = frame_name(in, t, e->stack, &b, &kind.frame);
+        } else {
+            continue;
+        }
+        if (rc == 0 && diff_mem_reserve(in->mem, (void **)out, cap, *n + 1,
+                                        sizeof **out) != 0)
+            rc = -1;
+        if (rc == 0) {
+            (*out)[*n].key = summary_group_key(&kind, by);
+            (*out)[*n].life = e->life;
+            (*n)++;
+        }
+    }
+    cli_buf_free(&b);
+    return rc;
+}
+
 void input_close(input *in)
 {
     cli_dump_close(&in->d);
@@ -457,6 +526,8 @@ void input_close(input *in)
     DIFF_MEM_DROP(in->mem, in->lkind_stack);
     DIFF_MEM_DROP(in->mem, in->slot_stack_name);
     in->cslot_stack_name = 0;
+    DIFF_MEM_DROP(in->mem, in->life);
+    in->nlife = in->clife = 0;
     in->nslot_class = in->nslot_kind = in->clkind_class = 0;
     in->nslot_stack = in->nlkind_stack = in->clkind_stack = 0;
 }

@@ -23,6 +23,7 @@
 #include "cli_dump.h"
 #include "ident.h"
 #include "nameid.h"
+#include "summary.h"
 #include "tuples.h"
 
 /* What a local kind holds besides the class (input_open's want). */
@@ -32,6 +33,16 @@
 #define INPUT_FRAME 8u /* and its top frame (--by=frame) */
 #define INPUT_IMEMO 16u /* a T_IMEMO's subtype, in the frame part */
 #define INPUT_ISEQ 32u  /* an iseq's or Proc's code location, there too */
+#define INPUT_LIFE 64u  /* keep the LIFESPAN records (format 1.2) */
+
+/* A LIFESPAN record as read, before its names are known. */
+typedef struct input_life {
+    unsigned key;     /* HEAPFMT_LIFESPAN_* */
+    uint32_t stack;   /* the reader's stack slot + 1 (0: none) */
+    uint32_t file;    /* the reader's file string slot */
+    uint64_t line;
+    diff_life life;
+} input_life;
 
 typedef struct input {
     cli_dump d;
@@ -60,6 +71,8 @@ typedef struct input {
     int lost_stacks;        /* some object's stack was never defined */
     cli_strmap codes;       /* INPUT_IMEMO, ISEQ: the names; a local kind's
                                frame part is its index + 1 (0: none) */
+    input_life *life;       /* INPUT_LIFE: the LIFESPAN records read */
+    size_t nlife, clife;
     int status;             /* CLI_EXIT_* of the scan */
     uint64_t objects;       /* objects read */
     uint64_t v8_sizeless;   /* objects of a V8 dump left out: size 0 */
@@ -119,6 +132,15 @@ static inline uint32_t input_class_of(const input *in, uint32_t lk)
  * tuples_count(&in->lkinds) kind numbers, to be freed with diff_mem_free.
  * Returns 0, -1 (no memory) or -2 (too many kinds). */
 int input_resolve(input *in, cli_strmap *t, tuples *kinds, uint32_t **map);
+
+/* The LIFESPAN records read (INPUT_LIFE) that name what --by groups on
+ * (by is DIFF_BY_SITE, DIFF_BY_STACK or DIFF_BY_FRAME; records for a
+ * stack at a site count for neither), keyed by name ids as
+ * summary_group_key keys rows, appended to *out (n entries, capacity
+ * *cap, grown with the input's memory). Call before input_close. Returns
+ * 0 or -1 (no memory). */
+int input_lifespans(input *in, cli_strmap *t, unsigned by,
+                    diff_life_entry **out, size_t *n, size_t *cap);
 
 /* Closes the reader and frees the tables; keeps name, status, counts and
  * id. Safe to call twice. */

@@ -40,12 +40,19 @@ static void usage(void)
         "  -m, --match=REGEX   only objects whose class name matches REGEX,\n"
         "                      a POSIX extended expression (repeatable)\n"
         "  -n, --top=N         show the first N rows or objects only\n"
+        "  -s, --sort=KEY      rows by bytes (default: new or retained\n"
+        "                      bytes), count, oldest (the oldest live\n"
+        "                      block) or lifetime (the mean lifetime of\n"
+        "                      the freed ones): lifespans of malloc dumps,\n"
+        "                      --by=site, stack or frame\n"
         "  -f, --format=FMT    table (default), tsv or json\n"
         "  -H, --human         in the table, 1,234,567 and KiB, MiB...\n"
         "  -h, --help          show this help and exit\n"
         "  -V, --version       show the version and exit\n"
         "\n"
-        "Rows are sorted by new (or retained) bytes, largest first.\n"
+        "Rows are sorted by new (or retained) bytes, largest first. With\n"
+        "lifespans in the last dump (format 1.2), rows also show the blocks\n"
+        "freed, their mean lifetime and the age of the oldest live one.\n"
         "Warnings tell when ids cannot be trusted: unstable ids, a heap\n"
         "compaction between dumps, or dumps of different processes.\n"
         "\n"
@@ -63,6 +70,7 @@ static const struct option long_options[] = {
     {"class", required_argument, NULL, OPT_CLASS},
     {"match", required_argument, NULL, 'm'},
     {"top", required_argument, NULL, 'n'},
+    {"sort", required_argument, NULL, 's'},
     {"format", required_argument, NULL, 'f'},
     {"human", no_argument, NULL, 'H'},
     {"help", no_argument, NULL, 'h'},
@@ -91,7 +99,7 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
     char err[256];
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":b:lm:n:f:HhV", long_options,
+    while ((c = getopt_long(argc, argv, ":b:lm:n:s:f:HhV", long_options,
                             NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -119,6 +127,22 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
             if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
                 0)
                 return CLI_EXIT_USAGE;
+            break;
+        case 's':
+            if (strcmp(optarg, "bytes") == 0)
+                opt->sort = DIFF_SORT_BYTES;
+            else if (strcmp(optarg, "count") == 0)
+                opt->sort = DIFF_SORT_COUNT;
+            else if (strcmp(optarg, "oldest") == 0)
+                opt->sort = DIFF_SORT_OLDEST;
+            else if (strcmp(optarg, "lifetime") == 0)
+                opt->sort = DIFF_SORT_LIFETIME;
+            else {
+                cli_usage_error("invalid --sort value '%s': expected bytes, "
+                                "count, oldest or lifetime",
+                                optarg);
+                return CLI_EXIT_USAGE;
+            }
             break;
         case 'f':
             if (parse_format(optarg, format) != 0) {

@@ -262,6 +262,39 @@ static void put_cells(FILE *out, const diff_result *res, const diff_stat *s,
         fprintf(out, "%*s  ", (int)width[i], c[i].s);
 }
 
+/* The lifespan cells of a row (format 1.2): frees, mean lifetime and the
+ * oldest live block's age; "-" where there is none, empty for a line
+ * without lifespans. */
+#define LIFE_CELLS 3
+static void life_cells(const diff_row *row, int human, cli_num *c)
+{
+    for (int i = 0; i < LIFE_CELLS; i++)
+        c[i].s[0] = '\0';
+    if (row == NULL || !row->has_life)
+        return;
+    const diff_life *l = &row->life;
+    c[0] = human ? cli_fmt_count(l->frees) : cli_fmt_plain(l->frees);
+    if (l->frees > 0)
+        c[1] = cli_fmt_duration_us(l->lifetime_us / l->frees);
+    else
+        snprintf(c[1].s, sizeof c[1].s, "-");
+    if (l->oldest_us > 0)
+        c[2] = cli_fmt_duration_us(l->oldest_us);
+    else
+        snprintf(c[2].s, sizeof c[2].s, "-");
+}
+
+static void put_life(FILE *out, const diff_result *res, const diff_row *row,
+                     int human, const size_t *width)
+{
+    if (!res->has_life)
+        return;
+    cli_num c[LIFE_CELLS];
+    life_cells(row, human, c);
+    for (int i = 0; i < LIFE_CELLS; i++)
+        fprintf(out, "%*s  ", (int)width[i], c[i].s);
+}
+
 static void summary_table(const diff_result *res, int human, FILE *out)
 {
     static const char *const heads[2][MAX_CELLS] = {
@@ -275,20 +308,32 @@ static void summary_table(const diff_result *res, int human, FILE *out)
     size_t shown = shown_rows(res);
     diff_stat rest = omitted(res);
 
-    size_t width[MAX_CELLS], class_width = strlen("CLASS");
+    static const char *const life_head[LIFE_CELLS] = {"FREES", "MEAN LIFE",
+                                                       "OLDEST"};
+    size_t width[MAX_CELLS], class_width = strlen("CLASS"), lwidth[LIFE_CELLS];
     for (int i = 0; i < ncells; i++)
         width[i] = strlen(head[i]);
+    for (int i = 0; i < LIFE_CELLS; i++)
+        lwidth[i] = strlen(life_head[i]);
     for (size_t r = 0; r < shown; r++) {
         widen(res, &res->rows[r].s, human, width);
         size_t w = name_width(res, res->rows[r].cls);
         if (w > class_width)
             class_width = w;
+        cli_num c[LIFE_CELLS];
+        life_cells(&res->rows[r], human, c);
+        for (int i = 0; i < LIFE_CELLS; i++)
+            if (strlen(c[i].s) > lwidth[i])
+                lwidth[i] = strlen(c[i].s);
     }
     widen(res, &rest, human, width);
     widen(res, &res->total, human, width);
 
     for (int i = 0; i < ncells; i++)
         fprintf(out, "%*s  ", (int)width[i], head[i]);
+    if (res->has_life)
+        for (int i = 0; i < LIFE_CELLS; i++)
+            fprintf(out, "%*s  ", (int)lwidth[i], life_head[i]);
     if (stack_column(res->by, 1) != NULL)
         fprintf(out, "%s\n", stack_column(res->by, 1));
     else if (by_class && by_site)
@@ -298,6 +343,7 @@ static void summary_table(const diff_result *res, int human, FILE *out)
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
         put_cells(out, res, &row->s, human, width);
+        put_life(out, res, row, human, lwidth);
         if (stack_column(res->by, 0) != NULL)
             put_stack(out, res, row->stack);
         if (by_class)
@@ -308,6 +354,7 @@ static void summary_table(const diff_result *res, int human, FILE *out)
     }
     if (shown < res->nrows) {
         put_cells(out, res, &rest, human, width);
+        put_life(out, res, NULL, human, lwidth);
         fprintf(out, "(%s other %s)\n", cli_fmt_count(res->nrows - shown).s,
                 noun(res->by, res->nrows - shown));
     }
@@ -319,6 +366,7 @@ static void summary_table(const diff_result *res, int human, FILE *out)
     }
     fputc('\n', out);
     put_cells(out, res, &res->total, human, width);
+    put_life(out, res, NULL, human, lwidth);
     fprintf(out, "total (%s %s)\n", cli_fmt_count(res->nrows).s,
             noun(res->by, res->nrows));
 }
@@ -334,9 +382,10 @@ static void summary_tsv(const diff_result *res, FILE *out)
         fputs(by_site ? "class\tsite\t" : "class\t", out);
     else
         fputs("site\t", out);
-    fputs(res->ndumps == 3 ? "retained_count\tretained_bytes\n"
-                           : "new_count\tnew_bytes\tfreed_count\tfreed_bytes\n",
+    fputs(res->ndumps == 3 ? "retained_count\tretained_bytes"
+                           : "new_count\tnew_bytes\tfreed_count\tfreed_bytes",
           out);
+    fputs(res->has_life ? "\tfrees\tmean_life_us\toldest_us\n" : "\n", out);
     size_t shown = shown_rows(res);
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
@@ -357,6 +406,14 @@ static void summary_tsv(const diff_result *res, FILE *out)
         if (res->ndumps == 2)
             fprintf(out, "\t%" PRIu64 "\t%" PRIu64, row->s.count[1],
                     row->s.bytes[1]);
+        if (res->has_life && row->has_life) {
+            fprintf(out, "\t%" PRIu64 "\t", row->life.frees);
+            if (row->life.frees > 0)
+                fprintf(out, "%" PRIu64, row->life.lifetime_us / row->life.frees);
+            fprintf(out, "\t%" PRIu64, row->life.oldest_us);
+        } else if (res->has_life) {
+            fputs("\t\t\t", out);
+        }
         fputc('\n', out);
     }
 }
@@ -404,6 +461,12 @@ static void summary_json(const diff_result *res, FILE *out)
             fputs(", ", out);
         }
         json_stat(out, res, &row->s);
+        if (row->has_life)
+            fprintf(out,
+                    ", \"allocs\": %" PRIu64 ", \"frees\": %" PRIu64
+                    ", \"lifetime_us\": %" PRIu64 ", \"oldest_us\": %" PRIu64,
+                    row->life.allocs, row->life.frees, row->life.lifetime_us,
+                    row->life.oldest_us);
         fputc('}', out);
     }
     fputs(shown > 0 ? "\n  ],\n" : "],\n", out);

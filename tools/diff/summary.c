@@ -10,7 +10,17 @@
 typedef struct sort_row {
     diff_row row;
     const cli_strmap *t;
+    uint64_t key; /* --sort's, when not bytes */
 } sort_row;
+
+void diff_life_add(diff_life *a, const diff_life *b)
+{
+    a->allocs += b->allocs;
+    a->frees += b->frees;
+    stat_add(&a->lifetime_us, b->lifetime_us);
+    if (b->oldest_us > a->oldest_us)
+        a->oldest_us = b->oldest_us;
+}
 
 static int cmp_text(const cli_strmap *t, uint32_t a, uint32_t b)
 {
@@ -32,7 +42,8 @@ static int cmp_rows(const void *x, const void *y)
     const sort_row *ra = x, *rb = y;
     const diff_row *a = &ra->row, *b = &rb->row;
     int c;
-    if ((c = cmp_desc(a->s.bytes[0], b->s.bytes[0])) != 0 ||
+    if ((c = cmp_desc(ra->key, rb->key)) != 0 ||
+        (c = cmp_desc(a->s.bytes[0], b->s.bytes[0])) != 0 ||
         (c = cmp_desc(a->s.bytes[1], b->s.bytes[1])) != 0 ||
         (c = cmp_desc(a->s.count[0], b->s.count[0])) != 0 ||
         (c = cmp_desc(a->s.count[1], b->s.count[1])) != 0 ||
@@ -43,10 +54,29 @@ static int cmp_rows(const void *x, const void *y)
     return a->line < b->line ? -1 : a->line > b->line;
 }
 
+/* The sort key of a row besides its bytes (0 for DIFF_SORT_BYTES). */
+static uint64_t sort_key(const diff_row *r, enum diff_sort sort)
+{
+    switch (sort) {
+    case DIFF_SORT_COUNT:
+        return r->s.count[0];
+    case DIFF_SORT_OLDEST:
+        return r->has_life ? r->life.oldest_us : 0;
+    case DIFF_SORT_LIFETIME:
+        return r->has_life && r->life.frees > 0
+                   ? r->life.lifetime_us / r->life.frees
+                   : 0;
+    case DIFF_SORT_BYTES:
+    default:
+        return 0;
+    }
+}
+
 int summary_rows(const tuples *kinds, const diff_stat *kstat,
                  const unsigned char *pass, unsigned by, const cli_strmap *t,
-                 const diff_mem *mem, diff_row **rows, size_t *nrows,
-                 diff_stat *total)
+                 const diff_life_entry *life, size_t nlife,
+                 enum diff_sort sort, const diff_mem *mem, diff_row **rows,
+                 size_t *nrows, diff_stat *total)
 {
     tuples keys;
     tuples_init(&keys, mem, UINT32_MAX);
@@ -82,7 +112,18 @@ int summary_rows(const tuples *kinds, const diff_stat *kstat,
             stat_add(&total->bytes[i], s->bytes[i]);
         }
     }
+    /* Lifespans to the rows of their key; a key without a row (nothing
+     * new, freed or retained there) makes none. */
+    for (size_t i = 0; i < nlife; i++) {
+        uint32_t r;
+        if (tuples_find(&keys, &life[i].key, &r) != 1)
+            continue;
+        v[r].row.has_life = 1;
+        diff_life_add(&v[r].row.life, &life[i].life);
+    }
     tuples_free(&keys);
+    for (size_t i = 0; i < n; i++)
+        v[i].key = sort_key(&v[i].row, sort);
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_rows);
     diff_row *out = diff_mem_alloc(mem, (n > 0 ? n : 1) * sizeof *out);

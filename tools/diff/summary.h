@@ -54,6 +54,31 @@ typedef struct diff_stat {
     uint64_t bytes[2];
 } diff_stat;
 
+/* What the last dump's LIFESPAN records (format 1.2) say of a row's
+ * blocks: allocated and freed since counting started, the freed ones'
+ * lifetimes (summed) and the oldest live one's age. */
+typedef struct diff_life {
+    uint64_t allocs, frees, lifetime_us, oldest_us;
+} diff_life;
+
+/* Adds b into a (lifetimes saturate, the larger age wins). */
+void diff_life_add(diff_life *a, const diff_life *b);
+
+/* One LIFESPAN of the last dump, keyed as a row of --by=site, stack or
+ * frame is (summary_group_key). */
+typedef struct diff_life_entry {
+    tuple key;
+    diff_life life;
+} diff_life_entry;
+
+/* How rows are sorted (--sort). */
+enum diff_sort {
+    DIFF_SORT_BYTES = 0, /* new (or retained) bytes */
+    DIFF_SORT_COUNT,     /* new (or retained) objects */
+    DIFF_SORT_OLDEST,    /* age of the oldest live block */
+    DIFF_SORT_LIFETIME   /* mean lifetime of the freed blocks */
+};
+
 typedef struct diff_row {
     uint32_t cls;  /* class name id, or 0 when not grouped by class */
     uint32_t file; /* site file name id, 0 for no site / not by site */
@@ -61,6 +86,8 @@ typedef struct diff_row {
     uint32_t stack; /* stack, frame, imemo or iseq name id, DIFF_NONE for
                        none (or not grouped by it) */
     diff_stat s;
+    int has_life;  /* life holds the row's lifespans */
+    diff_life life;
 } diff_row;
 
 /* Adds v to *sum without wrapping (sums stop at UINT64_MAX). */
@@ -70,13 +97,16 @@ static inline void stat_add(uint64_t *sum, uint64_t v)
 }
 
 /* Folds the per-kind stats (kstat[k] for each kind k of kinds) into rows:
- * *rows gets an array of *nrows rows (free with diff_mem_free), sorted by new
- * (or retained) bytes, largest first, then freed bytes, counts and name;
- * *total the sum of all rows. pass[cls] says whether class name id cls
- * passes the filter (NULL: all pass). Returns 0 or -1 (no memory). */
+ * *rows gets an array of *nrows rows (free with diff_mem_free), sorted by
+ * sort (new or retained bytes by default), largest first, then freed
+ * bytes, counts and name; *total the sum of all rows. pass[cls] says
+ * whether class name id cls passes the filter (NULL: all pass). The
+ * lifespans life[0..nlife) go to the rows of their key. Returns 0 or -1
+ * (no memory). */
 int summary_rows(const tuples *kinds, const diff_stat *kstat,
                  const unsigned char *pass, unsigned by, const cli_strmap *t,
-                 const diff_mem *mem, diff_row **rows, size_t *nrows,
-                 diff_stat *total);
+                 const diff_life_entry *life, size_t nlife,
+                 enum diff_sort sort, const diff_mem *mem, diff_row **rows,
+                 size_t *nrows, diff_stat *total);
 
 #endif /* DIFF_SUMMARY_H */
