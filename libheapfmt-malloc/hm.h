@@ -200,17 +200,44 @@ void hm_unmap(void *p, size_t bytes);
 /* One live allocation: 24 bytes. size is what the program asked for
  * (HM_SIZE_MAX if larger); epoch is the number of dumps taken before it
  * was made, so that an address reused after a dump gets a new object id
- * (hm_dump.c). */
+ * (hm_dump.c); born is when it was made, in ticks of HM_TICK_US since the
+ * tracker started (41 bits: 1.1 years), for the lifespans of its stack
+ * and site. Each field has the bits its range needs (an address of 48
+ * bits: user space on x86-64 and AArch64; stack ids below 2^22, site ids
+ * up to 2^20), so that born fits without a larger slot: a live allocation
+ * costs at most 64 bytes of table (issue 16). */
 #define HM_SIZE_BITS 40
 #define HM_SIZE_MAX ((UINT64_C(1) << HM_SIZE_BITS) - 1)
+#define HM_ADDR_BITS 48
+#define HM_TICK_US 16
+#define HM_BORN_BITS 41
 typedef struct hm_entry {
-    uintptr_t addr;      /* 0: empty slot */
+    uint64_t addr : HM_ADDR_BITS; /* 0: empty slot */
+    uint64_t born_a : 16;         /* born, bits 0-15 */
     uint64_t size : HM_SIZE_BITS;
-    uint64_t kind : 8;
+    uint64_t kind : 4;
     uint64_t epoch : 16;
-    uint32_t stack;      /* hm_stacks id, 0: none */
-    uint32_t site;       /* hm_ruby site id, 0: none */
+    uint64_t born_c : 4;          /* born, bits 37-40 */
+    uint64_t stack : 22;          /* hm_stacks id, 0: none */
+    uint64_t site : 21;           /* hm_ruby site id, 0: none */
+    uint64_t born_b : 21;         /* born, bits 16-36 */
 } hm_entry;
+
+static inline uint64_t hm_entry_born(const hm_entry *e) {
+    return (uint64_t)e->born_a | (uint64_t)e->born_b << 16 |
+           (uint64_t)e->born_c << 37;
+}
+static inline void hm_entry_set_born(hm_entry *e, uint64_t ticks) {
+    e->born_a = ticks & 0xffffu;
+    e->born_b = (ticks >> 16) & ((UINT64_C(1) << 21) - 1);
+    e->born_c = (ticks >> 37) & 0xfu;
+}
+/* Ticks since the tracker started (hm_config.c), modulo 2^HM_BORN_BITS;
+ * the age of a tick t is hm_ticks_since(t) (wraps after 1.1 years). */
+uint64_t hm_ticks_now(void);
+static inline uint64_t hm_ticks_since(uint64_t now, uint64_t t) {
+    return (now - t) & ((UINT64_C(1) << HM_BORN_BITS) - 1);
+}
 
 void hm_live_init(void);
 /* Adds e. Returns 0, or -1 when no memory could be mapped (not tracked). */
@@ -282,11 +309,39 @@ void hm_live_unlock_all(void);
 
 #define HM_MAX_DEPTH 128
 
-/* Counters of one stack since start; updated without a lock. */
+/* Counters of one stack (or one Ruby site) since start, as read.
+ * lifetime_us sums the lifetimes of the freed blocks. */
 typedef struct hm_stack_counts {
     uint64_t allocs, frees;
     uint64_t alloc_bytes, free_bytes;
+    uint64_t lifetime_us;
 } hm_stack_counts;
+
+/* The same, kept by a stack or a site and updated without a lock
+ * (relaxed atomics: each counter is exact, a reader may see one a moment
+ * ahead of another). 2^64 microseconds of lifetimes is 584,000 years: no
+ * saturation needed. */
+typedef struct hm_counters {
+    _Atomic uint64_t allocs, frees, alloc_bytes, free_bytes, lifetime_us;
+} hm_counters;
+
+static inline void hm_counters_alloc(hm_counters *c, uint64_t size) {
+    __atomic_fetch_add((uint64_t *)&c->allocs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add((uint64_t *)&c->alloc_bytes, size, __ATOMIC_RELAXED);
+}
+static inline void hm_counters_free(hm_counters *c, uint64_t size,
+                                    uint64_t life_us) {
+    __atomic_fetch_add((uint64_t *)&c->frees, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add((uint64_t *)&c->free_bytes, size, __ATOMIC_RELAXED);
+    __atomic_fetch_add((uint64_t *)&c->lifetime_us, life_us, __ATOMIC_RELAXED);
+}
+static inline void hm_counters_read(hm_counters *c, hm_stack_counts *out) {
+    out->allocs = __atomic_load_n((uint64_t *)&c->allocs, __ATOMIC_RELAXED);
+    out->frees = __atomic_load_n((uint64_t *)&c->frees, __ATOMIC_RELAXED);
+    out->alloc_bytes = __atomic_load_n((uint64_t *)&c->alloc_bytes, __ATOMIC_RELAXED);
+    out->free_bytes = __atomic_load_n((uint64_t *)&c->free_bytes, __ATOMIC_RELAXED);
+    out->lifetime_us = __atomic_load_n((uint64_t *)&c->lifetime_us, __ATOMIC_RELAXED);
+}
 
 void hm_stacks_init(void);
 /* The id (>= 1) of the stack of ips (innermost first), interned; counts
@@ -294,8 +349,9 @@ void hm_stacks_init(void);
  * table is full. */
 uint32_t hm_stacks_intern(const uintptr_t *ips, unsigned n, uint64_t size);
 #define HM_STACK_OVERFLOW 1u /* id 1: "stack table full", no frames */
-/* Counts one free of size bytes on stack id. */
-void hm_stacks_count_free(uint32_t id, uint64_t size);
+/* Counts one free of size bytes on stack id, of a block that lived
+ * life_us microseconds. */
+void hm_stacks_count_free(uint32_t id, uint64_t size, uint64_t life_us);
 /* Number of ids given so far (ids are 1..n). */
 uint32_t hm_stacks_count(void);
 /* Frames and counters of id (1..hm_stacks_count()). */
@@ -336,6 +392,11 @@ int hm_ruby_init(void);
 uint32_t hm_ruby_site(void);
 /* File and line of site id. */
 const char *hm_ruby_site_get(uint32_t id, size_t *len, uint32_t *line);
+/* Counts one allocation of size bytes at site id; one free of a block
+ * that lived life_us; reads the counters of site id. */
+void hm_ruby_site_count_alloc(uint32_t id, uint64_t size);
+void hm_ruby_site_count_free(uint32_t id, uint64_t size, uint64_t life_us);
+void hm_ruby_site_counts(uint32_t id, hm_stack_counts *out);
 uint32_t hm_ruby_site_count(void);
 void hm_ruby_lock_all(void);
 void hm_ruby_unlock_all(void);

@@ -194,6 +194,67 @@ static int write_stack_counts(dumper *d) {
     return HEAPFMT_OK;
 }
 
+/* The lifespans of every stack and Ruby site that allocated (LIFESPAN
+ * records, format 1.2): the counts since start, and the age of the oldest
+ * block of each still alive, from the snapshot e (n entries) taken at
+ * tick now. */
+static int write_lifespans(dumper *d, const hm_entry *e, size_t n, uint64_t now) {
+    uint64_t *oldest_stack = hm_next.calloc(d->nstacks + 1, sizeof *oldest_stack);
+    uint64_t *oldest_site = hm_next.calloc(d->nsites + 1, sizeof *oldest_site);
+    int rc = HEAPFMT_E_NOMEM;
+    if (oldest_stack == NULL || oldest_site == NULL)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        /* an age of 0 ticks still counts as alive: store it plus one */
+        uint64_t age = hm_ticks_since(now, hm_entry_born(&e[i])) + 1;
+        if (e[i].stack <= d->nstacks && age > oldest_stack[e[i].stack])
+            oldest_stack[e[i].stack] = age;
+        if (e[i].site <= d->nsites && age > oldest_site[e[i].site])
+            oldest_site[e[i].site] = age;
+    }
+    rc = HEAPFMT_OK;
+    for (uint32_t sid = 1; sid <= d->nstacks && rc == HEAPFMT_OK; sid++) {
+        const hm_stack_counts *c = &d->counts[sid - 1];
+        if (c->allocs == 0)
+            continue;
+        heapfmt_lifespan l = {.key = HEAPFMT_LIFESPAN_STACK,
+                              .allocs = c->allocs, .frees = c->frees,
+                              .alloc_bytes = c->alloc_bytes,
+                              .free_bytes = c->free_bytes,
+                              .lifetime_us = c->lifetime_us};
+        if (oldest_stack[sid] != 0)
+            l.oldest_us = (oldest_stack[sid] - 1) * HM_TICK_US + HM_TICK_US / 2;
+        if ((rc = put_stack(d, sid, &l.stack)) == HEAPFMT_OK)
+            rc = heapfmt_write_lifespan(d->w, &l);
+    }
+    for (uint32_t site = 1; site <= d->nsites && rc == HEAPFMT_OK; site++) {
+        hm_stack_counts c;
+        hm_ruby_site_counts(site, &c);
+        size_t flen;
+        uint32_t line;
+        const char *file = hm_ruby_site_get(site, &flen, &line);
+        if (c.allocs == 0 || file == NULL)
+            continue;
+        heapfmt_lifespan l = {.key = HEAPFMT_LIFESPAN_SITE, .line = line,
+                              .allocs = c.allocs, .frees = c.frees,
+                              .alloc_bytes = c.alloc_bytes,
+                              .free_bytes = c.free_bytes,
+                              .lifetime_us = c.lifetime_us};
+        if (oldest_site[site] != 0)
+            l.oldest_us = (oldest_site[site] - 1) * HM_TICK_US + HM_TICK_US / 2;
+        if (d->site_files[site - 1] == 0 &&
+            (rc = heapfmt_write_string(d->w, file, flen,
+                                       &d->site_files[site - 1])) != HEAPFMT_OK)
+            break;
+        l.file = d->site_files[site - 1];
+        rc = heapfmt_write_lifespan(d->w, &l);
+    }
+out:
+    hm_next.free(oldest_stack);
+    hm_next.free(oldest_site);
+    return rc;
+}
+
 static int write_objects(dumper *d, const hm_entry *e, const uint64_t *usable,
                          size_t n) {
     int rc;
@@ -277,6 +338,7 @@ static int write_dump(heapfmt_writer *w, int private_fds) {
     size_t n = snapshot(&e, &usable, &mapped);
     if (n == (size_t)-1)
         return HEAPFMT_E_NOMEM;
+    uint64_t now = hm_ticks_now(); /* the moment of the snapshot */
     hf_map_init(&d.frames);
     d.symbols = hm_symbols_open(private_fds);
     d.nstacks = hm_stacks_count();
@@ -302,6 +364,8 @@ static int write_dump(heapfmt_writer *w, int private_fds) {
             rc = write_objects(&d, e, usable, n);
         if (rc == HEAPFMT_OK)
             rc = write_stack_counts(&d);
+        if (rc == HEAPFMT_OK)
+            rc = write_lifespans(&d, e, n, now);
     }
     hm_next.free(d.stack_ids);
     hm_next.free(d.counts);

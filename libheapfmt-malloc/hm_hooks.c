@@ -125,7 +125,8 @@ static void track(void *p, size_t size, hm_kind kind) {
         return;
     }
     if (p == NULL || hm_busy ||
-        atomic_load_explicit(&state, memory_order_relaxed) != STATE_TRACKING)
+        atomic_load_explicit(&state, memory_order_relaxed) != STATE_TRACKING ||
+        HM_UNLIKELY((uintptr_t)p >> HM_ADDR_BITS)) /* a 57-bit address space */
         return;
     if (HM_UNLIKELY(hm_child_due))
         hm_dump_child_poll();
@@ -141,6 +142,9 @@ static void track(void *p, size_t size, hm_kind kind) {
                   .epoch = hm_epoch,
                   .stack = hm_stacks_intern(ips, n, size),
                   .site = hm_cfg.ruby ? hm_ruby_site() : 0};
+    hm_entry_set_born(&e, hm_ticks_now());
+    if (e.site != 0)
+        hm_ruby_site_count_alloc(e.site, size);
     hm_live_insert(&e);
     hm_busy = 0;
 }
@@ -153,6 +157,15 @@ static void track_aligned(void *p, size_t size, hm_kind kind, size_t align) {
         track(p, size, kind);
 }
 
+/* Counts the free of old, a block the table forgot: on its stack and its
+ * site, with how long it lived. */
+static void count_free(const hm_entry *old) {
+    uint64_t life = hm_ticks_since(hm_ticks_now(), hm_entry_born(old)) * HM_TICK_US;
+    hm_stacks_count_free(old->stack, old->size, life);
+    if (old->site != 0)
+        hm_ruby_site_count_free(old->site, old->size, life);
+}
+
 /* Forgets p if tracked; the removed entry goes to *old. */
 static int untrack(void *p, hm_entry *old) {
     if (HM_UNLIKELY(hm_rec)) {
@@ -163,7 +176,7 @@ static int untrack(void *p, hm_entry *old) {
         return 0;
     if (!hm_live_remove((uintptr_t)p, old))
         return 0;
-    hm_stacks_count_free(old->stack, old->size);
+    count_free(old);
     return 1;
 }
 
@@ -231,7 +244,7 @@ static void *realloc_as(void *p, size_t n, hm_kind kind) {
         return NULL;
     }
     if (had)
-        hm_stacks_count_free(old.stack, old.size);
+        count_free(&old);
     track(q, n, kind);
     return q;
 }

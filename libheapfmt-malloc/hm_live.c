@@ -155,7 +155,7 @@ size_t hm_live_snapshot(hm_entry *buf, uint64_t *usable, size_t cap) {
                 buf[n] = s->slots[j];
                 /* Still live: its free is waiting for this lock. */
                 usable[n] = hm_next.usable_size
-                    ? hm_next.usable_size((void *)s->slots[j].addr) : 0;
+                    ? hm_next.usable_size((void *)(uintptr_t)s->slots[j].addr) : 0;
             }
             n++;
         }

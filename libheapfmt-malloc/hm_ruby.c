@@ -46,6 +46,7 @@ typedef struct site {
     uint32_t id;
     uint32_t line;
     uint32_t len;
+    hm_counters counts; /* since start, as hm_stacks keeps them per stack */
     char file[];
 } site;
 
@@ -121,6 +122,7 @@ uint32_t hm_ruby_site(void) {
             site *s = (site *)arena;
             arena += need;
             arena_left -= need;
+            memset(s, 0, sizeof *s);
             s->hash = h;
             s->id = id = (uint32_t)++count;
             s->line = (uint32_t)line;
@@ -144,6 +146,33 @@ const char *hm_ruby_site_get(uint32_t id, size_t *len, uint32_t *line) {
     *len = s->len;
     *line = s->line;
     return s->file;
+}
+
+/* A site by id, without the lock: by_id[id - 1] is written before count
+ * grows past id (under the lock), and a site is never moved or freed. */
+static site *site_of(uint32_t id) {
+    if (id == 0 || id > __atomic_load_n(&count, __ATOMIC_ACQUIRE))
+        return NULL;
+    return by_id[id - 1];
+}
+
+void hm_ruby_site_count_alloc(uint32_t id, uint64_t size) {
+    site *s = site_of(id);
+    if (s != NULL)
+        hm_counters_alloc(&s->counts, size);
+}
+
+void hm_ruby_site_count_free(uint32_t id, uint64_t size, uint64_t life_us) {
+    site *s = site_of(id);
+    if (s != NULL)
+        hm_counters_free(&s->counts, size, life_us);
+}
+
+void hm_ruby_site_counts(uint32_t id, hm_stack_counts *out) {
+    site *s = site_of(id);
+    memset(out, 0, sizeof *out);
+    if (s != NULL)
+        hm_counters_read(&s->counts, out);
 }
 
 uint32_t hm_ruby_site_count(void) {

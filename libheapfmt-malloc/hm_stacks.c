@@ -8,8 +8,9 @@
  *
  * Stacks are interned by their instruction addresses only; names are
  * looked up once per dump (hm_symbols.c), never inside malloc. Each
- * stack keeps its allocation and free counts since start, the per-site
- * report mwrap gives, without a lock (relaxed atomics). */
+ * stack keeps its allocation and free counts since start and the summed
+ * lifetimes of its freed blocks, the per-site report mwrap gives, without
+ * a lock (relaxed atomics). */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -31,7 +32,7 @@ typedef struct stack_rec {
     uint64_t hash;
     uint32_t id;
     uint32_t n;
-    _Atomic uint64_t allocs, frees, alloc_bytes, free_bytes;
+    hm_counters counts;
     uintptr_t ips[];
 } stack_rec;
 
@@ -221,17 +222,14 @@ uint32_t hm_stacks_intern(const uintptr_t *ips, unsigned n, uint64_t size) {
     else
         *hit = (cached_stack){h, r};
 count:
-    atomic_fetch_add_explicit(&r->allocs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->alloc_bytes, size, memory_order_relaxed);
+    hm_counters_alloc(&r->counts, size);
     return r->id;
 }
 
-void hm_stacks_count_free(uint32_t id, uint64_t size) {
+void hm_stacks_count_free(uint32_t id, uint64_t size, uint64_t life_us) {
     stack_rec *r = rec_of(id);
-    if (r == NULL)
-        return;
-    atomic_fetch_add_explicit(&r->frees, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->free_bytes, size, memory_order_relaxed);
+    if (r != NULL)
+        hm_counters_free(&r->counts, size, life_us);
 }
 
 uint32_t hm_stacks_count(void) {
@@ -247,10 +245,7 @@ unsigned hm_stacks_get(uint32_t id, const uintptr_t **ips,
         *ips = NULL;
         return 0;
     }
-    counts->allocs = atomic_load_explicit(&r->allocs, memory_order_relaxed);
-    counts->frees = atomic_load_explicit(&r->frees, memory_order_relaxed);
-    counts->alloc_bytes = atomic_load_explicit(&r->alloc_bytes, memory_order_relaxed);
-    counts->free_bytes = atomic_load_explicit(&r->free_bytes, memory_order_relaxed);
+    hm_counters_read(&r->counts, counts);
     *ips = r->ips;
     return r->n;
 }
