@@ -200,9 +200,9 @@ void hm_unmap(void *p, size_t bytes);
 /* One live allocation: 24 bytes. size is what the program asked for
  * (HM_SIZE_MAX if larger); epoch is the number of dumps taken before it
  * was made, so that an address reused after a dump gets a new object id
- * (hm_dump.c); born is when it was made, in ticks of HM_TICK_US since the
- * tracker started (41 bits: 1.1 years), for the lifespans of its stack
- * and site. Each field has the bits its range needs (an address of 48
+ * (hm_dump.c); born is when it was made, in ticks of HM_TICK_US of the
+ * coarse monotonic clock (41 bits: 1.1 years; hm_clock.c), for the
+ * lifespans of its stack and site. Each field has the bits its range needs (an address of 48
  * bits: user space on x86-64 and AArch64; stack ids below 2^22, site ids
  * up to 2^20), so that born fits without a larger slot: a live allocation
  * costs at most 64 bytes of table (issue 16). */
@@ -232,8 +232,8 @@ static inline void hm_entry_set_born(hm_entry *e, uint64_t ticks) {
     e->born_b = (ticks >> 16) & ((UINT64_C(1) << 21) - 1);
     e->born_c = (ticks >> 37) & 0xfu;
 }
-/* Ticks since the tracker started (hm_config.c), modulo 2^HM_BORN_BITS;
- * the age of a tick t is hm_ticks_since(t) (wraps after 1.1 years). */
+/* The clock (hm_clock.c) in ticks of HM_TICK_US, modulo 2^HM_BORN_BITS;
+ * the age of a tick t is hm_ticks_since(now, t) (wraps after 1.1 years). */
 uint64_t hm_ticks_now(void);
 static inline uint64_t hm_ticks_since(uint64_t now, uint64_t t) {
     return (now - t) & ((UINT64_C(1) << HM_BORN_BITS) - 1);
