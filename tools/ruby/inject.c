@@ -13,6 +13,7 @@
 #include "cli_proc.h"
 #include "cli_progress.h"
 #include "cli_ptrace.h"
+#include "cli_target.h"
 #include "inject.h"
 
 volatile int inject_interrupted;
@@ -80,34 +81,6 @@ static int rank_of(pid_t pid, pid_t tid)
     return RANK_SYSCALL;
 }
 
-static int alive(pid_t pid)
-{
-    char state;
-    return cli_proc_state(pid, 0, &state, NULL, 0) == 0 && state != 'Z' &&
-           state != 'X';
-}
-
-/* Why a thread could not be stopped, as one line. */
-static void stop_failure(pid_t pid, const char *why, char *err, size_t errlen)
-{
-    int e = errno;
-    if (e == EPERM || e == EACCES) {
-        char sec[16] = "0";
-        cli_proc_status(getpid(), "Seccomp", sec, sizeof sec);
-        snprintf(err, errlen,
-                 "cannot attach (%s): %s", why,
-                 strcmp(sec, "0") != 0
-                     ? "this program runs under a seccomp filter that "
-                       "forbids ptrace"
-                     : "ptrace is not allowed (another user's process, "
-                       "kernel.yama.ptrace_scope, or no CAP_SYS_PTRACE)");
-    } else if (!alive(pid)) {
-        snprintf(err, errlen, "the process exited during the attach");
-    } else {
-        snprintf(err, errlen, "cannot attach: %s", why);
-    }
-}
-
 static void nap(uint64_t ns)
 {
     struct timespec ts = {(time_t)(ns / 1000000000ull),
@@ -160,9 +133,9 @@ static int give_job(const target *t, const cand *c, size_t n,
         char why[160];
         uint64_t ret;
         if (cli_tracee_stop(&tr, t->pid, c[i].tid, why, sizeof why) != 0) {
-            if (errno == ESRCH && alive(t->pid))
+            if (errno == ESRCH && cli_target_alive(t->pid))
                 continue; /* that thread ended */
-            stop_failure(t->pid, why, err, errlen);
+            cli_target_stop_failure(t->pid, why, err, errlen);
             return 1;
         }
         uint64_t t0 = cli_now_ns(); /* stopped from here */
@@ -222,13 +195,13 @@ static int give_job(const target *t, const cand *c, size_t n,
     }
     failed:
         cli_tracee_release(&tr);
-        if (!alive(t->pid))
+        if (!cli_target_alive(t->pid))
             snprintf(err, errlen, "the process exited during the attach");
         else
             snprintf(err, errlen, "%s", why);
         return 1;
     }
-    snprintf(err, errlen, alive(t->pid) ? "no Ruby thread could be stopped"
+    snprintf(err, errlen, cli_target_alive(t->pid) ? "no Ruby thread could be stopped"
                                         : "the process exited during the attach");
     return 1;
 }
@@ -292,7 +265,7 @@ int inject_ruby(const target *t, const char *code, unsigned timeout_ms,
         uint64_t now = cli_now_ns();
         if (inject_interrupted || now > deadline)
             break;
-        if (!alive(t->pid)) {
+        if (!cli_target_alive(t->pid)) {
             gone = 1;
             break;
         }
@@ -319,7 +292,7 @@ int inject_ruby(const target *t, const char *code, unsigned timeout_ms,
         unmap_page(t, rep->tid, page, len, &rep->stop_ns);
         return 0;
     }
-    if (gone || !alive(t->pid))
+    if (gone || !cli_target_alive(t->pid))
         snprintf(err, errlen, "the process exited before the dump started");
     else if (inject_interrupted)
         snprintf(err, errlen, "interrupted before the dump started (the "
