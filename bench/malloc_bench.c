@@ -4,12 +4,18 @@
  * growing strings with realloc, and keeping a tenth of what it makes.
  * Time it alone, under heapfmt-malloc (sampled, exact), under heaptrack.
  *
- *   malloc_bench [ROUNDS]   (default 40; about 1M allocations a round) */
+ *   malloc_bench [ROUNDS [GO]]   (default 40; about 1M allocations a round)
+ *
+ * With GO, it writes its pid to GO.pid and waits (in nanosleep) for the
+ * file GO before it starts: heapfmt-malloc -p attaches meanwhile
+ * (bench/attach_run.sh), for attached against launched. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct entry {
     char *key;
@@ -44,8 +50,23 @@ static char *grow_text(unsigned seed) {
     return s;
 }
 
+static void wait_for_go(const char *go) {
+    char pidfile[4096];
+    snprintf(pidfile, sizeof pidfile, "%s.pid", go);
+    FILE *f = fopen(pidfile, "w");
+    if (f == NULL)
+        exit(1);
+    fprintf(f, "%ld\n", (long)getpid());
+    fclose(f);
+    struct timespec ts = {0, 2000000};
+    while (access(go, F_OK) != 0)
+        nanosleep(&ts, NULL);
+}
+
 int main(int argc, char **argv) {
     int rounds = argc > 1 ? atoi(argv[1]) : 40;
+    if (argc > 2)
+        wait_for_go(argv[2]);
     entry **table = calloc(BUCKETS, sizeof *table);
     entry *kept = NULL;
     unsigned long checksum = 0;

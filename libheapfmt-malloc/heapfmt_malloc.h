@@ -38,6 +38,20 @@ int heapfmt_malloc_dump(const char *path, char *written, size_t len);
 /* 1 when the tracker is recording allocations, else 0. */
 int heapfmt_malloc_tracking(void);
 
+/* For heapfmt-malloc -p, which loads the tracker into a running process
+ * and calls these (a program has no use for them):
+ * heapfmt_malloc_attach starts tracking with settings (NAME=VALUE lines
+ * of the HEAPFMT_MALLOC_* variables) by pointing every loaded module's
+ * malloc family at the tracker; heapfmt_malloc_detach puts them back and
+ * stops the dumps. Each returns 0 or one of: */
+#define HEAPFMT_MALLOC_PRELOADED 1    /* tracking from the start: nothing to do */
+#define HEAPFMT_MALLOC_ATTACHED 2     /* attach: already attached */
+#define HEAPFMT_MALLOC_NOT_ATTACHED 3 /* detach: not attached */
+#define HEAPFMT_MALLOC_NO_ALLOCATOR 4 /* attach: no malloc in the process */
+#define HEAPFMT_MALLOC_NO_MEMORY 5    /* attach: no memory for the records */
+int heapfmt_malloc_attach(const char *settings);
+int heapfmt_malloc_detach(void);
+
 #ifdef __cplusplus
 }
 #endif

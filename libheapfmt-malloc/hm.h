@@ -58,6 +58,11 @@ typedef struct hm_real {
 
 extern hm_real hm_next;
 
+/* 1 when this library stands in for the process's malloc by name
+ * (preloaded, or linked first); 0 when heapfmt-malloc -p loaded it into a
+ * running process, where it works through patched GOT entries. */
+extern int hm_preloaded;
+
 /* Nonzero while this thread runs tracker code (its own allocations are
  * not tracked). */
 extern HM_TLS __thread int hm_busy;
@@ -105,6 +110,11 @@ int hm_signal_explain(const char *s, char *msg, size_t len);
 /* Reads HEAPFMT_MALLOC_* into hm_cfg (defaults for what is unset or bad;
  * a bad value is reported once through hm_log when log is on). */
 void hm_config_load(hm_config *c);
+/* The same from get(name, arg) instead of the environment (the settings
+ * heapfmt-malloc -p hands a process it attaches to). */
+void hm_config_load_with(hm_config *c,
+                         const char *(*get)(const char *name, void *arg),
+                         void *arg);
 
 /* ------------------------------------------------------------------ */
 /* The program's descriptors (hm_host.c)                                */
@@ -166,6 +176,8 @@ int hm_readable(uintptr_t addr);
 void hm_wake_init(void);
 /* Asks for a dump; async-signal-safe (the signal handler's only call). */
 void hm_wake_post(void);
+/* Wakes the thread without asking for a dump (it takes up new settings). */
+void hm_wake_nudge(void);
 /* 1 when a dump was asked for since the last call (and clears it). */
 int hm_wake_take(void);
 /* Waits for hm_wake_post or until deadline_ns on CLOCK_MONOTONIC (0: no
@@ -418,6 +430,43 @@ void hm_dump_atfork_child(void);
 /* In a forked child: starts the child's dump thread if it is due. */
 void hm_dump_child_poll(void);
 extern volatile int hm_child_due; /* hm_dump_child_poll is due */
+
+/* Stops the dumps of an attached tracker that detaches (hm_attach.c):
+ * the dump signal's former action comes back, no interval or exit dump
+ * is written; hm_dump_start starts them again at the next attach. */
+void hm_dump_stop(void);
+
+/* ------------------------------------------------------------------ */
+/* Attaching to a running process (hm_attach.c)                        */
+/* ------------------------------------------------------------------ */
+
+/* The hooks by their own addresses (hidden aliases of malloc...): what
+ * the symbol names would give depends on who asks. */
+void *hm_hook_malloc(size_t);
+void *hm_hook_calloc(size_t, size_t);
+void *hm_hook_realloc(void *, size_t);
+void *hm_hook_reallocarray(void *, size_t, size_t);
+void hm_hook_free(void *);
+int hm_hook_posix_memalign(void **, size_t, size_t);
+void *hm_hook_aligned_alloc(size_t, size_t);
+void *hm_hook_memalign(size_t, size_t);
+void *hm_hook_valloc(size_t);
+void *hm_hook_pvalloc(size_t);
+int hm_hook_ruby_vm_destruct(void *);
+
+/* Points the GOT entries of the malloc family (and dlopen, and the Ruby
+ * VM's destructor) of every loaded module but the tracker's own and the
+ * loader's at the hooks, remembering what they held; modules dlopen'ed
+ * later are patched when they load. Returns the entries patched, or -1. */
+long hm_attach_patch_all(void);
+/* Puts every patched entry of a module still loaded back as it was. */
+void hm_attach_unpatch_all(void);
+
+/* Clears the live table (hm_live.c), and the counts of every stack and
+ * Ruby site: a second attach starts afresh. Nothing may use them then. */
+void hm_live_reset(void);
+void hm_stacks_reset_counts(void);
+void hm_ruby_reset_counts(void);
 
 /* Writes a one-line message to stderr when logging is on. */
 void hm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -210,7 +210,18 @@ static void resolve_dir(hm_config *c) {
         hm_log("%s/%s: path too long; dumps follow the working directory", cwd, c->dir);
 }
 
+static const char *from_env(const char *name, void *arg) {
+    (void)arg;
+    return getenv(name);
+}
+
 void hm_config_load(hm_config *c) {
+    hm_config_load_with(c, from_env, NULL);
+}
+
+void hm_config_load_with(hm_config *c,
+                         const char *(*get)(const char *name, void *arg),
+                         void *arg) {
     const char *v;
     long long n;
     memset(c, 0, sizeof *c);
@@ -223,27 +234,27 @@ void hm_config_load(hm_config *c) {
     c->level = 1;
     strcpy(c->dir, ".");
     strcpy(c->prefix, "heapfmt-malloc");
-    if ((v = getenv("HEAPFMT_MALLOC_LOG")) != NULL)
+    if ((v = get("HEAPFMT_MALLOC_LOG", arg)) != NULL)
         c->log = strcmp(v, "1") == 0;
-    if ((v = getenv("HEAPFMT_MALLOC_MODE")) != NULL) {
+    if ((v = get("HEAPFMT_MALLOC_MODE", arg)) != NULL) {
         if (strcmp(v, "exact") == 0)
             c->mode = HM_MODE_EXACT;
         else if (strcmp(v, "sampled") != 0)
             bad("HEAPFMT_MALLOC_MODE", v);
     }
-    if ((v = getenv("HEAPFMT_MALLOC_SAMPLE")) != NULL) {
+    if ((v = get("HEAPFMT_MALLOC_SAMPLE", arg)) != NULL) {
         if ((n = number(v, 1, (long long)1 << 40)) > 0)
             c->sample_bytes = (uint64_t)n;
         else
             bad("HEAPFMT_MALLOC_SAMPLE", v);
     }
-    if ((v = getenv("HEAPFMT_MALLOC_DEPTH")) != NULL) {
+    if ((v = get("HEAPFMT_MALLOC_DEPTH", arg)) != NULL) {
         if ((n = number(v, 1, HM_MAX_DEPTH)) > 0)
             c->depth = (unsigned)n;
         else
             bad("HEAPFMT_MALLOC_DEPTH", v);
     }
-    if ((v = getenv("HEAPFMT_MALLOC_SIGNAL")) != NULL) {
+    if ((v = get("HEAPFMT_MALLOC_SIGNAL", arg)) != NULL) {
         char why[160];
         int s = hm_signal_explain(v, why, sizeof why);
         if (s >= 0)
@@ -251,30 +262,30 @@ void hm_config_load(hm_config *c) {
         else
             hm_log("HEAPFMT_MALLOC_SIGNAL: %s; using the default", why);
     }
-    if ((v = getenv("HEAPFMT_MALLOC_INTERVAL")) != NULL) {
+    if ((v = get("HEAPFMT_MALLOC_INTERVAL", arg)) != NULL) {
         if ((n = number(v, 0, 86400 * 365)) >= 0)
             c->interval = (unsigned)n;
         else
             bad("HEAPFMT_MALLOC_INTERVAL", v);
     }
-    if ((v = getenv("HEAPFMT_MALLOC_AT_EXIT")) != NULL)
+    if ((v = get("HEAPFMT_MALLOC_AT_EXIT", arg)) != NULL)
         c->at_exit = strcmp(v, "0") != 0;
-    if ((v = getenv("HEAPFMT_MALLOC_RUBY")) != NULL)
+    if ((v = get("HEAPFMT_MALLOC_RUBY", arg)) != NULL)
         c->ruby = strcmp(v, "0") != 0;
-    if ((v = getenv("HEAPFMT_MALLOC_LEVEL")) != NULL) {
+    if ((v = get("HEAPFMT_MALLOC_LEVEL", arg)) != NULL) {
         if ((n = number(v, 0, 19)) >= 0)
             c->level = (int)n;
         else
             bad("HEAPFMT_MALLOC_LEVEL", v);
     }
-    if ((v = getenv("HEAPFMT_MALLOC_DIR")) != NULL && v[0] != 0) {
+    if ((v = get("HEAPFMT_MALLOC_DIR", arg)) != NULL && v[0] != 0) {
         if (strlen(v) < sizeof c->dir)
             strcpy(c->dir, v);
         else
             bad("HEAPFMT_MALLOC_DIR", v);
     }
     resolve_dir(c);
-    if ((v = getenv("HEAPFMT_MALLOC_PREFIX")) != NULL && v[0] != 0) {
+    if ((v = get("HEAPFMT_MALLOC_PREFIX", arg)) != NULL && v[0] != 0) {
         if (strlen(v) < sizeof c->prefix && strchr(v, '/') == NULL)
             strcpy(c->prefix, v);
         else

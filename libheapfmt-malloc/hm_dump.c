@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,28 +532,53 @@ static void on_signal(int sig) {
     hm_wake_post();
 }
 
+/* An attached tracker that detached writes no dump until it attaches
+ * again (hm_dump_stop); its thread stays, waiting. config_gen counts the
+ * attaches and detaches, for the thread to take up the new settings. */
+static volatile int dumps_stopped;
+static _Atomic unsigned config_gen = 1;
+
 static void *dump_thread(void *arg) {
     (void)arg;
     hm_busy = 1;
     pthread_setname_np(pthread_self(), "heapfmt-malloc");
     /* The dump signal may arrive here: a program that blocks every signal
      * in every thread of its own still gets its dumps, and the handler
-     * then runs on a thread that is never inside malloc. */
-    if (hm_cfg.signal != 0) {
-        sigset_t s;
-        sigemptyset(&s);
-        sigaddset(&s, hm_cfg.signal);
-        pthread_sigmask(SIG_UNBLOCK, &s, NULL);
-    }
+     * then runs on a thread that is never inside malloc. An attach or a
+     * detach (hm_dump_start, hm_dump_stop) changes the signal and the
+     * interval: the thread takes them up when woken. */
     hm_schedule when;
-    hm_schedule_init(&when, hm_cfg.interval, hm_wake_now());
+    unsigned gen = 0;
+    int unblocked = 0;
     for (;;) {
+        unsigned now_gen = atomic_load(&config_gen);
+        if (now_gen != gen) {
+            gen = now_gen;
+            int sig = dumps_stopped ? 0 : hm_cfg.signal;
+            if (sig != unblocked) {
+                sigset_t s;
+                if (unblocked != 0) {
+                    sigemptyset(&s);
+                    sigaddset(&s, unblocked);
+                    pthread_sigmask(SIG_BLOCK, &s, NULL);
+                }
+                if (sig != 0) {
+                    sigemptyset(&s);
+                    sigaddset(&s, sig);
+                    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+                }
+                unblocked = sig;
+            }
+            hm_schedule_init(&when, dumps_stopped ? 0 : hm_cfg.interval,
+                             hm_wake_now());
+        }
         if (hm_wake_wait(hm_schedule_deadline(&when)) != 0) {
             const struct timespec pause = {1, 0}; /* never a busy loop */
             nanosleep(&pause, NULL);
         }
         if (hm_schedule_due(&when, hm_wake_now(), hm_wake_take()) &&
-            dump(NULL, NULL, 0, DUMP_BY_THREAD) != 0 && errno == ECANCELED)
+            !dumps_stopped && dump(NULL, NULL, 0, DUMP_BY_THREAD) != 0 &&
+            errno == ECANCELED)
             return NULL; /* the exit dump has begun */
     }
 }
@@ -574,7 +600,7 @@ static int start_thread(void) {
 }
 
 static void at_exit_dump(void) {
-    if (hm_cfg.at_exit) {
+    if (hm_cfg.at_exit && !dumps_stopped) {
         dump(NULL, NULL, 0, DUMP_AT_EXIT);
     } else { /* no dump, but none may start now either */
         pthread_mutex_lock(&dump_lock);
@@ -583,19 +609,46 @@ static void at_exit_dump(void) {
     }
 }
 
+/* What the dump signal did before the tracker took it (an attached
+ * tracker gives it back when it detaches). */
+static struct sigaction old_action;
+static int signal_taken, exit_registered;
+
 void hm_dump_start(void) {
     started = time(NULL);
-    hm_wake_init();
-    if ((hm_cfg.signal != 0 || hm_cfg.interval != 0) && start_thread() == 0 &&
-        hm_cfg.signal != 0) {
+    dumps_stopped = 0;
+    atomic_fetch_add(&config_gen, 1);
+    if (thread_started) {
+        hm_wake_nudge(); /* an attach again: new signal and interval */
+    } else if (hm_cfg.signal != 0 || hm_cfg.interval != 0) {
+        hm_wake_init();
+        start_thread();
+    }
+    if (thread_started && hm_cfg.signal != 0) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sa.sa_flags = SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        sigaction(hm_cfg.signal, &sa, NULL);
+        if (sigaction(hm_cfg.signal, &sa, &old_action) == 0)
+            signal_taken = hm_cfg.signal;
     }
-    atexit(at_exit_dump);
+    if (!exit_registered)
+        exit_registered = atexit(at_exit_dump) == 0;
+}
+
+void hm_dump_stop(void) {
+    dumps_stopped = 1;
+    atomic_fetch_add(&config_gen, 1);
+    if (thread_started)
+        hm_wake_nudge(); /* no interval dumps, the signal blocked again */
+    if (signal_taken != 0) {
+        struct sigaction now;
+        /* the program may have taken the signal since: then it keeps it */
+        if (sigaction(signal_taken, NULL, &now) == 0 && now.sa_handler == on_signal)
+            sigaction(signal_taken, &old_action, NULL);
+        signal_taken = 0;
+    }
 }
 
 /* In the child of fork(): the parent's thread is not here, and a request

@@ -23,8 +23,10 @@
 
 hm_real hm_next;
 HM_TLS __thread int hm_busy;
+int hm_preloaded;
 
-enum { STATE_NEW, STATE_RESOLVING, STATE_RESOLVED, STATE_TRACKING };
+enum { STATE_NEW, STATE_RESOLVING, STATE_RESOLVED, STATE_TRACKING,
+       STATE_DETACHED };
 static _Atomic int state = STATE_NEW;
 
 /* ---- the arena for allocations made while dlsym runs ---- */
@@ -44,20 +46,29 @@ static int in_boot(const void *p) {
     return (const char *)p >= boot && (const char *)p < boot + sizeof boot;
 }
 
+/* The allocator's functions, as the handle finds them: RTLD_NEXT for a
+ * preloaded tracker (the next definition is the allocator's), RTLD_DEFAULT
+ * for an attached one (loaded out of the global scope, whose first
+ * definition is then the process's allocator: glibc's, or a preloaded
+ * jemalloc's). */
+static void resolve_with(void *handle) {
+    hm_next.malloc = dlsym(handle, "malloc");
+    hm_next.calloc = dlsym(handle, "calloc");
+    hm_next.realloc = dlsym(handle, "realloc");
+    hm_next.free = dlsym(handle, "free");
+    hm_next.posix_memalign = dlsym(handle, "posix_memalign");
+    hm_next.aligned_alloc = dlsym(handle, "aligned_alloc");
+    hm_next.memalign = dlsym(handle, "memalign");
+    hm_next.valloc = dlsym(handle, "valloc");
+    hm_next.pvalloc = dlsym(handle, "pvalloc");
+    hm_next.usable_size = dlsym(handle, "malloc_usable_size");
+}
+
 static void resolve(void) {
     int expected = STATE_NEW;
     if (!atomic_compare_exchange_strong(&state, &expected, STATE_RESOLVING))
         return;
-    hm_next.malloc = dlsym(RTLD_NEXT, "malloc");
-    hm_next.calloc = dlsym(RTLD_NEXT, "calloc");
-    hm_next.realloc = dlsym(RTLD_NEXT, "realloc");
-    hm_next.free = dlsym(RTLD_NEXT, "free");
-    hm_next.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-    hm_next.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
-    hm_next.memalign = dlsym(RTLD_NEXT, "memalign");
-    hm_next.valloc = dlsym(RTLD_NEXT, "valloc");
-    hm_next.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
-    hm_next.usable_size = dlsym(RTLD_NEXT, "malloc_usable_size");
+    resolve_with(RTLD_NEXT);
     atomic_store(&state, STATE_RESOLVED);
 }
 
@@ -91,17 +102,8 @@ static void child_fork(void) {
     hm_dump_atfork_child();
 }
 
-__attribute__((constructor)) static void hm_start(void) {
-    if (!ready())
-        return;
-    hm_busy = 1;
-    hm_stderr_note();
-    hm_config_load(&hm_cfg);
-    if (hm_record_start()) { /* a trace instead of dumps (hm_record.c) */
-        hm_busy = 0;
-        atomic_store(&state, STATE_TRACKING);
-        return;
-    }
+/* The parts that start once per process, preloaded or attached. */
+static void start_once(void) {
     /* Before the first stack capture, which makes libunwind's pipe. */
     if (hm_unwind_io_init() != 0)
         hm_log("libunwind's memory checks could not be redirected: "
@@ -111,6 +113,25 @@ __attribute__((constructor)) static void hm_start(void) {
     if (hm_cfg.ruby)
         hm_cfg.ruby = hm_ruby_init();
     pthread_atfork(prepare_fork, parent_fork, child_fork);
+}
+
+__attribute__((constructor)) static void hm_start(void) {
+    if (!ready())
+        return;
+    /* dlopen'ed into a running process (heapfmt-malloc -p): nobody calls
+     * the hooks until heapfmt_malloc_attach patches the GOTs */
+    hm_preloaded = dlsym(RTLD_DEFAULT, "malloc") == (void *)hm_hook_malloc;
+    if (!hm_preloaded)
+        return;
+    hm_busy = 1;
+    hm_stderr_note();
+    hm_config_load(&hm_cfg);
+    if (hm_record_start()) { /* a trace instead of dumps (hm_record.c) */
+        hm_busy = 0;
+        atomic_store(&state, STATE_TRACKING);
+        return;
+    }
+    start_once();
     hm_dump_start();
     hm_log("tracking (%s mode)", hm_cfg.mode == HM_MODE_EXACT ? "exact" : "sampled");
     hm_busy = 0;
@@ -296,6 +317,109 @@ HM_EXPORT void *valloc(size_t n) {
 
 HM_EXPORT void *pvalloc(size_t n) {
     return ready() ? tracked(hm_next.pvalloc(n), n, HM_KIND_PVALLOC) : NULL;
+}
+
+/* The hooks' own addresses for hm_attach.c: inside this library the
+ * names malloc... may resolve to the allocator's. */
+#define HM_ALIAS(type, name, hook) \
+    extern __typeof__(name) hook \
+        __attribute__((alias(#name), copy(name), visibility("hidden")))
+HM_ALIAS(void *, malloc, hm_hook_malloc);
+HM_ALIAS(void *, calloc, hm_hook_calloc);
+HM_ALIAS(void *, realloc, hm_hook_realloc);
+HM_ALIAS(void *, reallocarray, hm_hook_reallocarray);
+HM_ALIAS(void, free, hm_hook_free);
+HM_ALIAS(int, posix_memalign, hm_hook_posix_memalign);
+HM_ALIAS(void *, aligned_alloc, hm_hook_aligned_alloc);
+HM_ALIAS(void *, memalign, hm_hook_memalign);
+HM_ALIAS(void *, valloc, hm_hook_valloc);
+HM_ALIAS(void *, pvalloc, hm_hook_pvalloc);
+
+/* ---- attaching (heapfmt-malloc -p) ---- */
+
+/* settings: NAME=VALUE lines of the HEAPFMT_MALLOC_* variables */
+static const char *from_settings(const char *name, void *arg) {
+    static char value[1100]; /* under the attach lock: one caller */
+    size_t n = strlen(name);
+    for (const char *p = arg; p != NULL && *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        if (len > n && p[n] == '=' && memcmp(p, name, n) == 0 &&
+            len - n - 1 < sizeof value) {
+            memcpy(value, p + n + 1, len - n - 1);
+            value[len - n - 1] = 0;
+            return value;
+        }
+        p = eol ? eol + 1 : NULL;
+    }
+    return NULL;
+}
+
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+static int started_once;
+
+HM_EXPORT int heapfmt_malloc_attach(const char *settings) {
+    if (hm_preloaded)
+        return HEAPFMT_MALLOC_PRELOADED;
+    pthread_mutex_lock(&attach_lock);
+    int rc = 0;
+    int was_busy = hm_busy;
+    hm_busy = 1;
+    if (atomic_load(&state) == STATE_TRACKING) {
+        rc = HEAPFMT_MALLOC_ATTACHED;
+        goto out;
+    }
+    resolve_with(RTLD_DEFAULT);
+    if (hm_next.malloc == NULL || hm_next.free == NULL) {
+        rc = HEAPFMT_MALLOC_NO_ALLOCATOR;
+        goto out;
+    }
+    hm_stderr_note(); /* the log's: the process's standard error now */
+    hm_config_load_with(&hm_cfg, from_settings, (void *)settings);
+    if (!started_once) {
+        start_once();
+        started_once = 1;
+    } else { /* attached before: start afresh */
+        hm_live_reset();
+        hm_stacks_reset_counts();
+        hm_ruby_reset_counts();
+    }
+    hm_dump_start();
+    /* tracking first: a call through an entry patched a moment later is
+     * then counted */
+    atomic_store(&state, STATE_TRACKING);
+    if (hm_attach_patch_all() < 0) {
+        hm_attach_unpatch_all();
+        atomic_store(&state, STATE_DETACHED);
+        hm_dump_stop();
+        rc = HEAPFMT_MALLOC_NO_MEMORY;
+        goto out;
+    }
+    hm_log("attached (%s mode)", hm_cfg.mode == HM_MODE_EXACT ? "exact" : "sampled");
+out:
+    hm_busy = was_busy;
+    pthread_mutex_unlock(&attach_lock);
+    return rc;
+}
+
+HM_EXPORT int heapfmt_malloc_detach(void) {
+    if (hm_preloaded)
+        return HEAPFMT_MALLOC_PRELOADED;
+    pthread_mutex_lock(&attach_lock);
+    int rc = 0;
+    if (atomic_load(&state) != STATE_TRACKING) {
+        rc = HEAPFMT_MALLOC_NOT_ATTACHED;
+    } else {
+        int was_busy = hm_busy;
+        hm_busy = 1;
+        hm_attach_unpatch_all();
+        atomic_store(&state, STATE_DETACHED);
+        hm_dump_stop();
+        hm_log("detached");
+        hm_busy = was_busy;
+    }
+    pthread_mutex_unlock(&attach_lock);
+    return rc;
 }
 
 /* ---- the C API (heapfmt_malloc.h) ---- */

@@ -179,3 +179,17 @@ void hm_live_unlock_all(void) {
     for (unsigned i = 0; i < SHARDS; i++)
         pthread_mutex_unlock(&shards[i].lock);
 }
+
+void hm_live_reset(void) {
+    hm_live_lock_all();
+    for (unsigned i = 0; i < SHARDS; i++) {
+        shard *s = &shards[i];
+        if (s->mask)
+            memset(s->slots, 0, (s->mask + 1) * sizeof *s->slots);
+        s->count = 0;
+    }
+    for (size_t i = 0; i < sizeof hm_live_filter; i++)
+        atomic_store_explicit(&hm_live_filter[i], 0, memory_order_relaxed);
+    hm_live_filter_on = hm_cfg.mode == HM_MODE_SAMPLED;
+    hm_live_unlock_all();
+}

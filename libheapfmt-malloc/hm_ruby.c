@@ -83,10 +83,19 @@ static uint64_t hash_site(const char *f, size_t len, uint32_t line) {
 }
 
 HM_EXPORT int ruby_vm_destruct(void *vm) {
+    return hm_hook_ruby_vm_destruct(vm);
+}
+
+/* Its own address, for a tracker that patches libruby's call to it
+ * (hm_attach.c) instead of standing in for it by name. */
+int hm_hook_ruby_vm_destruct(void *vm) {
     atomic_store(&enabled, 0);
     int was_busy = hm_busy;
     hm_busy = 1;
-    int (*real)(void *) = (int (*)(void *))dlsym(RTLD_NEXT, "ruby_vm_destruct");
+    /* preloaded, the next definition is libruby's; attached (dlopen'ed,
+     * out of the global scope), the default one is */
+    int (*real)(void *) = (int (*)(void *))dlsym(
+        hm_preloaded ? RTLD_NEXT : RTLD_DEFAULT, "ruby_vm_destruct");
     hm_busy = was_busy;
     return real != NULL ? real(vm) : 0;
 }
@@ -173,6 +182,13 @@ void hm_ruby_site_counts(uint32_t id, hm_stack_counts *out) {
     memset(out, 0, sizeof *out);
     if (s != NULL)
         hm_counters_read(&s->counts, out);
+}
+
+void hm_ruby_reset_counts(void) {
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < count; i++)
+        memset(&by_id[i]->counts, 0, sizeof by_id[i]->counts);
+    pthread_mutex_unlock(&lock);
 }
 
 uint32_t hm_ruby_site_count(void) {

@@ -266,3 +266,12 @@ void hm_stacks_unlock_all(void) {
     for (unsigned i = 0; i < SHARDS; i++)
         pthread_mutex_unlock(&shards[i].lock);
 }
+
+void hm_stacks_reset_counts(void) {
+    uint32_t n = hm_stacks_count();
+    for (uint32_t id = 1; id <= n; id++) {
+        stack_rec *r = rec_of(id);
+        if (r != NULL)
+            memset(&r->counts, 0, sizeof r->counts);
+    }
+}

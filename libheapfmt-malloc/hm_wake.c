@@ -32,6 +32,10 @@ void hm_wake_post(void) {
     errno = saved;
 }
 
+void hm_wake_nudge(void) {
+    sem_post(&sem); /* a wake-up without a request: no dump */
+}
+
 int hm_wake_take(void) {
     return atomic_exchange(&requested, 0);
 }

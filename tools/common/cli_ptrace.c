@@ -127,6 +127,7 @@ int cli_tracee_stop(cli_tracee *t, pid_t pid, pid_t tid, char *err,
     memset(t, 0, sizeof *t);
     t->pid = pid;
     t->tid = tid;
+    t->call_timeout_ns = STEP_TIMEOUT_NS;
     block_signals(t);
     if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
         int e = errno;
@@ -212,7 +213,7 @@ int cli_tracee_call(cli_tracee *t, uint64_t fn, const uint64_t *args,
     if (ptrace(PTRACE_SETREGS, t->tid, NULL, &r) != 0 ||
         ptrace(PTRACE_CONT, t->tid, NULL, NULL) != 0)
         return fail(err, errlen, errno, "ptrace: %s", strerror(errno));
-    uint64_t deadline = now_ns() + STEP_TIMEOUT_NS;
+    uint64_t deadline = now_ns() + t->call_timeout_ns;
     for (;;) {
         int status;
         if (wait_change(t->tid, &status, deadline) != 0) {
@@ -224,7 +225,7 @@ int cli_tracee_call(cli_tracee *t, uint64_t fn, const uint64_t *args,
                     wait_change(t->tid, &st2, now_ns() + STEP_TIMEOUT_NS) == 0 &&
                     WIFSTOPPED(st2))
                     return fail(err, errlen, ETIMEDOUT, "%s",
-                                "the call did not return in 2 s");
+                                "the call did not return in time");
             }
             t->stopped = t->seized = 0;
             return fail(err, errlen, ESRCH, "%s", "the thread ended");

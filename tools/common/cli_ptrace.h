@@ -41,6 +41,9 @@ typedef struct cli_tracee {
     size_t nheld;
     sigset_t oldmask;
     int masked;
+    uint64_t call_timeout_ns; /* how long a call may take: 2 s unless set
+                                 after cli_tracee_stop (a dlopen may take
+                                 longer on a loaded machine) */
 } cli_tracee;
 
 /* Seizes thread tid of process pid and stops it. */

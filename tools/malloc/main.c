@@ -1,19 +1,24 @@
-/* main.c -- heapfmt-malloc: run a program under the malloc tracker.
+/* main.c -- heapfmt-malloc: run a program under the malloc tracker, or
+ * attach the tracker to a running one.
  *
  * The tracker is libheapfmt-malloc.so, preloaded; this launcher only turns
  * its options into the HEAPFMT_MALLOC_* variables the tracker reads, puts
  * the tracker first in LD_PRELOAD and executes the program, which keeps
- * this process's pid (so the dumps are named with the pid the user sees). */
+ * this process's pid (so the dumps are named with the pid the user sees).
+ * With -p, --dump or --detach it works on a running process instead
+ * (attach.c), handing it the same settings. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_num.h"
@@ -23,10 +28,23 @@ static void usage(void)
 {
     printf(
         "Usage: %s [OPTION]... [--] COMMAND [ARG]...\n"
+        "  or:  %s -p PID [OPTION]...\n"
+        "  or:  %s --dump=PID | --detach=PID\n"
         "Run COMMAND with its native heap tracked: every live malloc'd block\n"
         "with the call stack that made it, written as heapfmt dumps that\n"
-        "histo, heapfmt-diff and the other tools read.\n"
+        "histo, heapfmt-diff and the other tools read. Or track the running\n"
+        "process PID from now on.\n"
         "\n"
+        "  -p, --pid=PID         attach the tracker to the running process PID\n"
+        "                        (ptrace): it tracks from now on, with the\n"
+        "                        options below; dumps go to DIR (default:\n"
+        "                        this directory)\n"
+        "      --dump=PID        ask PID's tracker for a dump now (its signal,\n"
+        "                        -S)\n"
+        "      --detach=PID      stop tracking in PID and give its allocator\n"
+        "                        back\n"
+        "  -t, --timeout=SECS    -p, --detach: wait at most SECS for a thread\n"
+        "                        of PID at a safe point (default 10)\n"
         "  -m, --mode=MODE       sampled (default: Poisson sampling by bytes,\n"
         "                        low overhead, sizes scaled to estimates) or\n"
         "                        exact (every allocation)\n"
@@ -34,7 +52,7 @@ static void usage(void)
         "      --depth=N         frames kept per stack, 1-%d (default 32)\n"
         "  -d, --dir=DIR         write dumps into DIR (default: the directory\n"
         "                        it starts in), named PREFIX-PID-N.hfd\n"
-        "  -p, --prefix=NAME     dump name prefix (default heapfmt-malloc)\n"
+        "      --prefix=NAME     dump name prefix (default heapfmt-malloc)\n"
         "  -S, --signal=SIG      dump when SIG arrives: USR1, USR2 or RTMIN+N\n"
         "                        (a name or number), or none (default RTMIN+7)\n"
         "  -i, --interval=SECS   also dump every SECS seconds\n"
@@ -52,18 +70,33 @@ static void usage(void)
         "\n"
         "Exit status: COMMAND's own; 2 for a usage error; 126 if COMMAND\n"
         "cannot be run, 127 if it is not found; 1 if the tracker is missing.\n"
+        "With -p, --dump, --detach: 0, or 1 for an error (PID untouched).\n"
         "The manual: man heapfmt-malloc.\n",
-        cli_progname(), HM_MAX_DEPTH);
+        cli_progname(), cli_progname(), cli_progname(), HM_MAX_DEPTH);
 }
 
-enum { OPT_DEPTH = 256, OPT_NO_EXIT, OPT_NO_RUBY, OPT_MARK };
+enum { OPT_DEPTH = 256, OPT_NO_EXIT, OPT_NO_RUBY, OPT_MARK, OPT_PREFIX,
+       OPT_DUMP, OPT_DETACH };
+
+/* -p, --dump, --detach: what to do to which process. */
+enum { RUN_COMMAND, RUN_ATTACH, RUN_DUMP, RUN_DETACH };
+static struct {
+    int what;
+    pid_t pid;
+    unsigned timeout_ms;
+    int verbose;
+} act = {RUN_COMMAND, 0, 10000, 0};
 
 static const struct option long_options[] = {
     {"mode", required_argument, NULL, 'm'},
     {"sample", required_argument, NULL, 's'},
     {"depth", required_argument, NULL, OPT_DEPTH},
     {"dir", required_argument, NULL, 'd'},
-    {"prefix", required_argument, NULL, 'p'},
+    {"prefix", required_argument, NULL, OPT_PREFIX},
+    {"pid", required_argument, NULL, 'p'},
+    {"dump", required_argument, NULL, OPT_DUMP},
+    {"detach", required_argument, NULL, OPT_DETACH},
+    {"timeout", required_argument, NULL, 't'},
     {"signal", required_argument, NULL, 'S'},
     {"interval", required_argument, NULL, 'i'},
     {"no-exit-dump", no_argument, NULL, OPT_NO_EXIT},
@@ -128,10 +161,31 @@ static int parse(int argc, char **argv)
     opterr = 0;
     /* "+": options stop at the first non-option, COMMAND's own options
      * are COMMAND's. */
-    while ((c = getopt_long(argc, argv, "+:m:s:d:p:S:i:l:rvhV", long_options,
+    while ((c = getopt_long(argc, argv, "+:m:s:d:p:S:i:l:t:rvhV", long_options,
                             NULL)) != -1) {
         int bad = 0;
+        uint64_t v;
         switch (c) {
+        case 'p':
+        case OPT_DUMP:
+        case OPT_DETACH: {
+            int what = c == 'p' ? RUN_ATTACH : c == OPT_DUMP ? RUN_DUMP : RUN_DETACH;
+            if (act.what != RUN_COMMAND && act.what != what) {
+                cli_usage_error("-p, --dump and --detach go one at a time");
+                return CLI_EXIT_USAGE;
+            }
+            if (cli_option_u64(c == 'p' ? "--pid" : c == OPT_DUMP ? "--dump" : "--detach",
+                               optarg, 1, INT32_MAX, &v) != 0)
+                return CLI_EXIT_USAGE;
+            act.what = what;
+            act.pid = (pid_t)v;
+            break;
+        }
+        case 't':
+            if (cli_option_u64("--timeout", optarg, 1, 86400, &v) != 0)
+                return CLI_EXIT_USAGE;
+            act.timeout_ms = (unsigned)v * 1000;
+            break;
         case 'm':
             if (strcmp(optarg, "exact") != 0 && strcmp(optarg, "sampled") != 0) {
                 cli_usage_error("--mode: '%s' is not exact or sampled", optarg);
@@ -156,7 +210,7 @@ static int parse(int argc, char **argv)
             bad = set("HEAPFMT_MALLOC_DIR", realpath(optarg, real) ? real : optarg);
             break;
         }
-        case 'p':
+        case OPT_PREFIX:
             if (optarg[0] == 0 || strchr(optarg, '/') != NULL || strlen(optarg) >= 64) {
                 cli_usage_error("--prefix: a file name of 1 to 63 bytes without '/'");
                 return CLI_EXIT_USAGE;
@@ -192,6 +246,7 @@ static int parse(int argc, char **argv)
             break;
         case 'v':
             bad = set("HEAPFMT_MALLOC_LOG", "1");
+            act.verbose = 1;
             break;
         default: /* -h, -V, errors */
             return cli_standard_option(c, argv, usage);
@@ -200,6 +255,61 @@ static int parse(int argc, char **argv)
             return CLI_EXIT_USAGE;
     }
     return CLI_GO_ON;
+}
+
+/* The settings the tracker reads, as NAME=VALUE lines, from this
+ * process's environment (the options set it): what heapfmt_malloc_attach
+ * takes (main sets the directory: this one unless --dir says otherwise). */
+static char *settings(void)
+{
+    static const char *const vars[] = {
+        "HEAPFMT_MALLOC_MODE",   "HEAPFMT_MALLOC_SAMPLE", "HEAPFMT_MALLOC_DEPTH",
+        "HEAPFMT_MALLOC_DIR",    "HEAPFMT_MALLOC_PREFIX", "HEAPFMT_MALLOC_SIGNAL",
+        "HEAPFMT_MALLOC_INTERVAL", "HEAPFMT_MALLOC_AT_EXIT", "HEAPFMT_MALLOC_RUBY",
+        "HEAPFMT_MALLOC_LEVEL",  "HEAPFMT_MALLOC_LOG"};
+    size_t len = 1;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i]) != NULL)
+            len += strlen(vars[i]) + strlen(getenv(vars[i])) + 2;
+    char *s = malloc(len), *p = s;
+    if (s == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && strchr(v, '\n') == NULL)
+            p += sprintf(p, "%s=%s\n", vars[i], v);
+    }
+    *p = 0;
+    return s;
+}
+
+/* -p, --dump, --detach. */
+static int act_on_process(void)
+{
+    if (act.what == RUN_DUMP) {
+        const char *sv = getenv("HEAPFMT_MALLOC_SIGNAL");
+        int sig = sv ? hm_parse_signal(sv) : SIGRTMIN + HM_DEFAULT_SIGNAL_OFFSET;
+        if (sig <= 0) {
+            cli_usage_error("--dump needs a signal (-S)");
+            return CLI_EXIT_USAGE;
+        }
+        return malloc_dump_request(act.pid, sig, act.verbose);
+    }
+    if (act.what == RUN_DETACH)
+        return malloc_detach(act.pid, act.timeout_ms, act.verbose);
+    char lib[PATH_MAX + 64], real[PATH_MAX];
+    if (find_tracker(lib, sizeof lib) != 0 || realpath(lib, real) == NULL) {
+        cli_error(lib, "the tracker library is missing (set HEAPFMT_MALLOC_LIB)");
+        return CLI_EXIT_ERROR;
+    }
+    char *s = settings();
+    if (s == NULL) {
+        cli_error(NULL, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    int rc = malloc_attach(act.pid, real, s, act.timeout_ms, act.verbose);
+    free(s);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -215,6 +325,13 @@ int main(int argc, char **argv)
     int code = parse(argc, argv);
     if (code != CLI_GO_ON)
         return code;
+    if (act.what != RUN_COMMAND) {
+        if (optind < argc) {
+            cli_usage_error("-p, --dump and --detach take no COMMAND");
+            return CLI_EXIT_USAGE;
+        }
+        return act_on_process();
+    }
     if (optind == argc) {
         cli_usage_error("missing COMMAND");
         return CLI_EXIT_USAGE;
