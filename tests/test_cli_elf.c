@@ -18,27 +18,25 @@
 
 #include "cli_elf.h"
 
-/* The file libc's malloc comes from, and where it is loaded. */
-static void libc_file(char *path, size_t len, uint64_t *base)
+/* The file libc's malloc comes from, opened, and where it is loaded. */
+static cli_elf *open_libc(uint64_t *bias)
 {
     Dl_info info;
     void *sym = dlsym(RTLD_DEFAULT, "getpid");
     cr_assert(sym && dladdr(sym, &info));
-    snprintf(path, len, "%s", info.dli_fname);
-    *base = (uint64_t)(uintptr_t)info.dli_fbase;
+    char err[256];
+    cli_elf *e;
+    cr_assert_eq(cli_elf_open(&e, info.dli_fname, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cli_elf_bias(e, (uint64_t)(uintptr_t)info.dli_fbase, bias), 0);
+    return e;
 }
 
 Test(cli_elf, symbols_match_the_loader)
 {
-    char path[4096], err[256];
-    uint64_t base;
-    libc_file(path, sizeof path, &base);
-    cli_elf *e;
-    cr_assert_eq(cli_elf_open(&e, path, err, sizeof err), 0, "%s", err);
+    uint64_t bias;
+    cli_elf *e = open_libc(&bias);
     cr_assert_eq(cli_elf_machine(e), EM_X86_64);
     cr_assert_eq(cli_elf_type(e), ET_DYN);
-    uint64_t bias;
-    cr_assert_eq(cli_elf_bias(e, base, &bias), 0);
     const char *names[] = {"getpid", "mmap", "munmap", "strlen"};
     for (size_t i = 0; i < 4; i++) {
         uint64_t v;
@@ -60,13 +58,8 @@ Test(cli_elf, constants_and_needed)
 {
     /* gnu_get_libc_version's string lives in libc's rodata: read through
      * the file, it is what the function returns. */
-    char path[4096], err[256];
-    uint64_t base;
-    libc_file(path, sizeof path, &base);
-    cli_elf *e;
-    cr_assert_eq(cli_elf_open(&e, path, err, sizeof err), 0, "%s", err);
     uint64_t bias, v, size;
-    cr_assert_eq(cli_elf_bias(e, base, &bias), 0);
+    cli_elf *e = open_libc(&bias);
     cr_assert_eq(cli_elf_symbol(e, "__libc_single_threaded", &v, &size), 0);
     char byte;
     cr_assert_eq(cli_elf_read(e, v, &byte, 1), -1, "a .bss object has no file bytes");
@@ -78,6 +71,7 @@ Test(cli_elf, constants_and_needed)
     cli_elf_close(e);
 
     /* this test program needs libcriterion */
+    char err[256];
     cr_assert_eq(cli_elf_open(&e, "/proc/self/exe", err, sizeof err), 0, "%s", err);
     int found = 0;
     for (size_t i = 0; cli_elf_needed(e, i) != NULL; i++)
