@@ -24,6 +24,14 @@ static int inside(const cli_elf *e, uint64_t off, uint64_t len)
     return off <= e->size && len <= e->size - off;
 }
 
+/* Whether a table of 64-bit ELF structures may be read at [off, off +
+ * len): inside the file and aligned as the ABI requires (the file is
+ * mapped at a page boundary). A damaged offset is not followed. */
+static int table_at(const cli_elf *e, uint64_t off, uint64_t len)
+{
+    return off % 8 == 0 && inside(e, off, len);
+}
+
 int cli_elf_open(cli_elf **out, const char *path, char *err, size_t errlen)
 {
     *out = NULL;
@@ -104,7 +112,7 @@ static const Elf64_Shdr *section(const cli_elf *e, size_t i)
 {
     const Elf64_Ehdr *h = e->eh;
     if (h->e_shentsize != sizeof(Elf64_Shdr) || i >= h->e_shnum ||
-        !inside(e, h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr)))
+        !table_at(e, h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr)))
         return NULL;
     return (const Elf64_Shdr *)(e->data + h->e_shoff) + i;
 }
@@ -114,7 +122,7 @@ static const Elf64_Phdr *segment(const cli_elf *e, size_t i)
 {
     const Elf64_Ehdr *h = e->eh;
     if (h->e_phentsize != sizeof(Elf64_Phdr) || i >= h->e_phnum ||
-        !inside(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr)))
+        !table_at(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr)))
         return NULL;
     return (const Elf64_Phdr *)(e->data + h->e_phoff) + i;
 }
@@ -141,7 +149,7 @@ static int search_table(const cli_elf *e, unsigned type, const char *name,
         if (s == NULL)
             return -1;
         if (s->sh_type != type || s->sh_entsize != sizeof(Elf64_Sym) ||
-            !inside(e, s->sh_offset, s->sh_size))
+            !table_at(e, s->sh_offset, s->sh_size))
             continue;
         const Elf64_Sym *sym = (const Elf64_Sym *)(e->data + s->sh_offset);
         size_t n = s->sh_size / sizeof(Elf64_Sym);
@@ -209,7 +217,7 @@ static const char *dynamic_string(const cli_elf *e, int64_t tag, size_t i)
         if (s == NULL)
             return NULL;
         if (s->sh_type != SHT_DYNAMIC || s->sh_entsize != sizeof(Elf64_Dyn) ||
-            !inside(e, s->sh_offset, s->sh_size))
+            !table_at(e, s->sh_offset, s->sh_size))
             continue;
         const Elf64_Dyn *d = (const Elf64_Dyn *)(e->data + s->sh_offset);
         size_t n = s->sh_size / sizeof(Elf64_Dyn), seen = 0;
