@@ -63,11 +63,16 @@ expect_usage_error "$HM" "-p and --detach together" -p 1 --detach=1
 # ---- a C server: attached late, the leak by function ----
 start serve serve serve
 sleep 0.5 # it has run a while before the attach
+fds() { ls "/proc/$1/fd" | sort | tr '\n' ' '; }
+fds0=$(fds "$pid")
 run env -C serve "$HM" -p "$pid" --mode=exact
 expect_success "attach to a running C server"
 d1=$(dump_now serve "$pid")
 sleep 1
 d2=$(dump_now serve "$pid")
+# the tracker holds no descriptor in the program's table (issue 31)
+[ "$(fds "$pid")" = "$fds0" ] && pass ||
+    fail "descriptors before the attach: $fds0; after two dumps: $(fds "$pid")"
 run "$BIN/heapfmt-info" --verify "$d2"
 expect_success "the attached tracker's dump verifies"
 run "$BIN/heapfmt-diff" --by=frame -f tsv "$d1" "$d2"
@@ -86,6 +91,22 @@ expect_failure 1 "--dump after --detach"
 run "$HM" --detach "$pid"
 expect_failure 1 "--detach twice"
 expect_err_has "not attached" "--detach twice: why"
+# attached again with other settings: the tracker's thread takes up the
+# interval; detached, it writes no more
+mkdir -p again
+run env -C again "$HM" -p "$pid" --interval=1 --prefix=again
+expect_success "attach again with --interval=1"
+sleep 3.5
+n_on=$(ls again/again-*.hfd 2>/dev/null | wc -l)
+[ "$n_on" -ge 1 ] && [ "$n_on" -le 5 ] && pass || # a loaded host: slack
+    fail "attached again: $n_on interval dumps in 3.5 s at 1 s"
+run "$HM" --detach "$pid"
+expect_success "detach again"
+n_off=$(ls again/again-*.hfd | wc -l)
+sleep 2.5
+[ "$(ls again/again-*.hfd | wc -l)" -eq "$n_off" ] && pass ||
+    fail "interval dumps after the detach: $n_off -> $(ls again/again-*.hfd | wc -l)"
+[ "$(fds "$pid")" = "$fds0" ] && pass || fail "descriptors after the cycles: $(fds "$pid")"
 stop_prog serve "$pid"
 
 # ---- a fixed workload: the same blocks attached as launched ----
