@@ -2,10 +2,11 @@
 # malloc_attach.sh -- heapfmt-malloc -p PID, --dump PID, --detach PID on
 # programs started without the tracker (tests/malloc/attach_prog.c, and a
 # Ruby leaking through Fiddle): attached after they have run a while, two
-# dumps name the leaking function (heapfmt-diff --by=frame) and line
-# (--by=site); a fixed workload gives the same blocks attached as
-# launched; 20 attach/detach cycles on 8 busy threads neither crash nor
-# hang them; refusals are one line and leave the process as it was.
+# dumps name the leaking function and line (heapfmt-diff --by=frame) and
+# the Ruby line (--by=site); 20 attach/detach cycles on 8 busy threads
+# neither crash nor hang them, and a fixed workload run after them gives
+# the same blocks as launch mode; a module loaded after the attach is
+# tracked; refusals are one line and leave the process as it was.
 . "$(dirname "$0")/lib.bash"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -77,7 +78,9 @@ run "$BIN/heapfmt-info" --verify "$d2"
 expect_success "the attached tracker's dump verifies"
 run "$BIN/heapfmt-diff" --by=frame -f tsv "$d1" "$d2"
 first=$(printf '%s\n' "$out" | sed -n 2p | cut -f 1)
-[[ "$first" == handle_request* ]] && pass || fail "the leak first: $first"
+line=$(grep -n 'char \*p = malloc(64);' "$root/tests/malloc/attach_prog.c" | cut -d: -f1)
+[[ "$first" == "handle_request "*"attach_prog.c:$line" ]] && pass ||
+    fail "the leak first, at attach_prog.c:$line: $first"
 # the blocks made before the attach are not the tracker's: the frees of
 # them pass untouched, and nothing older than the attach is in a dump
 run "$BIN/histo" --by=frame -f tsv "$d1"
@@ -109,24 +112,46 @@ sleep 2.5
 [ "$(fds "$pid")" = "$fds0" ] && pass || fail "descriptors after the cycles: $(fds "$pid")"
 stop_prog serve "$pid"
 
-# ---- a fixed workload: the same blocks attached as launched ----
+# ---- 20 attach/detach cycles on 8 busy threads, then a fixed workload:
+# the same blocks attached as launched ----
 mkdir -p work_l launched
-env -C launched "$HM" --mode=exact --no-exit-dump -- ../attach_prog work ../work_l &
+env -C launched "$HM" --mode=exact --no-exit-dump -- ../attach_prog work ../work_l 8 &
 track $!
 pid_l=$(wait_pidfile work_l/pid)
 touch work_l/go
 wait_for work_l/done || fail "launched: the workload ran"
 dl=$(dump_now launched "$pid_l")
 touch work_l/stop
-start work_a work work_a
+start work_a work work_a 8
 pid_a=$pid
+ok=0
+for i in $(seq 20); do
+    timeout 60 "$HM" -p "$pid_a" --mode=exact -t 20 >/dev/null 2>"busy.err" || {
+        fail "cycle $i: attach: $(cat busy.err)"
+        break
+    }
+    sleep 0.1
+    timeout 60 "$HM" --detach "$pid_a" -t 20 >/dev/null 2>"busy.err" || {
+        fail "cycle $i: detach: $(cat busy.err)"
+        break
+    }
+    ok=$((ok + 1))
+done
+[ "$ok" -eq 20 ] && pass || fail "20 cycles: $ok done"
+c1=$(cat work_a/count)
+sleep 0.5
+c2=$(cat work_a/count)
+[ "$c2" -gt "$c1" ] && pass || fail "the busy threads run on after the cycles: $c1 -> $c2"
+echo "figures: 20 attach/detach cycles on 8 busy threads; their progress $c1 -> $c2 in 0.5 s after"
 mkdir -p attached
 run env -C attached "$HM" -p "$pid_a" --mode=exact --no-exit-dump
-expect_success "attach before the workload"
+expect_success "attach after the cycles, before the workload"
 touch work_a/go
 wait_for work_a/done || fail "attached: the workload ran"
 da=$(dump_now attached "$pid_a")
-touch work_a/stop
+run "$HM" --detach "$pid_a"
+expect_success "detach after the workload"
+stop_prog work_a "$pid_a"
 for d in "$dl" "$da"; do
     "$BIN/histo" --by=frame -f tsv "$d" | awk -F '\t' 'NR > 1 && $3 ~ /^work_/ {
         split($3, n, " "); print n[1], $1, $2, $4 }' | sort >"$(basename "$d").rows"
@@ -135,29 +160,24 @@ cmp -s "$(basename "$dl").rows" "$(basename "$da").rows" && pass ||
     fail "the workload's blocks: launched $(tr '\n' ';' <"$(basename "$dl").rows") attached $(tr '\n' ';' <"$(basename "$da").rows")"
 grep -q '^work_leak 1000 ' "$(basename "$da").rows" && pass ||
     fail "work_leak keeps 1,000 blocks: $(cat "$(basename "$da").rows")"
+grep -q '^work_churn 0 0 50000$' "$(basename "$da").rows" && pass ||
+    fail "work_churn frees its 50,000 blocks: $(cat "$(basename "$da").rows")"
 
-# ---- 20 attach/detach cycles on 8 busy threads ----
-start busy busy 8 busy
-ok=0
-for i in $(seq 20); do
-    timeout 60 "$HM" -p "$pid" --mode=exact -t 20 >/dev/null 2>"busy.err" || {
-        fail "cycle $i: attach: $(cat busy.err)"
-        break
-    }
-    sleep 0.1
-    timeout 60 "$HM" --detach "$pid" -t 20 >/dev/null 2>"busy.err" || {
-        fail "cycle $i: detach: $(cat busy.err)"
-        break
-    }
-    ok=$((ok + 1))
-done
-[ "$ok" -eq 20 ] && pass || fail "20 cycles: $ok done"
-c1=$(cat busy/count)
-sleep 0.5
-c2=$(cat busy/count)
-[ "$c2" -gt "$c1" ] && pass || fail "the busy threads run on after the cycles: $c1 -> $c2"
-echo "figures: 20 attach/detach cycles on 8 busy threads; their progress $c1 -> $c2 in 0.5 s after"
-stop_prog busy "$pid"
+# ---- a module loaded (dlopen) after the attach is tracked ----
+${CC:-cc} -O1 -g -shared -fPIC -o plugin.so "$root/tests/malloc/attach_plugin.c" ||
+    fail "build attach_plugin.c"
+start plug plugin plug "$PWD/plugin.so"
+run env -C plug "$HM" -p "$pid" --mode=exact
+expect_success "attach before the dlopen"
+touch plug/go
+wait_for plug/done || fail "the plugin ran"
+dp=$(dump_now plug "$pid")
+run "$BIN/histo" --by=frame -f tsv "$dp"
+printf '%s\n' "$out" | awk -F '\t' 'index($3, "plugin_leak ") == 1 && $1 == 500 && $2 == 24000 { f = 1 } END { exit !f }' &&
+    pass || fail "the plugin's 500 blocks: $out"
+run "$HM" --detach "$pid"
+expect_success "detach from the plugin's host"
+stop_prog plug "$pid" # the plugin frees its blocks after the detach
 
 # ---- a Ruby leaking through Fiddle: the line ----
 if ruby -rfiddle -e 1 >/dev/null 2>&1; then

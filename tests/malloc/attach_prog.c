@@ -8,14 +8,19 @@
  *                     the rest of what it made (parse_request)
  *   busy THREADS DIR  THREADS threads allocate and free at random sizes
  *                     as fast as they can; DIR/count says how far they got
- *   work DIR          waits for DIR/go, then runs a fixed workload
+ *   work DIR [THREADS]
+ *                     waits for DIR/go, then runs a fixed workload
  *                     (work_leak keeps 1,000 blocks of 100..1,099 bytes,
  *                     work_churn makes and frees 50,000) on 4 threads, and
  *                     writes DIR/done: the same blocks whether the tracker
- *                     was there from the start or attached before DIR/go
+ *                     was there from the start or attached before DIR/go;
+ *                     THREADS busy threads (as busy's) run all along
+ *   plugin DIR LIB    waits for DIR/go, then loads LIB (dlopen) and calls
+ *                     its plugin_run: a module loaded after the attach
  *
  * Every program ends when DIR/stop appears. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -153,28 +158,45 @@ static void *work_thread(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: attach_prog serve|busy THREADS|work DIR\n");
+        fprintf(stderr, "usage: attach_prog serve DIR|busy THREADS DIR|"
+                        "work DIR [THREADS]|plugin DIR LIB\n");
         return 2;
     }
     const char *cmd = argv[1];
     int busy = strcmp(cmd, "busy") == 0;
+    int work = strcmp(cmd, "work") == 0;
+    int plugin = strcmp(cmd, "plugin") == 0;
     dir = argv[busy ? 3 : 2];
-    if (busy && argc < 4)
+    if ((busy || plugin) && argc < 4)
         return 2;
-    int nthreads = busy ? atoi(argv[2]) : strcmp(cmd, "serve") == 0 ? 2 : 0;
+    int nthreads = busy   ? atoi(argv[2])
+                   : work ? (argc > 3 ? atoi(argv[3]) : 0)
+                   : strcmp(cmd, "serve") == 0 ? 2
+                                               : 0;
     if (nthreads < 0 || nthreads > 64)
         return 2;
     pthread_t th[64];
     for (int i = 0; i < nthreads; i++)
-        pthread_create(&th[i], NULL, busy ? busy_thread : server_thread,
+        pthread_create(&th[i], NULL, busy || work ? busy_thread : server_thread,
                        (void *)(uintptr_t)(i + 1));
     put("pid", (long)getpid());
     int worked = 0;
+    void *lib = NULL;
     while (!exists("stop")) {
         nap_ms(10);
-        if (busy)
+        if (nthreads > 0 && (busy || work))
             put("count", atomic_load(&progress));
-        if (strcmp(cmd, "work") == 0 && !worked && exists("go")) {
+        if (plugin && lib == NULL && exists("go")) {
+            lib = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+            void (*run)(void) = lib ? (void (*)(void))dlsym(lib, "plugin_run") : NULL;
+            if (run == NULL) {
+                fprintf(stderr, "attach_prog: %s\n", dlerror());
+                return 1;
+            }
+            run();
+            put("done", 1);
+        }
+        if (work && !worked && exists("go")) {
             pthread_t w[4];
             for (int t = 0; t < 4; t++)
                 pthread_create(&w[t], NULL, work_thread, (void *)(intptr_t)t);
@@ -187,5 +209,11 @@ int main(int argc, char **argv)
     atomic_store(&stop, 1);
     for (int i = 0; i < nthreads; i++)
         pthread_join(th[i], NULL);
+    if (lib != NULL) { /* after the detach: the module's frees still work */
+        void (*end)(void) = (void (*)(void))dlsym(lib, "plugin_end");
+        if (end != NULL)
+            end();
+        dlclose(lib);
+    }
     return 0;
 }
