@@ -459,6 +459,9 @@ int hm_hook_ruby_vm_destruct(void *);
  * loader's at the hooks, remembering what they held; modules dlopen'ed
  * later are patched when they load. Returns the entries patched, or -1. */
 long hm_attach_patch_all(void);
+/* Patches the modules that a dlopen bound to its caller loaded since the
+ * last scan (hm_attach.c), if any: the dump thread calls it. */
+void hm_attach_patch_pending(void);
 /* Puts every patched entry of a module still loaded back as it was. */
 void hm_attach_unpatch_all(void);
 

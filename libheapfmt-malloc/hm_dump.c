@@ -576,8 +576,10 @@ static void *dump_thread(void *arg) {
             const struct timespec pause = {1, 0}; /* never a busy loop */
             nanosleep(&pause, NULL);
         }
-        if (hm_schedule_due(&when, hm_wake_now(), hm_wake_take()) &&
-            !dumps_stopped && dump(NULL, NULL, 0, DUMP_BY_THREAD) != 0 &&
+        int due = hm_schedule_due(&when, hm_wake_now(), hm_wake_take());
+        if (due && !dumps_stopped)
+            hm_attach_patch_pending(); /* modules loaded since, tracked */
+        if (due && !dumps_stopped && dump(NULL, NULL, 0, DUMP_BY_THREAD) != 0 &&
             errno == ECANCELED)
             return NULL; /* the exit dump has begun */
     }

@@ -6,7 +6,8 @@
 # the Ruby line (--by=site); 20 attach/detach cycles on 8 busy threads
 # neither crash nor hang them, and a fixed workload run after them gives
 # the same blocks as launch mode; a module loaded after the attach is
-# tracked; refusals are one line and leave the process as it was.
+# tracked, and a bare name still found through the program's RUNPATH;
+# refusals are one line and leave the process as it was.
 . "$(dirname "$0")/lib.bash"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -178,6 +179,32 @@ printf '%s\n' "$out" | awk -F '\t' 'index($3, "plugin_leak ") == 1 && $1 == 500 
 run "$HM" --detach "$pid"
 expect_success "detach from the plugin's host"
 stop_prog plug "$pid" # the plugin frees its blocks after the detach
+
+# ---- a dlopen bound to its caller: a bare name found through the
+# program's DT_RUNPATH loads as without the tracker, and the module is
+# tracked from the next dump on ----
+mkdir -p rp/plugins rpd
+cp plugin.so rp/plugins/libattachplug.so
+${CC:-cc} -O1 -g -pthread -Wl,--enable-new-dtags,-rpath,'$ORIGIN/plugins' \
+    -o rp/attach_prog "$root/tests/malloc/attach_prog.c" || fail "build attach_prog with a RUNPATH"
+rp/attach_prog plugin rpd libattachplug.so 2>rpd.err &
+rpid=$!
+track "$rpid"
+pid=$(wait_pidfile rpd/pid)
+run env -C rpd "$HM" -p "$pid" --mode=exact
+expect_success "attach to a program with a RUNPATH"
+touch rpd/go
+wait_for rpd/done && pass || fail "dlopen(\"libattachplug.so\") through the RUNPATH, attached: $(cat rpd.err)"
+dump_now rpd "$pid" >/dev/null # the module loaded since is patched
+touch rpd/go2
+wait_for rpd/done2 || fail "the plugin ran again"
+dr=$(dump_now rpd "$pid")
+run "$BIN/histo" --by=frame -f tsv "$dr"
+printf '%s\n' "$out" | awk -F '\t' 'index($3, "plugin_leak ") == 1 && $1 == 500 { f = 1 } END { exit !f }' &&
+    pass || fail "the RUNPATH plugin's blocks after the next dump: $out"
+run "$HM" --detach "$pid"
+expect_success "detach from the RUNPATH program"
+stop_prog rpd "$pid"
 
 # ---- a Ruby leaking through Fiddle: the line ----
 if ruby -rfiddle -e 1 >/dev/null 2>&1; then

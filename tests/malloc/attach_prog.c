@@ -16,7 +16,10 @@
  *                     was there from the start or attached before DIR/go;
  *                     THREADS busy threads (as busy's) run all along
  *   plugin DIR LIB    waits for DIR/go, then loads LIB (dlopen) and calls
- *                     its plugin_run: a module loaded after the attach
+ *                     its plugin_run: a module loaded after the attach;
+ *                     writes DIR/done, and calls it again on DIR/go2
+ *                     (then DIR/done2). LIB without a slash is looked for
+ *                     where the program's DT_RUNPATH says
  *
  * Every program ends when DIR/stop appears. */
 #define _GNU_SOURCE
@@ -195,6 +198,11 @@ int main(int argc, char **argv)
             }
             run();
             put("done", 1);
+        }
+        if (plugin && lib != NULL && !worked && exists("go2")) {
+            ((void (*)(void))dlsym(lib, "plugin_run"))();
+            worked = 1;
+            put("done2", 1);
         }
         if (work && !worked && exists("go")) {
             pthread_t w[4];
