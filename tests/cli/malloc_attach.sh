@@ -113,8 +113,9 @@ sleep 2.5
 [ "$(fds "$pid")" = "$fds0" ] && pass || fail "descriptors after the cycles: $(fds "$pid")"
 stop_prog serve "$pid"
 
-# ---- 20 attach/detach cycles on 8 busy threads, then a fixed workload:
-# the same blocks attached as launched ----
+# ---- 20 attach/detach cycles on 8 busy threads (and one loading and
+# unloading a module), then a fixed workload: the same blocks attached
+# as launched ----
 mkdir -p work_l launched
 env -C launched "$HM" --mode=exact --no-exit-dump -- ../attach_prog work ../work_l 8 &
 track $!
@@ -123,7 +124,9 @@ touch work_l/go
 wait_for work_l/done || fail "launched: the workload ran"
 dl=$(dump_now launched "$pid_l")
 touch work_l/stop
-start work_a work work_a 8
+${CC:-cc} -O1 -g -shared -fPIC -o plugin.so "$root/tests/malloc/attach_plugin.c" ||
+    fail "build attach_plugin.c"
+start work_a work work_a 8 "$PWD/plugin.so" # and a module loaded and unloaded in a loop
 pid_a=$pid
 ok=0
 for i in $(seq 20); do
@@ -149,6 +152,7 @@ run env -C attached "$HM" -p "$pid_a" --mode=exact --no-exit-dump
 expect_success "attach after the cycles, before the workload"
 touch work_a/go
 wait_for work_a/done || fail "attached: the workload ran"
+echo "figures: the module was loaded and unloaded $(cat work_a/cycles) times during the cycles"
 da=$(dump_now attached "$pid_a")
 run "$HM" --detach "$pid_a"
 expect_success "detach after the workload"
@@ -165,8 +169,6 @@ grep -q '^work_churn 0 0 50000$' "$(basename "$da").rows" && pass ||
     fail "work_churn frees its 50,000 blocks: $(cat "$(basename "$da").rows")"
 
 # ---- a module loaded (dlopen) after the attach is tracked ----
-${CC:-cc} -O1 -g -shared -fPIC -o plugin.so "$root/tests/malloc/attach_plugin.c" ||
-    fail "build attach_plugin.c"
 start plug plugin plug "$PWD/plugin.so"
 run env -C plug "$HM" -p "$pid" --mode=exact
 expect_success "attach before the dlopen"

@@ -8,13 +8,16 @@
  *                     the rest of what it made (parse_request)
  *   busy THREADS DIR  THREADS threads allocate and free at random sizes
  *                     as fast as they can; DIR/count says how far they got
- *   work DIR [THREADS]
+ *   work DIR [THREADS [LIB]]
  *                     waits for DIR/go, then runs a fixed workload
  *                     (work_leak keeps 1,000 blocks of 100..1,099 bytes,
  *                     work_churn makes and frees 50,000) on 4 threads, and
  *                     writes DIR/done: the same blocks whether the tracker
  *                     was there from the start or attached before DIR/go;
- *                     THREADS busy threads (as busy's) run all along
+ *                     THREADS busy threads (as busy's) run all along, and
+ *                     one more loads LIB, runs it and unloads it in a loop
+ *                     until DIR/go (modules coming and going under the
+ *                     attaches)
  *   plugin DIR LIB    waits for DIR/go, then loads LIB (dlopen) and calls
  *                     its plugin_run: a module loaded after the attach;
  *                     writes DIR/done, and calls it again on DIR/go2
@@ -132,6 +135,30 @@ static void *busy_thread(void *arg)
     return NULL;
 }
 
+/* ---- a module loaded and unloaded in a loop ---- */
+
+static const char *cycled_lib;
+static atomic_int cycling = 1;
+static atomic_long cycles;
+
+static void *cycle_thread(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&cycling)) {
+        void *h = dlopen(cycled_lib, RTLD_NOW | RTLD_LOCAL);
+        if (h == NULL) {
+            fprintf(stderr, "attach_prog: %s\n", dlerror());
+            exit(1);
+        }
+        ((void (*)(void))dlsym(h, "plugin_run"))();
+        ((void (*)(void))dlsym(h, "plugin_end"))();
+        dlclose(h);
+        atomic_fetch_add(&cycles, 1);
+        nap_ms(1);
+    }
+    return NULL;
+}
+
 /* ---- work ---- */
 
 static void *volatile work_kept[4][250];
@@ -182,6 +209,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < nthreads; i++)
         pthread_create(&th[i], NULL, busy || work ? busy_thread : server_thread,
                        (void *)(uintptr_t)(i + 1));
+    pthread_t cycler;
+    cycled_lib = work && argc > 4 ? argv[4] : NULL;
+    if (cycled_lib != NULL)
+        pthread_create(&cycler, NULL, cycle_thread, NULL);
     put("pid", (long)getpid());
     int worked = 0;
     void *lib = NULL;
@@ -205,6 +236,11 @@ int main(int argc, char **argv)
             put("done2", 1);
         }
         if (work && !worked && exists("go")) {
+            if (cycled_lib != NULL) { /* the workload's rows alone */
+                atomic_store(&cycling, 0);
+                pthread_join(cycler, NULL);
+                put("cycles", atomic_load(&cycles));
+            }
             pthread_t w[4];
             for (int t = 0; t < 4; t++)
                 pthread_create(&w[t], NULL, work_thread, (void *)(intptr_t)t);
