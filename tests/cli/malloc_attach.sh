@@ -169,15 +169,18 @@ grep -q '^work_churn 0 0 50000$' "$(basename "$da").rows" && pass ||
     fail "work_churn frees its 50,000 blocks: $(cat "$(basename "$da").rows")"
 
 # ---- a module loaded (dlopen) after the attach is tracked ----
+plugin_blocks() { # DUMP WHAT: the plugin's 500 blocks of 48 bytes are there
+    run "$BIN/histo" --by=frame -f tsv "$1"
+    printf '%s\n' "$out" | awk -F '\t' 'index($3, "plugin_leak ") == 1 &&
+        $1 == 500 && $2 == 24000 { f = 1 } END { exit !f }' &&
+        pass || fail "$2: $out"
+}
 start plug plugin plug "$PWD/plugin.so"
 run env -C plug "$HM" -p "$pid" --mode=exact
 expect_success "attach before the dlopen"
 touch plug/go
 wait_for plug/done || fail "the plugin ran"
-dp=$(dump_now plug "$pid")
-run "$BIN/histo" --by=frame -f tsv "$dp"
-printf '%s\n' "$out" | awk -F '\t' 'index($3, "plugin_leak ") == 1 && $1 == 500 && $2 == 24000 { f = 1 } END { exit !f }' &&
-    pass || fail "the plugin's 500 blocks: $out"
+plugin_blocks "$(dump_now plug "$pid")" "the plugin's 500 blocks"
 run "$HM" --detach "$pid"
 expect_success "detach from the plugin's host"
 stop_prog plug "$pid" # the plugin frees its blocks after the detach
@@ -200,10 +203,7 @@ wait_for rpd/done && pass || fail "dlopen(\"libattachplug.so\") through the RUNP
 dump_now rpd "$pid" >/dev/null # the module loaded since is patched
 touch rpd/go2
 wait_for rpd/done2 || fail "the plugin ran again"
-dr=$(dump_now rpd "$pid")
-run "$BIN/histo" --by=frame -f tsv "$dr"
-printf '%s\n' "$out" | awk -F '\t' 'index($3, "plugin_leak ") == 1 && $1 == 500 { f = 1 } END { exit !f }' &&
-    pass || fail "the RUNPATH plugin's blocks after the next dump: $out"
+plugin_blocks "$(dump_now rpd "$pid")" "the RUNPATH plugin's blocks after the next dump"
 run "$HM" --detach "$pid"
 expect_success "detach from the RUNPATH program"
 stop_prog rpd "$pid"
