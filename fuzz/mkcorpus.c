@@ -331,7 +331,7 @@ static void raw_record(buf *b, unsigned tag, const buf *body)
 
 /* A complete dump with records and a block the writer never makes:
  * unknown tags (0x07 in a 1.0 file, where it is reserved; 0x09, the first
- * tag reserved in 1.1, in a 1.1 file; 0x0a, the first reserved in 1.2,
+ * tag reserved in 1.1, in a 1.1 file; 0x0b, the first reserved in 1.2,
  * otherwise) and 0x9a, an unknown block kind,
  * trailing bytes in an OBJECT, a META of an unknown value type; minor
  * version `minor`. */
@@ -351,7 +351,7 @@ static void make_odd(buf *out, unsigned minor)
     putv(&r, 0);
     raw_record(&p, 0x03, &r);                           /* CLASS 1 */
     r.len = 0; put(&r, "\x01\x02\x03", 3);
-    raw_record(&p, minor == 0 ? 0x07 : minor == 1 ? 0x09 : 0x0a, &r); /* reserved */
+    raw_record(&p, minor == 0 ? 0x07 : minor == 1 ? 0x09 : 0x0b, &r); /* reserved */
     r.len = 0; put(&r, "vendor", 6);
     raw_record(&p, 0x9a, &r);                           /* extension */
     r.len = 0; putv(&r, 32000); putv(&r, 1); putv(&r, 0); putv(&r, 40);

@@ -311,7 +311,7 @@ static void build_raw(traw *d, const rawopts *o)
     traw_class(d, 1, 0x1000, 2, 0, 0);
     traw_class(d, 2, 0x2000, 0, 0x1000, HEAPFMT_CF_SINGLETON);
     if (o->unknown_tags)
-        traw_any(d, 0x0a, NULL, 0); /* the first tag reserved in 1.2 */
+        traw_any(d, 0x0b, NULL, 0); /* the first tag reserved in 1.2 */
     uint64_t refs1[2] = { 0x10040, 0x1000 };
     heapfmt_object ob = { 0 };
     ob.id = 0x10000;
