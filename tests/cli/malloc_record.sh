@@ -38,7 +38,7 @@ cd ..
 
 # --- the exit status is the program's; --dir and --prefix name the trace ---
 mkdir status
-run "$BIN/heapfmt-malloc" --record -d status -p st -- sh -c 'exit 7'
+run "$BIN/heapfmt-malloc" --record -d status --prefix st -- sh -c 'exit 7'
 expect_rc 7 "the program's exit status"
 ls status/st-*-trace.hfd >/dev/null 2>&1 && pass || fail "status: no trace named by --prefix in --dir"
 
