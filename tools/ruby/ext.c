@@ -68,11 +68,12 @@ int ext_find(const target *t, const char *given, char *path, char *err,
             char *slash = strrchr(self, '/');
             if (slash != NULL) {
                 *slash = '\0';
-                snprintf(cand[n++], PATH_MAX, "%.*s/../ruby/heapfmt.so",
+                snprintf(cand[n++], PATH_MAX, "%.*s/../ruby/heapfmt/heapfmt.so",
                          PATH_MAX - 32, self);
             }
         }
-        snprintf(cand[n++], PATH_MAX, "%s/heapfmt.so", HEAPFMT_RUBY_SITEARCHDIR);
+        snprintf(cand[n++], PATH_MAX, "%s/heapfmt/heapfmt.so",
+                 HEAPFMT_RUBY_SITEARCHDIR);
     }
     char first_why[PATH_MAX + 256] = "";
     for (size_t i = 0; i < n; i++) {
@@ -94,6 +95,6 @@ int ext_find(const target *t, const char *given, char *path, char *err,
         snprintf(err, errlen, "%s", first_why);
     else
         snprintf(err, errlen, "the heapfmt Ruby extension is not installed "
-                              "(make install, or give it with --ext)");
+                              "(make install-ruby, or give it with --ext)");
     return 1;
 }
