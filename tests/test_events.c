@@ -12,6 +12,7 @@
 
 #include "heapfmt.h"
 #include "tassert.h"
+#include "tevent.h"
 #include "tio.h"
 #include "traw.h"
 
@@ -111,7 +112,7 @@ static void roundtrip(int level)
         heapfmt_event e;
         size_t got = 0;
         while ((rc = heapfmt_reader_event(r, &e)) == 1) {
-            cr_assert_eq(memcmp(&e, &all[at], sizeof e), 0,
+            cr_assert(tevent_same(&e, &all[at]),
                          "event %zu: op %u seq %llu, want op %u seq %llu", at,
                          e.op, (unsigned long long)e.seq, all[at].op,
                          (unsigned long long)all[at].seq);
@@ -153,7 +154,7 @@ Test(events, marks_in_thread_zero)
     for (int i = 0; i < 2; i++) {
         heapfmt_event e;
         cr_assert_eq(heapfmt_reader_event(r, &e), 1);
-        cr_assert_eq(memcmp(&e, &m[i], sizeof e), 0);
+        cr_assert(tevent_same(&e, &m[i]));
     }
     cr_assert_eq(heapfmt_reader_next(r, &rec), HEAPFMT_OK); /* END */
     cr_assert_eq(heapfmt_reader_next(r, &rec), HEAPFMT_DONE);

@@ -23,6 +23,7 @@
 
 #include "heapfmt.h"
 #include "tassert.h"
+#include "tevent.h"
 #include "tio.h"
 #include "tmodel.h"
 #include "traw.h"
@@ -236,7 +237,7 @@ static void expect_events(const tbuf *b, const char *what)
         cr_assert_eq(re->last_time_us, want[k].ev[want[k].n - 1].time_us);
         for (size_t i = 0; i < want[k].n; i++) {
             cr_assert_eq(heapfmt_reader_event(r, &e), 1);
-            cr_assert_eq(memcmp(&e, &want[k].ev[i], sizeof e), 0,
+            cr_assert(tevent_same(&e, &want[k].ev[i]),
                          "%s: record %zu event %zu: op %u seq %llu block "
                          "%llu size %llu",
                          what, k, i, e.op, (unsigned long long)e.seq,
