@@ -436,11 +436,23 @@ HEAPFMT_API int heapfmt_writer_open_fd(heapfmt_writer **out,
                                        const heapfmt_writer_options *opt,
                                        int fd);
 
-/* As heapfmt_writer_open, creating or truncating the file at path (mode
- * 0666 less umask). The file is closed by heapfmt_writer_finish() or
- * heapfmt_writer_free(); a close(2) failure is reported by finish. Returns
- * HEAPFMT_E_IO with *out NULL if the file cannot be opened; there is no
- * handle to carry the detail, so errno is left as open(2) set it. */
+/* As heapfmt_writer_open, writing the file at path. The dump appears
+ * under path only when heapfmt_writer_finish() succeeds: it is written to
+ * a temporary file in the same directory (.NAME.XXXXXX.tmp, created with
+ * O_EXCL, mode 0666 less umask, or the permissions of the file it
+ * replaces) and renamed over path by finish. So a writer that fails, is
+ * freed without finish or is killed never leaves a half-written dump
+ * under path (finish and free remove the temporary; only a killed
+ * process leaves it), a dump that was at path stays whole until then, and
+ * two writers of one path never interleave their bytes: each writes its
+ * own file and the last to finish wins, whole. (An exclusive lock would
+ * make the second writer wait or fail; the rename lets both succeed with
+ * a dump that reads complete.) A symbolic link is followed: its target is
+ * replaced, the link stays. What is not a regular file (a FIFO, a device)
+ * is written directly, as is a file in a directory where no temporary can
+ * be created. A close(2) or rename(2) failure is reported by finish.
+ * Returns HEAPFMT_E_IO with *out NULL if the file cannot be opened; there
+ * is no handle to carry the detail, so errno is left as open(2) set it. */
 HEAPFMT_API int heapfmt_writer_open_path(heapfmt_writer **out,
                                          const heapfmt_writer_options *opt,
                                          const char *path);
@@ -515,13 +527,15 @@ HEAPFMT_API int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
 HEAPFMT_API int heapfmt_writer_flush(heapfmt_writer *w);
 
 /* Writes END, the last block, the footer and the trailer, and closes a file
- * opened by heapfmt_writer_open_path. After it the writer can only be
- * freed. Returns HEAPFMT_OK only if every byte of the dump was written.
- * On failure the output lacks a valid trailer and reads as incomplete. */
+ * opened by heapfmt_writer_open_path (renaming it to its name). After it
+ * the writer can only be freed. Returns HEAPFMT_OK only if every byte of
+ * the dump was written. On failure the output lacks a valid trailer and
+ * reads as incomplete (a file of heapfmt_writer_open_path is removed). */
 HEAPFMT_API int heapfmt_writer_finish(heapfmt_writer *w);
 
 /* Frees the writer. If finish was not called (or failed), what was written
- * stays as an incomplete dump. */
+ * stays as an incomplete dump, except in a file of
+ * heapfmt_writer_open_path, which is removed. */
 HEAPFMT_API void heapfmt_writer_free(heapfmt_writer *w);
 
 /* Detail of the writer's last error; never NULL for a non-NULL writer. */

@@ -781,7 +781,7 @@ int heapfmt_writer_finish(heapfmt_writer *w)
     int rc = enter(w);
     if (rc != HEAPFMT_OK) {
         if (w && rc != HEAPFMT_E_STATE)
-            hf_writer_close_target(w);
+            hf_writer_close_target(w, 0);
         return rc;
     }
     hf_end_rec end = {w->objects, w->bytes, w->records};
@@ -793,7 +793,7 @@ int heapfmt_writer_finish(heapfmt_writer *w)
         rc = write_footer(w, end.records);
     if (rc != HEAPFMT_OK && !w->sticky)
         w->sticky = rc; /* a half-written footer cannot be continued */
-    int crc = hf_writer_close_target(w);
+    int crc = hf_writer_close_target(w, rc == HEAPFMT_OK);
     if (rc == HEAPFMT_OK && crc != HEAPFMT_OK)
         rc = crc;
     w->finished = 1;

@@ -4,6 +4,7 @@
 
 #include "codec.h"
 #include "heapfmt_internal.h"
+#include "outfile.h"
 #include "strtab.h"
 
 typedef struct hf_wclass {
@@ -45,7 +46,7 @@ struct heapfmt_writer {
     heapfmt_allocator al;
     heapfmt_write_fn write;
     void *opaque;
-    int fd;        /* owned descriptor (open_path), or -1 */
+    hf_outfile *out; /* open_path's file (a temporary until finish), or NULL */
     int fd_target; /* descriptor written by the fd sink */
 
     int level, codec;
@@ -111,8 +112,9 @@ int hf_write_events_encoded(heapfmt_writer *w, uint64_t thread, uint64_t seq0,
                             uint64_t time0, uint64_t count, const void *ev,
                             size_t len);
 
-/* Closes the descriptor opened by heapfmt_writer_open_path, if any;
- * returns HEAPFMT_OK or HEAPFMT_E_IO (recorded on the handle). */
-int hf_writer_close_target(heapfmt_writer *w);
+/* Closes the file opened by heapfmt_writer_open_path, if any: when
+ * complete is nonzero, renames it to its final name; else removes it.
+ * Returns HEAPFMT_OK or HEAPFMT_E_IO (recorded on the handle). */
+int hf_writer_close_target(heapfmt_writer *w, int complete);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "writer_internal.h"
@@ -34,7 +35,7 @@ int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
     w->al = al;
     w->write = write;
     w->opaque = opaque;
-    w->fd = -1;
+    w->out = NULL;
     w->level = o.level;
     w->codec = o.codec;
     w->block_size = o.block_size               ? o.block_size
@@ -99,47 +100,57 @@ int heapfmt_writer_open_path(heapfmt_writer **out,
                              const heapfmt_writer_options *opt,
                              const char *path)
 {
-    if (!path) {
-        if (out)
-            *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!path || !out)
         return HEAPFMT_E_ARG;
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        if (out)
-            *out = NULL;
+    heapfmt_writer_options o = HEAPFMT_WRITER_OPTIONS_INIT;
+    if (hf_copy_options(&o, sizeof o, opt) != HEAPFMT_OK)
+        return HEAPFMT_E_ARG;
+    heapfmt_allocator al;
+    hf_allocator_init(&al, o.allocator);
+    hf_outfile *f = hf_alloc(&al, sizeof *f);
+    if (!f)
+        return HEAPFMT_E_NOMEM;
+    if (hf_outfile_open(f, path) != 0) {
+        int e = errno;
+        hf_free(&al, f);
+        errno = e;
         return HEAPFMT_E_IO;
     }
-    int rc = heapfmt_writer_open_fd(out, opt, fd);
+    int rc = heapfmt_writer_open_fd(out, opt, f->fd);
     if (rc != HEAPFMT_OK) {
-        int e = errno;
-        close(fd);
-        errno = e;
+        hf_outfile_discard(f);
+        hf_free(&al, f);
         return rc;
     }
-    (*out)->fd = fd;
+    (*out)->out = f;
     return HEAPFMT_OK;
 }
 
-int hf_writer_close_target(heapfmt_writer *w)
+int hf_writer_close_target(heapfmt_writer *w, int complete)
 {
-    if (w->fd < 0)
+    hf_outfile *f = w->out;
+    if (!f || (f->fd < 0 && !f->temp))
         return HEAPFMT_OK;
-    int fd = w->fd;
-    w->fd = -1;
-    if (close(fd) == 0 || errno == EINTR)
+    if (!complete) {
+        hf_outfile_discard(f);
+        return HEAPFMT_OK;
+    }
+    if (hf_outfile_commit(f) == 0)
         return HEAPFMT_OK;
     int e = errno;
-    return hf_wfail(w, HEAPFMT_E_IO, e, "close failed: %s", strerror(e));
+    return hf_wfail(w, HEAPFMT_E_IO, e, "%s failed: %s",
+                    f->temp ? "rename" : "close", strerror(e));
 }
 
 void heapfmt_writer_free(heapfmt_writer *w)
 {
     if (!w)
         return;
-    if (w->fd >= 0)
-        close(w->fd);
     heapfmt_allocator al = w->al;
+    hf_writer_close_target(w, 0);
+    hf_free(&al, w->out);
     hf_wthread_stop(w);
     hf_compressor_free(&w->comp);
     hf_strtab_free(&w->strings);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "heapfmt_ruby.h"
+#include "outfile.h"
 
 /* The interface between this extension and lib/heapfmt.rb, which refuses
  * an extension whose HeapFmt::EXT_ABI differs from its own: raise both
@@ -80,6 +81,9 @@ typedef struct dump_args {
     VALUE path;   /* TARGET_PATH: the path, a String */
     int fd;       /* the descriptor written, -1 for TARGET_WRITER */
     int own_fd;   /* opened here, so closed here */
+    hf_outfile out; /* TARGET_PATH: a regular file goes through a
+                       temporary, renamed over the path when the dump is
+                       whole (outfile.h) */
     membuf mem;
     /* state */
     int guard;       /* holds `dumping` */
@@ -538,19 +542,24 @@ static void close_fd(int *fd)
     }
 }
 
-/* Closes the file opened for a path; a failure (NFS, quota) fails the
- * dump, since data may be lost. */
+/* Ends the file opened for a path: renamed to its name when the dump is
+ * whole, removed otherwise. A close failure (NFS, quota) fails the dump,
+ * since data may be lost. */
 static void close_own_fd(dump_args *a, hr_result *res)
 {
     if (!a->own_fd || a->fd < 0)
         return;
-    int fd = a->fd;
-    a->fd = -1;
-    if (close(fd) != 0 && errno != EINTR && res->status == HEAPFMT_OK) {
+    a->fd = -1; /* a->out.fd: closed below */
+    if (res->status != HEAPFMT_OK) {
+        hf_outfile_discard(&a->out);
+        return;
+    }
+    int temp = a->out.temp;
+    if (hf_outfile_commit(&a->out) != 0) {
         res->status = HEAPFMT_E_IO;
         res->sys_errno = errno;
-        snprintf(res->message, sizeof res->message, "close failed: %s",
-                 strerror(errno));
+        snprintf(res->message, sizeof res->message, "%s failed: %s",
+                 temp ? "rename" : "close", strerror(errno));
     }
 }
 
@@ -615,6 +624,7 @@ static void start_child(dump_args *a)
 
 typedef struct nogvl_io {
     const char *path;
+    hf_outfile *out;
     int fd;
     const char *buf;
     size_t len;
@@ -625,7 +635,7 @@ typedef struct nogvl_io {
 static void *open_nogvl(void *arg)
 {
     nogvl_io *io = arg;
-    io->fd = open(io->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    io->fd = hf_outfile_open(io->out, io->path) == 0 ? io->out->fd : -1;
     io->err = errno;
     return NULL;
 }
@@ -641,9 +651,9 @@ static void *write_nogvl(void *arg)
 /* Opens the target path without the GVL: a FIFO without a reader blocks
  * in open(2), and the other threads must go on meanwhile. Interruptible
  * (Thread#raise, Timeout): EINTR checks the thread's interrupts. */
-static int open_target(VALUE path)
+static int open_target(VALUE path, hf_outfile *out)
 {
-    nogvl_io io = {RSTRING_PTR(path), -1, NULL, 0, 0, 0};
+    nogvl_io io = {RSTRING_PTR(path), out, -1, NULL, 0, 0, 0};
     for (;;) {
         rb_thread_call_without_gvl(open_nogvl, &io, RUBY_UBF_IO, NULL);
         if (io.fd >= 0 || io.err != EINTR)
@@ -668,8 +678,8 @@ static void write_spool(dump_args *a)
 {
     size_t off = 0;
     while (off < a->mem.len && a->res.status == HEAPFMT_OK) {
-        nogvl_io io = {NULL, a->fd, a->mem.data + off, a->mem.len - off,
-                       0, 0};
+        nogvl_io io = {NULL, NULL, a->fd, a->mem.data + off,
+                       a->mem.len - off, 0, 0};
         rb_thread_call_without_gvl(write_nogvl, &io, RUBY_UBF_IO, NULL);
         if (io.ret > 0) {
             off += (size_t)io.ret;
@@ -694,7 +704,7 @@ static VALUE dump_body(VALUE arg)
     dumping = 1;
     a->guard = 1;
     if (a->kind == TARGET_PATH) {
-        a->fd = open_target(a->path);
+        a->fd = open_target(a->path, &a->out);
         a->own_fd = 1;
     }
     /* Without fork the walk holds the GVL; a target that may block gets
@@ -708,8 +718,10 @@ static VALUE dump_body(VALUE arg)
     fill_context(a);
     if (a->fork) {
         start_child(a);
-        if (a->own_fd)
-            close_fd(&a->fd); /* the child has its own copy */
+        if (a->own_fd) { /* the child has its own copy, and renames */
+            close_fd(&a->fd);
+            a->out.fd = -1;
+        }
     } else {
         int direct = a->kind != TARGET_WRITER && !a->spool;
         hr_dump_heap(&a->ctx, direct ? a->fd : -1, membuf_write, &a->mem,
@@ -733,8 +745,10 @@ static VALUE dump_cleanup(VALUE arg)
         rb_gc_enable();
         a->gc_disabled = 0;
     }
-    if (a->own_fd)
-        close_fd(&a->fd);
+    if (a->own_fd && !a->pid) { /* the dump did not end: nothing is left */
+        hf_outfile_discard(&a->out);
+        a->fd = -1;
+    }
     close_fd(&a->wfd);
     if (!a->pid)
         close_fd(&a->rfd); /* no child to wait for */
@@ -783,6 +797,8 @@ static VALUE wait_body(VALUE arg)
     if (r == a->pid || (r < 0 && errno == ECHILD))
         a->reaped = 1;
     if (got < sizeof res) {
+        if (a->own_fd && a->out.temp) /* the child could not remove it */
+            unlink(a->out.tmp);
         if (r == a->pid && WIFSIGNALED(status))
             rb_raise(eError,
                      "the dumping child (pid %ld) was killed by signal %d",

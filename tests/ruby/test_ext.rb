@@ -322,6 +322,34 @@ end
 if File.exist?("/dev/full")
   Check.raises(Errno::ENOSPC, "disk full") { HeapFmt.dump("/dev/full") }
 end
+# A path gets the dump whole or keeps what it held: a write error (files
+# limited to 64 KiB) leaves the file as it was and no temporary beside it,
+# with and without fork; a symbolic link is followed and stays a link.
+dir = tmp("whole")
+Dir.mkdir(dir)
+target = File.join(dir, "heap.dump")
+Signal.trap("XFSZ", "IGNORE")
+[false, true].each do |fork|
+  File.write(target, "before")
+  limit = Process.getrlimit(:FSIZE)
+  Process.setrlimit(:FSIZE, 64 * 1024, limit[1])
+  begin
+    Check.raises(Errno::EFBIG, "fork: #{fork}: a write error") do
+      HeapFmt.dump(target, compress: false, fork: fork)
+    end
+  ensure
+    Process.setrlimit(:FSIZE, *limit)
+  end
+  Check.eq(File.read(target), "before", "fork: #{fork}: the file keeps what it held")
+  Check.eq(Dir.children(dir), ["heap.dump"], "fork: #{fork}: no temporary left")
+end
+Signal.trap("XFSZ", "DEFAULT")
+link = File.join(dir, "link.dump")
+File.symlink("heap.dump", link)
+n = HeapFmt.dump(link)
+Check.ok(File.symlink?(link), "a link stays a link")
+Check.eq(Dump.count(target), n, "the link's target holds the dump")
+Check.eq(Dir.children(dir).sort, %w[heap.dump link.dump], "no temporary left")
 Check.eq(HeapFmt.address(nil), nil, "address of an immediate")
 Check.eq(HeapFmt.address(A), ObjectSpace.dump(A)[/"address":"0x(\h+)"/, 1].to_i(16),
          "address is the address dump_all shows")

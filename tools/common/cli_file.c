@@ -104,33 +104,6 @@ int cli_close_output(const char *path, int fd)
     return 0;
 }
 
-int cli_write_output(const char *path, const void *data, size_t len)
-{
-    int fd;
-    if (cli_open_output(path, 0, &fd) != 0)
-        return -1;
-    const char *p = data;
-    int failed = 0;
-    while (len > 0 && !failed) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            cli_error(cli_output_name(path), "%s",
-                      strerror(n == 0 ? EIO : errno));
-            failed = 1;
-        } else {
-            p += n;
-            len -= (size_t)n;
-        }
-    }
-    if (cli_close_output(path, fd) != 0)
-        failed = 1;
-    if (failed)
-        cli_remove_output(path);
-    return failed ? -1 : 0;
-}
-
 void cli_remove_output(const char *path)
 {
     if (!is_dash(path)) {

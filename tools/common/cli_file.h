@@ -1,5 +1,5 @@
-/* cli_file.h -- opening the files a tool reads and writes, where "-" means
- * standard input or output, and refusing to write binary to a terminal.
+/* cli_file.h -- opening the files a tool reads, where "-" means standard
+ * input (the file it writes: cli_output.h).
  *
  * On failure these functions print "prog: file: reason" themselves and
  * return -1, so callers only choose the exit code. */
@@ -19,22 +19,18 @@ int cli_open_input(const char *path, int *fd);
 /* Closes a descriptor from cli_open_input (standard input is left open). */
 void cli_close_input(int fd);
 
-/* Opens path for writing (created or truncated, mode 0666 less umask), or
- * returns standard output for "-". When binary is nonzero and the
- * descriptor is a terminal, refuses with a message suggesting -o or a
- * redirection (and does not create anything for "-"). Returns 0 and stores
- * the descriptor, or -1. */
+/* The old way to write, until heapfmt-core and heapfmt-ruby use
+ * cli_output.h. Opens path for writing (created or truncated, mode 0666
+ * less umask), or returns standard output for "-". When binary is nonzero
+ * and the descriptor is a terminal, refuses with a message suggesting -o
+ * or a redirection (and does not create anything for "-"). Returns 0 and
+ * stores the descriptor, or -1. */
 int cli_open_output(const char *path, int binary, int *fd);
 
 /* Closes a descriptor from cli_open_output and reports a close failure
  * (a late write error on some file systems). Standard output is left
  * open. Returns 0 or -1. */
 int cli_close_output(const char *path, int fd);
-
-/* Writes len bytes made in memory to path ("-": standard output), whole
- * or not at all: on a failure the message is printed and the partly
- * written file removed. Returns 0 or -1. */
-int cli_write_output(const char *path, const void *data, size_t len);
 
 /* Removes a partly written output file after a failure (not for "-"). */
 void cli_remove_output(const char *path);

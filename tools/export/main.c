@@ -9,6 +9,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_output.h"
 #include "export.h"
 
 static void usage(void)
@@ -97,13 +98,14 @@ static int run(const char *input, const char *output,
     int rc = cli_dump_open(&d, input, NULL);
     if (rc != CLI_EXIT_OK)
         return rc;
-    int fd;
-    if (cli_open_output(output, opt->format == EXPORT_PPROF, &fd) != 0) {
+    cli_output o;
+    if (cli_output_open(&o, output, opt->format == EXPORT_PPROF, &input, 1) !=
+        0) {
         cli_dump_close(&d);
         return CLI_EXIT_ERROR;
     }
     jout out;
-    if (jout_init(&out, 0, jout_fd_write, &fd) != 0) {
+    if (jout_init(&out, 0, jout_fd_write, &o.fd) != 0) {
         cli_error(NULL, "out of memory");
         rc = CLI_EXIT_ERROR;
     } else {
@@ -111,10 +113,10 @@ static int run(const char *input, const char *output,
     }
     jout_free(&out);
     cli_dump_close(&d);
-    if (cli_close_output(output, fd) != 0)
-        rc = CLI_EXIT_ERROR;
     if (rc == CLI_EXIT_ERROR)
-        cli_remove_output(output);
+        cli_output_discard(&o);
+    else if (cli_output_commit(&o) != 0)
+        rc = CLI_EXIT_ERROR;
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_output.h"
 #include "gen.h"
 #include "heapfmt.h"
 
@@ -86,11 +87,11 @@ static int generate(const char *path, const gen_options *gopt,
                     const heapfmt_writer_options *wopt)
 {
     const char *name = cli_output_name(path);
-    int fd;
-    if (cli_open_output(path, 1, &fd) != 0)
+    cli_output o;
+    if (cli_output_open(&o, path, 1, NULL, 0) != 0)
         return CLI_EXIT_ERROR;
     heapfmt_writer *w = NULL;
-    int rc = heapfmt_writer_open_fd(&w, wopt, fd);
+    int rc = heapfmt_writer_open_fd(&w, wopt, o.fd);
     if (rc != HEAPFMT_OK) {
         cli_error(name, "%s", heapfmt_strerror(rc));
     } else {
@@ -106,13 +107,11 @@ static int generate(const char *path, const gen_options *gopt,
         }
     }
     heapfmt_writer_free(w);
-    if (cli_close_output(path, fd) != 0 && rc == HEAPFMT_OK)
-        rc = HEAPFMT_E_IO;
     if (rc != HEAPFMT_OK) {
-        cli_remove_output(path);
+        cli_output_discard(&o);
         return CLI_EXIT_ERROR;
     }
-    return CLI_EXIT_OK;
+    return cli_output_commit(&o) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_output.h"
 #include "heapfmt.h"
 #include "import.h"
 #include "jscan.h"
@@ -190,25 +191,19 @@ static int run(run_args *a)
 {
     const char *in_name = cli_input_name(a->input);
     const char *out_name = cli_output_name(a->output);
-    int in_fd, out_fd;
+    int in_fd;
     if (cli_open_input(a->input, &in_fd) != 0)
         return CLI_EXIT_ERROR;
-    struct stat si, so;
+    struct stat si;
     if (fstat(in_fd, &si) != 0)
         memset(&si, 0, sizeof si);
-    if (strcmp(a->output, "-") != 0 && S_ISREG(si.st_mode) &&
-        stat(a->output, &so) == 0 && si.st_dev == so.st_dev &&
-        si.st_ino == so.st_ino) {
-        cli_error(out_name, "is the input file too; not overwriting it");
-        cli_close_input(in_fd);
-        return CLI_EXIT_ERROR;
-    }
-    if (cli_open_output(a->output, 1, &out_fd) != 0) {
+    cli_output o;
+    if (cli_output_open(&o, a->output, 1, &a->input, 1) != 0) {
         cli_close_input(in_fd);
         return CLI_EXIT_ERROR;
     }
     heapfmt_writer *w = NULL;
-    int rc = heapfmt_writer_open_fd(&w, &a->wopt, out_fd);
+    int rc = heapfmt_writer_open_fd(&w, &a->wopt, o.fd);
     int code = CLI_EXIT_OK;
     if (rc != HEAPFMT_OK) {
         cli_error(out_name, "%s", heapfmt_strerror(rc));
@@ -243,10 +238,10 @@ static int run(run_args *a)
     }
     heapfmt_writer_free(w);
     cli_close_input(in_fd);
-    if (cli_close_output(a->output, out_fd) != 0 && code != CLI_EXIT_ERROR)
-        code = CLI_EXIT_ERROR;
     if (code == CLI_EXIT_ERROR)
-        cli_remove_output(a->output);
+        cli_output_discard(&o);
+    else if (cli_output_commit(&o) != 0)
+        code = CLI_EXIT_ERROR;
     return code;
 }
 

@@ -245,7 +245,7 @@ int main(int argc, char **argv)
     } else {
         print_json(stdout, &r);
     }
-    if (!stopped && o.page != NULL && write_page(o.page, &r) != 0)
+    if (!stopped && o.page != NULL && write_page(o.page, path, &r) != 0)
         failed = 1;
     if (t.incomplete)
         cli_warn(r.name, "the trace is incomplete: the replays cover the "

@@ -15,6 +15,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_output.h"
 #include "html.h"
 #include "json.h"
 #include "output.h"
@@ -488,7 +489,7 @@ static void page_body(FILE *f, const replay *r)
     fputs("</pre>\n</section>\n", f);
 }
 
-int write_page(const char *path, const replay *r)
+int write_page(const char *path, const char *trace_path, const replay *r)
 {
     char *body = NULL, *data = NULL, *page = NULL;
     size_t body_len = 0, data_len = 0, page_len = 0;
@@ -515,7 +516,7 @@ int write_page(const char *path, const replay *r)
         cli_error(NULL, "out of memory");
         goto out;
     }
-    rc = cli_write_output(path, page, page_len);
+    rc = cli_output_write_all(path, &trace_path, 1, page, page_len);
 out:
     free(body);
     free(data);

@@ -34,8 +34,9 @@ void print_tsv(FILE *f, const replay *r);
 void print_json(FILE *f, const replay *r);
 /* The notes under the table: what the trace held, what was skipped. */
 void print_notes(FILE *f, const replay *r);
-/* The page, made in memory and written whole. Returns 0 or -1 (message
+/* The page, made in memory and written whole, never over the trace
+ * (trace_path as given, "-": standard input). Returns 0 or -1 (message
  * printed). */
-int write_page(const char *path, const replay *r);
+int write_page(const char *path, const char *trace_path, const replay *r);
 
 #endif /* REPLAY_OUTPUT_H */

@@ -10,6 +10,7 @@
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
+#include "cli_output.h"
 #include "report.h"
 
 static void usage(void)
@@ -100,7 +101,9 @@ int main(int argc, char **argv)
         cli_error(NULL, "out of memory");
         rc = CLI_EXIT_ERROR;
     }
-    if (rc != CLI_EXIT_ERROR && cli_write_output(output, page, len) != 0)
+    if (rc != CLI_EXIT_ERROR &&
+        cli_output_write_all(output, (const char *const *)argv + optind,
+                             (size_t)(argc - optind), page, len) != 0)
         rc = CLI_EXIT_ERROR;
     free(page);
     return cli_finish_stdout(rc);
