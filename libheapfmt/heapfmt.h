@@ -880,6 +880,32 @@ typedef struct heapfmt_footer {
 HEAPFMT_API int heapfmt_reader_footer(heapfmt_reader *r,
                                       const heapfmt_footer **out);
 
+/* What heapfmt_reader_check_blocks checks. */
+enum heapfmt_check_level {
+    HEAPFMT_CHECK_HEADERS = 0, /* the blocks' headers and places */
+    HEAPFMT_CHECK_PAYLOADS = 1 /* also every payload's decoding and CRC */
+};
+
+/* Checks the data blocks the footer's block index describes, without
+ * delivering their records, for a reader that answers from the footer
+ * alone: the footer's figures agree with each other (totals, index,
+ * summary), and at every offset of the index is a data block whose header
+ * check matches, with lengths within the limits and possible for its
+ * codec, ending exactly where the next block (the last: the footer)
+ * starts. A footer can be intact while its blocks are not (two writers
+ * of one path interleaved, a file patched, a lost page): then its numbers
+ * are not the dump's. HEAPFMT_CHECK_HEADERS costs one read of 20 bytes
+ * per block (a millisecond for a gigabyte dump in the page cache);
+ * HEAPFMT_CHECK_PAYLOADS also reads, decodes and checks every block's
+ * data_crc, which costs a decode of the whole dump. Call it after a
+ * successful heapfmt_reader_footer. Returns HEAPFMT_OK,
+ * HEAPFMT_E_CORRUPT (the message names the block and its offset),
+ * HEAPFMT_E_UNSUPPORTED (a codec this build cannot decode),
+ * HEAPFMT_E_NO_FOOTER (no footer read, or not seekable), HEAPFMT_E_IO,
+ * HEAPFMT_E_NOMEM or HEAPFMT_E_ARG. Errors are not sticky (an I/O error
+ * seeking back is); heapfmt_reader_next continues where it was. */
+HEAPFMT_API int heapfmt_reader_check_blocks(heapfmt_reader *r, int level);
+
 /* Moves a seekable reader to the data block whose header is at offset (an
  * entry of the footer's block index), for reading blocks in parallel: each
  * thread opens its own reader on the file, moves it to its first block and

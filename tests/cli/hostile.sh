@@ -385,6 +385,26 @@ for j in 1 2 4; do
     expect_rc 3 "a summary that disagrees, -j$j"
     expect_err_has "summary of class index 1 says 35 objects" "said with -j$j"
 done
+# A footer shows only over the blocks it describes (issue 31): two dumps
+# written into one file at once keep the longer one's footer intact, and
+# histo must not show it as the dump's; nor a footer whose index or
+# summary disagrees with itself.
+for f in interleaved interleaved-zstd index-skips-block index-skips-empty-block \
+         index-repeats-block summary-disagrees; do
+    run "$BIN/histo" hostile/$f.hfd
+    expect_rc 3 "histo from the footer of $f"
+    expect_err_has "the footer does not describe the blocks" "$f: said"
+    run "$BIN/heapfmt-info" --verify hostile/$f.hfd
+    expect_failure 1 "$f fails --verify"
+done
+run "$BIN/histo" hostile/interleaved.hfd
+case $out in
+*Thing*) fail "interleaved: the footer's class is shown" ;;
+*) pass ;;
+esac
+expect_err_has "block 40 of the block index" "interleaved: the first block out of place"
+run "$BIN/histo" hostile/interleaved-zstd.hfd
+expect_err_has "does not decompress" "interleaved-zstd: the overwritten block named"
 # a closed pipe stops the export at once, after the document being written
 run bash -c "'$BIN/heapfmt-export' -r edges hostile/long-root-kind.hfd | head -c 100 >/dev/null; echo \${PIPESTATUS[0]}"
 [ "$out" = 0 ] && pass || fail "export into a closed pipe: exit $out"

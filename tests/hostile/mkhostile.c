@@ -40,7 +40,7 @@
  *   totals-raw-lie.hfd      the footer's decoded bytes are one more
  *   totals-codecs-lie.hfd   the footer says a block is Zstandard
  *   early-footer-block.hfd  a footer-kind block of junk before the footer
- Hash flooding (issue 31): keys chosen against the unseeded hash
+ * Hash flooding (issue 31): keys chosen against the unseeded hash
  * functions the tools had, each set in one slot (with a seed, any set costs
  * what random keys cost):
  *   colliding-ids.hfd       160k objects whose ids i * K^-1 all took slot 0
@@ -50,7 +50,7 @@
  *   colliding-lines.hfd     160k objects of one class and file whose lines
  *                           all had one hash in heapfmt-diff's and
  *                           heapfmt-graph's kind table (tuples.c)
- Output and memory amplification (issue 31): a few long texts that every
+ * Output and memory amplification (issue 31): a few long texts that every
  * row, page or document repeats:
  *   huge-names.hfd          2,000 objects of a class, type and file named
  *                           by 256 KiB texts, each at its own line, with a
@@ -71,12 +71,21 @@
  *   deep-chain.hfd          200,000 objects, each holding the next, one
  *                           root at the head: heapfmt-graph path walks
  *                           every hop
+ * Two writers of one file:
+ *   interleaved.hfd         two dumps written to one file at once, as two
+ *                           writers opening one path with O_TRUNC did
+ *                           (issue 31): their write calls applied by turns,
+ *                           the longer dump's footer and trailer intact at
+ *                           the end, its blocks mostly overwritten (stored
+ *                           blocks of equal sizes, whose headers line up)
+ *   interleaved-zstd.hfd    the same with compressed blocks
  * Exits 0, or 1 with a message.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tio.h"
 #include "traw.h"
 
 #define KIND_LEN (64u << 10)
@@ -84,16 +93,20 @@
 
 static const char *dir;
 
-static void save(traw *d, const char *name, size_t cut)
+static void save_bytes(const char *name, const void *data, size_t len)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
-    if (f == NULL || fwrite(d->out.data, 1, d->out.len - cut, f) !=
-                         d->out.len - cut || fclose(f) != 0) {
+    if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
         perror(path);
         exit(1);
     }
+}
+
+static void save(traw *d, const char *name, size_t cut)
+{
+    save_bytes(name, d->out.data, d->out.len - cut);
     traw_free(d);
 }
 
@@ -339,6 +352,106 @@ static void deep_chain(traw *d)
     traw_finish(d);
 }
 
+/* ---- two writers of one file ---- */
+
+/* A writer's output and where each of its write calls ended. */
+typedef struct recorder {
+    tbuf out;
+    size_t *ends;
+    size_t n, cap;
+} recorder;
+
+static long record_write(void *opaque, const void *buf, size_t len)
+{
+    recorder *r = opaque;
+    tbuf_put(&r->out, buf, len);
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->ends = realloc(r->ends, r->cap * sizeof *r->ends);
+        if (r->ends == NULL)
+            exit(1);
+    }
+    r->ends[r->n++] = r->out.len;
+    return (long)len;
+}
+
+/* A dump of n objects of one class, flushed every 50 objects so that
+ * it is written in many calls, as a real writer's blocks are. */
+static void record_dump(recorder *r, const char *klass, uint64_t base,
+                        unsigned n, int level)
+{
+    memset(r, 0, sizeof *r);
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.level = level;
+    opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
+    heapfmt_writer *w;
+    uint32_t type;
+    heapfmt_class c = {0x1000, klass, strlen(klass), 0, 0};
+    if (heapfmt_writer_open(&w, &opt, record_write, r) != HEAPFMT_OK ||
+        heapfmt_write_string(w, "T_OBJECT", 8, &type) != HEAPFMT_OK ||
+        heapfmt_write_class(w, &c) != HEAPFMT_OK)
+        exit(1);
+    for (unsigned i = 0; i < n; i++) {
+        heapfmt_object o;
+        memset(&o, 0, sizeof o);
+        o.id = base + 40 * (uint64_t)i;
+        o.class_id = 0x1000;
+        o.type = type;
+        o.size = 40 + 8 * (i % 3);
+        if (heapfmt_write_object(w, &o) != HEAPFMT_OK ||
+            (i % 50 == 49 && heapfmt_writer_flush(w) != HEAPFMT_OK))
+            exit(1);
+    }
+    if (heapfmt_writer_finish(w) != HEAPFMT_OK)
+        exit(1);
+    heapfmt_writer_free(w);
+}
+
+/* Two processes that open one path with O_TRUNC and write at once: each
+ * writes at its own offset, and where both wrote, the later write wins.
+ * Their calls are applied by turns, a's first; a is the longer dump, so
+ * the file ends with a's footer and trailer, intact, while b overwrote
+ * the blocks a's index points at. */
+static void interleaved(const char *name, int level)
+{
+    recorder a, b;
+    record_dump(&a, "Thing", 0x100000, 3000, level);
+    record_dump(&b, "Other", 0x900000, 2000, level);
+    if (a.out.len <= b.out.len)
+        exit(1);
+    unsigned char *file = calloc(1, a.out.len);
+    if (file == NULL)
+        exit(1);
+    size_t ia = 0, ib = 0;
+    while (ia < a.n || ib < b.n) {
+        if (ia < a.n) {
+            size_t from = ia ? a.ends[ia - 1] : 0;
+            memcpy(file + from, a.out.data + from, a.ends[ia] - from);
+            ia++;
+        }
+        if (ib < b.n) {
+            size_t from = ib ? b.ends[ib - 1] : 0;
+            memcpy(file + from, b.out.data + from, b.ends[ib] - from);
+            ib++;
+        }
+    }
+    /* the case is the one that fooled readers: a footer that reads */
+    heapfmt_reader *r;
+    const heapfmt_footer *f;
+    if (heapfmt_reader_open_memory(&r, NULL, file, a.out.len) != HEAPFMT_OK ||
+        heapfmt_reader_footer(r, &f) != HEAPFMT_OK) {
+        fprintf(stderr, "mkhostile: %s lost its footer\n", name);
+        exit(1);
+    }
+    heapfmt_reader_free(r);
+    save_bytes(name, file, a.out.len);
+    free(file);
+    tbuf_free(&a.out);
+    tbuf_free(&b.out);
+    free(a.ends);
+    free(b.ends);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -545,6 +658,8 @@ int main(int argc, char **argv)
     save(&d, "many-refs.hfd", 0);
     deep_chain(&d);
     save(&d, "deep-chain.hfd", 0);
+    interleaved("interleaved.hfd", 0); /* stored: the blocks line up */
+    interleaved("interleaved-zstd.hfd", 1);
 
     free(kind);
     free(name);

@@ -272,6 +272,34 @@ static void note_native(histo_dump *hd, cli_dump *dump, int scanned)
 static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
                         const histo_options *opt, int *scanned);
 
+/* The footer answers only for blocks that are there: every block of its
+ * index is checked by its header first (a few microseconds a block: 5 ms
+ * for the 1,219 blocks of 10M objects, where checking every payload's CRC
+ * took 1 s, a decode of the dump; --scan does that). A footer that does
+ * not describe its blocks (two writers of one file interleaved, a patched
+ * file) is not shown: the blocks are read instead, with a warning, and
+ * the dump counts as damaged. */
+static int collect_checked_footer(histo_table *t, size_t d, cli_dump *dump,
+                                  const heapfmt_footer *f,
+                                  const histo_options *opt, int *scanned)
+{
+    int rc = heapfmt_reader_check_blocks(dump->reader, HEAPFMT_CHECK_HEADERS);
+    if (rc == HEAPFMT_OK) {
+        t->dumps[d].from_footer = 1;
+        return collect_footer(t, d, dump, f);
+    }
+    if (rc != HEAPFMT_E_CORRUPT) {
+        cli_dump_error(dump, rc);
+        return CLI_EXIT_ERROR;
+    }
+    cli_warn(dump->name, "%s", heapfmt_reader_error(dump->reader)->message);
+    cli_warn(dump->name, "the footer does not describe the blocks: reading "
+                         "them instead");
+    *scanned = 1;
+    rc = collect_scan(t, d, dump, opt);
+    return rc == CLI_EXIT_OK ? CLI_EXIT_INCOMPLETE : rc;
+}
+
 int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
                        const histo_options *opt)
 {
@@ -294,11 +322,9 @@ static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
         int rc = heapfmt_reader_footer(dump->reader, &f);
         if (rc != HEAPFMT_OK)
             f = NULL;
-        if (rc == HEAPFMT_OK && opt->by == HISTO_BY_CLASS && !opt->scan) {
-            hd->from_footer = 1;
-            hd->status = collect_footer(t, d, dump, f);
-            return hd->status;
-        }
+        if (rc == HEAPFMT_OK && opt->by == HISTO_BY_CLASS && !opt->scan)
+            return hd->status = collect_checked_footer(t, d, dump, f, opt,
+                                                       scanned);
         /* No footer (a pipe, an incomplete dump) or a damaged one: read
          * the blocks, which also says what is wrong. For a scan the footer
          * only offers the parallel path: whatever is wrong with it, the
