@@ -2,10 +2,11 @@
  * (spec/FORMAT.md sections 4-8, in that order). */
 #include "format.h"
 
-#define GET(v)                                 \
-    do {                                       \
-        if (hf_get_varint(&q, qe, &(v)) < 0)   \
-            return "truncated field";          \
+#define GET(v)                                      \
+    do {                                            \
+        int rc_ = hf_get_varint(&q, qe, &(v));      \
+        if (rc_ < 0)                                \
+            return hf_varint_why(rc_);              \
     } while (0)
 
 /* ---- 4. File header ---- */

@@ -89,8 +89,22 @@ static inline uint8_t *hf_put_varint(uint8_t *p, uint64_t v)
     return p;
 }
 
+/* What a varint decoder returns for an encoding longer than the shortest
+ * (a last byte 0 after others): writers MUST use the shortest (spec 2), and
+ * libheapfmt takes the spec's leave not to accept longer ones, so that
+ * heapfmt-info --verify and every reader agree on such a dump. */
+#define HF_VARINT_LONG (-2)
+
+/* The message of a field whose varint failed with rc. */
+static inline const char *hf_varint_why(int rc)
+{
+    return rc == HF_VARINT_LONG ? "varint longer than its shortest encoding"
+                                : "truncated field";
+}
+
 /* Reads a varint from *pp (not past end) into *v and advances *pp.
- * Returns 0, or -1 if it runs past end or does not fit 64 bits. */
+ * Returns 0, -1 if it runs past end or does not fit 64 bits, or
+ * HF_VARINT_LONG. */
 static inline int hf_get_varint(const uint8_t **pp, const uint8_t *end,
                                 uint64_t *v)
 {
@@ -109,6 +123,8 @@ static inline int hf_get_varint(const uint8_t **pp, const uint8_t *end,
             return -1;
         x |= (uint64_t)(b & 0x7f) << shift;
         if (b < 0x80) {
+            if (b == 0)
+                return HF_VARINT_LONG; /* shift > 0 here */
             *v = x;
             *pp = p;
             return 0;
@@ -127,7 +143,7 @@ static inline int hf_get_varint(const uint8_t **pp, const uint8_t *end,
 
 /* Reads a varint from *pp without an end check: at least HF_VARINT_MAX
  * readable bytes must follow *pp (see HF_RAW_PAD). Returns 0 with *v set
- * and *pp advanced, or -1 if it does not fit 64 bits. */
+ * and *pp advanced, -1 if it does not fit 64 bits, or HF_VARINT_LONG. */
 static inline int hf_get_varint_padded(const uint8_t **pp, uint64_t *v)
 {
     const uint8_t *p = *pp;
@@ -144,12 +160,29 @@ static inline int hf_get_varint_padded(const uint8_t **pp, uint64_t *v)
         if (b < 0x80) {
             if (i == HF_VARINT_MAX - 1 && b > 1)
                 return -1;
+            if (b == 0)
+                return HF_VARINT_LONG;
             *v = x;
             *pp = p + i + 1;
             return 0;
         }
     }
     return -1;
+}
+
+/* The message of a field at q whose padded read failed with rc: a varint
+ * that only ends in the padding after qe is a field cut short. */
+static inline const char *hf_padded_varint_why(int rc, const uint8_t *q,
+                                               const uint8_t *qe)
+{
+    if (rc == HF_VARINT_LONG) {
+        const uint8_t *p = q;
+        while (p < q + HF_VARINT_MAX - 1 && *p >= 0x80)
+            p++;
+        if (p >= qe)
+            rc = -1;
+    }
+    return hf_varint_why(rc);
 }
 
 static inline uint64_t hf_zigzag(uint64_t diff)
@@ -345,8 +378,9 @@ static inline const char *hf_object_head_decode(const uint8_t *q,
 {
 #define HF_PGET(v)                                   \
     do {                                             \
-        if (hf_get_varint_padded(&q, &(v)) < 0)      \
-            return "truncated field";                \
+        int rc_ = hf_get_varint_padded(&q, &(v));    \
+        if (rc_ < 0)                                 \
+            return hf_padded_varint_why(rc_, q, qe); \
     } while (0)
     HF_PGET(o->id_delta);
     HF_PGET(o->klass);
@@ -475,8 +509,9 @@ static inline const char *hf_labels_begin(hf_labels_iter *it, const uint8_t *q,
     it->qe = qe;
     it->nrefs = nrefs;
     it->next = 0;
-    if (hf_get_varint(&it->q, qe, &it->left) < 0)
-        return "truncated field";
+    int rc = hf_get_varint(&it->q, qe, &it->left);
+    if (rc < 0)
+        return hf_varint_why(rc);
     if (it->left > nrefs)
         return "more labels than references";
     return NULL;
@@ -485,9 +520,11 @@ static inline const char *hf_labels_begin(hf_labels_iter *it, const uint8_t *q,
 static inline const char *hf_labels_next(hf_labels_iter *it, hf_label_rec *l)
 {
     uint64_t skip, v;
-    if (hf_get_varint(&it->q, it->qe, &skip) < 0 ||
-        hf_get_varint(&it->q, it->qe, &v) < 0)
-        return "truncated field";
+    int rc = hf_get_varint(&it->q, it->qe, &skip);
+    if (rc == 0)
+        rc = hf_get_varint(&it->q, it->qe, &v);
+    if (rc < 0)
+        return hf_varint_why(rc);
     if (skip >= it->nrefs - it->next)
         return "label past the last reference";
     l->position = it->next + skip;

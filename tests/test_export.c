@@ -35,7 +35,7 @@ static int run_export(const void *dump, size_t len, const export_options *opt,
 {
     heapfmt_reader *r = NULL;
     TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, dump, len));
-    cli_dump d = {"mem.dump", "mem.dump", -1, r};
+    cli_dump d = {.path = "mem.dump", .name = "mem.dump", .fd = -1, .reader = r};
     jout o;
     cr_assert_eq(jout_init(&o, 0, tsink_write, sink), 0);
     int rc = export_dump(&d, opt, &o, "(memory)");
@@ -913,7 +913,7 @@ Test(export, pipe_input_names_as_read)
         src.seekable = 0;
         heapfmt_reader *r = NULL;
         TASSERT_OK(tsource_open(&r, NULL, &src));
-        cli_dump d = {"-", "(stdin)", -1, r};
+        cli_dump d = {.path = "-", .name = "(stdin)", .fd = -1, .reader = r};
         tsink s;
         tsink_init(&s);
         jout o;

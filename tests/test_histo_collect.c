@@ -112,7 +112,7 @@ static int collect(histo_table *t, size_t d, const tbuf *data, int src,
     int child = -1;
     int fd = src == SRC_PIPE ? tpipe_fd(data->data, data->len, &child)
                              : ttemp_fd(data->data, data->len);
-    cli_dump dump = {"mem.dump", "mem.dump", fd, NULL};
+    cli_dump dump = {.path = "mem.dump", .name = "mem.dump", .fd = fd};
     int rc = heapfmt_reader_open_fd(&dump.reader, NULL, fd);
     if (rc == HEAPFMT_OK)
         rc = histo_collect_dump(t, d, &dump, o);

@@ -134,6 +134,39 @@ Test(varint, decode_rejects_over_64_bits)
     cr_assert_eq(hf_get_varint(&p, b + 11, &v), -1, "10th byte 0x81");
 }
 
+/* Writers MUST use the shortest encoding (spec 2); libheapfmt refuses a
+ * longer one, in both decoders, so that every reader and heapfmt-info
+ * --verify agree on it. */
+Test(varint, decode_refuses_encodings_longer_than_the_shortest)
+{
+    static const uint8_t cases[][HF_VARINT_MAX] = {
+        {0x80, 0x00},                   /* 0 in two bytes */
+        {0xff, 0x00},                   /* 127 in two bytes */
+        {0x80, 0x80, 0x00},             /* 0 in three */
+        {0xac, 0x82, 0x00},             /* 300 in three */
+        {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00},
+    };
+    static const size_t lens[] = {2, 2, 3, 3, 10};
+    for (size_t c = 0; c < sizeof lens / sizeof lens[0]; c++) {
+        uint8_t padded[HF_VARINT_MAX + 8];
+        memset(padded, 0, sizeof padded);
+        memcpy(padded, cases[c], lens[c]);
+        const uint8_t *p = padded;
+        uint64_t v;
+        cr_assert_eq(hf_get_varint(&p, padded + lens[c], &v), HF_VARINT_LONG,
+                     "case %zu", c);
+        cr_assert_eq(p, padded, "case %zu: advanced", c);
+        cr_assert_eq(hf_get_varint_padded(&p, &v), HF_VARINT_LONG,
+                     "case %zu, padded", c);
+    }
+    /* a varint cut short by the end of its record is still "truncated" */
+    static const uint8_t cut[HF_VARINT_MAX + 8] = {0x80, 0x80};
+    cr_assert_str_eq(hf_padded_varint_why(HF_VARINT_LONG, cut, cut + 2),
+                     "truncated field");
+    cr_assert_str_eq(hf_padded_varint_why(HF_VARINT_LONG, cut, cut + 4),
+                     "varint longer than its shortest encoding");
+}
+
 Test(varint, decode_stops_at_end_of_value)
 {
     static const uint8_t b[] = { 0xac, 0x02, 0x7f, 0x00 };

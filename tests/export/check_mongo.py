@@ -291,7 +291,9 @@ def huge_dump(path):
     c = w.klass(0x1000, bad + b"c")
     refs = huge_refs()
     w.obj(0x7EFFFFFFFFD8, klass=c, type=t, size=8 * HUGE + 40, refs=refs,
-          flags=(1 << 64) - 1, value=bad + b"v", site=(f, (1 << 64) - 1),
+          # every flag bit but the reserved 5-31 (spec 6.4: zero)
+          flags=((1 << 64) - 1) & ~0xFFFFFFE0, value=bad + b"v",
+          site=(f, (1 << 64) - 1),
           generation=(1 << 63) + 5)
     w.obj(0x10, klass=c, type=t, size=40, refs=refs[:100001])
     w.root(w.string(b"vm"), refs[:200000])
@@ -311,7 +313,9 @@ def check_huge(tools, path, nedges):
     check(len(objs[1]["refs"]) == 100000 and objs[1]["refs_count"] == 100001,
           "100,001 refs not cut")
     check(big["value_truncated"] is True, "1 MiB value not cut")
-    check(big["flags"] == -1, "flags bits as Int64")
+    # bits 0-4 and 32-63 as a signed Int64
+    check(big["flags"] == (((1 << 64) - 1) & ~0xFFFFFFE0) - (1 << 64),
+          "flags bits as Int64")
     check(str(big["generation"]) == str((1 << 63) + 5),
           "generation above 2^63 as Decimal128")
     root = [d for d in docs if d["record"] == "root"][0]

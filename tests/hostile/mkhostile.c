@@ -79,6 +79,30 @@
  *                           the end, its blocks mostly overwritten (stored
  *                           blocks of equal sizes, whose headers line up)
  *   interleaved-zstd.hfd    the same with compressed blocks
+ * and one dump per MUST of the spec that a reader finds only in the
+ * meaning of records (issue 31; tests/cli/verdicts.sh):
+ *   must-label-kind-7.hfd         a label of the reserved kind 7
+ *   must-label-past-refs.hfd      a label placed past the last reference
+ *   must-labels-over-refs.hfd     more labels than references
+ *   must-label-string-undefined.hfd  a field label naming a string never
+ *                                 defined, on an object and on a root
+ *   must-stack-undefined.hfd      an object of a stack never defined
+ *   must-frame-undefined.hfd      a stack of a frame never defined
+ *   must-class-after-use.hfd      an object of a class defined after it
+ *   must-string-after-use.hfd     an object whose type string is defined
+ *                                 after it
+ *   must-object-flags-reserved.hfd  object flag bit 5 set (readers keep and
+ *                                 ignore it, spec 6.4; --verify rejects it)
+ *   must-varint-long.hfd          an OBJECT whose size is 40 in two bytes
+ *   must-lifespan-stack-undefined.hfd  a lifespan (1.2) of a stack never
+ *                                 defined
+ *   must-lifespan-frees.hfd       a lifespan with more frees than
+ *                                 allocations (readers show it; --verify
+ *                                 rejects it)
+ *   must-events-order.hfd         a thread's second EVENTS record (1.2)
+ *                                 starting before its first one ended
+ *                                 (heapfmt-replay drops it, counted;
+ *                                 --verify rejects it)
  * Exits 0, or 1 with a message.
  */
 #include <stdio.h>
@@ -452,6 +476,163 @@ static void interleaved(const char *name, int level)
     free(b.ends);
 }
 
+/* ---- the MUSTs of the spec, one dump each ---- */
+
+/* An OBJECT record by hand: id 0x10000 (first in its block), class 1,
+ * type 1, size 40, then the given fields byte and tail. */
+/* Counts a record written by traw_any as an object of class index 1 and
+ * 40 bytes, as END, the index and the summary must (so that the dump
+ * breaks only the rule it is about). */
+static void count_object(traw *d)
+{
+    d->blk_objects++;
+    d->objects++;
+    d->bytes += 40;
+    for (size_t i = 0; i < TRAW_MAX_CLASSES; i++)
+        if (d->cls[i].used && d->cls[i].index == 1) {
+            d->cls[i].count++;
+            d->cls[i].bytes += 40;
+        }
+}
+
+static void raw_object(traw *d, const unsigned char *tail, size_t n)
+{
+    unsigned char body[64] = {0x80, 0x80, 0x08, 0x01, 0x01, 0x28};
+    memcpy(body + 6, tail, n);
+    traw_any(d, HEAPFMT_TAG_OBJECT, body, 6 + n);
+    count_object(d);
+}
+
+/* Object 0x10000 of class index 1, type string 1, 40 bytes, with these
+ * optional fields (the caller fills them). */
+static heapfmt_object thing(uint32_t fields)
+{
+    heapfmt_object o;
+    memset(&o, 0, sizeof o);
+    o.id = 0x10000;
+    o.class_id = 1;
+    o.type = 1;
+    o.size = 40;
+    o.fields = fields;
+    return o;
+}
+
+static void must_dumps(void)
+{
+    traw d;
+    heapfmt_object o;
+    uint64_t refs[2] = {0x20000, 0x30000};
+
+    /* fields 0x10 (labels), 1 reference (delta), 1 label at position 0
+     * of kind 7 */
+    static const unsigned char kind7[] = {0x10, 0x01, 0x80, 0x80, 0x08,
+                                          0x01, 0x00, 0x27};
+    begin(&d);
+    raw_object(&d, kind7, sizeof kind7);
+    traw_finish(&d);
+    save(&d, "must-label-kind-7.hfd", 0);
+
+    /* 1 reference, 1 label skipping 1: position 1 */
+    static const unsigned char past[] = {0x10, 0x01, 0x80, 0x80, 0x08,
+                                         0x01, 0x01, 0x21};
+    begin(&d);
+    raw_object(&d, past, sizeof past);
+    traw_finish(&d);
+    save(&d, "must-label-past-refs.hfd", 0);
+
+    /* 1 reference, 2 labels */
+    static const unsigned char over[] = {0x10, 0x01, 0x80, 0x80, 0x08,
+                                         0x02, 0x00, 0x21, 0x00, 0x21};
+    begin(&d);
+    raw_object(&d, over, sizeof over);
+    traw_finish(&d);
+    save(&d, "must-labels-over-refs.hfd", 0);
+
+    heapfmt_label lab[2] = {{HEAPFMT_LABEL_FIELD, 0, 999},
+                            {HEAPFMT_LABEL_NONE, 0, 0}};
+    begin(&d);
+    o = thing(HEAPFMT_F_LABELS);
+    o.refs = refs;
+    o.nrefs = 2;
+    o.labels = lab;
+    traw_object(&d, &o);
+    traw_root_labeled(&d, 2, refs, lab, 2);
+    traw_finish(&d);
+    save(&d, "must-label-string-undefined.hfd", 0);
+
+    begin(&d);
+    o = thing(HEAPFMT_F_STACK);
+    o.stack = 5;
+    traw_object(&d, &o);
+    traw_finish(&d);
+    save(&d, "must-stack-undefined.hfd", 0);
+
+    begin(&d);
+    uint32_t frames[] = {1, 9}; /* frame 9: never */
+    traw_frame(&d, 1, 2, 0, 0x10, 0, 0);
+    traw_stack(&d, 1, frames, 2);
+    o.stack = 1;
+    traw_object(&d, &o);
+    traw_finish(&d);
+    save(&d, "must-frame-undefined.hfd", 0);
+
+    traw_begin(&d, 1, 1, 0, 0);
+    traw_string(&d, 1, "T_OBJECT");
+    traw_string(&d, 2, "Thing");
+    object(&d, 0x10000, 1, 1, NULL, 0);
+    traw_class(&d, 1, 0x1000, 2, 0, 0); /* after its object */
+    traw_finish(&d);
+    save(&d, "must-class-after-use.hfd", 0);
+
+    traw_begin(&d, 1, 1, 0, 0);
+    traw_string(&d, 2, "Thing");
+    traw_class(&d, 1, 0x1000, 2, 0, 0);
+    object(&d, 0x10000, 1, 1, NULL, 0);
+    traw_string(&d, 1, "T_OBJECT"); /* after its object */
+    traw_finish(&d);
+    save(&d, "must-string-after-use.hfd", 0);
+
+    begin(&d);
+    o = thing(HEAPFMT_F_FLAGS);
+    o.flags = HEAPFMT_OF_FROZEN | 0x20; /* bit 5: reserved */
+    traw_object(&d, &o);
+    traw_finish(&d);
+    save(&d, "must-object-flags-reserved.hfd", 0);
+
+    /* size 40 as a8 00: two bytes where one does */
+    static const unsigned char size_long[] = {0x80, 0x80, 0x08, 0x01, 0x01,
+                                              0xa8, 0x00, 0x00, 0x00};
+    begin(&d);
+    traw_any(&d, HEAPFMT_TAG_OBJECT, size_long, sizeof size_long);
+    count_object(&d);
+    traw_finish(&d);
+    save(&d, "must-varint-long.hfd", 0);
+
+    traw_begin(&d, 1, 2, 0, 0);
+    traw_string(&d, 1, "a.rb");
+    heapfmt_lifespan life = {1, 5, 0, 0, 3, 1, 120, 40, 100, 10};
+    traw_lifespan(&d, &life); /* stack 5: never */
+    traw_finish(&d);
+    save(&d, "must-lifespan-stack-undefined.hfd", 0);
+
+    traw_begin(&d, 1, 2, 0, 0);
+    traw_string(&d, 1, "a.rb");
+    life = (heapfmt_lifespan){2, 0, 1, 7, 2, 3, 80, 120, 100, 0};
+    traw_lifespan(&d, &life);
+    traw_finish(&d);
+    save(&d, "must-lifespan-frees.hfd", 0);
+
+    traw_begin(&d, 1, 2, 0, 0);
+    traw_meta_text(&d, "malloc.mode", "record");
+    {
+        traw_event e = {HEAPFMT_EV_MALLOC, 0, 0, 1, {64}};
+        traw_events(&d, 1, 10, 0, 1, &e, 1); /* event 11 */
+        traw_events(&d, 1, 4, 5, 1, &e, 1);  /* event 5: back */
+    }
+    traw_finish(&d);
+    save(&d, "must-events-order.hfd", 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -660,6 +841,7 @@ int main(int argc, char **argv)
     save(&d, "deep-chain.hfd", 0);
     interleaved("interleaved.hfd", 0); /* stored: the blocks line up */
     interleaved("interleaved-zstd.hfd", 1);
+    must_dumps();
 
     free(kind);
     free(name);

@@ -14,6 +14,7 @@ int cli_dump_open(cli_dump *d, const char *path,
     d->name = cli_input_name(path);
     d->fd = -1;
     d->reader = NULL;
+    memset(&d->undef, 0, sizeof d->undef);
     if (cli_open_input(path, &d->fd) != 0)
         return CLI_EXIT_ERROR;
     errno = 0;

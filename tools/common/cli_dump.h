@@ -6,6 +6,7 @@
 #ifndef CLI_DUMP_H
 #define CLI_DUMP_H
 
+#include "cli_undefined.h"
 #include "heapfmt.h"
 
 typedef struct cli_dump {
@@ -13,6 +14,9 @@ typedef struct cli_dump {
     const char *name;       /* for messages: the path, or "(stdin)" */
     int fd;                 /* -1 when closed */
     heapfmt_reader *reader; /* NULL when closed */
+    cli_undefined undef;    /* ids used but not defined before: cli_scan
+                               counts them, a tool that decodes labels
+                               adds theirs (cli_undefined_labels) */
 } cli_dump;
 
 /* Opens path ("-" for standard input) and reads the file header. opt may

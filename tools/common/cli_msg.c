@@ -84,18 +84,34 @@ static int warned_before(const char *file, const char *fmt, va_list ap)
     return 0;
 }
 
-void cli_warn(const char *file, const char *fmt, ...)
+/* A warning or a note, printed once under cli_warn_once. */
+static void vwarn(const char *file, const char *kind, const char *fmt,
+                  va_list ap)
 {
-    va_list ap;
     if (warn_seen.on) {
-        va_start(ap, fmt);
-        int again = warned_before(file, fmt, ap);
-        va_end(ap);
+        va_list copy;
+        va_copy(copy, ap);
+        int again = warned_before(file, fmt, copy);
+        va_end(copy);
         if (again)
             return;
     }
+    vreport(file, kind, fmt, ap);
+}
+
+void cli_warn(const char *file, const char *fmt, ...)
+{
+    va_list ap;
     va_start(ap, fmt);
-    vreport(file, "warning", fmt, ap);
+    vwarn(file, "warning", fmt, ap);
+    va_end(ap);
+}
+
+void cli_note(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(file, "note", fmt, ap);
     va_end(ap);
 }
 

@@ -23,7 +23,13 @@ void cli_error(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* "prog: file: warning: message" (or "prog: warning: message"). */
 void cli_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 
-/* From now on, cli_warn prints a warning (file and text) only the first
+/* "prog: file: note: message": what a reader of the results should know
+ * about the heap (references to objects the dump does not hold, objects
+ * no root reaches), which is not wrong with the dump: a dump that breaks
+ * no rule gets notes, never warnings. */
+void cli_note(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* From now on, cli_warn (and cli_note) prints a warning (file and text) only the first
  * time: for a tool that reads each dump several times (heapfmt-report),
  * whose every reading warns about the same truncation. Set once in
  * main. */

@@ -31,6 +31,21 @@ static int lenient(cli_dump *d, int rc, cli_scan_report *rep, int *code)
     return 0;
 }
 
+/* Ids used before their definition (or without one): said once, at the
+ * end; the results show placeholders for them, so the dump counts as
+ * damaged. */
+static int undefined_ids(cli_dump *d, int code)
+{
+    if (d->undef.count == 0 || code == CLI_EXIT_ERROR)
+        return code;
+    cli_warn(d->name,
+             "%llu use%s of ids that no record read defines before them, "
+             "shown as placeholders (the first: %s)",
+             (unsigned long long)d->undef.count,
+             d->undef.count == 1 ? "" : "s", d->undef.first);
+    return CLI_EXIT_INCOMPLETE;
+}
+
 int cli_scan_with(cli_dump *d, enum cli_scan_policy policy, cli_scan_fn fn,
                   void *ctx, cli_scan_report *rep)
 {
@@ -43,19 +58,25 @@ int cli_scan_with(cli_dump *d, enum cli_scan_policy policy, cli_scan_fn fn,
     for (;;) {
         int rc = heapfmt_reader_next(d->reader, &rec);
         if (rc == HEAPFMT_OK) {
+            if (policy == CLI_SCAN_KEEP_GOING && cli_undefined_maybe(&rec))
+                cli_undefined_each(&rec, cli_undefined_note, &d->undef);
             int stop = fn(ctx, d->reader, &rec);
             if (stop != 0)
                 return stop;
             continue;
         }
         if (rc == HEAPFMT_DONE)
-            return CLI_EXIT_OK;
+            return policy == CLI_SCAN_KEEP_GOING
+                       ? undefined_ids(d, CLI_EXIT_OK)
+                       : CLI_EXIT_OK;
         int code;
         if (policy == CLI_SCAN_STRICT) {
             cli_dump_error(d, rc);
             code = cli_dump_exit_code(rc);
         } else if (lenient(d, rc, rep, &code)) {
             continue;
+        } else {
+            code = undefined_ids(d, code);
         }
         rep->end = rc;
         return code;

@@ -21,6 +21,7 @@
 typedef struct exporter {
     const export_options *opt;
     cli_dump *d;
+    const heapfmt_record *rec; /* the record being exported */
     jout *out;
     const char *out_name;
     unsigned records;
@@ -249,6 +250,9 @@ static const heapfmt_rlabel *get_labels(exporter *x, heapfmt_reader *r,
                      : heapfmt_strerror((int)got));
         return NULL;
     }
+    /* a label's name never defined is a placeholder: said at the end */
+    cli_undefined_labels(x->rec, labels, (size_t)got, cli_undefined_note,
+                         &x->d->undef);
     return (uint64_t)got == n ? labels : NULL;
 }
 
@@ -439,6 +443,7 @@ static void root_record(exporter *x, heapfmt_reader *r,
 static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
 {
     exporter *x = ctx;
+    x->rec = rec;
     switch (rec->tag) {
     case HEAPFMT_TAG_OBJECT: {
         const heapfmt_robject *ob = rec->u.object;

@@ -65,7 +65,7 @@ int cmd_parse_id(const char *s, uint64_t *id)
 void cmd_warn_graph(const graph *g)
 {
     if (g->dangling > 0)
-        cli_warn(g->d.name,
+        cli_note(g->d.name,
                  "%s reference%s to objects not in the dump %s left out",
                  cli_fmt_count(g->dangling).s, g->dangling == 1 ? "" : "s",
                  g->dangling == 1 ? "was" : "were");

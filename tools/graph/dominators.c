@@ -115,7 +115,7 @@ int dominators_tree(const cmd_options *opt, const char *path, graph *g,
         return CLI_EXIT_ERROR;
     }
     if (t->unreachable > 0)
-        cli_warn(g->d.name,
+        cli_note(g->d.name,
                  "%s object%s (%s) %s not reachable from any root and %s "
                  "left out",
                  cli_fmt_count(t->unreachable).s,

@@ -30,6 +30,7 @@
 typedef struct loader {
     graph *g;
     const graph_options *opt;
+    const heapfmt_record *rec; /* the record being loaded */
     size_t cap_obj;    /* capacity of id, size, kind (objects) */
     size_t cap_off;    /* of off (entries) */
     unsigned char *raw; /* references: 8-byte ids, later 4-byte nodes */
@@ -124,6 +125,9 @@ static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
             g->labeled = 1;
         else
             labels = NULL;
+        /* a label's name never defined is a placeholder: said at the end */
+        cli_undefined_labels(l->rec, labels, labels ? (size_t)nl : 0,
+                             cli_undefined_note, &g->d.undef);
     }
     /* The virtual root's edges to the root nodes count too. */
     if ((uint64_t)l->nraw + l->nroot_raw + g->nroots + (uint64_t)n + 1 >
@@ -163,14 +167,21 @@ static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
     return 0;
 }
 
-/* A reader error from refs/labels: corrupt ends the block (the scan goes
- * on and reports it), anything else stops. */
+/* A reader error from refs/labels: corrupt ends the block (said here,
+ * with the reader's reason; the scan goes on and counts the block as
+ * lost), anything else stops. */
 static int refs_failed(loader *l, int rc)
 {
     if (rc == -100)
         return CLI_EXIT_ERROR;
-    if (rc == HEAPFMT_E_CORRUPT)
+    if (rc == HEAPFMT_E_CORRUPT) { /* say why the block ends here */
+        const heapfmt_error *e = heapfmt_reader_error(l->g->d.reader);
+        cli_warn(l->g->d.name, "%s; rest of the block skipped",
+                 e->code == rc && e->message[0] != '\0'
+                     ? e->message
+                     : heapfmt_strerror(rc));
         return 0;
+    }
     if (rc == HEAPFMT_E_NOMEM)
         return no_memory(l);
     cli_dump_error(&l->g->d, rc);
@@ -274,6 +285,7 @@ static int on_record(void *opaque, heapfmt_reader *r,
                      const heapfmt_record *rec)
 {
     loader *l = opaque;
+    l->rec = rec;
     if (rec->tag == HEAPFMT_TAG_OBJECT)
         return on_object(l, r, rec->u.object);
     if (rec->tag == HEAPFMT_TAG_ROOT)

@@ -287,7 +287,7 @@ int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
     int failed = h == NULL;
     diff_mem_free(opt->mem, ids);
     if (!failed && unreachable > 0)
-        cli_warn(g->d.name,
+        cli_note(g->d.name,
                  "%s of the leaked objects are not reachable from any root "
                  "(garbage not yet collected) and have no owner",
                  cli_fmt_count(unreachable).s);

@@ -24,14 +24,15 @@
  * the objects and records the block index gives its range; END must end
  * the last range and, with the footer's totals, agree with what the
  * ranges hold together (objects, bytes, records, blocks, decoded bytes,
- * codecs); strings, frames and stacks must be defined once; by class,
- * every class must be in the summary with its counts; the ranges' tables
- * together must fit one reader's limit. Anything else (a damaged block, a
- * lie in END or the footer, a file changed while it is read) makes histo
- * read the dump again with one thread, which reports problems the usual
- * way. -j changes how fast histo is, never what it prints
- * (tests/cli/histo_jobs.sh checks this over every hostile dump, fixture
- * and fuzz corpus file). */
+ * codecs); strings, frames and stacks must be defined once; every id a
+ * range used undefined must be defined by an earlier range
+ * (histo_undef.h); by class, every class must be in the summary with its
+ * counts; the ranges' tables together must fit one reader's limit.
+ * Anything else (a damaged block, a lie in END or the footer, a file
+ * changed while it is read) makes histo read the dump again with one
+ * thread, which reports problems the usual way. -j changes how fast histo
+ * is, never what it prints (tests/cli/histo_jobs.sh checks this over
+ * every hostile dump, fixture and fuzz corpus file). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@
 #include "cli_stack.h"
 #include "cli_site.h"
 #include "histo.h"
+#include "histo_undef.h"
 
 enum part_status { PART_OK = 0, PART_FAILED, PART_NOMEM };
 
@@ -90,6 +92,7 @@ typedef struct part {
     int saw_end;
     heapfmt_totals end;    /* END's objects, bytes and records */
     heapfmt_progress progress; /* at the end of the range */
+    histo_undef undef;     /* ids used before their definition */
     enum part_status status;
 } part;
 
@@ -113,6 +116,7 @@ static void *run_part(void *arg)
     uint64_t records = 0, objects = 0, bytes = 0;
     while ((rc = heapfmt_reader_next(p->r, &rec)) == HEAPFMT_OK) {
         records++;
+        histo_undef_record(&p->undef, &rec);
         if (rec.tag == HEAPFMT_TAG_FRAME || rec.tag == HEAPFMT_TAG_STACK) {
             defs *d = rec.tag == HEAPFMT_TAG_FRAME ? &p->frames : &p->stacks;
             if (defs_push(d, rec.tag == HEAPFMT_TAG_FRAME
@@ -600,6 +604,13 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
             status = parts[k].status;
     if (status == PART_OK && !whole_dump_agrees(parts, nparts, f))
         status = PART_FAILED;
+    if (status == PART_OK) { /* an id used before any range defines it */
+        histo_undef *u[HISTO_MAX_JOBS];
+        for (size_t k = 0; k < nparts; k++)
+            u[k] = &parts[k].undef;
+        int resolved = histo_undef_resolved(u, nparts);
+        status = resolved < 0 ? PART_NOMEM : resolved ? PART_OK : PART_FAILED;
+    }
     names nm;
     memset(&nm, 0, sizeof nm);
     if (status == PART_OK)
@@ -623,6 +634,7 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
     for (size_t k = 0; k < nparts; k++) {
         heapfmt_reader_free(parts[k].r);
         histo_acc_free(&parts[k].acc);
+        histo_undef_free(&parts[k].undef);
         free(parts[k].frames.v);
         free(parts[k].stacks.v);
     }

@@ -1,19 +1,32 @@
 /* verify.c -- heapfmt-info --verify: read everything, trust nothing.
  *
- * Checks, stopping at the first problem:
- *   - every block decodes and passes its CRC (the reader checks; any error
- *     it reports is a failure, and truncation is reported as such);
- *   - every record decodes, references included;
- *   - every object's class, type and file, every class name and every root
- *     kind refer to defined records (nothing "undefined"), and so do
- *     lifespans, which never count more frees than allocations;
+ * Checks every rule spec/FORMAT.md states with MUST (the table of
+ * docs/robustness.md, "What --verify checks", names each with its test),
+ * stopping at the first problem:
+ *   - what the reader checks (magic, versions, header, block and trailer
+ *     checks, limits, reserved fields and bits, shortest varints, record
+ *     layouts, ids in range and defined once, labels: kind, position and
+ *     count, END last and right): any error it reports is a failure, and
+ *     truncation is reported as such;
+ *   - every record decodes, references and labels included;
+ *   - every id a record uses is defined by an earlier record: an object's
+ *     class, type, file and stack, a class's name, a root's kind, a
+ *     frame's strings, a stack's frames, a label's string, a lifespan's
+ *     stack and file (tools/common/cli_undefined.h);
+ *   - a lifespan counts no more frees (and freed bytes) than allocations;
+ *   - a thread's EVENTS records come in the order of its events: each
+ *     starts after the sequence number where the thread's previous one
+ *     ended (the reader checks each record alone);
+ *   - no reserved object flag bit (5-31) is set in a dump of this minor;
  *   - END's totals match the objects, bytes and records counted;
  *   - the footer's totals match what was counted (objects, bytes, records,
- *     classes, strings, roots, data blocks);
+ *     classes, strings, roots, data blocks, decoded bytes, codecs);
  *   - the block index matches the blocks read (offsets, objects per block,
- *     records in all);
- *   - the per-class summary matches the count and bytes counted for every
- *     class index, and names each class as its last CLASS record did;
+ *     records per block when no unknown record was skipped, records in
+ *     all);
+ *   - the per-class summary lists every class index once, in increasing
+ *     order, with the count and bytes counted, named as its last CLASS
+ *     record named it;
  *   - no two objects have the same id (8 bytes per object are kept, and
  *     sorted at the end, to know). */
 #include <inttypes.h>
@@ -24,7 +37,9 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_scan.h"
+#include "cli_undefined.h"
 #include "cli_num.h"
+#include "hf_common.h"
 #include "info.h"
 
 typedef struct tally {
@@ -35,6 +50,7 @@ typedef struct tally {
 typedef struct block_seen {
     uint64_t offset;
     uint64_t objects;
+    uint64_t records; /* delivered (unknown ones skipped are not) */
 } block_seen;
 
 typedef struct verifier {
@@ -50,6 +66,9 @@ typedef struct verifier {
     size_t nblocks, cblocks;
     uint64_t *ids; /* every object id, for duplicates */
     size_t nids, cids;
+    hf_map thread_at;   /* EVENTS thread -> its slot in last_seq */
+    uint64_t *last_seq; /* where each thread's last record ended */
+    size_t nthreads, cthreads;
 } verifier;
 
 static int problem(verifier *v, const char *fmt, ...) CLI_PRINTF(2, 3);
@@ -99,7 +118,7 @@ static int note_block(verifier *v, uint64_t offset)
         v->blocks = b;
         v->cblocks = n;
     }
-    v->blocks[v->nblocks++] = (block_seen){offset, 0};
+    v->blocks[v->nblocks++] = (block_seen){offset, 0, 0};
     return 0;
 }
 
@@ -120,30 +139,63 @@ static int check_refs(verifier *v, uint64_t nrefs, uint64_t index)
     return CLI_EXIT_OK;
 }
 
+/* The first id the record uses that no earlier record defines. */
+typedef struct first_use {
+    int found;
+    cli_undef_use use;
+} first_use;
+
+static void keep_first(void *ctx, const heapfmt_record *rec,
+                       const cli_undef_use *use)
+{
+    first_use *f = ctx;
+    (void)rec;
+    if (!f->found) {
+        f->found = 1;
+        f->use = *use;
+    }
+}
+
+static int undefined_use(verifier *v, const heapfmt_record *rec,
+                         const first_use *f)
+{
+    char where[64];
+    return problem(v, "%s: %s %" PRIu32 " is used, but no %s record "
+                      "defines it before",
+                   cli_undef_where(rec, where, sizeof where), f->use.role,
+                   f->use.id, cli_undef_record_name(f->use.kind));
+}
+
+/* Decodes the labels of the last record (the reader checks their kinds,
+ * positions and count) and checks their strings. */
+static int check_labels(verifier *v, const heapfmt_record *rec)
+{
+    const heapfmt_rlabel *labels;
+    long n = heapfmt_reader_labels(v->r, &labels);
+    if (n < 0) {
+        cli_dump_error(v->d, (int)n);
+        return CLI_EXIT_ERROR;
+    }
+    first_use f = {0, {0, 0, 0, NULL}};
+    cli_undefined_labels(rec, labels, (size_t)n, keep_first, &f);
+    return f.found ? undefined_use(v, rec, &f) : CLI_EXIT_OK;
+}
+
+/* Object flag bits 5-31 are reserved (spec 6.4): zero in a dump whose
+ * minor is not newer than this reader's. */
+#define RESERVED_OBJECT_FLAGS UINT64_C(0xffffffe0)
+
 static int check_object(verifier *v, const heapfmt_record *rec)
 {
     const heapfmt_robject *o = rec->u.object;
     const heapfmt_rclass *k = o->klass;
-    if (k->undefined)
+    int minor;
+    heapfmt_reader_version(v->r, NULL, &minor);
+    if ((o->fields & HEAPFMT_F_FLAGS) && minor <= HEAPFMT_FORMAT_MINOR &&
+        (o->flags & RESERVED_OBJECT_FLAGS) != 0)
         return problem(v, "record %" PRIu64 ": object %#" PRIx64
-                          " has class index %" PRIu32
-                          ", which no CLASS record defines",
-                       rec->index, o->id, k->index);
-    if (k->name != NULL && k->name->undefined)
-        return problem(v, "record %" PRIu64 ": the name of class index %"
-                          PRIu32 " is string %" PRIu32
-                          ", which no STRING record defines",
-                       rec->index, k->index, k->name->id);
-    if (o->type->undefined)
-        return problem(v, "record %" PRIu64 ": object %#" PRIx64
-                          " has type string %" PRIu32
-                          ", which no STRING record defines",
-                       rec->index, o->id, o->type->id);
-    if ((o->fields & HEAPFMT_F_SITE) && o->file->undefined)
-        return problem(v, "record %" PRIu64 ": object %#" PRIx64
-                          " has file string %" PRIu32
-                          ", which no STRING record defines",
-                       rec->index, o->id, o->file->id);
+                          " has reserved flag bits set (%#" PRIx64 ")",
+                       rec->index, o->id, o->flags & RESERVED_OBJECT_FLAGS);
     if (grow_slots(v, (size_t)k->slot + 1) != 0)
         return out_of_memory(v);
     if (v->nids == v->cids) {
@@ -160,7 +212,10 @@ static int check_object(verifier *v, const heapfmt_record *rec)
     v->objects++;
     v->bytes += o->size;
     v->blocks[v->nblocks - 1].objects++;
-    return check_refs(v, o->nrefs, rec->index);
+    int code = check_refs(v, o->nrefs, rec->index);
+    if (code == CLI_EXIT_OK && (o->fields & HEAPFMT_F_LABELS))
+        code = check_labels(v, rec);
+    return code;
 }
 
 static int check_end(verifier *v, const heapfmt_record *rec)
@@ -183,6 +238,38 @@ static int check_end(verifier *v, const heapfmt_record *rec)
     return CLI_EXIT_OK;
 }
 
+/* A thread's sequence numbers increase across its records (spec 6.10):
+ * each record starts after the one before of its thread. A table entry
+ * per thread that has records: memory bounded by the file. */
+static int check_events(verifier *v, const heapfmt_record *rec)
+{
+    const heapfmt_revents *e = rec->u.events;
+    uint32_t slot;
+    if (hf_map_get(&v->thread_at, e->thread, &slot)) {
+        if (e->first_seq <= v->last_seq[slot])
+            return problem(v, "record %" PRIu64 ": thread %" PRIu32
+                              "'s events start at sequence number %" PRIu64
+                              ", not after %" PRIu64 " where its previous "
+                              "record ended", rec->index, e->thread,
+                           e->first_seq, v->last_seq[slot]);
+        v->last_seq[slot] = e->last_seq;
+        return CLI_EXIT_OK;
+    }
+    if (v->nthreads == v->cthreads) {
+        size_t n = v->cthreads ? 2 * v->cthreads : 64;
+        uint64_t *l = realloc(v->last_seq, n * sizeof *l);
+        if (l == NULL)
+            return out_of_memory(v);
+        v->last_seq = l;
+        v->cthreads = n;
+    }
+    if (hf_map_put(&v->thread_at, hf_default_allocator(), e->thread,
+                   (uint32_t)v->nthreads) != 0)
+        return out_of_memory(v);
+    v->last_seq[v->nthreads++] = e->last_seq;
+    return CLI_EXIT_OK;
+}
+
 /* Checks one record; nonzero (an exit code) stops the reading. */
 static int verify_record(void *ctx, heapfmt_reader *r,
                          const heapfmt_record *record)
@@ -191,6 +278,11 @@ static int verify_record(void *ctx, heapfmt_reader *r,
     (void)r;
     if (note_block(v, record->offset) != 0)
         return out_of_memory(v);
+    v->blocks[v->nblocks - 1].records++;
+    first_use f = {0, {0, 0, 0, NULL}};
+    cli_undefined_each(record, keep_first, &f);
+    if (f.found)
+        return undefined_use(v, record, &f);
     int code = CLI_EXIT_OK;
     switch (record->tag) {
     case HEAPFMT_TAG_OBJECT:
@@ -199,34 +291,15 @@ static int verify_record(void *ctx, heapfmt_reader *r,
     case HEAPFMT_TAG_STRING:
         v->strings++;
         break;
-    case HEAPFMT_TAG_CLASS:
-        if (record->u.klass->name != NULL && record->u.klass->name->undefined)
-            code = problem(v, "record %" PRIu64 ": class index %" PRIu32
-                              " is named by string %" PRIu32
-                              ", which no STRING record defines",
-                           record->index, record->u.klass->index,
-                           record->u.klass->name->id);
-        break;
     case HEAPFMT_TAG_ROOT:
         v->roots++;
-        if (record->u.root->kind->undefined)
-            code = problem(v, "record %" PRIu64 ": root kind string %"
-                              PRIu32 " is never defined",
-                           record->index, record->u.root->kind->id);
-        else
-            code = check_refs(v, record->u.root->nrefs, record->index);
+        code = check_refs(v, record->u.root->nrefs, record->index);
+        if (code == CLI_EXIT_OK && record->u.root->labeled)
+            code = check_labels(v, record);
         break;
     case HEAPFMT_TAG_LIFESPAN: {
         const heapfmt_rlifespan *l = record->u.lifespan;
-        if (l->stack != NULL && l->stack->undefined)
-            code = problem(v, "record %" PRIu64 ": a lifespan of stack %"
-                              PRIu32 ", which no STACK record defines",
-                           record->index, l->stack->id);
-        else if (l->file->undefined)
-            code = problem(v, "record %" PRIu64 ": a lifespan of file string %"
-                              PRIu32 ", which no STRING record defines",
-                           record->index, l->file->id);
-        else if (l->frees > l->allocs || l->free_bytes > l->alloc_bytes)
+        if (l->frees > l->allocs || l->free_bytes > l->alloc_bytes)
             code = problem(v, "record %" PRIu64 ": a lifespan with more "
                               "frees (%" PRIu64 ", %" PRIu64 " bytes) than "
                               "allocations (%" PRIu64 ", %" PRIu64 " bytes)",
@@ -234,6 +307,9 @@ static int verify_record(void *ctx, heapfmt_reader *r,
                            l->alloc_bytes);
         break;
     }
+    case HEAPFMT_TAG_EVENTS:
+        code = check_events(v, record);
+        break;
     case HEAPFMT_TAG_END:
         code = check_end(v, record);
         break;
@@ -268,15 +344,20 @@ static int check_totals(verifier *v, const heapfmt_footer *f)
     }
     static const char *const what[] = {"objects", "object bytes", "records",
                                        "classes", "strings", "roots",
-                                       "data blocks"};
+                                       "data blocks", "decoded block bytes"};
     const uint64_t said[] = {t->objects, t->bytes,   t->records, t->classes,
-                             t->strings, t->roots,   t->blocks};
+                             t->strings, t->roots,   t->blocks, t->raw_bytes};
     const uint64_t seen[] = {v->objects, v->bytes,   v->end_records, classes,
-                             v->strings, v->roots,   p.blocks};
+                             v->strings, v->roots,   p.blocks, p.raw_bytes};
     for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
         if (said[i] != seen[i])
             return problem(v, "footer says %" PRIu64 " %s, the dump has %"
                               PRIu64, said[i], what[i], seen[i]);
+    int minor;
+    heapfmt_reader_version(v->r, NULL, &minor);
+    if (minor >= 1 && t->codecs != p.codecs) /* TOTALS codecs: 1.1 */
+        return problem(v, "footer says the blocks use codecs %#" PRIx64
+                          ", they use %#" PRIx64, t->codecs, p.codecs);
     return CLI_EXIT_OK;
 }
 
@@ -285,6 +366,9 @@ static int check_block_index(verifier *v, const heapfmt_footer *f)
     if (f->nblocks != f->totals.blocks)
         return problem(v, "the block index lists %zu blocks, the totals say %"
                           PRIu64, f->nblocks, f->totals.blocks);
+    heapfmt_progress p;
+    heapfmt_reader_progress(v->r, &p);
+    uint64_t skipped = p.skipped;
     uint64_t records = 0;
     size_t j = 0; /* next block seen */
     for (size_t i = 0; i < f->nblocks; i++) {
@@ -296,13 +380,21 @@ static int check_block_index(verifier *v, const heapfmt_footer *f)
         records += e->records;
         /* A block of records this reader skips delivers nothing, so it
          * is absent from what was seen: only blocks seen are compared. */
-        uint64_t objects = 0;
-        if (j < v->nblocks && v->blocks[j].offset == e->offset)
-            objects = v->blocks[j++].objects;
+        uint64_t objects = 0, brecords = 0;
+        if (j < v->nblocks && v->blocks[j].offset == e->offset) {
+            objects = v->blocks[j].objects;
+            brecords = v->blocks[j++].records;
+        }
         if (objects != e->objects)
             return problem(v, "block index entry %zu (offset %" PRIu64
                               ") says %" PRIu64 " objects, the block holds %"
                               PRIu64, i, e->offset, e->objects, objects);
+        /* unknown records are skipped, not delivered: then the records
+         * of a block are only known in all */
+        if (skipped == 0 && brecords != e->records)
+            return problem(v, "block index entry %zu (offset %" PRIu64
+                              ") says %" PRIu64 " records, the block holds %"
+                              PRIu64, i, e->offset, e->records, brecords);
     }
     if (j != v->nblocks)
         return problem(v, "the block at offset %" PRIu64
@@ -341,6 +433,11 @@ static int check_summary_entries(verifier *v, const heapfmt_footer *f,
 {
     for (size_t i = 0; i < f->nclasses; i++) {
         const heapfmt_class_summary *e = &f->classes[i];
+        if (i > 0 && e->index <= f->classes[i - 1].index)
+            return problem(v, "the class summary lists class index %" PRIu32
+                              " after %" PRIu32 " (in increasing order, "
+                              "each once)",
+                           e->index, f->classes[i - 1].index);
         slot_ref key = {e->index, 0};
         const slot_ref *m = bsearch(&key, map, nmap, sizeof *map, by_index);
         if (m == NULL)
@@ -431,6 +528,7 @@ int info_verify(cli_dump *d, const info_options *opt, FILE *out)
     memset(&v, 0, sizeof v);
     v.d = d;
     v.r = d->reader;
+    hf_map_init(&v.thread_at);
 
     int code = read_all(&v);
     const heapfmt_footer *f = NULL;
@@ -457,5 +555,7 @@ int info_verify(cli_dump *d, const info_options *opt, FILE *out)
     free(v.per_slot);
     free(v.blocks);
     free(v.ids);
+    hf_map_free(&v.thread_at, hf_default_allocator());
+    free(v.last_seq);
     return code;
 }
