@@ -23,6 +23,8 @@
  *     dump reads back complete (DONE) under the reader contract checks of
  *     fz_rd, with as many OBJECT and ROOT records and references as the
  *     statistics say were written;
+ *   - no two objects of the dump have one id (a repeat in the input gets
+ *     a new id, unique_ids.h);
  *   - one pass or two, the same result, statistics and heap: the same
  *     objects and roots in the same order (ids, class ids, types, sizes,
  *     flags, values, sites, references) and the same final classes (name,
@@ -103,6 +105,12 @@ static int by_id(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void hput(uint64_t *h, const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -144,11 +152,19 @@ static void digest(const fz_buf *dump, outcome *oc)
              "imported dump: second open failed");
     uint64_t h = 14695981039346656037ull;
     heapfmt_record rec;
+    uint64_t *seen = NULL; /* object ids, for repeats */
+    size_t nseen = 0, capseen = 0;
     while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
         const uint64_t *ids;
         long n;
         if (rec.tag == HEAPFMT_TAG_OBJECT) {
             const heapfmt_robject *o = rec.u.object;
+            if (nseen == capseen) {
+                capseen = capseen ? 2 * capseen : 256;
+                seen = realloc(seen, capseen * sizeof *seen);
+                FZ_CHECK(seen != NULL, "harness out of memory");
+            }
+            seen[nseen++] = o->id;
             hu64(&h, 'O');
             hu64(&h, o->id);
             hu64(&h, o->klass->id);
@@ -179,6 +195,12 @@ static void digest(const fz_buf *dump, outcome *oc)
     FZ_CHECK(rc == HEAPFMT_DONE, "imported dump: second read gave %s",
              fz_status_name(rc));
     oc->heap = h;
+    /* an import's output verifies: no id names two objects (issue 31) */
+    qsort(seen, nseen, sizeof *seen, by_u64);
+    for (size_t i = 1; i < nseen; i++)
+        FZ_CHECK(seen[i] != seen[i - 1], "imported dump: two objects have "
+                 "the id %#llx", (unsigned long long)seen[i]);
+    free(seen);
 
     const heapfmt_footer *f = NULL;
     FZ_CHECK(heapfmt_reader_footer(r, &f) == HEAPFMT_OK, "no footer");

@@ -782,6 +782,16 @@ Test(import_hprof, two_heap_dumps_are_never_merged)
     tbuf_free(&w.b);
 }
 
+/* The names of Leak$Node and its fields, and its LOAD CLASS. */
+static void node_class_names(hw *w)
+{
+    utf8(w, S_NODE, "Leak$Node");
+    utf8(w, S_NEXT, "next");
+    utf8(w, S_VALUE, "value");
+    utf8(w, S_ID, "id");
+    load_class(w, C_NODE, S_NODE);
+}
+
 Test(import_hprof, instances_before_their_class_keep_references_from_a_file)
 {
     /* the hprof agent: CONTROL SETTINGS, then instances of Node before
@@ -791,11 +801,7 @@ Test(import_hprof, instances_before_their_class_keep_references_from_a_file)
     record(&w, 0x0e, 6);
     be32(&w.b, 0);
     be16(&w.b, 2);
-    utf8(&w, S_NODE, "Leak$Node");
-    utf8(&w, S_NEXT, "next");
-    utf8(&w, S_VALUE, "value");
-    utf8(&w, S_ID, "id");
-    load_class(&w, C_NODE, S_NODE);
+    node_class_names(&w);
     segment_open(&w);
     node(&w, O_A, C_NODE, O_B);
     node(&w, O_B, C_NODE, O_A);
@@ -830,6 +836,43 @@ Test(import_hprof, instances_before_their_class_keep_references_from_a_file)
               "%s", h.model);
     cr_assert_eq(find(&h, O_A)->size, 32);
     tsink_free(&R.sink);
+    tbuf_free(&w.b);
+}
+
+/* An instance dumped twice (issue 31): the second gets a new id from the
+ * top of the range down, the import says so, its output verifies
+ * (import_mem runs heapfmt-info --verify), and references to the id go to
+ * the first. */
+Test(import_hprof, a_repeated_instance_id_gets_a_new_one)
+{
+    hw w;
+    header(&w, 8);
+    node_class_names(&w);
+    segment_open(&w);
+    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
+    static const unsigned ft[] = {2, 11, 10};
+    class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 3, fn, ft);
+    node(&w, O_A, C_NODE, O_B);
+    node(&w, O_B, C_NODE, O_A);
+    node(&w, O_A, C_NODE, 0); /* O_A again */
+    segment_close(&w);
+    record(&w, 0x2c, 0);
+    for (rereadable = 0; rereadable <= 1; rereadable++) {
+        run R;
+        import_hprof(&R, &w.b, TSRC_RANDOM, 0);
+        cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+        char want[160];
+        snprintf(want, sizeof want, "warning: 1 object repeats the id of an "
+                 "earlier one (the first: %#x)", (unsigned)O_A);
+        cr_assert(strstr(R.log, want), "want '%s' in %s", want, R.log);
+        heap h;
+        read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
+        expect_ref(find(&h, O_A), 0, O_B, HEAPFMT_LABEL_FIELD, 0, "next");
+        expect_ref(find(&h, O_B), 0, O_A, HEAPFMT_LABEL_FIELD, 0, "next");
+        cr_assert_eq(find(&h, UINT64_MAX)->nrefs, 0, "the repeat, renamed");
+        tsink_free(&R.sink);
+    }
+    rereadable = 0;
     tbuf_free(&w.b);
 }
 

@@ -82,6 +82,12 @@ static void import_mem(run *R, const void *data, size_t len, int policy,
     if (R->result != IMPORT_FAILED)
         R->finish = heapfmt_writer_finish(w);
     heapfmt_writer_free(w);
+    /* an import's output always verifies (issue 31) */
+    char why[512];
+    int v = R->result != IMPORT_FAILED && R->finish == HEAPFMT_OK
+                ? tverify(R->sink.out.data, R->sink.out.len, why, sizeof why)
+                : -1;
+    cr_assert(v <= 0, "the imported dump does not verify: %s", why);
 }
 
 

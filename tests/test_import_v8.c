@@ -444,6 +444,48 @@ Test(import_v8, members_out_of_order_or_missing)
     free(s);
 }
 
+/* Nodes that repeat an id (issue 31): a snapshot whose Foo and Array
+ * nodes both take the global's id 7. Each repeat gets a new id from the
+ * top of the range down, the import says so, its output verifies
+ * (import_mem runs heapfmt-info --verify), and the edges to a renamed
+ * node (the Array's elements are Foo) follow it. */
+Test(import_v8, repeated_ids_get_new_ones_and_edges_follow)
+{
+    tbuf in = fixture("v8_small.heapsnapshot");
+    static const char *const from[] = {",3,3,9,32,3,0,0", ",3,6,11,32,2,0,0"};
+    static const char *const to[] = {",3,3,7,32,3,0,0", ",3,6,7,32,2,0,0"};
+    tbuf b = {0};
+    tbuf_put(&b, in.data, in.len);
+    tbuf_u8(&b, 0); /* a C string, for strstr */
+    for (size_t k = 0; k < 2; k++) {
+        char *at = strstr((char *)b.data, from[k]);
+        cr_assert_not_null(at);
+        size_t n = strlen(from[k]), m = strlen(to[k]);
+        memmove(at + m, at + n, strlen(at + n) + 1);
+        memcpy(at, to[k], m);
+    }
+    b.len = strlen((char *)b.data);
+    run R;
+    import_mem(&R, b.data, b.len, TSRC_WHOLE, SNIFF_AUTO, 0);
+    cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
+    cr_assert(strstr(R.log, "warning: 2 nodes repeat the id of an earlier "
+                            "node (the first: node 4, id 7)") != NULL,
+              "%s", R.log);
+    cr_assert_eq(R.st.ids_renamed, 2);
+    heap h;
+    read_heap(&h, &R.sink.out, "v8.heapsnapshot", 1);
+    cr_assert_str_eq(find(&h, 7)->cls, "global");
+    const obj *foo = find(&h, UINT64_MAX), *arr = find(&h, UINT64_MAX - 1);
+    cr_assert_str_eq(foo->cls, "Foo");
+    cr_assert_str_eq(arr->cls, "Array");
+    expect_ref(arr, 0, UINT64_MAX, HEAPFMT_LABEL_INDEX, 0, "0");
+    expect_ref(arr, 1, UINT64_MAX, HEAPFMT_LABEL_INDEX, 0, "1");
+    expect_ref(foo, 2, 7, HEAPFMT_LABEL_FIELD, 0, "map");
+    tsink_free(&R.sink);
+    tbuf_free(&b);
+    tbuf_free(&in);
+}
+
 Test(import_v8, huge_indexes_do_not_allocate)
 {
     /* names and to_node past anything read: no allocation by them (the

@@ -61,7 +61,8 @@ run "$imp" -o x.dump text.txt
 expect_failure 1 "plain text"
 expect_err_has "no ObjectSpace.dump_all lines" "plain text"
 [ -e x.dump ] && fail "plain text left x.dump" || pass
-"$imp" -o real.dump "$fx/ruby21.json"
+run "$imp" -o real.dump "$fx/ruby21.json"
+expect_success "import ruby21"
 run "$imp" -o y.dump real.dump
 expect_failure 1 "a heapfmt dump as input"
 expect_err_has "heapfmt dump already" "a heapfmt dump as input"

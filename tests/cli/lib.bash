@@ -6,7 +6,9 @@
 #   TMPDIR    a fresh directory of their own
 #
 # Usage:
-#   run CMD ARG...          runs CMD; sets $rc, $out (stdout), $err (stderr)
+#   run CMD ARG...          runs CMD; sets $rc, $out (stdout), $err (stderr);
+#                           a heapfmt-import that writes a dump is then
+#                           checked with heapfmt-info --verify
 #   expect_rc N WHAT        checks $rc
 #   expect_out_has TEXT WHAT / expect_err_has TEXT WHAT
 #   expect_out_empty WHAT / expect_err_empty WHAT
@@ -41,6 +43,40 @@ run() {
     rc=$?
     out=$(cat "$TMPDIR/.out")
     err=$(cat "$TMPDIR/.err")
+    verify_import "$@"
+}
+
+# An import's output always verifies (issue 31): every heapfmt-import
+# that `run` runs and that writes a dump (exit 0 or 3) is followed by
+# heapfmt-info --verify of it: its -o FILE, or what it wrote to stdout.
+verify_import() {
+    local a prog=
+    for a in "$@"; do # past timeout, env and the like
+        case $a in
+        */heapfmt-import | heapfmt-import) prog=$a; break ;;
+        esac
+    done
+    [ -n "$prog" ] && { [ "$rc" = 0 ] || [ "$rc" = 3 ]; } || return 0
+    local dump=$TMPDIR/.out prev=
+    for a in "$@"; do
+        case $prev in -o | --output) dump=$a ;; esac
+        case $a in
+        --output=*) dump=${a#--output=} ;;
+        -o?*) dump=${a#-o} ;;
+        -h | --help | -V | --version) return 0 ;;
+        esac
+        prev=$a
+    done
+    [ "$dump" = - ] && dump=$TMPDIR/.out
+    local keep_rc=$rc keep_out=$out keep_err=$err keep_cmd=$last_cmd
+    "$BIN/heapfmt-info" --verify "$dump" >/dev/null 2>"$TMPDIR/.verify"
+    if [ $? = 0 ]; then
+        pass
+    else
+        err=$(cat "$TMPDIR/.verify")
+        fail "the output of '$keep_cmd' does not verify"
+    fi
+    rc=$keep_rc out=$keep_out err=$keep_err last_cmd=$keep_cmd
 }
 
 fail() {

@@ -143,7 +143,8 @@ printf '%s\n' \
     '{"address":"0xc0", "type":"CLASS", "name":"<script>alert(1)</script>", "memsize":40}' \
     '{"address":"0x100", "type":"OBJECT", "class":"0xc0", "file":"</script><b>x.rb", "line":1, "memsize":40}' \
     '{"type":"ROOT", "root":"vm", "references":["0x100"]}' >evil.json
-"$BIN/heapfmt-import" -o evil.dump evil.json
+run "$BIN/heapfmt-import" -o evil.dump evil.json
+expect_success "import of hostile names"
 run "$report" -o page.html evil.dump
 expect_rc 0 "hostile names"
 [ "$(grep -o '<script' page.html | wc -l)" -eq 2 ] && pass ||

@@ -68,6 +68,8 @@ File.open(json_path, "w") { |f| ObjectSpace.dump_all(output: f) }
 GC.enable
 ObjectSpace.trace_object_allocations_clear
 Check.ok(system(IMPORT, "-o", imp_path, json_path), "heapfmt-import succeeds")
+Check.ok(system(File.join(ENV.fetch("BIN"), "heapfmt-info"), "--verify", imp_path,
+                out: File::NULL), "its output verifies")
 
 a = Dump.new(ext_path, refs: true)
 b = Dump.new(imp_path, refs: true)

@@ -380,6 +380,31 @@ void twait_child(int child)
         ;
 }
 
+int tverify(const void *data, size_t len, char *msg, size_t cap)
+{
+    const char *bin = getenv("BIN");
+    if (bin == NULL || *bin == '\0')
+        return -1;
+    char path[4096], err[4200], cmd[12800];
+    int fd = ttemp_path(path, sizeof path);
+    write_all(fd, data, len);
+    close(fd);
+    snprintf(err, sizeof err, "%s.err", path);
+    snprintf(cmd, sizeof cmd, "'%s/heapfmt-info' --verify '%s' >/dev/null 2>'%s'",
+             bin, path, err);
+    int st = system(cmd);
+    msg[0] = '\0';
+    FILE *f = fopen(err, "r");
+    if (f != NULL) {
+        if (fgets(msg, (int)cap, f) == NULL)
+            msg[0] = '\0';
+        fclose(f);
+    }
+    unlink(path);
+    unlink(err);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
 int tread_file(const char *path, unsigned char **data, size_t *len)
 {
     FILE *f = fopen(path, "rb");

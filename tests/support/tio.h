@@ -136,6 +136,12 @@ void twait_child(int child);
  * cannot be read. */
 int tread_file(const char *path, unsigned char **data, size_t *len);
 
+/* Runs "$BIN/heapfmt-info --verify" on len bytes (written to a temporary
+ * file): returns its exit status, with the first line it wrote to stderr
+ * in msg; or -1 when BIN is not set (make test sets it; a test binary run
+ * by hand skips the check). */
+int tverify(const void *data, size_t len, char *msg, size_t cap);
+
 /* Path of a file of the repository given relative to its root: tries
  * getenv(env) first (when env is not NULL and set), then rel, ../rel and
  * ../../rel. Returns a static buffer, or NULL when not found. */

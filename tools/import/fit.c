@@ -1,10 +1,13 @@
 /* fit.c -- writing an object whose references may not fit the format. */
 #include "fit.h"
+#include "unique_ids.h"
 
 int fit_write_object(heapfmt_writer *w, heapfmt_object *o, size_t nrefs,
                      import_stats *st)
 {
     int rc;
+    if (st->ids != NULL && unique_ids_check(st->ids, &o->id) != 0)
+        return HEAPFMT_E_NOMEM;
     o->nrefs = nrefs > HEAPFMT_MAX_REFS ? HEAPFMT_MAX_REFS : nrefs;
     for (;;) {
         rc = heapfmt_write_object(w, o);

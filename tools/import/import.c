@@ -16,6 +16,7 @@
 #include "fit.h"
 #include "jescape.h"
 #include "import.h"
+#include "unique_ids.h"
 #include "jscan.h"
 #include "meta.h"
 #include "hprof.h"
@@ -868,6 +869,9 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         o.rewind = sniff_rewind;
     int kind = o.from != SNIFF_AUTO ? o.from : sniff_kind(src.head, src.len);
     int result;
+    unique_ids ids;
+    unique_ids_init(&ids);
+    st->ids = &ids;
     if (kind == SNIFF_V8)
         result = v8_run(w, sniff_read, &src, &o, st);
     else if (kind == SNIFF_HPROF)
@@ -875,5 +879,25 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     else
         result = ruby_run(w, sniff_read, &src, &o, st);
     st->kind = kind;
+    char msg[512];
+    if (ids.nomem && result != IMPORT_FAILED) {
+        import_say(&o, msg, sizeof msg, IMPORT_DIAG_ERROR, 0, "out of memory");
+        result = IMPORT_FAILED;
+    }
+    if (ids.renamed > 0) {
+        st->ids_renamed = ids.renamed;
+        st->first_repeated = ids.first;
+    }
+    if (ids.renamed > 0 && result != IMPORT_FAILED)
+        import_say(&o, msg, sizeof msg, IMPORT_DIAG_WARNING, 0,
+                   "%llu object%s repeat%s the id of an earlier one (the "
+                   "first: %#llx): each repeat has a new id, counting down "
+                   "from %#llx; references to the id go to its first object",
+                   (unsigned long long)ids.renamed,
+                   ids.renamed == 1 ? "" : "s", ids.renamed == 1 ? "s" : "",
+                   (unsigned long long)ids.first,
+                   (unsigned long long)UINT64_MAX);
+    unique_ids_free(&ids);
+    st->ids = NULL;
     return result;
 }

@@ -130,6 +130,12 @@ typedef struct import_stats {
     uint64_t bytes_read;      /* input bytes (compressed if gzip) */
     uint64_t bytes_json;      /* input bytes after gunzip: JSON, or HPROF */
     int kind;                 /* enum sniff_kind: what the input was */
+    uint64_t ids_renamed;     /* objects that repeated an earlier id, given
+                                 a new one (unique_ids.h) */
+    uint64_t first_repeated;  /* the first repeated id */
+    struct unique_ids *ids;   /* during import_run: the ids written, which
+                                 fit_write_object keeps unique; NULL when
+                                 the importer makes them unique itself */
 } import_stats;
 
 /* Imports through read (see lines.h) into w, which must be freshly opened;

@@ -14,6 +14,7 @@
 #include "fit.h"
 #include "jescape.h"
 #include "meta.h"
+#include "unique_ids.h"
 #include "v8.h"
 #include "v8scan.h"
 
@@ -1022,6 +1023,26 @@ int v8_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         result = IMPORT_FAILED;
         goto out;
     }
+    /* Edges name nodes by index: a repeated id is renamed here, before
+     * any node is written, so that the edges to the node follow it. */
+    uint64_t first_id = 0;
+    size_t first_at = 0;
+    long renamed = unique_ids_fix(m->nid, m->nn, &first_id, &first_at);
+    if (renamed < 0) {
+        say(m, IMPORT_DIAG_ERROR, "out of memory");
+        result = IMPORT_FAILED;
+        goto out;
+    }
+    if (renamed > 0)
+        say(m, IMPORT_DIAG_WARNING,
+            "%ld node%s repeat%s the id of an earlier node (the first: node "
+            "%zu, id %llu): each has a new id, counting down from %#llx; "
+            "the edges to it follow it",
+            renamed, renamed == 1 ? "" : "s", renamed == 1 ? "s" : "",
+            first_at, (unsigned long long)first_id,
+            (unsigned long long)UINT64_MAX);
+    st->ids_renamed = (uint64_t)renamed;
+    st->ids = NULL; /* unique now, and fit_write_object need not keep them */
     if ((rc = write_all(m)) != HEAPFMT_OK) {
         result = writer_failed(m, rc);
         goto out;
