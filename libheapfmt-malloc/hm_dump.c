@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -384,8 +385,43 @@ typedef struct dump_job {
     int err;           /* errno of a failure, 0 if none */
     int private_fds;   /* written from a descriptor table of its own */
     char written[1200];
+    char temp[1216];   /* where it is written until whole */
+    int direct;        /* a path that is not a regular file (a FIFO, a
+                          device): written in place */
     char message[256]; /* why it failed */
 } dump_job;
+
+/* A dump is written to a hidden temporary beside its name, DIR/.NAME.tmp,
+ * and takes its name only once whole: a dump cut short (the program
+ * killed while it writes) or failed never shows under a dump's name
+ * (issue 31). */
+static void temp_of(char *out, size_t cap, const char *path) {
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path) + 1 : 0;
+    snprintf(out, cap, "%.*s.%s.tmp", dir, path, path + dir);
+}
+
+/* Gives the whole dump its name. An automatic name never replaces a file
+ * (link(2) fails on one that exists: the next N is taken); a path the
+ * program gave is replaced, as open(2) with O_TRUNC did. A file system
+ * without hard links gets rename(2). Returns 0 or -1 with errno set. */
+static int publish(dump_job *j) {
+    if (j->direct)
+        return 0;
+    if (j->path != NULL)
+        return rename(j->temp, j->written);
+    unsigned n = seq;
+    while (link(j->temp, j->written) != 0) {
+        if (errno != EEXIST)
+            return rename(j->temp, j->written);
+        if (++n - seq >= 10000)
+            return -1;
+        snprintf(j->written, sizeof j->written, "%s/%s-%ld-%u.hfd",
+                 hm_cfg.dir, hm_cfg.prefix, (long)getpid(), n);
+    }
+    seq = n > seq ? n : seq;
+    return unlink(j->temp);
+}
 
 /* Writes j: on the thread run_job made, or on the asking thread when no
  * thread could be made. */
@@ -401,15 +437,24 @@ static void write_job(dump_job *j) {
             n++;
             snprintf(j->written, sizeof j->written, "%s/%s-%ld-%u.hfd",
                      hm_cfg.dir, hm_cfg.prefix, (long)getpid(), n);
-            r = hm_file_open(&f, j->written, 1);
+            temp_of(j->temp, sizeof j->temp, j->written);
+            r = -1;
+            errno = EEXIST;
+            if (access(j->written, F_OK) != 0)
+                r = hm_file_open(&f, j->temp, 1);
         } while (r != 0 && errno == EEXIST && n - seq < 10000);
         seq = r == 0 || errno == EEXIST ? n : n - 1;
-        path = j->written;
         if (r != 0)
             goto open_failed;
     } else {
+        struct stat st;
         snprintf(j->written, sizeof j->written, "%s", path);
-        if (hm_file_open(&f, path, 0) != 0)
+        j->direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+        if (j->direct)
+            snprintf(j->temp, sizeof j->temp, "%s", path);
+        else
+            temp_of(j->temp, sizeof j->temp, path);
+        if (hm_file_open(&f, j->temp, 0) != 0)
             goto open_failed;
     }
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
@@ -441,10 +486,15 @@ static void write_job(dump_job *j) {
     else if (j->rc != HEAPFMT_OK && j->message[0] == 0)
         snprintf(j->message, sizeof j->message, "%s",
                  j->rc == HEAPFMT_E_NOMEM ? "out of memory" : "failed");
-    /* A dump that failed before its first byte (no memory, no room) is
-     * no dump: its empty file, made for it, goes. */
-    if (j->rc != HEAPFMT_OK && f.bytes == 0 && j->path == NULL)
-        unlink(path);
+    /* A whole dump takes its name; a failed one (no memory, no room) is
+     * no dump, and its temporary goes. */
+    if (j->rc == HEAPFMT_OK && publish(j) != 0) {
+        j->rc = HEAPFMT_E_IO;
+        j->err = errno;
+        snprintf(j->message, sizeof j->message, "%s", strerror(j->err));
+    }
+    if (j->rc != HEAPFMT_OK && !j->direct)
+        unlink(j->temp);
     return;
 open_failed:
     j->rc = HEAPFMT_E_IO;
