@@ -196,7 +196,8 @@ static void digest(const fz_buf *dump, outcome *oc)
              fz_status_name(rc));
     oc->heap = h;
     /* an import's output verifies: no id names two objects (issue 31) */
-    qsort(seen, nseen, sizeof *seen, by_u64);
+    if (nseen > 1)
+        qsort(seen, nseen, sizeof *seen, by_u64);
     for (size_t i = 1; i < nseen; i++)
         FZ_CHECK(seen[i] != seen[i - 1], "imported dump: two objects have "
                  "the id %#llx", (unsigned long long)seen[i]);

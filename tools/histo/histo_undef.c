@@ -93,8 +93,9 @@ int histo_undef_resolved(histo_undef *const *ranges, size_t n)
     for (size_t k = 0; k < n; k++) {
         if (ranges[k]->nomem)
             return -1;
-        qsort(ranges[k]->defined.v, ranges[k]->defined.n, sizeof(uint64_t),
-              cmp_u64);
+        if (ranges[k]->defined.n > 1)
+            qsort(ranges[k]->defined.v, ranges[k]->defined.n,
+                  sizeof(uint64_t), cmp_u64);
     }
     for (size_t k = 0; k < n; k++) {
         const histo_ids *used = &ranges[k]->used;
