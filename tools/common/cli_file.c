@@ -1,4 +1,4 @@
-/* cli_file.c -- opening input and output files, "-" for stdin/stdout. */
+/* cli_file.c -- opening input files, "-" for stdin. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,61 +57,6 @@ void cli_close_input(int fd)
 {
     if (fd >= 0 && fd != STDIN_FILENO)
         close(fd);
-}
-
-static void refuse_terminal(const char *path)
-{
-    cli_error(cli_output_name(path),
-              "refusing to write a binary dump to a terminal "
-              "(use -o FILE or redirect the output)");
-}
-
-int cli_open_output(const char *path, int binary, int *fd)
-{
-    if (is_dash(path)) {
-        if (binary && isatty(STDOUT_FILENO)) {
-            refuse_terminal(path);
-            return -1;
-        }
-        *fd = STDOUT_FILENO;
-        return 0;
-    }
-    int f;
-    do
-        f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    while (f < 0 && errno == EINTR);
-    if (f < 0) {
-        cli_error(path, "%s", strerror(errno));
-        return -1;
-    }
-    if (binary && isatty(f)) {
-        refuse_terminal(path);
-        close(f);
-        return -1;
-    }
-    *fd = f;
-    return 0;
-}
-
-int cli_close_output(const char *path, int fd)
-{
-    if (fd == STDOUT_FILENO)
-        return 0;
-    if (close(fd) != 0 && errno != EINTR) {
-        cli_error(cli_output_name(path), "%s", strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-void cli_remove_output(const char *path)
-{
-    if (!is_dash(path)) {
-        struct stat st;
-        /* Only regular files: never unlink a device such as /dev/null. */
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-            unlink(path);
-    }
 }
 
 int cli_finish_stdout(int code)

@@ -19,22 +19,6 @@ int cli_open_input(const char *path, int *fd);
 /* Closes a descriptor from cli_open_input (standard input is left open). */
 void cli_close_input(int fd);
 
-/* The old way to write, until heapfmt-core and heapfmt-ruby use
- * cli_output.h. Opens path for writing (created or truncated, mode 0666
- * less umask), or returns standard output for "-". When binary is nonzero
- * and the descriptor is a terminal, refuses with a message suggesting -o
- * or a redirection (and does not create anything for "-"). Returns 0 and
- * stores the descriptor, or -1. */
-int cli_open_output(const char *path, int binary, int *fd);
-
-/* Closes a descriptor from cli_open_output and reports a close failure
- * (a late write error on some file systems). Standard output is left
- * open. Returns 0 or -1. */
-int cli_close_output(const char *path, int fd);
-
-/* Removes a partly written output file after a failure (not for "-"). */
-void cli_remove_output(const char *path);
-
 /* Flushes stdio's stdout and reports a write error (disk full, closed
  * pipe) as "prog: write error: reason". Returns the exit code to use:
  * code unchanged on success, CLI_EXIT_ERROR if the flush failed. Tools

@@ -75,11 +75,11 @@ static int input_stat(const char *input, struct stat *st)
     return rc == 0 && S_ISREG(st->st_mode) ? 0 : -1;
 }
 
-static int refuse_inputs(const char *path, const char *const *inputs,
-                         size_t ninputs)
+int cli_output_check(const char *path, const char *const *inputs,
+                     size_t ninputs)
 {
     struct stat out;
-    if (stat(path, &out) != 0 || !S_ISREG(out.st_mode))
+    if (is_dash(path) || stat(path, &out) != 0 || !S_ISREG(out.st_mode))
         return 0; /* nothing there yet, or nothing a write destroys */
     for (size_t i = 0; i < ninputs; i++) {
         struct stat in;
@@ -119,7 +119,7 @@ int cli_output_open(cli_output *o, const char *path, int binary,
         o->fd = STDOUT_FILENO;
         return 0;
     }
-    if (refuse_inputs(path, inputs, ninputs) != 0)
+    if (cli_output_check(path, inputs, ninputs) != 0)
         return -1;
     int rc;
     do /* a FIFO's open waits for a reader: a signal may come meanwhile */

@@ -1,6 +1,8 @@
 /* cli_output.h -- the file a tool writes (-o FILE, or "-" for standard
  * output). Every tool that writes a file opens it here: heapfmt-export,
- * heapfmt-import, heapfmt-gen, heapfmt-report, heapfmt-replay (-o).
+ * heapfmt-import, heapfmt-gen, heapfmt-report, heapfmt-replay (-o),
+ * heapfmt-core (-o and --free), heapfmt-ruby (the terminal check for
+ * "-"); tests/cli/output_tools.sh holds each to it.
  *
  *   - An output that is one of the tool's inputs (the same device and
  *     inode: through a symbolic or a hard link too, and standard input
@@ -37,6 +39,12 @@ typedef struct cli_output {
  * created). */
 int cli_output_open(cli_output *o, const char *path, int binary,
                     const char *const *inputs, size_t ninputs);
+
+/* The refusal alone, for a tool that checks its outputs before long work
+ * and opens them after: returns -1 after the message when path is one of
+ * the inputs, else 0 (also for "-"). */
+int cli_output_check(const char *path, const char *const *inputs,
+                     size_t ninputs);
 
 /* Ends a successful output: closes it (reporting close(2)'s late write
  * errors) and renames the temporary over the final name. Standard output

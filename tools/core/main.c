@@ -2,6 +2,7 @@
  * process as a heapfmt dump. The command line; the work is in core.c /
  * live.c (the image), modules.c (files and symbols), glibc.c (the
  * allocator), blockclass.c, roots.c, bindex.c and dump.c. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_output.h"
 #include "core.h"
 #include "dump.h"
 #include "glibc.h"
@@ -135,11 +137,17 @@ static void phase_end(int ph)
     phase_mark = now;
 }
 
-static int write_free_list(const char *path, const heap *h)
+static int write_free_list(const char *path, const char *core,
+                           const heap *h)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    /* whole or not at all, never over the core (cli_output.h) */
+    cli_output o;
+    if (cli_output_open(&o, path, 0, &core, core != NULL) != 0)
+        return -1;
+    FILE *f = o.fd == STDOUT_FILENO ? stdout : fdopen(o.fd, "w");
     if (f == NULL) {
-        cli_error(path, "cannot write the free list");
+        cli_error(path, "%s", strerror(errno));
+        cli_output_discard(&o);
         return -1;
     }
     fprintf(f, "address\tsize\tkind\tarena\n");
@@ -151,14 +159,17 @@ static int write_free_list(const char *path, const heap *h)
                 (unsigned long long)HF_SIZE(*b),
                 k < 5 ? hfree_kind_names[k] : "?", HF_ARENA(*b));
     }
-    int bad = ferror(f);
-    if (f != stdout)
-        bad |= fclose(f) != 0;
+    int bad = fflush(f) != 0 || ferror(f);
+    if (f != stdout) {
+        bad |= fclose(f) != 0; /* the descriptor too: commit renames */
+        o.file.fd = -1;
+    }
     if (bad) {
         cli_error(path, "write error");
+        cli_output_discard(&o);
         return -1;
     }
-    return 0;
+    return cli_output_commit(&o);
 }
 
 static void verbose_summary(const char *name, const image *im,
@@ -258,7 +269,8 @@ static int run(args *a)
     classes_init(&cls, &im, NULL);
     roots rs;
     memset(&rs, 0, sizeof rs);
-    int code = CLI_EXIT_ERROR, out_fd = -1;
+    int code = CLI_EXIT_ERROR;
+    cli_output out = {.fd = -1};
     heapfmt_writer *w = NULL;
     if (modules_load(&ms, &im, &a->mod, name) != 0) {
         cli_error(name, "out of memory");
@@ -349,12 +361,13 @@ static int run(args *a)
                  rs.no_stack, rs.no_stack == 1 ? "'s" : "s'");
         incomplete = 1;
     }
-    if (a->free_list != NULL && write_free_list(a->free_list, &h) != 0)
+    if (a->free_list != NULL &&
+        write_free_list(a->free_list, a->core, &h) != 0)
         goto out;
     const char *out_name = cli_output_name(a->output);
-    if (cli_open_output(a->output, 1, &out_fd) != 0)
+    if (cli_output_open(&out, a->output, 1, &a->core, a->core != NULL) != 0)
         goto out;
-    if (heapfmt_writer_open_fd(&w, &a->wopt, out_fd) != HEAPFMT_OK) {
+    if (heapfmt_writer_open_fd(&w, &a->wopt, out.fd) != HEAPFMT_OK) {
         cli_error(out_name, "cannot start the dump: out of memory");
         goto out;
     }
@@ -400,10 +413,10 @@ static int run(args *a)
     code = incomplete ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
 out:
     heapfmt_writer_free(w);
-    if (out_fd >= 0 && cli_close_output(a->output, out_fd) != 0)
+    if (code != CLI_EXIT_ERROR && cli_output_commit(&out) != 0)
         code = CLI_EXIT_ERROR;
-    if (code == CLI_EXIT_ERROR && out_fd >= 0)
-        cli_remove_output(a->output);
+    if (code == CLI_EXIT_ERROR)
+        cli_output_discard(&out);
     roots_free(&rs);
     classes_free(&cls);
     bindex_free(&x);
@@ -498,13 +511,17 @@ int main(int argc, char **argv)
                             "not -");
             return CLI_EXIT_USAGE;
         }
-        struct stat si, so;
-        if (strcmp(a.output, "-") != 0 && stat(a.core, &si) == 0 &&
-            stat(a.output, &so) == 0 && si.st_dev == so.st_dev &&
-            si.st_ino == so.st_ino) {
-            cli_error(a.output, "is the input file too; not overwriting it");
+        /* the outputs are opened after the heap is read: refuse the
+         * core as one now, before that work */
+        if (cli_output_check(a.output, &a.core, 1) != 0 ||
+            (a.free_list != NULL &&
+             cli_output_check(a.free_list, &a.core, 1) != 0))
             return CLI_EXIT_ERROR;
-        }
+    }
+    if (a.free_list != NULL && strcmp(a.free_list, a.output) == 0) {
+        /* the dump would replace the list */
+        cli_usage_error("--free and -o name the same file");
+        return CLI_EXIT_USAGE;
     }
     if (a.free_list != NULL && strcmp(a.free_list, "-") == 0 &&
         strcmp(a.output, "-") == 0) {

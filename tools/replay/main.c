@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "allocators.h"
@@ -18,6 +17,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_output.h"
 #include "compile.h"
 #include "output.h"
 #include "trace.h"
@@ -82,15 +82,6 @@ static uint64_t default_limit(void)
             break;
     fclose(f);
     return kb / 10 * 9 * 1024;
-}
-
-/* Whether the page would replace the trace (both files, the same one). */
-static int same_file(const char *input, const char *output)
-{
-    struct stat si, so;
-    return strcmp(input, "-") != 0 && strcmp(output, "-") != 0 &&
-           stat(input, &si) == 0 && stat(output, &so) == 0 &&
-           si.st_dev == so.st_dev && si.st_ino == so.st_ino;
 }
 
 typedef struct options {
@@ -181,9 +172,9 @@ int main(int argc, char **argv)
         n = k;
     }
     const char *path = argv[optind];
-    if (o.page != NULL && same_file(path, o.page)) {
-        cli_error(cli_output_name(o.page), "is the trace too; not "
-                  "overwriting it");
+    /* the page is written after the replays: refuse the trace as it
+     * now, before that work (cli_output.h) */
+    if (o.page != NULL && cli_output_check(o.page, &path, 1) != 0) {
         alloc_free(specs, n);
         return CLI_EXIT_ERROR;
     }

@@ -23,6 +23,7 @@
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
+#include "cli_output.h"
 #include "cli_num.h"
 #include "cli_proc.h"
 #include "cli_progress.h"
@@ -305,11 +306,12 @@ int main(int argc, char **argv)
         snprintf(deflt, sizeof deflt, "heap-%ld-%s.hfd", (long)o.pid, stamp);
         o.output = deflt;
     }
-    if (strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO)) {
-        int fd;
-        if (cli_open_output("-", 1, &fd) != 0) /* says why */
-            return CLI_EXIT_ERROR;
-    }
+    /* standard output: a terminal is refused before the attach (output.c
+     * makes and names a file itself: the target writes it) */
+    cli_output tty_check;
+    if (strcmp(o.output, "-") == 0 &&
+        cli_output_open(&tty_check, "-", 1, NULL, 0) != 0) /* says why */
+        return CLI_EXIT_ERROR;
 
     char err[PATH_MAX + 512];
     target t;
