@@ -864,3 +864,48 @@ Test(import_android, records_that_cannot_be_read_on)
         tbuf_free(&w.b);
     }
 }
+
+/* An instance of the app heap dumped twice (issue 31): a segment after
+ * the heap's end names the app heap again and repeats O_LEAK. The repeat
+ * gets a new id from the top of the range down, the import says so, its
+ * output verifies (import_mem runs heapfmt-info --verify), and the
+ * references to the id go to the first object. */
+Test(import_android, a_repeated_instance_id_gets_a_new_one)
+{
+    aw w;
+    android_dump(&w, 0, 1);
+    w.b.len -= 9; /* the HEAP DUMP END */
+    seg_open(&w);
+    heap_info(&w, 'A', S_APP);
+    uint32_t again[] = {O_STR, 3, C_LEAK, 0};
+    instance(&w, O_LEAK, C_LEAK, 4, again);
+    seg_close(&w);
+    rec(&w, 0x2c, 0);
+    for (rereadable = 0; rereadable <= 1; rereadable++) {
+        run R;
+        import_android(&R, &w.b, TSRC_RANDOM);
+        /* read once, instances before their class lose references */
+        cr_assert_eq(R.result, rereadable ? IMPORT_OK : IMPORT_INCOMPLETE,
+                     "%s", R.log);
+        char want[160];
+        snprintf(want, sizeof want, "1 object repeats the id of an earlier "
+                 "one (the first: %#x)", (unsigned)O_LEAK);
+        cr_assert(strstr(R.log, want), "want '%s' in %s", want, R.log);
+        heap h;
+        read_heap(&h, &R.sink.out, "hprof (JAVA PROFILE 1.0.3)", 0);
+        cr_assert_eq(h.no, APP_OBJECTS + 1);
+        cr_assert_str_eq(find(&h, UINT64_MAX)->cls, "com.example.Leak",
+                         "the repeat, renamed");
+        if (rereadable) {
+            expect_ref(find(&h, O_LEAK), 0, O_LEAK2, HEAPFMT_LABEL_FIELD, 0,
+                       "next");
+            expect_ref(find(&h, UINT64_MAX), 0, O_STR, HEAPFMT_LABEL_FIELD, 0,
+                       "next");
+            expect_ref(find(&h, O_ARR), 0, O_LEAK, HEAPFMT_LABEL_INDEX, 0,
+                       "0");
+        }
+        tsink_free(&R.sink);
+    }
+    rereadable = 0;
+    tbuf_free(&w.b);
+}
