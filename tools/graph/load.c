@@ -233,19 +233,21 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
     g->bytes += o->size;
     g->off[n] = (uint32_t)l->nraw;
     g->nobjects++;
+    if (l->opt->class_refs && !l->opt->keep_objects) {
+        /* the class edge waits as the class's slot (class_edges.c); set
+         * before the references, whose failure may end the block with
+         * this object counted */
+        if (diff_mem_reserve(g->mem, (void **)&l->cls, &l->cap_cls, n + 1,
+                             sizeof *l->cls) != 0)
+            return no_memory(l);
+        l->cls[n] = o->klass->slot;
+    }
     if (o->nrefs > 0) {
         int rc = add_refs(l, r, (o->fields & HEAPFMT_F_LABELS) != 0, &l->raw,
                       &l->nraw, &l->cap_raw, &g->label, &l->cap_label,
                       &g->big, &g->nbig, &g->capbig);
         if (rc != 0)
             return refs_failed(l, rc);
-    }
-    if (l->opt->class_refs && !l->opt->keep_objects) {
-        /* the class edge waits as the class's slot (class_edges.c) */
-        if (diff_mem_reserve(g->mem, (void **)&l->cls, &l->cap_cls, n + 1,
-                             sizeof *l->cls) != 0)
-            return no_memory(l);
-        l->cls[n] = o->klass->slot;
     }
     if (--l->tick == 0) {
         l->tick = PROGRESS_EVERY;
