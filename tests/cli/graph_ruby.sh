@@ -138,7 +138,7 @@ objects=$("$BIN/heapfmt-info" "$TMPDIR/fresh.dump" |
 run "$graph" dominators -n 1 "$TMPDIR/fresh.dump"
 expect_rc 0 "dominators of a fresh heap"
 lost=$(printf '%s\n' "$err" |
-    sed -n 's/.*warning: \([0-9,]*\) objects\{0,1\} (.*not reachable.*/\1/p' | tr -d ,)
+    sed -n 's/.*note: \([0-9,]*\) objects\{0,1\} (.*not reachable.*/\1/p' | tr -d ,)
 lost=${lost:-0}
 echo "fresh heap: $lost of $objects objects unreachable"
 [ "$objects" -gt 10000 ] && [ $((lost * 1000)) -le "$objects" ] && pass ||

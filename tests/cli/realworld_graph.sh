@@ -63,7 +63,7 @@ PY
 
 unreachable() { # DUMP [OPTION]: what heapfmt-graph dominators counts
     "$BIN/heapfmt-graph" dominators -n 1 "$@" 2>&1 >/dev/null |
-        sed -n 's/.*warning: \([0-9,]*\) objects\{0,1\} (.*not reachable.*/\1/p' |
+        sed -n 's/.*note: \([0-9,]*\) objects\{0,1\} (.*not reachable.*/\1/p' |
         tr -d , | grep . || echo 0
 }
 
