@@ -25,7 +25,9 @@ binding_dir = File.join(root, "bindings", "ruby")
 end
 
 $VPATH << binding_dir
-$INCFLAGS << " -I#{binding_dir} -I#{File.join(root, "libheapfmt")}"
+# libheapfmt/common: outfile.h, the temporary HeapFmt.dump(path) renames
+$INCFLAGS << " -I#{binding_dir} -I#{File.join(root, "libheapfmt")}" \
+             " -I#{File.join(root, "libheapfmt", "common")}"
 $srcs = Dir[File.join(binding_dir, "*.c")].map { |f| File.basename(f) }
 $CFLAGS << " -std=gnu11 -fvisibility=hidden"
 
