@@ -4,8 +4,9 @@
  * heapfmt_ruby_api_version (read from the file, not by loading it) must
  * be the target's Ruby API version, and the libruby it was linked with
  * the one the target has mapped. Looked for, in order: --ext, the
- * HEAPFMT_RUBY_EXT environment variable, ../ruby/heapfmt.so beside this
- * program (a build tree), and the directory `make install` puts it in. */
+ * HEAPFMT_RUBY_EXT environment variable, ../ruby/heapfmt/heapfmt.so beside
+ * this program (a build tree), and sitearchdir/heapfmt/heapfmt.so, where
+ * `make install-ruby` puts it. */
 #ifndef RUBY_EXT_H
 #define RUBY_EXT_H
 
