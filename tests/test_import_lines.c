@@ -12,10 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "gunzip.h"
 #include "lines.h"
 #include "tio.h"
+
+/* Every reader of the tests inflates on a reading thread (gunzip.h), or
+ * serially when this is set; the gzip tests run both ways. */
+static int serial_gz;
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -76,6 +82,7 @@ static void read_all(got *g, const void *data, size_t len, int policy,
     tsource_init(&src, data, len, policy, seed);
     lr r;
     lr_init(&r, tsource_read, &src, max_line);
+    r.serial = serial_gz;
     if (initial_cap)
         r.initial_cap = initial_cap;
     memset(g, 0, sizeof *g);
@@ -260,7 +267,7 @@ Test(import_lines, lines_past_max_line_are_skipped)
     tbuf_free(&t);
 }
 
-Test(import_lines, gzip_gives_the_same_lines, .timeout = 30)
+static void gzip_gives_the_same_lines(void)
 {
     tbuf t = {0}, z = {0};
     sample(&t, 1u << 20, 0);
@@ -303,7 +310,7 @@ Test(import_lines, gzip_gives_the_same_lines, .timeout = 30)
     tbuf_free(&z);
 }
 
-Test(import_lines, cut_gzip_gives_a_prefix_then_an_error, .timeout = 30)
+static void cut_gzip_gives_a_prefix_then_an_error(void)
 {
     tbuf t = {0}, z = {0};
     sample(&t, 200000, 1);
@@ -335,7 +342,7 @@ Test(import_lines, cut_gzip_gives_a_prefix_then_an_error, .timeout = 30)
     tbuf_free(&z);
 }
 
-Test(import_lines, damaged_gzip_is_an_error)
+static void damaged_gzip_is_an_error(void)
 {
     tbuf t = {0}, z = {0};
     sample(&t, 100000, 1);
@@ -414,6 +421,7 @@ static void bytes_back(const tbuf *in, const tbuf *src, int policy,
     tsource_init(&s, src->data, src->len, policy, seed);
     lr r;
     lr_init(&r, tsource_read, &s, 0);
+    r.serial = serial_gz;
     r.initial_cap = initial_cap;
     tprng p;
     tprng_seed(&p, seed);
@@ -444,11 +452,14 @@ static void bytes_back(const tbuf *in, const tbuf *src, int policy,
     cr_assert_eq(lr_need(&r, 1), 0, "nothing after the end");
     cr_assert_eq(lr_skip(&r, 10), 0);
     cr_assert_eq(r.error, LR_E_NONE);
-    cr_assert_leq(r.cap, 2 * (largest + initial_cap), "buffer %zu", r.cap);
+    /* the slabs of the reading thread are a fixed size; what grows is
+     * the own buffer */
+    size_t held = r.own ? r.own_cap : r.cap;
+    cr_assert_leq(held, 2 * (largest + initial_cap), "buffer %zu", held);
     lr_free(&r);
 }
 
-Test(import_lines, bytes_taken_and_skipped_plain_and_gzip, .timeout = 30)
+static void bytes_taken_and_skipped_plain_and_gzip(void)
 {
     tbuf t = {0}, z = {0};
     tprng p;
@@ -466,22 +477,128 @@ Test(import_lines, bytes_taken_and_skipped_plain_and_gzip, .timeout = 30)
     tbuf_free(&z);
 }
 
-Test(import_lines, bytes_of_a_cut_gzip_stream_then_an_error)
+/* Reads z (its first zlen bytes; the read fails at call fail_at unless
+ * 0) through lr_need for all of t: a prefix of t, then error. Returns
+ * the prefix's length. */
+static size_t prefix_then(const tbuf *t, const tbuf *z, size_t zlen,
+                          int policy, unsigned long fail_at, int error)
+{
+    tsource s;
+    tsource_init(&s, z->data, zlen, policy, 2);
+    s.fail_at = fail_at;
+    s.fail_errno = EIO;
+    lr r;
+    lr_init(&r, tsource_read, &s, 0);
+    r.serial = serial_gz;
+    size_t have = lr_need(&r, t->len);
+    cr_assert_lt(have, t->len);
+    cr_assert_gt(have, 0);
+    cr_assert_eq(memcmp(lr_bytes(&r), t->data, have), 0, "a prefix");
+    cr_assert_eq(r.error, error);
+    if (error == LR_E_READ)
+        cr_assert_eq(r.sys_errno, EIO);
+    cr_assert_eq(gz_threaded(r.gz), !serial_gz && gz_cores() >= 2);
+    lr_free(&r);
+    return have;
+}
+
+static void bytes_of_a_cut_gzip_stream_then_an_error(void)
 {
     tbuf t = {0}, z = {0};
     for (int i = 0; i < 50000; i++)
         tbuf_u8(&t, (unsigned)(i * 7));
     gz(&z, t.data, t.len, 6);
-    tsource s;
-    tsource_init(&s, z.data, z.len / 2, TSRC_WHOLE, 1);
-    lr r;
-    lr_init(&r, tsource_read, &s, 0);
-    size_t have = lr_need(&r, t.len);
-    cr_assert_lt(have, t.len);
-    cr_assert_gt(have, 0);
-    cr_assert_eq(memcmp(lr_bytes(&r), t.data, have), 0, "a prefix");
-    cr_assert_eq(r.error, LR_E_GZ_TRUNC);
-    lr_free(&r);
+    prefix_then(&t, &z, z.len / 2, TSRC_WHOLE, 0, LR_E_GZ_TRUNC);
     tbuf_free(&t);
     tbuf_free(&z);
+}
+
+/* ---- the gzip tests, serially and with the reading thread --------------- */
+
+static void both_ways(void (*test)(void))
+{
+    for (serial_gz = 1; serial_gz >= 0; serial_gz--)
+        test();
+    serial_gz = 0;
+}
+
+Test(import_lines, gzip_gives_the_same_lines, .timeout = 60)
+{
+    both_ways(gzip_gives_the_same_lines);
+}
+
+Test(import_lines, cut_gzip_gives_a_prefix_then_an_error, .timeout = 60)
+{
+    both_ways(cut_gzip_gives_a_prefix_then_an_error);
+}
+
+Test(import_lines, damaged_gzip_is_an_error, .timeout = 60)
+{
+    both_ways(damaged_gzip_is_an_error);
+}
+
+Test(import_lines, bytes_taken_and_skipped_plain_and_gzip, .timeout = 60)
+{
+    both_ways(bytes_taken_and_skipped_plain_and_gzip);
+}
+
+Test(import_lines, bytes_of_a_cut_gzip_stream_then_an_error, .timeout = 60)
+{
+    both_ways(bytes_of_a_cut_gzip_stream_then_an_error);
+}
+
+/* A read error inside a gzip stream: the bytes before it, then the error,
+ * the same with the thread as without. */
+Test(import_lines, gzip_read_error_after_the_bytes_before_it, .timeout = 60)
+{
+    tbuf t = {0}, z = {0};
+    tprng p;
+    tprng_seed(&p, 11);
+    for (int i = 0; i < 3000000; i++) /* several slabs, hard to compress */
+        tbuf_u8(&t, (unsigned)tprng_below(&p, 16));
+    gz(&z, t.data, t.len, 1);
+    size_t got_bytes[2];
+    for (serial_gz = 0; serial_gz <= 1; serial_gz++)
+        got_bytes[serial_gz] = prefix_then(&t, &z, z.len, TSRC_RANDOM, 20,
+                                           LR_E_READ);
+    /* what the stream held before the failed read, both ways */
+    cr_assert_eq(got_bytes[0], got_bytes[1]);
+    serial_gz = 0;
+    tbuf_free(&t);
+    tbuf_free(&z);
+}
+
+static long fd_read(void *opaque, void *buf, size_t len)
+{
+    ssize_t n = read(*(int *)opaque, buf, len);
+    return n < 0 ? -(long)errno : (long)n;
+}
+
+/* The reader stops early (a parser that met a bad record) while the
+ * thread waits in read() on a pipe whose writer is idle: lr_free returns
+ * all the same. */
+Test(import_lines, free_while_the_thread_waits_on_a_pipe, .timeout = 30)
+{
+    tbuf t = {0}, z = {0};
+    for (int i = 0; i < 200000; i++)
+        tbuf_u8(&t, (unsigned)(i % 251));
+    gz(&z, t.data, t.len, 6);
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    size_t part = z.len / 2; /* fits the pipe's buffer */
+    cr_assert_eq(write(fds[1], z.data, part), (ssize_t)part);
+    lr r;
+    lr_init(&r, fd_read, &fds[0], 0);
+    cr_assert_geq(lr_need(&r, 2), 0); /* detects gzip, starts the thread */
+    cr_assert(lr_is_gzip(&r));
+    int threaded = gz_threaded(r.gz);
+    usleep(100000); /* the thread is in read() now */
+    lr_free(&r);
+    close(fds[0]);
+    close(fds[1]);
+    tbuf_free(&t);
+    tbuf_free(&z);
+    if (gz_cores() < 2)
+        cr_skip_test("one core: no reading thread");
+    cr_assert_eq(threaded, 1);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gunzip.h"
 #include "lines.h"
 
 #if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
@@ -12,7 +13,6 @@
 
 #define LR_INITIAL_CAP ((size_t)1 << 20)
 #define LR_CHUNK ((size_t)1 << 20)
-#define LR_IN_CAP ((size_t)256 << 10)
 
 void lr_init(lr *r, lr_read_fn fn, void *opaque, size_t max_line)
 {
@@ -28,13 +28,11 @@ void lr_free(lr *r)
 {
     if (!r)
         return;
-    if (r->z_ready)
-        inflateEnd(&r->z);
-    free(r->buf);
-    free(r->in);
-    r->buf = r->in = NULL;
-    r->cap = r->in_cap = 0;
-    r->z_ready = 0;
+    gz_close(r->gz); /* first: its thread may be reading */
+    r->gz = NULL;
+    free(r->own ? r->own : r->buf); /* buf may be a slab, gone now */
+    r->buf = r->own = NULL;
+    r->cap = r->own_cap = 0;
 }
 
 int lr_is_gzip(const lr *r)
@@ -53,20 +51,25 @@ static void defer(lr *r, int error, int sys_errno, const char *msg)
     r->eof = 1;
 }
 
-/* One read through the callback, retrying EINTR/EAGAIN. */
-static long pull(lr *r, void *buf, size_t len)
+long lr_pull(lr_read_fn read, void *opaque, void *buf, size_t len,
+             uint64_t *count)
 {
     for (;;) {
-        long n = r->read(r->opaque, buf, len);
+        long n = read(opaque, buf, len);
         if (n == -EINTR || n == -EAGAIN)
             continue;
         if (n > 0) {
             if ((size_t)n > len)
                 n = (long)len;
-            r->bytes_read += (uint64_t)n;
+            *count += (uint64_t)n;
         }
         return n;
     }
+}
+
+static long pull(lr *r, void *buf, size_t len)
+{
+    return lr_pull(r->read, r->opaque, buf, len, &r->bytes_read);
 }
 
 static void read_failed(lr *r, long n)
@@ -93,22 +96,11 @@ static void detect(lr *r)
     }
     if (have >= 2 && r->buf[0] == 0x1f && r->buf[1] == 0x8b) {
         r->mode = 2;
-        r->in_cap = have > LR_IN_CAP ? have : LR_IN_CAP;
-        r->in = malloc(r->in_cap);
-        if (!r->in) {
+        if (!(r->gz = gz_open(r->read, r->opaque, r->buf, have, r->eof,
+                              r->serial))) {
             defer(r, LR_E_NOMEM, 0, "out of memory");
             return;
         }
-        memcpy(r->in, r->buf, have);
-        memset(&r->z, 0, sizeof r->z);
-        if (inflateInit2(&r->z, 15 + 16) != Z_OK) {
-            defer(r, LR_E_NOMEM, 0, "cannot initialise zlib");
-            return;
-        }
-        r->z_ready = 1;
-        r->z.next_in = r->in;
-        r->z.avail_in = (uInt)have;
-        r->in_eof = r->eof;
         r->eof = r->error != LR_E_NONE;
     } else {
         r->mode = 1;
@@ -117,68 +109,94 @@ static void detect(lr *r)
     }
 }
 
-/* Decodes gzip input into buf[end..end+want). */
+/* The end of the gzip stream: the error that ended it, if any, after the
+ * bytes before it. */
+static void gzip_end(lr *r)
+{
+    int sys_errno;
+    const char *msg;
+    int error = gz_error(r->gz, &sys_errno, &msg);
+    if (error != LR_E_NONE)
+        defer(r, error, sys_errno, msg);
+    r->eof = 1;
+}
+
+/* Decodes gzip input into buf[end..end+want), on this thread. */
 static void inflate_some(lr *r, size_t want)
 {
-    for (;;) {
-        if (r->z.avail_in == 0 && !r->in_eof) {
-            long n = pull(r, r->in, r->in_cap);
-            if (n < 0) {
-                read_failed(r, n);
-                return;
-            }
-            if (n == 0)
-                r->in_eof = 1;
-            r->z.next_in = r->in;
-            r->z.avail_in = (uInt)n;
-        }
-        if (r->z_member_done) {
-            if (r->z.avail_in == 0) {
-                if (r->in_eof) {
-                    r->eof = 1;
-                    return;
-                }
-                continue;
-            }
-            /* Another member follows (as written by gzip -c a b). */
-            if (inflateReset(&r->z) != Z_OK) {
-                defer(r, LR_E_GZ_CORRUPT, 0, "cannot restart zlib");
-                return;
-            }
-            r->z_member_done = 0;
-        }
-        uInt avail = want > (1u << 30) ? (1u << 30) : (uInt)want;
-        r->z.next_out = r->buf + r->end;
-        r->z.avail_out = avail;
-        int rc = inflate(&r->z, Z_NO_FLUSH);
-        size_t produced = avail - r->z.avail_out;
-        r->end += produced;
-        r->bytes_decoded += produced;
-        want -= produced;
-        if (rc == Z_STREAM_END) {
-            r->z_member_done = 1;
-        } else if (rc == Z_BUF_ERROR) {
-            if (r->z.avail_in == 0 && r->in_eof) {
-                defer(r, LR_E_GZ_TRUNC, 0,
-                      "compressed input ends early (truncated)");
-                return;
-            }
-        } else if (rc != Z_OK) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "damaged compressed input (%s)",
-                     r->z.msg ? r->z.msg
-                     : rc == Z_MEM_ERROR ? "out of memory" : "zlib error");
-            defer(r, rc == Z_MEM_ERROR ? LR_E_NOMEM : LR_E_GZ_CORRUPT, 0, msg);
-            return;
-        }
-        if (produced > 0 || want == 0)
-            return;
+    size_t n = gz_read(r->gz, r->buf + r->end, want);
+    r->end += n;
+    r->bytes_decoded += n;
+    r->bytes_read = gz_bytes_read(r->gz);
+    if (n == 0)
+        gzip_end(r);
+}
+
+/* With the reading thread: the slab it lends next becomes the buffer,
+ * the bytes left (a record or line begun) copied in front of it, so that
+ * decoded bytes are not copied but for those. A rest over GZ_ROOM (a
+ * record that spans slabs) goes to the own buffer with the slab. */
+static void fill_lent(lr *r)
+{
+    if (!r->own) { /* the buffer detect() read into */
+        r->own = r->buf;
+        r->own_cap = r->cap;
     }
+    unsigned char *p;
+    size_t n = gz_slab(r->gz, &p); /* the buffer's slab stays valid */
+    r->bytes_read = gz_bytes_read(r->gz);
+    if (n == 0) {
+        gzip_end(r);
+        return;
+    }
+    size_t left = r->end - r->start;
+    if (left <= GZ_ROOM) {
+        memcpy(p - left, r->buf + r->start, left);
+        r->buf = p - left;
+        r->cap = r->end = left + n;
+    } else {
+        size_t need = left + n;
+        if (r->buf == r->own) {
+            memmove(r->own, r->own + r->start, left);
+            r->buf = NULL; /* moved */
+        }
+        if (need > r->own_cap) {
+            size_t ncap = r->own_cap;
+            while (ncap < need && ncap * 2 > ncap)
+                ncap *= 2;
+            unsigned char *nb = ncap >= need ? realloc(r->own, ncap + 1)
+                                             : NULL;
+            if (!nb) {
+                if (!r->buf) { /* the rest stays, at the front */
+                    r->buf = r->own;
+                    r->cap = r->own_cap;
+                    r->start = 0;
+                    r->end = left;
+                }
+                defer(r, LR_E_NOMEM, 0, "out of memory");
+                return;
+            }
+            r->own = nb;
+            r->own_cap = ncap;
+        }
+        if (r->buf) /* the rest is in the slab before */
+            memcpy(r->own, r->buf + r->start, left);
+        memcpy(r->own + left, p, n);
+        r->buf = r->own;
+        r->cap = r->own_cap;
+        r->end = need;
+    }
+    r->start = 0;
+    r->bytes_decoded += n;
 }
 
 /* Makes room and decodes more bytes; sets eof at the end of input. */
 static void fill(lr *r)
 {
+    if (r->gz && gz_threaded(r->gz)) {
+        fill_lent(r);
+        return;
+    }
     if (r->start > 0) {
         memmove(r->buf, r->buf + r->start, r->end - r->start);
         r->end -= r->start;

@@ -15,8 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <zlib.h>
-
 /* Like heapfmt_read_fn: up to len bytes into buf; returns the count, 0 at
  * the end of input, or a negative errno value (-EINTR and -EAGAIN are
  * retried). */
@@ -55,6 +53,10 @@ typedef struct lr {
 
     unsigned char *buf; /* decoded bytes; cap + 1 allocated (for the NUL) */
     size_t cap;
+    unsigned char *own; /* with gunzip.h's thread, buf is the slab it lent
+                           or this buffer of own_cap + 1 bytes (a rest
+                           over GZ_ROOM and the slab after it) */
+    size_t own_cap;
     size_t start;     /* first byte of the current line */
     size_t end;       /* end of the decoded bytes */
     size_t scanned;   /* bytes from start already searched for '\n' */
@@ -65,12 +67,9 @@ typedef struct lr {
 
     /* gzip */
     int mode;         /* 0 unknown yet, 1 plain, 2 gzip */
-    z_stream z;
-    int z_ready;
-    int z_member_done; /* the last member ended; more may follow */
-    unsigned char *in;
-    size_t in_cap;
-    int in_eof;
+    int serial;       /* inflate on the caller's thread, not on a reading
+                         thread (set after lr_init; gunzip.h) */
+    struct gz_in *gz;
 
     /* results */
     const char *line; /* the line (NUL-terminated), valid until lr_next */
@@ -84,6 +83,11 @@ typedef struct lr {
     int sys_errno;
     char message[128];
 } lr;
+
+/* One read through fn, retrying -EINTR and -EAGAIN: its result, the
+ * bytes counted in *count. */
+long lr_pull(lr_read_fn fn, void *opaque, void *buf, size_t len,
+             uint64_t *count);
 
 /* Prepares r to read through fn. max_line 0 means LR_DEFAULT_MAX_LINE.
  * Allocates nothing yet. */
