@@ -11,8 +11,11 @@
  * whole, IMPORT_OK only for the whole) and damaged in the ways the table
  * lists, each named with its byte offset.
  */
+#define _GNU_SOURCE /* sched_setaffinity */
+#include <sched.h>
 #include <zlib.h>
 
+#include "gunzip.h"
 #include "hprof.h"
 #include "jvm_layout.h"
 
@@ -1030,5 +1033,133 @@ Test(import_hprof, the_referent_of_a_reference_is_weak)
     cr_assert_eq(ho->nrefs, 1);
     expect_ref(ho, 0, O_X, HEAPFMT_LABEL_FIELD, 0, "referent");
     tsink_free(&R.sink);
+    tbuf_free(&w.b);
+}
+
+/* ---- gzip on the reading thread (issue 39) ----------------------------- */
+
+/* small_dump's classes, then n Nodes in a chain and an int[] every 16th
+ * with varied values: megabytes that gzip to several slabs of the
+ * reading thread (tools/import/gunzip.h), both passes. */
+static void many_nodes(hw *w, uint32_t n)
+{
+    small_dump(w, 8);
+    w->b.len -= 9; /* its HEAP DUMP END comes after */
+    segment_open(w);
+    for (uint32_t i = 0; i < n; i++) {
+        node(w, 0x100000 + 16 * (uint64_t)i, C_NODE,
+             i + 1 < n ? 0x100000 + 16 * (uint64_t)(i + 1) : 0);
+        if (i % 16 == 0) {
+            uint32_t k = 1 + i % 29;
+            tbuf_u8(&w->b, 0x23);
+            id(w, 0x40000000 + (uint64_t)i);
+            be32(&w->b, 0);
+            be32(&w->b, k);
+            tbuf_u8(&w->b, 10);
+            for (uint32_t j = 0; j < k; j++)
+                be32(&w->b, i * 2654435761u + j);
+        }
+    }
+    root(w, 0x01, 0x100000);
+    segment_close(w);
+    record(w, 0x2c, 0);
+}
+
+/* The import of in, from a file (read twice) or not, on one core or on
+ * all those the test may use: one core means no reading thread. */
+static void import_on(run *R, const tbuf *in, int file, int one_core)
+{
+    cpu_set_t all, one;
+    cr_assert_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    if (one_core) {
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &all)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    }
+    rereadable = file;
+    import_mem(R, in->data, in->len, TSRC_RANDOM, SNIFF_AUTO, 0);
+    rereadable = 0;
+    if (one_core)
+        cr_assert_eq(sched_setaffinity(0, sizeof all, &all), 0);
+}
+
+/* Two imports gave the same: result, diagnostics, dump bytes. */
+static void same_import(const run *a, const run *b, const char *what)
+{
+    cr_assert_eq(a->result, b->result, "%s: %d, %d", what, a->result,
+                 b->result);
+    cr_assert_str_eq(a->log, b->log, "%s", what);
+    cr_assert_eq(a->sink.out.len, b->sink.out.len, "%s: dump of %zu, %zu",
+                 what, a->sink.out.len, b->sink.out.len);
+    cr_assert_eq(memcmp(a->sink.out.data, b->sink.out.data, a->sink.out.len),
+                 0, "%s: dump bytes", what);
+    cr_assert_eq(a->st.bytes_json, b->st.bytes_json, "%s", what);
+}
+
+Test(import_hprof, gzip_imports_as_its_plain_form_with_or_without_thread,
+     .timeout = 120)
+{
+    hw w;
+    many_nodes(&w, 150000);
+    cr_assert_gt(w.b.len, 6 * GZ_SLAB, "several slabs: %zu", w.b.len);
+    tbuf gz = gzip_two_members(&w.b);
+    for (int file = 0; file <= 1; file++) {
+        run plain, threaded, serial;
+        import_on(&plain, &w.b, file, 0);
+        cr_assert_eq(plain.result, IMPORT_OK, "%s", plain.log);
+        cr_assert_eq(plain.st.objects, 9 + 150000 + 150000 / 16);
+        import_on(&threaded, &gz, file, 0);
+        import_on(&serial, &gz, file, 1);
+        same_import(&threaded, &plain, "gzip, reading thread");
+        same_import(&serial, &plain, "gzip, one core");
+        cr_assert(threaded.st.gzip && serial.st.gzip);
+        cr_assert_eq(threaded.st.bytes_read, gz.len);
+        cr_assert_eq(serial.st.bytes_read, gz.len);
+        tsink_free(&plain.sink);
+        tsink_free(&threaded.sink);
+        tsink_free(&serial.sink);
+    }
+    tbuf_free(&gz);
+    tbuf_free(&w.b);
+}
+
+Test(import_hprof, cut_or_damaged_gzip_says_the_same_with_or_without_thread,
+     .timeout = 120)
+{
+    hw w;
+    many_nodes(&w, 150000);
+    tbuf gz = gzip_two_members(&w.b);
+    /* cut inside the first member, inside the second, in the trailer;
+     * damaged data; a damaged CRC (the last member's trailer) */
+    size_t cuts[] = {gz.len / 3, 2 * gz.len / 3, gz.len - 3};
+    size_t flips[] = {gz.len / 4, gz.len - 6};
+    static const char *const says[] = {
+        "compressed input ends early (truncated)",
+        "damaged compressed input"};
+    for (size_t k = 0; k < 5; k++) {
+        tbuf bad = {0};
+        tbuf_put(&bad, gz.data, k < 3 ? cuts[k] : gz.len);
+        if (k >= 3)
+            bad.data[flips[k - 3]] ^= 0x55;
+        for (int file = 0; file <= 1; file++) {
+            run threaded, serial;
+            import_on(&threaded, &bad, file, 0);
+            import_on(&serial, &bad, file, 1);
+            cr_assert_neq(threaded.result, IMPORT_OK, "case %zu", k);
+            /* a flip in the data may first make a record wrong */
+            if (k != 3)
+                cr_assert(strstr(threaded.log, says[k < 3 ? 0 : 1]),
+                          "case %zu: %s", k, threaded.log);
+            same_import(&threaded, &serial, k < 3 ? "cut" : "damaged");
+            tsink_free(&threaded.sink);
+            tsink_free(&serial.sink);
+        }
+        tbuf_free(&bad);
+    }
+    tbuf_free(&gz);
     tbuf_free(&w.b);
 }
