@@ -29,6 +29,11 @@ $(BENCH_OUT)/inflate_floor: bench/inflate_floor.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -pthread -o $@ $< \
 	  $(LDFLAGS) -lzstd -lz
 
+# The floor of a gzip file (issue 39): a zlib read loop, nothing else.
+$(BENCH_OUT)/gzip_floor: bench/gzip_floor.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -lz
+
 $(BENCH_OUT)/writer_bench: bench/writer_bench.c $(BUILD)/lib/libheapfmt.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(CFLAGS) -Ilibheapfmt -o $@ $< \
@@ -48,6 +53,7 @@ $(BENCH_OUT)/core_heap: bench/core_heap.c
 
 .PHONY: bench bench-helpers bench-scale bench-core bench-ruby bench-replay
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
+               $(BENCH_OUT)/gzip_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
                $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog \
                $(BUILD)/tests/replay_prog
