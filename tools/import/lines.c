@@ -373,19 +373,13 @@ void lr_skip_lines(lr *r, size_t n)
     r->terminated = 1;
 }
 
-size_t lr_need(lr *r, size_t n)
+size_t lr_need_more(lr *r, size_t n)
 {
     /* fill() moves the bytes left to the front, grows the buffer only
      * when it is full, and sets eof at the end or on an error */
     while ((!r->buf || r->end - r->start < n) && !r->eof)
         fill(r);
     return r->buf ? r->end - r->start : 0;
-}
-
-void lr_take(lr *r, size_t n)
-{
-    r->start += n;
-    r->taken += n;
 }
 
 uint64_t lr_skip(lr *r, uint64_t n)

@@ -147,12 +147,24 @@ int lr_is_gzip(const lr *r);
  * input holds, not what a length in it claims), and returns how many are
  * available: n or more, fewer only at the end of the input or after an
  * error (r->error). lr_take consumes n of them (n <= available). */
-size_t lr_need(lr *r, size_t n);
+size_t lr_need_more(lr *r, size_t n);
+static inline size_t lr_need(lr *r, size_t n)
+{
+    /* inline when the bytes are there: a call per HPROF field was 3.5%
+     * of a gzip import's time */
+    if (r->buf && r->end - r->start >= n)
+        return r->end - r->start;
+    return lr_need_more(r, n);
+}
 static inline const unsigned char *lr_bytes(const lr *r)
 {
     return r->buf + r->start;
 }
-void lr_take(lr *r, size_t n);
+static inline void lr_take(lr *r, size_t n)
+{
+    r->start += n;
+    r->taken += n;
+}
 
 /* Consumes up to n decoded bytes without keeping them; returns how many
  * (fewer only at the end of the input or after an error). */
