@@ -4,7 +4,8 @@
 # writes one, by tests/test_import_android.c, which lists it) and
 # android-conv.hprof (the same as hprof-conv converts it). The app heap by
 # default, what the boot image holds as named roots, --heap, the same
-# histogram from both files, pipes.
+# histogram from both files, pipes; gzip'd, the same dump, thread or
+# not (issue 39).
 . "$(dirname "$0")/lib.bash"
 
 imp=$BIN/heapfmt-import
@@ -86,5 +87,36 @@ expect_rc 3 "an Android dump through a pipe"
 expect_err_has "read from a regular file, it is read twice" "a file is advised"
 run "$histo" -f tsv -s name pipe.dump
 [ "$out" = "$(cat app.tsv)" ] && pass || fail "the pipe's histogram differs"
+
+# gzip'd under the same name: the same dump, byte for byte, inflated on
+# the reading thread or (taskset to one CPU) not; cut or damaged, the
+# same message and exit code both ways.
+mkdir -p gz && gzip -c "$art" > gz/android.hprof
+cp "$art" android.hprof
+run "$imp" -o plain.dump android.hprof
+expect_rc 0 "the plain dump"
+(cd gz && "$imp" -o ../gz.dump android.hprof 2>/dev/null) &&
+    cmp -s plain.dump gz.dump && pass || fail "gzip imports as the plain dump"
+gzsize=$(wc -c < gz/android.hprof)
+head -c $((gzsize - 3)) gz/android.hprof > cut.hprof
+cp gz/android.hprof bad.hprof
+printf '\x55' | dd of=bad.hprof bs=1 seek=$((gzsize - 6)) conv=notrunc 2>/dev/null
+for f in cut bad; do
+    run "$imp" -o "$f.dump" "$f.hprof"
+    rc1=$rc err1=$err
+    [ -f "$f.dump" ] && md1=$(md5sum < "$f.dump") || md1=none
+    if command -v taskset >/dev/null 2>&1; then
+        run taskset -c 0 "$imp" -o "$f.dump" "$f.hprof"
+        [ -f "$f.dump" ] && md2=$(md5sum < "$f.dump") || md2=none
+        [ "$rc" = "$rc1" ] && [ "$err" = "$err1" ] && [ "$md1" = "$md2" ] &&
+            pass || fail "$f: thread and one CPU differ: $err1"
+    fi
+done
+run "$imp" -o cut.dump cut.hprof
+expect_rc 3 "a cut gzip dump"
+expect_err_has "compressed input ends early (truncated)" "a cut gzip dump"
+run "$imp" -o bad.dump bad.hprof
+expect_rc 3 "a damaged CRC"
+expect_err_has "damaged compressed input (incorrect data check)" "a damaged CRC"
 
 finish
