@@ -325,7 +325,7 @@ static void dec_object(dec *d, op *o)
     uint8_t fb = fz_u8(&d->in);
     b->fields = fb & 0x3f;
     if ((fb & 0xc0) == 0xc0)
-        b->fields |= 0x40; /* unknown: HEAPFMT_E_ARG */
+        b->fields |= 0x80; /* unknown: HEAPFMT_E_ARG (0x40: 1.3 indexed) */
     uint8_t sb = fz_u8(&d->in);
     b->size = (sb & 1) ? fz_u64(&d->in) : (uint64_t)sb * 8;
     if (b->fields & HEAPFMT_F_FLAGS)

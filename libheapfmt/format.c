@@ -229,6 +229,30 @@ uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n,
     return p;
 }
 
+uint8_t *hf_labels_encode_indexed(uint8_t *p, const heapfmt_label *labels,
+                                  size_t n, size_t count)
+{
+    p = hf_put_varint(p, count);
+    size_t next = 0;  /* position after the previous written label */
+    uint64_t rel = 0; /* index - position of the previous INDEX label */
+    for (size_t i = 0; i < n; i++) {
+        const heapfmt_label *l = &labels[i];
+        uint64_t value = l->value;
+        if (l->kind == HEAPFMT_LABEL_INDEX) {
+            uint64_t r = l->value - (uint64_t)i;
+            if (r == rel && !l->weak)
+                continue; /* the reader infers it */
+            rel = r;
+            value = hf_zigzag(r);
+        }
+        p = hf_put_varint(p, i - next);
+        p = hf_put_varint(p, value << HF_LABEL_VALUE_SHIFT |
+                                 (l->weak ? HF_LABEL_WEAK : 0) | l->kind);
+        next = i + 1;
+    }
+    return p;
+}
+
 const char *hf_object_tail_decode(const uint8_t *refs, const uint8_t *qe,
                                   uint64_t n, uint32_t fields,
                                   hf_object_tail *t)

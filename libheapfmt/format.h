@@ -320,6 +320,7 @@ const char *hf_class_decode(const uint8_t *q, const uint8_t *qe,
 /* Field bits a file of each minor version may set; the rest are reserved. */
 #define HF_OBJ_FIELDS_1_0 0x0fu
 #define HF_OBJ_FIELDS_1_1 0x3fu
+#define HF_OBJ_FIELDS_1_3 0x7fu
 
 /* An OBJECT record as stored: the id is already a delta, class and
  * strings are numbers. The references (refs..end) are left encoded; the
@@ -481,6 +482,13 @@ static inline int hf_label_written(const heapfmt_label *l)
  * label). */
 uint8_t *hf_labels_encode(uint8_t *p, const heapfmt_label *labels, size_t n,
                           size_t count);
+
+/* The same in the indexed form of a record with F_INDEXED (1.3): an INDEX
+ * label is left out when its index - position equals that of the
+ * previous INDEX label (0 before the first) and it is not weak; every
+ * other label is written, NONE ones included (count of them). */
+uint8_t *hf_labels_encode_indexed(uint8_t *p, const heapfmt_label *labels,
+                                  size_t n, size_t count);
 
 /* One decoded label: position of its reference and its fields; value is
  * the string id or, for INDEX, the index. */

@@ -60,7 +60,7 @@ extern "C" {
 
 /* The format version this library writes, and the newest it reads. */
 #define HEAPFMT_FORMAT_MAJOR 1
-#define HEAPFMT_FORMAT_MINOR 2
+#define HEAPFMT_FORMAT_MINOR 3
 
 /* Block codecs (spec/FORMAT.md, "Blocks"). */
 enum heapfmt_codec {
@@ -183,8 +183,12 @@ enum heapfmt_tag {
 #define HEAPFMT_F_GENERATION 0x08u
 #define HEAPFMT_F_LABELS 0x10u     /* format 1.1: labels of the references */
 #define HEAPFMT_F_STACK 0x20u      /* format 1.1: allocation call stack */
+/* format 1.3: every reference without a label of its own is labeled with
+ * its index (its position, plus the offset of the last explicit index
+ * label before it): an array's labels cost nothing (spec 6.4.1). */
+#define HEAPFMT_F_INDEXED 0x40u
 #define HEAPFMT_F_BASIC 0x0fu      /* the four fields of format 1.0 */
-#define HEAPFMT_F_ALL 0x3fu
+#define HEAPFMT_F_ALL 0x7fu
 
 /* heapfmt_object.flags: standard object flag bits (spec). Bits 32-63 are
  * for the VM's own use. */
@@ -334,6 +338,14 @@ typedef struct heapfmt_event {
  *   refs        nrefs ids this object references, in any order.
  *   labels      with HEAPFMT_F_LABELS: nrefs labels, labels[i] for refs[i].
  *               A list of NONE labels that are not weak is not written.
+ *               With HEAPFMT_F_INDEXED (format 1.3) as well, the labels
+ *               are written in the indexed form: an INDEX label is left
+ *               out when the reader infers it (its index minus its
+ *               position is that of the previous INDEX label, 0 for the
+ *               first), a NONE label is written; same labels read back.
+ *               HEAPFMT_F_INDEXED without HEAPFMT_F_LABELS: refs[i] is
+ *               labeled INDEX i, and nothing is written per reference
+ *               (labels is not read): an array listed in element order.
  *   stack       with HEAPFMT_F_STACK: stack id (heapfmt_write_stack) of
  *               the allocation's call stack. */
 typedef struct heapfmt_object {

@@ -233,7 +233,13 @@ static int decode_object(heapfmt_reader *r, const uint8_t *q,
     o->id = r->prev_id + hf_unzigzag(rec.id_delta);
     r->prev_id = o->id;
     o->size = rec.size;
-    o->fields = rec.fields;
+    /* An indexed record's references all carry labels, listed or not:
+     * delivered with F_LABELS, so that a reader that asks for labels only
+     * when F_LABELS says so gets them. */
+    r->obj_stored = rec.fields;
+    o->fields = (rec.fields & HEAPFMT_F_INDEXED)
+                    ? rec.fields | HEAPFMT_F_LABELS
+                    : rec.fields;
     o->flags = rec.flags;
     o->value = (const char *)rec.value;
     o->value_len = (size_t)rec.value_len;
@@ -545,10 +551,20 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
         return lost_refs(r, why);
     /* without a stack id, an object's labels follow its references */
     if (r->last_tag == HEAPFMT_TAG_OBJECT && !r->labels_p &&
-        (r->obj.fields & HEAPFMT_F_LABELS))
+        (r->obj_stored & HEAPFMT_F_LABELS))
         r->labels_p = q;
     *ids = r->refs_buf;
     return (long)r->refs_n;
+}
+
+/* Fills labels_buf[from, to) with the labels the indexed form implies:
+ * INDEX, position + rel. */
+static void implied_indexes(heapfmt_reader *r, uint64_t from, uint64_t to,
+                            uint64_t rel)
+{
+    for (uint64_t i = from; i < to; i++)
+        r->labels_buf[i] = (heapfmt_rlabel){HEAPFMT_LABEL_INDEX, 0, i + rel,
+                                            &r->empty_string};
 }
 
 long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
@@ -558,18 +574,20 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
     int rc = last_has_refs(r);
     if (rc != HEAPFMT_OK)
         return rc;
+    int object = r->last_tag == HEAPFMT_TAG_OBJECT;
+    int indexed = object && (r->obj_stored & HEAPFMT_F_INDEXED);
     const uint8_t *q = r->labels_p;
-    if (r->last_tag == HEAPFMT_TAG_OBJECT && !q &&
-        (r->obj.fields & HEAPFMT_F_LABELS)) { /* found on first use */
+    if (object && !q && (r->obj_stored & HEAPFMT_F_LABELS)) {
+        /* found on first use */
         hf_object_tail tail;
         const char *why = hf_object_tail_decode(r->refs_p, r->refs_end,
-                                                r->refs_n, r->obj.fields,
+                                                r->refs_n, r->obj_stored,
                                                 &tail);
         if (why)
             return lost_refs(r, why);
         q = r->labels_p = tail.labels;
     }
-    if (!q)
+    if (!q && !indexed)
         return 0;
     if (r->refs_n > r->labels_cap &&
         hf_grow(&r->al, (void **)&r->labels_buf, &r->labels_cap,
@@ -577,26 +595,43 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
         return hf_rfatal(r, hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
                                  "out of memory for %llu labels",
                                  (unsigned long long)r->refs_n));
-    for (uint64_t i = 0; i < r->refs_n; i++)
-        r->labels_buf[i] = (heapfmt_rlabel){HEAPFMT_LABEL_NONE, 0, 0,
-                                            &r->empty_string};
+    if (!q) { /* every reference at its index */
+        implied_indexes(r, 0, r->refs_n, 0);
+        *labels = r->labels_buf;
+        return (long)r->refs_n;
+    }
+    if (!indexed)
+        for (uint64_t i = 0; i < r->refs_n; i++)
+            r->labels_buf[i] = (heapfmt_rlabel){HEAPFMT_LABEL_NONE, 0, 0,
+                                                &r->empty_string};
     hf_labels_iter it;
+    uint64_t filled = 0, rel = 0; /* indexed: labels set so far, offset */
     const char *why = hf_labels_begin(&it, q, r->refs_end, r->refs_n);
     while (why == NULL && it.left > 0) {
         hf_label_rec l;
         if ((why = hf_labels_next(&it, &l)) != NULL)
             break;
+        if (indexed) {
+            implied_indexes(r, filled, l.position, rel);
+            filled = l.position + 1;
+        }
         heapfmt_rlabel *out = &r->labels_buf[l.position];
         out->kind = l.kind;
         out->weak = l.weak;
-        if (l.kind == HEAPFMT_LABEL_INDEX)
+        out->index = 0;
+        out->name = &r->empty_string;
+        if (l.kind == HEAPFMT_LABEL_INDEX) {
             out->index = l.value;
-        else if (l.kind != HEAPFMT_LABEL_NONE &&
-                 (rc = string_ref(r, l.value, &out->name)) != HEAPFMT_OK)
+            rel = l.value - l.position;
+        } else if (l.kind != HEAPFMT_LABEL_NONE &&
+                   (rc = string_ref(r, l.value, &out->name)) != HEAPFMT_OK) {
             return hf_rfatal(r, rc); /* a string table failure */
+        }
     }
     if (why)
         return lost_refs(r, why);
+    if (indexed)
+        implied_indexes(r, filled, r->refs_n, rel);
     *labels = r->labels_buf;
     return (long)r->refs_n;
 }

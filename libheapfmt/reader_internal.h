@@ -58,6 +58,8 @@ struct heapfmt_reader {
     uint64_t *refs_buf;
     size_t refs_cap;
     const uint8_t *labels_p; /* the record's labels, NULL when none */
+    uint32_t obj_stored; /* the OBJECT's fields as stored (obj.fields adds
+                            F_LABELS to F_INDEXED) */
     heapfmt_rlabel *labels_buf;
     size_t labels_cap;
     heapfmt_revents events;  /* an EVENTS record (1.2) */

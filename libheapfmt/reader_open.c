@@ -73,7 +73,9 @@ static int read_header(heapfmt_reader *r)
                         r->major, r->minor, HEAPFMT_FORMAT_MAJOR,
                         HEAPFMT_FORMAT_MAJOR, HEAPFMT_FORMAT_MINOR);
     r->strict = r->minor <= HEAPFMT_FORMAT_MINOR;
-    r->obj_fields_known = r->minor >= 1 ? HF_OBJ_FIELDS_1_1 : HF_OBJ_FIELDS_1_0;
+    r->obj_fields_known = r->minor >= 3   ? HF_OBJ_FIELDS_1_3
+                          : r->minor >= 1 ? HF_OBJ_FIELDS_1_1
+                                          : HF_OBJ_FIELDS_1_0;
     if (fh.flags != 0 && r->strict)
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, 10,
                         "file header has reserved flags set");

@@ -447,12 +447,28 @@ static int check_labels_slow(heapfmt_writer *w, const heapfmt_label *labels,
     return HEAPFMT_OK;
 }
 
-/* Counts the labels written in *written, and checks them: kinds, indexes
- * in the varint's range, string ids defined. The checks are or-ed
- * together without a branch per label (labels come by the million); the
- * message is check_labels_slow's. */
+/* The labels the indexed form writes (hf_labels_encode_indexed): those
+ * it cannot leave out. */
+static size_t indexed_count(const heapfmt_label *labels, size_t n)
+{
+    size_t c = 0;
+    uint64_t rel = 0;
+    for (size_t i = 0; i < n; i++) {
+        const heapfmt_label *l = &labels[i];
+        unsigned index = l->kind == HEAPFMT_LABEL_INDEX;
+        uint64_t r = l->value - (uint64_t)i;
+        c += !(index & !l->weak & (r == rel));
+        rel = index ? r : rel;
+    }
+    return c;
+}
+
+/* Counts the labels written in *written (indexed: in the indexed form),
+ * and checks them: kinds, indexes in the varint's range, string ids
+ * defined. The checks are or-ed together without a branch per label
+ * (labels come by the million); the message is check_labels_slow's. */
 static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
-                        size_t n, size_t *written)
+                        size_t n, int indexed, size_t *written)
 {
     size_t c = 0;
     unsigned bad = 0;
@@ -469,7 +485,7 @@ static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
     }
     if (bad)
         return check_labels_slow(w, labels, n, written);
-    *written = c;
+    *written = indexed ? indexed_count(labels, n) : c;
     return HEAPFMT_OK;
 }
 
@@ -500,15 +516,18 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
          (rc = check_string_id(w, o->file, "file")) != HEAPFMT_OK))
         return leave(w, rc);
     size_t nlabels = 0;
+    const int indexed = (f & HEAPFMT_F_INDEXED) != 0;
     if (f & HEAPFMT_F_LABELS) {
         if (o->nrefs && !o->labels)
             return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0, "NULL labels"));
-        if ((rc = check_labels(w, o->labels, o->nrefs, &nlabels)) !=
+        if ((rc = check_labels(w, o->labels, o->nrefs, indexed, &nlabels)) !=
             HEAPFMT_OK)
             return leave(w, rc);
         if (nlabels == 0)
             f &= ~(uint32_t)HEAPFMT_F_LABELS; /* nothing to say: no cost */
     }
+    if (o->nrefs == 0) /* no reference to label */
+        f &= ~(uint32_t)(HEAPFMT_F_LABELS | HEAPFMT_F_INDEXED);
     if ((f & HEAPFMT_F_STACK) && (o->stack == 0 || o->stack > w->stacks.count))
         return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
                                  "stack id %u was never defined", o->stack));
@@ -547,7 +566,8 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
     if (f & HEAPFMT_F_STACK)
         p = hf_put_varint(p, o->stack);
     if (f & HEAPFMT_F_LABELS)
-        p = hf_labels_encode(p, o->labels, o->nrefs, nlabels);
+        p = indexed ? hf_labels_encode_indexed(p, o->labels, o->nrefs, nlabels)
+                    : hf_labels_encode(p, o->labels, o->nrefs, nlabels);
     if ((rc = end_record(w, HEAPFMT_TAG_OBJECT, hdr, p)) != HEAPFMT_OK)
         return leave(w, rc);
     w->prev_id = o->id;
@@ -581,7 +601,7 @@ int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
         return leave(w, rc);
     size_t nlabels = 0;
     if (labels) {
-        if ((rc = check_labels(w, labels, n, &nlabels)) != HEAPFMT_OK)
+        if ((rc = check_labels(w, labels, n, 0, &nlabels)) != HEAPFMT_OK)
             return leave(w, rc);
     }
     size_t bound = HF_ROOT_HEAD_BOUND + hf_refs_bound(0, ids, n) +

@@ -69,8 +69,10 @@ static void plan(heap *h, uint64_t seed)
     }
 }
 
-/* Writes the heap; with_11 0 leaves out every 1.1 part. Stacks are the
- * first `depth` frames, innermost first. */
+/* Writes the heap; with_11 0 leaves out every 1.1 part, 2 writes the
+ * labels in the indexed form of 1.3 (HEAPFMT_F_INDEXED; alone, without
+ * the list, for an object whose labels are all its positions). Stacks are
+ * the first `depth` frames, innermost first. */
 static void write_heap(heap *h, const heapfmt_writer_options *opt, int with_11,
                        tbuf *out)
 {
@@ -118,6 +120,14 @@ static void write_heap(heap *h, const heapfmt_writer_options *opt, int with_11,
         if (with_11) {
             o.fields = HEAPFMT_F_LABELS;
             o.labels = labels;
+            if (with_11 == 2) {
+                int positions = 1;
+                for (size_t k = 0; k < o.nrefs; k++)
+                    positions &= labels[k].kind == HEAPFMT_LABEL_INDEX &&
+                                 !labels[k].weak && labels[k].value == k;
+                o.fields = positions ? HEAPFMT_F_INDEXED
+                                     : HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS;
+            }
             if (h->stack_depth[i]) {
                 TASSERT_OK(heapfmt_write_stack(w, h->frames,
                                                h->stack_depth[i],
@@ -194,6 +204,16 @@ static void read_heap(const heap *h, const tbuf *b, int policy, int check,
         const heapfmt_rlabel *l;
         long nl = heapfmt_reader_labels(r, &l);
         cr_assert_geq(nl, 0);
+        cr_assert_eq(nl > 0, (o->fields & HEAPFMT_F_LABELS) != 0);
+        if (check) {
+            int any = 0;
+            for (size_t k = 0; k < h->nrefs[i]; k++)
+                any |= h->labels[i][k].kind != HEAPFMT_LABEL_NONE ||
+                       h->labels[i][k].weak;
+            cr_assert(nl == (long)h->nrefs[i] || (!any && nl == 0),
+                      "object %d: %ld labels of %zu references", i, nl,
+                      h->nrefs[i]);
+        }
         if (nl > 0)
             out->labeled_objects++;
         if (o->stack)
@@ -258,6 +278,29 @@ static void round_trip(int codec, int level, int threads)
     cr_assert_eq(memcmp(&whole, &bytes, sizeof whole), 0);
     cr_assert_eq(memcmp(&whole, &chunks, sizeof whole), 0);
     tbuf_free(&b);
+}
+
+/* The indexed form (1.3) gives every label back as written, the inferred
+ * indexes included, and a reader that ignores labels sees the same heap
+ * as in the 1.1 form. */
+Test(labels_stacks, round_trip_indexed)
+{
+    plan(&model, 13);
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.block_size = 4096;
+    tbuf listed, indexed;
+    write_heap(&model, &opt, 1, &listed);
+    write_heap(&model, &opt, 2, &indexed);
+    seen a, b, c;
+    read_heap(&model, &listed, TSRC_WHOLE, 1, &a);
+    read_heap(&model, &indexed, TSRC_WHOLE, 1, &b);
+    read_heap(&model, &indexed, TSRC_RANDOM, 1, &c);
+    cr_assert_eq(memcmp(&b, &c, sizeof b), 0);
+    cr_assert_geq(b.labeled_objects, a.labeled_objects);
+    a.labeled_objects = b.labeled_objects = 0;
+    cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "histogram or refs differ");
+    tbuf_free(&listed);
+    tbuf_free(&indexed);
 }
 
 Test(labels_stacks, round_trip_zstd) { round_trip(HEAPFMT_CODEC_ZSTD, 1, 0); }

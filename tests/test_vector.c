@@ -3,7 +3,9 @@
  * dump (11.1) and a 1.1 dump with a labeled reference and a call stack
  * (11.2), which the reader must still decode as described, and the 1.2
  * dumps of the same records with a LIFESPAN (11.3) and with a trace's
- * events (11.4), which the writer must produce byte for byte.
+ * events (11.4), which the writer must produce byte for byte but for the
+ * header's minor (it writes 1.3 now), and the 1.3 dump with indexed
+ * arrays (11.5), which it must produce byte for byte.
  *
  * The hex between the lines TEST-VECTOR-<version>-BEGIN and -END is
  * parsed with this rule: on each line, take the leading whitespace-separated
@@ -100,16 +102,40 @@ static const heapfmt_event vector_mark[] = {
 /* The dump of section 11.4, written through the API: 11.1's records
  * plus a label on the reference and a one-frame stack (11.2), then the
  * events. */
-static void write_vector_tail(tbuf *out, int lifespan);
+enum { TAIL_EVENTS, TAIL_LIFESPAN, TAIL_ARRAYS };
+static void write_vector_tail(tbuf *out, int tail);
 
 static void write_vector(tbuf *out)
 {
-    write_vector_tail(out, 0);
+    write_vector_tail(out, TAIL_EVENTS);
 }
 
-/* The 11.2 records, then the events (11.4) or, with lifespan, the
- * lifespan of the allocations made with its stack at a.rb:7 (11.3). */
-static void write_vector_tail(tbuf *out, int lifespan)
+/* 11.5's arrays: 16040 listing its elements in order (every label
+ * inferred), 16080 = [nil, 16000, 16040] (one entry: [1] at position
+ * 0). class_id is the class's id for the writer, its index for traw. */
+static const uint64_t array_refs1[2] = { 16000, 2000 };
+static const uint64_t array_refs2[2] = { 16000, 16040 };
+static const heapfmt_label array_labels2[2] = { { HEAPFMT_LABEL_INDEX, 0, 1 },
+                                                { HEAPFMT_LABEL_INDEX, 0, 2 } };
+
+static heapfmt_object vector_array(int second, uint64_t class_id)
+{
+    heapfmt_object a = { 0 };
+    a.id = second ? 16080 : 16040;
+    a.class_id = class_id;
+    a.size = 40;
+    a.fields = second ? HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS
+                      : HEAPFMT_F_INDEXED;
+    a.refs = second ? array_refs2 : array_refs1;
+    a.nrefs = 2;
+    a.labels = second ? array_labels2 : NULL;
+    return a;
+}
+
+/* The 11.2 records, then the events (11.4), the lifespan of the
+ * allocations made with its stack at a.rb:7 (11.3) or the arrays of
+ * 11.5. */
+static void write_vector_tail(tbuf *out, int tail)
 {
     tsink s;
     tsink_init(&s);
@@ -142,7 +168,14 @@ static void write_vector_tail(tbuf *out, int lifespan)
     o.labels = labels;
     o.stack = stack;
     TASSERT_OK(heapfmt_write_object(w, &o));
-    if (lifespan) {
+    if (tail == TAIL_ARRAYS) {
+        heapfmt_class a = { 2040, "Array", 5, 0, 0 };
+        TASSERT_OK(heapfmt_write_class(w, &a));
+        for (int i = 0; i < 2; i++) {
+            heapfmt_object ao = vector_array(i, 2040);
+            TASSERT_OK(heapfmt_write_object(w, &ao));
+        }
+    } else if (tail == TAIL_LIFESPAN) {
         uint32_t file;
         TASSERT_OK(heapfmt_write_string(w, "a.rb", 4, &file));
         cr_assert_eq(file, 4);
@@ -159,6 +192,17 @@ static void write_vector_tail(tbuf *out, int lifespan)
     *out = s.out;
 }
 
+/* A dump's header rewritten to say minor (and its check): what a writer
+ * of that minor wrote, for a dump without the newer minor's features. */
+static void set_minor(tbuf *b, unsigned minor)
+{
+    cr_assert_geq(b->len, 16);
+    b->data[9] = (unsigned char)minor;
+    uint32_t crc = traw_crc(b->data, 12);
+    for (int i = 0; i < 4; i++)
+        b->data[12 + i] = (unsigned char)(crc >> (8 * i));
+}
+
 static void hex_line(char *dst, size_t cap, const unsigned char *p, size_t n,
                      size_t from)
 {
@@ -166,6 +210,22 @@ static void hex_line(char *dst, size_t cap, const unsigned char *p, size_t n,
     dst[0] = '\0';
     for (size_t i = from; i < n && i < from + 24 && o + 4 < cap; i++)
         o += (size_t)snprintf(dst + o, cap - o, "%02x ", p[i]);
+}
+
+/* Asserts that the writer's bytes are the spec's, showing where not. */
+static void same_bytes(const tbuf *spec, const tbuf *api, const char *what)
+{
+    size_t n = spec->len < api->len ? spec->len : api->len;
+    size_t diff = 0;
+    while (diff < n && spec->data[diff] == api->data[diff])
+        diff++;
+    char a[128], b[128];
+    hex_line(a, sizeof a, spec->data, spec->len, diff);
+    hex_line(b, sizeof b, api->data, api->len, diff);
+    cr_assert(diff == n && spec->len == api->len,
+              "%s (%zu bytes) and writer output (%zu bytes) differ from "
+              "offset %zu:\n  spec:   %s\n  writer: %s",
+              what, spec->len, api->len, diff, a, b);
 }
 
 /* What both vectors hold: STRING "String", CLASS, OBJECT 16000 -> 2000,
@@ -331,17 +391,8 @@ Test(vector, writer_output_matches_spec_bytes)
     tbuf spec, api;
     load_vector(&spec, "1.2-EVENTS");
     write_vector(&api);
-    size_t n = spec.len < api.len ? spec.len : api.len;
-    size_t diff = 0;
-    while (diff < n && spec.data[diff] == api.data[diff])
-        diff++;
-    char a[128], b[128];
-    hex_line(a, sizeof a, spec.data, spec.len, diff);
-    hex_line(b, sizeof b, api.data, api.len, diff);
-    cr_assert(diff == n && spec.len == api.len,
-              "spec vector (%zu bytes) and writer output (%zu bytes) differ "
-              "from offset %zu:\n  spec:   %s\n  writer: %s",
-              spec.len, api.len, diff, a, b);
+    set_minor(&api, 2);
+    same_bytes(&spec, &api, "spec vector 11.4");
     tbuf_free(&spec);
     tbuf_free(&api);
 }
@@ -384,21 +435,16 @@ Test(vector, writer_output_decodes_as_described)
     tbuf_free(&api);
 }
 
-/* The independent encoder of tests/support/traw.c, given the same records,
- * produces the writer's bytes: the encoding is canonical. */
-Test(vector, independent_encoder_agrees_with_writer)
+/* The records of 11.2, from the spec, through the independent encoder. */
+static void traw_vector_11_2(traw *d)
 {
-    tbuf api;
-    write_vector(&api);
-    traw d;
-    traw_begin(&d, 1, 2, 0, 0);
-    traw_string(&d, 1, "String");
-    traw_class(&d, 1, 2000, 1, 0, 0);
-    traw_string(&d, 2, "@k");
-    traw_string(&d, 3, "f");
-    traw_frame(&d, 1, 3, 0, 0x10, 0, 0);
+    traw_string(d, 1, "String");
+    traw_class(d, 1, 2000, 1, 0, 0);
+    traw_string(d, 2, "@k");
+    traw_string(d, 3, "f");
+    traw_frame(d, 1, 3, 0, 0x10, 0, 0);
     uint32_t frames[1] = { 1 };
-    traw_stack(&d, 1, frames, 1);
+    traw_stack(d, 1, frames, 1);
     uint64_t refs[1] = { 2000 };
     heapfmt_label labels[1] = { { HEAPFMT_LABEL_FIELD, 0, 2 } };
     heapfmt_object o = { 0 };
@@ -410,7 +456,18 @@ Test(vector, independent_encoder_agrees_with_writer)
     o.nrefs = 1;
     o.labels = labels;
     o.stack = 1;
-    traw_object(&d, &o);
+    traw_object(d, &o);
+}
+
+/* The independent encoder of tests/support/traw.c, given the same records,
+ * produces the writer's bytes: the encoding is canonical. */
+Test(vector, independent_encoder_agrees_with_writer)
+{
+    tbuf api;
+    write_vector(&api);
+    traw d;
+    traw_begin(&d, 1, HEAPFMT_FORMAT_MINOR, 0, 0);
+    traw_vector_11_2(&d);
     /* section 11.4's events, field by field from the spec: thread 1 from
      * seq0 0 and time0 100; thread 2 from 4, 105; the MARK from 2, 103 */
     const traw_event t1[] = {
@@ -547,7 +604,8 @@ Test(vector, lifespan_writer_output_matches_spec_bytes)
 {
     tbuf spec, api;
     load_vector(&spec, "1.2");
-    write_vector_tail(&api, 1);
+    write_vector_tail(&api, TAIL_LIFESPAN);
+    set_minor(&api, 2);
     size_t n = spec.len < api.len ? spec.len : api.len;
     size_t diff = 0;
     while (diff < n && spec.data[diff] == api.data[diff])
@@ -560,47 +618,128 @@ Test(vector, lifespan_writer_output_matches_spec_bytes)
     tbuf_free(&api);
 }
 
+/* Finishes d and checks that it holds the writer's bytes; frees both. */
+static void encoder_agrees(traw *d, tbuf *api)
+{
+    traw_finish(d);
+    cr_assert(d->out.len == api->len &&
+                  memcmp(d->out.data, api->data, api->len) == 0,
+              "encoder (%zu bytes) and writer (%zu bytes) differ",
+              d->out.len, api->len);
+    traw_free(d);
+    tbuf_free(api);
+}
+
 /* The independent encoder, given 11.3's records, produces the writer's
  * bytes. */
 Test(vector, lifespan_independent_encoder_agrees_with_writer)
 {
     tbuf api;
-    write_vector_tail(&api, 1);
+    write_vector_tail(&api, TAIL_LIFESPAN);
     traw d;
-    traw_begin(&d, 1, 2, 0, 0);
-    traw_string(&d, 1, "String");
-    traw_class(&d, 1, 2000, 1, 0, 0);
-    traw_string(&d, 2, "@k");
-    traw_string(&d, 3, "f");
-    traw_frame(&d, 1, 3, 0, 0x10, 0, 0);
-    uint32_t frames[1] = { 1 };
-    traw_stack(&d, 1, frames, 1);
-    uint64_t refs[1] = { 2000 };
-    heapfmt_label labels[1] = { { HEAPFMT_LABEL_FIELD, 0, 2 } };
-    heapfmt_object o = { 0 };
-    o.id = 16000;
-    o.class_id = 1;
-    o.size = 40;
-    o.fields = HEAPFMT_F_LABELS | HEAPFMT_F_STACK;
-    o.refs = refs;
-    o.nrefs = 1;
-    o.labels = labels;
-    o.stack = 1;
-    traw_object(&d, &o);
+    traw_begin(&d, 1, HEAPFMT_FORMAT_MINOR, 0, 0);
+    traw_vector_11_2(&d);
     traw_string(&d, 4, "a.rb");
     heapfmt_lifespan ls = {HEAPFMT_LIFESPAN_STACK | HEAPFMT_LIFESPAN_SITE,
                            1, 4, 7, 3, 2, 120, 80, 1500, 250000};
     traw_lifespan(&d, &ls);
-    traw_finish(&d);
-    cr_assert(d.out.len == api.len &&
-                  memcmp(d.out.data, api.data, api.len) == 0,
-              "encoder (%zu bytes) and writer (%zu bytes) differ",
-              d.out.len, api.len);
-    traw_free(&d);
-    tbuf_free(&api);
+    encoder_agrees(&d, &api);
 }
 
 Test(vector, lifespan_spec_bytes_are_self_consistent)
 {
     self_consistent("1.2");
+}
+
+/* ---- section 11.5: indexed arrays (format 1.3) ---- */
+
+/* The labels of 11.5's arrays, through the reader: the same as if they
+ * were listed one by one; delivered with F_LABELS, so that a reader that
+ * asks only then finds them. */
+static void expect_indexed(const tbuf *b, const char *what)
+{
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, b->data, b->len));
+    heapfmt_record rec;
+    int rc, seen = 0;
+    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK) {
+        if (rec.tag != HEAPFMT_TAG_OBJECT || rec.u.object->id == 16000)
+            continue;
+        const heapfmt_robject *o = rec.u.object;
+        int first = o->id == 16040;
+        cr_assert(first || o->id == 16080, "%s: object %llu", what,
+                  (unsigned long long)o->id);
+        cr_assert_str_eq(o->klass->name->ptr, "Array");
+        cr_assert_eq(o->fields, HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS);
+        const uint64_t *ids;
+        cr_assert_eq(heapfmt_reader_refs(r, &ids), 2);
+        cr_assert_eq(ids[0], 16000);
+        cr_assert_eq(ids[1], first ? 2000 : 16040);
+        const heapfmt_rlabel *l;
+        cr_assert_eq(heapfmt_reader_labels(r, &l), 2, "%s", what);
+        for (int i = 0; i < 2; i++) {
+            cr_assert_eq(l[i].kind, HEAPFMT_LABEL_INDEX, "%s: %d", what, i);
+            cr_assert_eq(l[i].weak, 0);
+            cr_assert_eq(l[i].index, (uint64_t)(first ? i : i + 1),
+                         "%s: object %llu label %d is [%llu]", what,
+                         (unsigned long long)o->id, i,
+                         (unsigned long long)l[i].index);
+            cr_assert_str_eq(l[i].name->ptr, "");
+        }
+        seen++;
+    }
+    cr_assert_eq(rc, HEAPFMT_DONE, "%s: %s", what,
+                 heapfmt_reader_error(r)->message);
+    cr_assert_eq(seen, 2);
+    heapfmt_reader_free(r);
+}
+
+Test(vector, indexed_writer_output_matches_spec_bytes)
+{
+    tbuf spec, api;
+    load_vector(&spec, "1.3");
+    write_vector_tail(&api, TAIL_ARRAYS);
+    same_bytes(&spec, &api, "spec vector 11.5");
+    expect_indexed(&spec, "spec vector 11.5");
+    expect_indexed(&api, "writer output 11.5");
+    tbuf_free(&spec);
+    tbuf_free(&api);
+}
+
+/* The independent encoder, given 11.5's records with every label (the
+ * inferred ones too), produces the writer's bytes. */
+Test(vector, indexed_independent_encoder_agrees_with_writer)
+{
+    tbuf api;
+    write_vector_tail(&api, TAIL_ARRAYS);
+    traw d;
+    traw_begin(&d, 1, 3, 0, 0);
+    traw_vector_11_2(&d);
+    traw_string(&d, 4, "Array");
+    traw_class(&d, 2, 2040, 4, 0, 0);
+    for (int i = 0; i < 2; i++) {
+        heapfmt_object a = vector_array(i, 2);
+        traw_object(&d, &a);
+    }
+    encoder_agrees(&d, &api);
+}
+
+Test(vector, indexed_spec_bytes_are_self_consistent)
+{
+    self_consistent("1.3");
+}
+
+/* Bit 6 is read by the file's minor: in the 11.5 vector rewritten to say
+ * minor 2, where the bit is reserved, it is corrupt (section 4), as a
+ * 1.2 reader takes it in a file of its own minor. */
+Test(vector, indexed_bit_is_reserved_before_1_3)
+{
+    tbuf spec;
+    load_vector(&spec, "1.3");
+    set_minor(&spec, 2);
+    tcapture c;
+    tcapture_memory(&c, spec.data, spec.len, 0);
+    cr_assert_neq(c.rc, HEAPFMT_DONE, "bit 6 accepted in a 1.2 file");
+    tcapture_free(&c);
+    tbuf_free(&spec);
 }

@@ -601,8 +601,14 @@ Test(writer_io, refuses_reserved_bits_and_unknown_string_ids)
     TASSERT_OK(tmodel_string(&m, w, "T_OBJECT", 8, &known));
     heapfmt_object o = { 0 };
     o.id = 8;
-    o.fields = HEAPFMT_F_FLAGS | 0x40; /* bit 6: reserved */
+    o.fields = HEAPFMT_F_FLAGS | 0x80; /* bit 7: reserved (6: 1.3) */
     TASSERT_RC(tmodel_object(&m, w, &o), HEAPFMT_E_ARG);
+    o.fields = HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS; /* labels NULL */
+    o.nrefs = 1;
+    o.refs = &o.id;
+    TASSERT_RC(tmodel_object(&m, w, &o), HEAPFMT_E_ARG);
+    o.nrefs = 0;
+    o.refs = NULL;
     o.fields = HEAPFMT_F_STACK; /* a stack id never defined */
     o.stack = 1;
     TASSERT_RC(tmodel_object(&m, w, &o), HEAPFMT_E_ARG);

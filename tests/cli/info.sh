@@ -34,7 +34,7 @@ expect_success "info 1M"
 [ "$(row objects)" = "1,000,000" ] && pass || fail "objects row is '$(row objects)'"
 expect_out_has "meta.producer" "info 1M"
 expect_out_has "meta.vm.version" "info 1M"
-[ "$(row format)" = "1.2" ] && pass || fail "format row is '$(row format)'"
+[ "$(row format)" = "1.3" ] && pass || fail "format row is '$(row format)'"
 # heapfmt-gen writes Zstandard blocks by default; the footer says so.
 [ "$(row codecs)" = zstd ] && pass || fail "codecs row is '$(row codecs)'"
 size=$(stat -c %s x.dump)

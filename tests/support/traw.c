@@ -154,6 +154,37 @@ static void labels(tbuf *b, const heapfmt_label *l, size_t n)
     }
 }
 
+/* The same in the indexed form (1.3, OBJECT fields bit 6): the reader
+ * infers, for a reference without an entry, the index position + rel,
+ * rel being index - position of the last INDEX entry before it (0 at
+ * first); so an entry is written for every label but an INDEX one, not
+ * weak, that is what the reader would infer. */
+static void labels_indexed(tbuf *b, const heapfmt_label *l, size_t n)
+{
+    tbuf entries = { 0 };
+    size_t count = 0, last = 0;
+    int64_t rel = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t here = (int64_t)(l[i].value - i);
+        int index = l[i].kind == HEAPFMT_LABEL_INDEX;
+        if (index && !l[i].weak && here == rel)
+            continue;
+        uint64_t v = l[i].value;
+        if (index) {
+            v = ((uint64_t)here << 1) ^ (uint64_t)(here >> 63);
+            rel = here;
+        }
+        tbuf_varint(&entries, i - last);
+        tbuf_varint(&entries,
+                    v << 4 | (uint64_t)(l[i].weak ? 8 : 0) | l[i].kind);
+        last = i + 1;
+        count++;
+    }
+    tbuf_varint(b, count);
+    tbuf_put(b, entries.data, entries.len);
+    tbuf_free(&entries);
+}
+
 static void add(traw *d, unsigned tag, tbuf *body, int is_object)
 {
     traw_record(&d->blk, tag, body->data, body->len);
@@ -288,7 +319,9 @@ void traw_object(traw *d, const heapfmt_object *o)
     }
     if (o->fields & HEAPFMT_F_STACK)
         tbuf_varint(&b, o->stack);
-    if (o->fields & HEAPFMT_F_LABELS)
+    if ((o->fields & HEAPFMT_F_LABELS) && (o->fields & HEAPFMT_F_INDEXED))
+        labels_indexed(&b, o->labels, o->nrefs);
+    else if (o->fields & HEAPFMT_F_LABELS)
         labels(&b, o->labels, o->nrefs);
     pad(d, &b);
     traw_class_entry *c =

@@ -93,7 +93,10 @@ void traw_meta_text(traw *d, const char *key, const char *text);
 void traw_string(traw *d, uint32_t id, const char *text);
 void traw_class(traw *d, uint32_t index, uint64_t id, uint32_t name,
                 uint64_t super, uint64_t flags);
-/* o->class_id is the class INDEX here. */
+/* o->class_id is the class INDEX here. With HEAPFMT_F_INDEXED and
+ * HEAPFMT_F_LABELS, o->labels are all nrefs labels, written in the
+ * indexed form (1.3: the inferred INDEX ones left out); fields are
+ * written as given (no bit is cleared). */
 void traw_object(traw *d, const heapfmt_object *o);
 void traw_root(traw *d, uint32_t kind, const uint64_t *ids, size_t n);
 /* 1.1: labels (n of them) may be NULL. */

@@ -1218,6 +1218,10 @@ static void label_refs(gen *g, heapfmt_object *o, unsigned kind,
         (kind != K_OBJECT && kind != K_ARRAY && kind != K_HASH) ||
         (kind == K_HASH && nvalues == 0))
         return;
+    if (kind == K_ARRAY && !g->opt->listed_indexes) {
+        o->fields |= HEAPFMT_F_INDEXED; /* element k at position k */
+        return;
+    }
     /* a class's first ivar name, from its id: the same in every instance */
     size_t first = (size_t)((o->class_id >> 3) * 0x9E3779B97F4A7C15ull >> 40);
     for (size_t k = 0; k < n; k++) {

@@ -39,6 +39,9 @@ typedef struct gen_options {
     int labels;       /* nonzero (--profile=app): reference labels (format
                          1.1) where the Ruby extension writes them:
                          instance variable names, array indexes, hash keys */
+    int listed_indexes; /* nonzero: an array's index labels written one by
+                         one (format 1.1), not implied by their positions
+                         (HEAPFMT_F_INDEXED, format 1.3) */
 } gen_options;
 
 #define GEN_OPTIONS_INIT                                                    \

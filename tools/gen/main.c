@@ -47,6 +47,9 @@ static void usage(void)
         "                        generation)\n"
         "      --no-labels       omit reference labels (instance variable\n"
         "                        names, array indexes, hash keys)\n"
+        "      --listed-indexes  write an array's index labels one by one\n"
+        "                        (format 1.1), not implied by the elements'\n"
+        "                        positions (format 1.3): the same labels\n"
         "      --stacks          give ~98%% of objects a native allocation\n"
         "                        call stack, one of 48 made-up paths\n"
         "                        through a malloc tracker, libc and\n"
@@ -62,7 +65,7 @@ static void usage(void)
 }
 
 enum { OPT_BLOCK_SIZE = 256, OPT_NO_SITES, OPT_NO_LABELS, OPT_PROFILE, OPT_CODEC,
-       OPT_THREADS, OPT_STACKS };
+       OPT_THREADS, OPT_STACKS, OPT_LISTED_INDEXES };
 
 static const struct option long_options[] = {
     {"objects", required_argument, NULL, 'n'},
@@ -77,6 +80,7 @@ static const struct option long_options[] = {
     {"no-sites", no_argument, NULL, OPT_NO_SITES},
     {"no-labels", no_argument, NULL, OPT_NO_LABELS},
     {"stacks", no_argument, NULL, OPT_STACKS},
+    {"listed-indexes", no_argument, NULL, OPT_LISTED_INDEXES},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -185,6 +189,9 @@ int main(int argc, char **argv)
             break;
         case OPT_STACKS:
             gopt.stacks = 1;
+            break;
+        case OPT_LISTED_INDEXES:
+            gopt.listed_indexes = 1;
             break;
         default: /* -h, -V, errors */
             return cli_standard_option(c, argv, usage);
