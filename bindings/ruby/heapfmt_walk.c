@@ -131,6 +131,8 @@ typedef struct walk {
     int data_type_weakmap;             /* whether it is a WeakMap's */
     uint64_t *weak; /* a WeakMap's keys and values */
     size_t nweak, cweak;
+    uint64_t *scratch; /* an array's runs, or a sorted copy of its refs */
+    size_t cscratch;
     VALUE skip; /* the reference not to list: the object's class */
     heapfmt_label *labels; /* labels of ids, when the object has some */
     size_t clabels;
@@ -1212,6 +1214,102 @@ static void label_refs(walk *k, VALUE v, int t)
     }
 }
 
+/* ---- arrays: references in element order (format 1.3) ----
+ *
+ * A huge Array's references, sorted, cost a sort and a search per element
+ * to find its index, and a label per element in the dump. Listed in
+ * element order instead, an element's index is its position: the record
+ * says so with HEAPFMT_F_INDEXED, and no label is written per element
+ * (spec 6.4.1). The VM's mark function reports an array's elements last
+ * (after the instance variables and the class it may have), in order,
+ * immediates left out; a list that does not end with them (a shared
+ * array: its root) or holds one twice (a set is written) is written
+ * sorted, as before. */
+
+/* Whether the n ids at v are all different (-1: out of memory), in about
+ * n steps: a bitmap of the 8-byte words between the smallest id and the
+ * largest (objects are slots of 40 bytes or more, in pages close
+ * together: 1 bit per 8 bytes of heap), when it is no bigger than a
+ * sorted copy, which says otherwise. Two ids within 8 bytes (never two
+ * Ruby objects) count as one: a false "no", which only costs the sort. */
+static int all_distinct(walk *k, const uint64_t *v, size_t n)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    uint64_t words = ((hi - lo) >> 3) / 64 + 1;
+    if (words <= n) {
+        if (grow((void **)&k->scratch, &k->cscratch, (size_t)words,
+                 sizeof *k->scratch) < 0)
+            return -1;
+        uint64_t *bits = k->scratch;
+        memset(bits, 0, (size_t)words * sizeof *bits);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t b = (v[i] - lo) >> 3, m = 1ull << (b & 63);
+            if (bits[b >> 6] & m)
+                return 0;
+            bits[b >> 6] |= m;
+        }
+        return 1;
+    }
+    if (grow((void **)&k->scratch, &k->cscratch, n, sizeof *k->scratch) < 0)
+        return -1;
+    memcpy(k->scratch, v, n * sizeof *v);
+    size_t m = n;
+    sort_unique(k->scratch, &m);
+    return m == n;
+}
+
+/* Lists v's references in element order when they can be (see above):
+ * returns 1 with k->ids in that order and, when an element's index is not
+ * its position (immediates, or the class, between them), k->labeled and
+ * k->labels set; 0 to write them sorted. */
+static int array_in_order(walk *k, VALUE v)
+{
+    if (k->nids == 0)
+        return 0;
+    const VALUE *e = RARRAY_CONST_PTR(v);
+    long len = RARRAY_LEN(v);
+    size_t at = 0, heap = 0;
+    for (long i = 0; i < len; i++)
+        heap += is_heap_object(e[i]) && e[i] != k->skip;
+    if (heap != k->nids) /* instance variables, or a shared array */
+        return 0;
+    const uint64_t *ids = k->ids;
+    int gaps = 0; /* an element's index is not its position */
+    for (long i = 0; i < len; i++) {
+        if (!is_heap_object(e[i]) || e[i] == k->skip)
+            continue;
+        gaps |= at != (size_t)i;
+        if (ids[at++] != (uint64_t)e[i])
+            return 0;
+    }
+    int distinct = all_distinct(k, ids, k->nids);
+    if (distinct < 0) {
+        fail_nomem(k, "array references");
+        return 0;
+    }
+    if (!distinct)
+        return 0;
+    if (!gaps)
+        return 1; /* every label implied */
+    if (k->clabels < k->nids &&
+        grow((void **)&k->labels, &k->clabels, k->nids, sizeof *k->labels) <
+            0) {
+        fail_nomem(k, "label list");
+        return 0;
+    }
+    at = 0;
+    for (long i = 0; i < len; i++)
+        if (is_heap_object(e[i]) && e[i] != k->skip)
+            k->labels[at++] =
+                (heapfmt_label){HEAPFMT_LABEL_INDEX, 0, (uint64_t)i};
+    k->labeled = 1;
+    return 1;
+}
+
 /* ---- weak references ----
  *
  * An ObjectSpace::WeakMap marks neither its keys nor its values, so the
@@ -1357,10 +1455,16 @@ static int write_object(walk *k, VALUE v, size_t stride)
         rb_objspace_reachable_objects_from(v, ref_i, k);
     if (k->ids_oom)
         return fail_nomem(k, "reference list");
-    sort_unique(k->ids, &k->nids);
     k->labeled = 0;
-    if (live && k->ctx->labels)
-        label_refs(k, v, t);
+    /* An array's labels are its indexes: in the indexed form (1.3) those
+     * the reader infers are not written, listed in order or sorted. */
+    int array = live && t == RUBY_T_ARRAY && k->ctx->labels;
+    int in_order = array && array_in_order(k, v);
+    if (!in_order) {
+        sort_unique(k->ids, &k->nids);
+        if (live && k->ctx->labels)
+            label_refs(k, v, t);
+    }
     if (live && t == RUBY_T_DATA)
         weak_refs(k, v);
     if (k->ids_oom)
@@ -1373,6 +1477,8 @@ static int write_object(walk *k, VALUE v, size_t stride)
         o.fields |= HEAPFMT_F_LABELS;
         o.labels = k->labels;
     }
+    if (in_order || (array && k->labeled))
+        o.fields |= HEAPFMT_F_INDEXED;
     if (o.nrefs > HEAPFMT_MAX_REFS) {
         o.nrefs = HEAPFMT_MAX_REFS;
         o.flags |= HR_OF_REFS_TRUNCATED;
@@ -1600,6 +1706,7 @@ void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
     free(k.ids);
     free(k.labels);
     free(k.weak);
+    free(k.scratch);
     for (size_t i = 0; i < HR_IVMAPS; i++)
         free(k.ivmaps[i].names);
 }

@@ -72,6 +72,19 @@ $mixed = Plain.new(7) # an ivar set to an immediate, then back to an object
 $mixed.instance_variable_set(:@b, 42)
 $keys = Array.new(100) { |i| { "name" => "n#{i}", sym: "s#{i}", 7 => "i#{i}", [1] => "none#{i}" } }
 LABELED_CONSTANT = "a constant's value"
+# Arrays, whose labels are their indexes (format 1.3: implied by the
+# positions when the references are listed in element order): immediates
+# and the array's class among the elements (not references), elements
+# held twice (a set: the first index wins), shared arrays (they reference
+# their root, not their elements), instance variables, and big ones in
+# address order and shuffled.
+$gappy = [nil, "a", 1, "b", :sym, "c", Array, 2.5, "d"]
+$twice = ["x", "y"].then { |x, y| [x, y, x, "z", y] }
+$whole = Array.new(64) { |i| "w#{i}" }
+$slice = $whole[1..]
+$ivar = %w[p q].tap { |a| a.instance_variable_set(:@iv, "iv") }
+$big = Array.new(5000) { |i| "e#{i}" }
+$shuffled = $big.shuffle(random: Random.new(3))
 
 # What each object should label: object => { referenced object => label }.
 def want_ivars(o)
@@ -90,6 +103,18 @@ $keys.each do |h|
                       addr(h[7]) => ["7", "key"] }
 end
 expect[addr($plain)] = $plain.each_with_index.to_h { |o, i| [addr(o), [i, "index"]] }
+def want_indexes(a)
+  a.each_with_index.each_with_object({}) do |(v, i), h|
+    next if HeapFmt.address(v).nil? || v.equal?(Array)
+
+    h[addr(v)] ||= [i, "index"]
+  end
+end
+[$gappy, $twice, $ivar, $big, $shuffled].each { |a| expect[addr(a)] = want_indexes(a) }
+# the slice made both arrays share a root, which each references instead
+expect[addr($slice)] = expect[addr($whole)] = {}
+Check.eq(expect[addr($gappy)].size, 4, "the gappy array's elements")
+Check.eq(expect[addr($twice)].values.map(&:first), [0, 1, 3], "the first index wins")
 
 path = tmp("labels.hfd")
 HeapFmt.dump(path)
