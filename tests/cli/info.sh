@@ -135,6 +135,22 @@ head -c 5 x.dump >stub.dump
 run "$info" stub.dump
 expect_failure 3 "cut inside the header"
 
+# --verify decodes labels: a label naming a string no STRING record
+# defines fails (a one-block dump built here: STRING 1, an OBJECT whose
+# reference is labeled by string 7, END; the footer left out).
+python3 - <<'PY'
+import struct, zlib
+def crc(b): return struct.pack("<I", zlib.crc32(b) & 0xffffffff)
+head = bytes.fromhex("89484 64d540d0a1a01030000".replace(" ", ""))
+obj = bytes.fromhex("80fa01 00 00 28 10 01 dfda01 01 00 71".replace(" ", ""))
+body = bytes.fromhex("02020141") + bytes([4, len(obj)]) + obj + bytes.fromhex("0603012802")
+blk = b"D\0\0\0" + struct.pack("<II", len(body), len(body)) + crc(body)
+open("badlabel.dump", "wb").write(head + crc(head) + blk + crc(blk) + body)
+PY
+run "$info" --verify badlabel.dump
+expect_failure 1 "verify an undefined label name"
+expect_err_has "labeled by string 7, which no STRING record defines" "verify label name"
+
 # A flipped byte in the middle: info reads around it, verify fails.
 cp x.dump bad.dump
 printf '\377' | dd of=bad.dump bs=1 seek=$((size / 3)) conv=notrunc status=none
