@@ -952,19 +952,22 @@ class Bench:
             return [("1M", 1_000_000)]
         return [("2.5M", 2_500_000), ("5M", 5_000_000)]
 
-    def ruby_case(self, label, n, trace=False, graph=False):
+    def ruby_case(self, label, n, trace=False, graph=False, shape="records"):
         """bench/ruby_bench.rb on a heap of about n objects (the heap built
-        under ObjectSpace.trace_object_allocations with trace): every
-        writer in turn, round after round, CPU and wall time; rows go to
-        self.ruby["LABEL, trace off|on"]."""
+        under ObjectSpace.trace_object_allocations with trace; of app
+        records, or hanging off one Array with shape "array", issue 39):
+        every writer in turn, round after round, CPU and wall time; rows
+        go to self.ruby["LABEL[ one array], trace off|on"]."""
         code = os.path.join(self.build, "ruby", "heapfmt.rb")
         if shutil.which("ruby") is None or not os.path.exists(code):
             self.skipped.append(("Ruby case", "ruby or build/ruby/heapfmt.rb "
                                  "missing (make ruby)"))
             return
-        key = "%s, trace %s" % (label, "on" if trace else "off")
+        key = "%s%s, trace %s" % (label, " one array" if shape == "array"
+                                  else "", "on" if trace else "off")
         env = dict(os.environ, HEAPFMT_IMPORT=self.tool("heapfmt-import"),
-                   BENCH_RUNS=str(self.runs), BENCH_TRACE="1" if trace else "0")
+                   BENCH_RUNS=str(self.runs), BENCH_TRACE="1" if trace else "0",
+                   BENCH_SHAPE=shape)
         rdir = self.path("ruby")
         p = subprocess.run(["ruby", "-I", os.path.dirname(code),
                             os.path.join(self.root, "bench", "ruby_bench.rb"),
@@ -974,7 +977,7 @@ class Bench:
             self.skipped.append(("Ruby case, " + key,
                                  p.stderr.strip()[-300:]))
             return
-        rows = {"pause": {}, "trace": trace, "label": label}
+        rows = {"pause": {}, "trace": trace, "label": label, "shape": shape}
         section = None
         for line in p.stdout.splitlines():
             f = line.split("\t")
@@ -1003,11 +1006,13 @@ class Bench:
         shutil.rmtree(rdir, ignore_errors=True)
 
     def ruby_cases(self, graph=True):
-        """Issue 36: every Ruby heap, tracing off and on."""
+        """Issue 36: every Ruby heap, tracing off and on; issue 39: the
+        heap that hangs off one huge Array, tracing off."""
         sizes = self.ruby_sizes()
         for label, n in sizes:
             self.ruby_case(label, n, graph=graph and label == sizes[-1][0])
             self.ruby_case(label, n, trace=True)
+            self.ruby_case(label, n, shape="array")
 
     def malloc_cases(self):
         """Issue 16: the malloc tracker's overhead on malloc-heavy programs
@@ -1197,7 +1202,8 @@ class Bench:
 
     def ruby_targets(self, add):
         """Issue 36: HeapFmt.dump with default options at least 4x faster
-        than dump_all in CPU time with tracing off, 3x with tracing on;
+        than dump_all in CPU time with tracing off, 3x with tracing on
+        (issue 39: 4x on the one-array heap too);
         with fork: true the child at most 10% more CPU than the dump of
         fork: false; the application stopped at most 20 ms by a fork:
         true dump of the largest heap. Wall times, labels: false and the
@@ -1233,7 +1239,8 @@ class Bench:
                     (fk["child_cpu_s"], hf["cpu_s"], fk["wall_s"],
                      hf["wall_s"], base["wall_s"] / fk["wall_s"]))
             pz = rows["pause"].get("HeapFmt.dump fork:true")
-            if pz is not None and rows["label"] == big:
+            if pz is not None and rows["label"] == big and \
+                    rows.get("shape", "records") == "records":
                 pd = rows["pause"].get("ObjectSpace.dump_all", {})
                 pc = rows["pause"].get("no dump (sleep 0.2 s)", {})
                 add("HeapFmt.dump fork:true pause, %s, s" % key,

@@ -12,6 +12,11 @@
 #   BENCH_TRACE     1: build the heap under
 #                   ObjectSpace.trace_object_allocations (sites in both
 #                   dumps)
+#   BENCH_SHAPE     records (default): app records (7 objects each) held
+#                   by one Array; array: the heap hangs off one Array of
+#                   3/5 of the objects' count (a cache or a result set:
+#                   3M elements at 5M objects), each element a String
+#                   or a 2-element row [String, Integer] (issue 39)
 #
 # Prints TSV sections:
 #   writer  one row per writer: cpu_s, cpu_min_s, wall_s, wall_min_s (CPU:
@@ -50,8 +55,13 @@ end
 
 ObjectSpace.trace_object_allocations_start if ENV["BENCH_TRACE"] == "1"
 $heap = []
+shape = ENV.fetch("BENCH_SHAPE", "records")
 loop do
-  $heap.concat(Array.new(50_000) { |i| User.new($heap.size + i) })
+  if shape == "array" # 5 objects per 3 elements
+    $heap.concat(Array.new(60_000) { |i| (i % 3).zero? ? "row #{i}" : ["k#{i}", i] })
+  else
+    $heap.concat(Array.new(50_000) { |i| User.new($heap.size + i) })
+  end
   GC.start
   break if live_objects >= target
 end

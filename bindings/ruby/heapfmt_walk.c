@@ -1234,6 +1234,8 @@ static void label_refs(walk *k, VALUE v, int t)
  * Ruby objects) count as one: a false "no", which only costs the sort. */
 static int all_distinct(walk *k, const uint64_t *v, size_t n)
 {
+    if (n < 2)
+        return 1;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < n; i++) {
         lo = v[i] < lo ? v[i] : lo;
@@ -1263,10 +1265,10 @@ static int all_distinct(walk *k, const uint64_t *v, size_t n)
 }
 
 /* Lists v's references in element order when they can be (see above):
- * returns 1 with k->ids in that order and, when an element's index is not
- * its position (immediates, or the class, between them), k->labeled and
- * k->labels set; 0 to write them sorted. */
-static int array_in_order(walk *k, VALUE v)
+ * returns 1 with k->ids in that order and, with labels, when an element's
+ * index is not its position (immediates, or the class, between them),
+ * k->labeled and k->labels set; 0 to write them sorted. */
+static int array_in_order(walk *k, VALUE v, int labels)
 {
     if (k->nids == 0)
         return 0;
@@ -1293,8 +1295,8 @@ static int array_in_order(walk *k, VALUE v)
     }
     if (!distinct)
         return 0;
-    if (!gaps)
-        return 1; /* every label implied */
+    if (!gaps || !labels)
+        return 1; /* every label implied, or none wanted */
     if (k->clabels < k->nids &&
         grow((void **)&k->labels, &k->clabels, k->nids, sizeof *k->labels) <
             0) {
@@ -1457,9 +1459,11 @@ static int write_object(walk *k, VALUE v, size_t stride)
         return fail_nomem(k, "reference list");
     k->labeled = 0;
     /* An array's labels are its indexes: in the indexed form (1.3) those
-     * the reader infers are not written, listed in order or sorted. */
+     * the reader infers are not written, listed in order or sorted. In
+     * order, there is no sort either (labels: false too). */
     int array = live && t == RUBY_T_ARRAY && k->ctx->labels;
-    int in_order = array && array_in_order(k, v);
+    int in_order = live && t == RUBY_T_ARRAY &&
+                   array_in_order(k, v, k->ctx->labels);
     if (!in_order) {
         sort_unique(k->ids, &k->nids);
         if (live && k->ctx->labels)
@@ -1477,7 +1481,7 @@ static int write_object(walk *k, VALUE v, size_t stride)
         o.fields |= HEAPFMT_F_LABELS;
         o.labels = k->labels;
     }
-    if (in_order || (array && k->labeled))
+    if (array && (in_order || k->labeled))
         o.fields |= HEAPFMT_F_INDEXED;
     if (o.nrefs > HEAPFMT_MAX_REFS) {
         o.nrefs = HEAPFMT_MAX_REFS;
