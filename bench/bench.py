@@ -57,6 +57,17 @@ MB = 1e6
 MIB = 1024 * 1024
 
 
+def target_list():
+    """The targets of a run and the add(what, value, goal, ok, detail)
+    that appends one to them, in the form results.json keeps."""
+    t = []
+
+    def add(what, value, goal, ok, detail):
+        t.append({"target": what, "value": value, "goal": goal,
+                  "met": bool(ok), "detail": detail})
+    return t, add
+
+
 class Bench:
     def __init__(self, args):
         self.root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -903,11 +914,7 @@ class Bench:
         self.load0 = os.getloadavg()[0]
         self.codec_result = None
         self.fleet(*self.sizes[0])
-        t = []
-
-        def add(what, value, goal, ok, detail):
-            t.append({"target": what, "value": value, "goal": goal,
-                      "met": bool(ok), "detail": detail})
+        t, add = target_list()
         self.fleet_targets(add)
         lines = []
         for c in self.cases:
@@ -1289,11 +1296,7 @@ class Bench:
         """--only ruby: issue 36's cases and targets."""
         self.load0 = os.getloadavg()[0]
         self.ruby_cases(graph=False)
-        t = []
-
-        def add(what, value, goal, ok, detail):
-            t.append({"target": what, "value": value, "goal": goal,
-                      "met": bool(ok), "detail": detail})
+        t, add = target_list()
         self.ruby_targets(add)
         lines = self.ruby_text()
         lines.append("")
@@ -1454,11 +1457,7 @@ class Bench:
         self.load0 = os.getloadavg()[0]
         self.malloc_cases()
         self.replay_cases()
-        t = []
-
-        def add(what, value, goal, ok, detail):
-            t.append({"target": what, "value": value, "goal": goal,
-                      "met": bool(ok), "detail": detail})
+        t, add = target_list()
         self.malloc_targets(add)
         self.replay_targets(add)
         with open(self.path("replay.json"), "w") as f:
@@ -1489,11 +1488,7 @@ class Bench:
         DIR/bench/core.json (bench/README.md is not touched)."""
         self.load0 = os.getloadavg()[0]
         self.core_cases()
-        t = []
-
-        def add(what, value, goal, ok, detail):
-            t.append({"target": what, "value": value, "goal": goal,
-                      "met": bool(ok), "detail": detail})
+        t, add = target_list()
         self.core_targets(add)
         with open(self.path("core.json"), "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
@@ -1519,14 +1514,10 @@ class Bench:
 
     def targets(self):
         big = self.sizes[-1][0]
-        t = []
+        t, add = target_list()
 
         def rate(c):
             return c["objects"] / c["cpu_s"] if c and c["cpu_s"] else 0
-
-        def add(what, value, goal, ok, detail):
-            t.append({"target": what, "value": value, "goal": goal,
-                      "met": bool(ok), "detail": detail})
 
         for lv, goal in ((0, 20e6), (1, 5e6)):
             c = self.find("writer alone level %d" % lv)
