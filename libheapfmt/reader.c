@@ -22,71 +22,60 @@ static int read_trailer(heapfmt_reader *r, uint64_t footer_offset)
     uint64_t at = r->pos;
     int rc = hf_read_full(r, t, sizeof t, &got);
     if (rc != HEAPFMT_OK)
-        return hf_rfatal(r, rc);
-    if (got < HF_TRAILER_SIZE) {
-        hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, at,
-                 "dump is truncated inside its trailer; all %llu records "
-                 "were read",
-                 (unsigned long long)r->delivered);
-        return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
-    }
+        return hf_rstop(r, rc);
+    if (got < HF_TRAILER_SIZE)
+        return hf_rfatal(r, HEAPFMT_E_TRUNCATED, 0, at,
+                         "dump is truncated inside its trailer; all %llu "
+                         "records were read",
+                         (unsigned long long)r->delivered);
     hf_trailer tr;
     const char *why = hf_trailer_decode(t, r->strict, &tr);
-    if (why || tr.footer_offset != footer_offset) {
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, at,
-                 "invalid trailer at offset %llu: %s", (unsigned long long)at,
-                 why ? why : "it does not point at the footer");
-        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-    }
-    if (got > HF_TRAILER_SIZE) {
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, at + HF_TRAILER_SIZE,
-                 "unexpected data after the end of the dump");
-        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-    }
+    if (why || tr.footer_offset != footer_offset)
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, at,
+                         "invalid trailer at offset %llu: %s",
+                         (unsigned long long)at,
+                         why ? why : "it does not point at the footer");
+    if (got > HF_TRAILER_SIZE)
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, at + HF_TRAILER_SIZE,
+                         "unexpected data after the end of the dump");
     return HEAPFMT_OK;
 }
 
 static int read_footer_block(heapfmt_reader *r, const hf_block_header *b,
                              uint64_t offset)
 {
-    if (r->partial && r->range_end != UINT64_MAX) {
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                 "footer block at offset %llu inside the range that ends at "
-                 "%llu",
-                 (unsigned long long)offset,
-                 (unsigned long long)r->range_end);
-        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-    }
+    if (r->partial && r->range_end != UINT64_MAX)
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, offset,
+                         "footer block at offset %llu inside the range that "
+                         "ends at %llu",
+                         (unsigned long long)offset,
+                         (unsigned long long)r->range_end);
     if (r->partial) { /* a reader moved to a block ends at the footer */
         r->state = HF_R_DONE;
         return HEAPFMT_OK;
     }
-    if (!r->seen_end || r->corrupt_blocks) {
-        if (r->corrupt_blocks)
-            hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                     "dump is incomplete: %llu corrupt block(s) were skipped",
-                     (unsigned long long)r->corrupt_blocks);
-        else
-            hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                     "footer at offset %llu comes before the END record",
-                     (unsigned long long)offset);
-        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-    }
+    if (r->corrupt_blocks)
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, offset,
+                         "dump is incomplete: %llu corrupt block(s) were "
+                         "skipped",
+                         (unsigned long long)r->corrupt_blocks);
+    if (!r->seen_end)
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, offset,
+                         "footer at offset %llu comes before the END record",
+                         (unsigned long long)offset);
     int rc = hf_block_payload(r, b, offset, &r->raw, &r->raw_cap);
     if (rc == HEAPFMT_OK)
         rc = hf_footer_parse(r, r->raw, b->raw_len, offset);
     if (rc != HEAPFMT_OK)
-        return hf_rfatal(r, rc);
+        return hf_rstop(r, rc);
     const heapfmt_totals *t = &r->footer.totals;
     if (t->objects != r->end.objects || t->bytes != r->end.bytes ||
         t->records != r->end.records || t->blocks != r->blocks_done ||
         t->raw_bytes != r->raw_bytes ||
         r->footer.nblocks != r->blocks_done ||
-        (t->codecs != 0 && t->codecs != r->codecs)) {
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                 "footer totals disagree with the dump");
-        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-    }
+        (t->codecs != 0 && t->codecs != r->codecs))
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, offset,
+                         "footer totals disagree with the dump");
     if ((rc = read_trailer(r, offset)) != HEAPFMT_OK)
         return rc;
     r->have_footer = 1;
@@ -102,34 +91,30 @@ static int load_block(heapfmt_reader *r)
     size_t got;
     int fatal;
     if (r->partial && offset >= r->range_end) { /* heapfmt_reader_seek_range */
-        if (offset > r->range_end) {
-            hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
-                     "the block at offset %llu runs past the end of its "
-                     "range, offset %llu",
-                     (unsigned long long)r->block_offset,
-                     (unsigned long long)r->range_end);
-            return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-        }
+        if (offset > r->range_end)
+            return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
+                             "the block at offset %llu runs past the end "
+                             "of its range, offset %llu",
+                             (unsigned long long)r->block_offset,
+                             (unsigned long long)r->range_end);
         r->state = HF_R_DONE;
         return HEAPFMT_OK;
     }
     int rc = hf_block_read_header(r, offset, &b, &got, &fatal);
-    if (rc == HEAPFMT_E_TRUNCATED) {
-        hf_rfail(r, HEAPFMT_E_TRUNCATED, 0, offset,
-                 "dump is truncated at offset %llu (%s): %llu records in "
-                 "%llu complete blocks were read",
-                 (unsigned long long)(offset + got),
-                 !r->seen_end ? "no END record" : "no footer",
-                 (unsigned long long)r->delivered,
-                 (unsigned long long)r->blocks_done);
-        return hf_rfatal(r, HEAPFMT_E_TRUNCATED);
-    }
+    if (rc == HEAPFMT_E_TRUNCATED)
+        return hf_rfatal(r, HEAPFMT_E_TRUNCATED, 0, offset,
+                         "dump is truncated at offset %llu (%s): %llu "
+                         "records in %llu complete blocks were read",
+                         (unsigned long long)(offset + got),
+                         !r->seen_end ? "no END record" : "no footer",
+                         (unsigned long long)r->delivered,
+                         (unsigned long long)r->blocks_done);
     if (rc != HEAPFMT_OK && (fatal || rc != HEAPFMT_E_CORRUPT))
-        return hf_rfatal(r, rc);
+        return hf_rstop(r, rc);
     if (rc != HEAPFMT_OK) { /* a bad block whose length can be trusted */
         heapfmt_error why = r->err;
         if ((rc = hf_block_skip(r, &b, offset)) != HEAPFMT_OK)
-            return hf_rfatal(r, rc);
+            return hf_rstop(r, rc);
         hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset, "%s; it was skipped",
                  why.message);
         if (b.kind == HF_KIND_DATA)
@@ -141,21 +126,19 @@ static int load_block(heapfmt_reader *r)
         return read_footer_block(r, &b, offset);
     if (b.kind != HF_KIND_DATA) { /* unknown kind: skip it whole */
         if ((rc = hf_block_skip(r, &b, offset)) != HEAPFMT_OK)
-            return hf_rfatal(r, rc);
+            return hf_rstop(r, rc);
         return HEAPFMT_OK;
     }
-    if (r->seen_end) {
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, offset,
-                 "data block at offset %llu after the END record",
-                 (unsigned long long)offset);
-        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-    }
+    if (r->seen_end)
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, offset,
+                         "data block at offset %llu after the END record",
+                         (unsigned long long)offset);
     r->block_offset = offset;
     rc = hf_block_payload(r, &b, offset, &r->raw, &r->raw_cap);
     if (rc == HEAPFMT_E_CORRUPT)
         return skip_block(r);
     if (rc != HEAPFMT_OK)
-        return hf_rfatal(r, rc);
+        return hf_rstop(r, rc);
     r->raw_len = b.raw_len;
     r->raw_bytes += b.raw_len;
     r->stored_bytes += b.stored_len;
@@ -306,15 +289,14 @@ static int decode_end(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
     t->records = e.records;
     if (r->corrupt_blocks == 0 && !r->partial &&
         (t->objects != r->objects || t->bytes != r->bytes ||
-         t->records != r->records)) {
-        hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
-                 "END says %llu objects, %llu records; the dump has %llu, %llu",
-                 (unsigned long long)t->objects,
-                 (unsigned long long)t->records,
-                 (unsigned long long)r->objects,
-                 (unsigned long long)r->records);
-        return hf_rfatal(r, HEAPFMT_E_CORRUPT);
-    }
+         t->records != r->records))
+        return hf_rfatal(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
+                         "END says %llu objects, %llu records; the dump has "
+                         "%llu, %llu",
+                         (unsigned long long)t->objects,
+                         (unsigned long long)t->records,
+                         (unsigned long long)r->objects,
+                         (unsigned long long)r->records);
     r->seen_end = 1;
     return HEAPFMT_OK;
 }
@@ -508,7 +490,7 @@ int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec)
                 return rc;
             if (rc == HEAPFMT_E_CORRUPT)
                 return skip_block(r);
-            return hf_rfatal(r, rc); /* out of memory, table limit */
+            return hf_rstop(r, rc); /* out of memory, table limit */
         }
     }
 }
@@ -541,9 +523,9 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
     if (r->refs_n > r->refs_cap &&
         hf_grow(&r->al, (void **)&r->refs_buf, &r->refs_cap, (size_t)r->refs_n,
                 sizeof *r->refs_buf) < 0)
-        return hf_rfatal(r, hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
-                                 "out of memory for %llu references",
-                                 (unsigned long long)r->refs_n));
+        return hf_rfatal(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
+                         "out of memory for %llu references",
+                         (unsigned long long)r->refs_n);
     const uint8_t *q = r->refs_p;
     const char *why =
         hf_refs_decode(&q, r->refs_end, r->refs_base, r->refs_n, r->refs_buf);
@@ -592,9 +574,9 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
     if (r->refs_n > r->labels_cap &&
         hf_grow(&r->al, (void **)&r->labels_buf, &r->labels_cap,
                 (size_t)r->refs_n, sizeof *r->labels_buf) < 0)
-        return hf_rfatal(r, hf_rfail(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
-                                 "out of memory for %llu labels",
-                                 (unsigned long long)r->refs_n));
+        return hf_rfatal(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
+                         "out of memory for %llu labels",
+                         (unsigned long long)r->refs_n);
     if (!q) { /* every reference at its index */
         implied_indexes(r, 0, r->refs_n, 0);
         *labels = r->labels_buf;
@@ -625,7 +607,7 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
             rel = l.value - l.position;
         } else if (l.kind != HEAPFMT_LABEL_NONE &&
                    (rc = string_ref(r, l.value, &out->name)) != HEAPFMT_OK) {
-            return hf_rfatal(r, rc); /* a string table failure */
+            return hf_rstop(r, rc); /* a string table failure */
         }
     }
     if (why)
@@ -680,11 +662,10 @@ int heapfmt_reader_seek_range(heapfmt_reader *r, uint64_t offset,
                         "range ends at %llu, before its start %llu",
                         (unsigned long long)end, (unsigned long long)offset);
     int64_t at = r->seek(r->opaque, (int64_t)offset, 0);
-    if (at != (int64_t)offset) {
-        hf_rfail(r, HEAPFMT_E_IO, at < 0 ? (int)-at : 0, offset,
-                 "cannot seek to offset %llu", (unsigned long long)offset);
-        return hf_rfatal(r, HEAPFMT_E_IO);
-    }
+    if (at != (int64_t)offset)
+        return hf_rfatal(r, HEAPFMT_E_IO, at < 0 ? (int)-at : 0, offset,
+                         "cannot seek to offset %llu",
+                         (unsigned long long)offset);
     r->pos = offset;
     r->partial = 1;
     r->range_end = end;

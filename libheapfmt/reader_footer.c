@@ -167,10 +167,9 @@ int heapfmt_reader_footer(heapfmt_reader *r, const heapfmt_footer **out)
         hf_free(&r->al, buf);
     }
     /* Go back to where sequential reading was. */
-    if (seek_to(r, saved) < 0) {
-        hf_rfail(r, HEAPFMT_E_IO, 0, saved, "cannot seek back in the input");
-        return hf_rfatal(r, HEAPFMT_E_IO);
-    }
+    if (seek_to(r, saved) < 0)
+        return hf_rfatal(r, HEAPFMT_E_IO, 0, saved,
+                         "cannot seek back in the input");
     r->pos = saved;
     if (rc != HEAPFMT_OK) {
         memset(&r->footer, 0, sizeof r->footer);

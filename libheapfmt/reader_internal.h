@@ -102,17 +102,20 @@ struct heapfmt_reader {
                               later calls (footer) cannot overwrite it */
 };
 
-/* Makes the error now in r->err sticky; returns its code. */
-int hf_rfatal(heapfmt_reader *r, int code);
-
-/* Records the error on the handle (reader_open.c); record is the number
- * of records delivered, block the data block being read. Returns code. */
+/* The reader's error setters, over hf_error_vset: record is the number of
+ * records delivered, block the data block being read. Each returns code.
+ * hf_rfail records an error the reader goes on from (a corrupt block
+ * skipped, a call refused); hf_rfatal records one that stops it: the
+ * error becomes sticky, every later call returns it. hf_rstop stops it
+ * on the error a callee already recorded in r->err. */
 int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
              const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+int hf_rstop(heapfmt_reader *r, int code);
+#define hf_rfatal(r, ...) hf_rstop((r), hf_rfail((r), __VA_ARGS__))
 
 /* ---- the block layer (reader_block.c) ---- */
 

@@ -20,7 +20,7 @@ int hf_rfail(heapfmt_reader *r, int code, int sys_errno, uint64_t offset,
     return code;
 }
 
-int hf_rfatal(heapfmt_reader *r, int code)
+int hf_rstop(heapfmt_reader *r, int code)
 {
     r->state = HF_R_FAILED;
     r->err.code = code;
@@ -120,7 +120,7 @@ static int start(heapfmt_reader *r)
 {
     int rc = read_header(r);
     if (rc != HEAPFMT_OK)
-        hf_rfatal(r, rc);
+        hf_rstop(r, rc);
     return rc;
 }
 
