@@ -151,8 +151,6 @@ static int load_block(heapfmt_reader *r)
 
 /* ---- records ---- */
 
-#define SKIPPED 2 /* decode_record: record not delivered, go on */
-
 /* Per-object id lookups, inlined for the dense ids writers produce; the
  * table functions handle the rest (0, far ids, undefined ones). */
 static inline int class_ref(heapfmt_reader *r, uint64_t index,
@@ -262,16 +260,19 @@ static int decode_root(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
     return HEAPFMT_OK;
 }
 
+/* *skip is set for a value type of a later version. */
 static int decode_meta(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
-                       uint64_t index, const heapfmt_rmeta **out)
+                       uint64_t index, const heapfmt_rmeta **out, int *skip)
 {
     hf_meta m;
     int known;
     const char *why = hf_meta_decode(q, qe, &m, &known);
     if (why)
         return bad(r, index, why);
-    if (!known)
-        return SKIPPED; /* a value type of a later version */
+    if (!known) {
+        *skip = 1;
+        return HEAPFMT_OK;
+    }
     return hf_meta_add(r, &m, out);
 }
 
@@ -347,13 +348,17 @@ static const char *decode_events(heapfmt_reader *r, const uint8_t *q,
     return NULL;
 }
 
-/* Decodes the record at rpos. Returns HEAPFMT_OK (delivered), SKIPPED,
- * or an error. */
-static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
+/* Decodes the record at rpos into *rec. Returns HEAPFMT_OK, with
+ * *delivered 0 for a record the caller is not shown (a kind or a META
+ * value type this reader does not know, a kind reserved in the file's
+ * minor version), or an error. */
+static int decode_record(heapfmt_reader *r, heapfmt_record *rec,
+                         int *delivered)
 {
     const uint8_t *p = r->raw + r->rpos, *end = r->raw + r->raw_len;
     uint64_t index = r->delivered, len;
     unsigned tag = *p++;
+    *delivered = 0;
     /* p < end, and the payload is padded (HF_RAW_PAD): one padded read. */
     if (hf_get_varint_padded(&p, &len) < 0 || p > end ||
         len > (uint64_t)(end - p))
@@ -364,7 +369,7 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         return bad(r, index, "invalid record tag 0");
     if (r->seen_end)
         return bad(r, index, "record after END");
-    int rc = HEAPFMT_OK;
+    int rc = HEAPFMT_OK, skip = 0;
     const char *why = NULL;
     switch (tag) {
     case HEAPFMT_TAG_OBJECT:
@@ -397,7 +402,7 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         rec->u.root = &r->root;
         break;
     case HEAPFMT_TAG_META:
-        rc = decode_meta(r, q, qe, index, &rec->u.meta);
+        rc = decode_meta(r, q, qe, index, &rec->u.meta, &skip);
         break;
     case HEAPFMT_TAG_END:
         rc = decode_end(r, q, qe, index);
@@ -406,7 +411,7 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
     case HEAPFMT_TAG_FRAME: {
         hf_frame_rec f;
         if (r->minor < 1) {
-            rc = SKIPPED; /* reserved in 1.0 */
+            skip = 1; /* reserved in 1.0 */
         } else if (!(why = hf_frame_decode(q, qe, &f))) {
             rc = hf_frame_define(r, &f, &rec->u.frame);
         }
@@ -415,7 +420,7 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
     case HEAPFMT_TAG_STACK: {
         hf_stack_rec st;
         if (r->minor < 1) {
-            rc = SKIPPED;
+            skip = 1;
         } else if (!(why = hf_stack_decode(q, qe, &st))) {
             rc = hf_stack_define(r, &st, &rec->u.stack);
         }
@@ -423,7 +428,7 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
     }
     case HEAPFMT_TAG_LIFESPAN:
         if (r->minor < 2) {
-            rc = SKIPPED; /* reserved before 1.2 */
+            skip = 1; /* reserved before 1.2 */
         } else {
             rc = decode_lifespan(r, q, qe, index);
             rec->u.lifespan = &r->lifespan;
@@ -431,25 +436,26 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec)
         break;
     case HEAPFMT_TAG_EVENTS:
         if (r->minor < 2)
-            rc = SKIPPED; /* reserved before 1.2 */
+            skip = 1; /* reserved before 1.2 */
         else
             why = decode_events(r, q, qe);
         rec->u.events = &r->events;
         break;
     default:
-        rc = SKIPPED;
+        skip = 1;
         break;
     }
     if (why)
         return bad(r, index, why);
-    if (rc != HEAPFMT_OK && rc != SKIPPED)
+    if (rc != HEAPFMT_OK)
         return rc;
     if (tag != HEAPFMT_TAG_END)
         r->records++;
-    if (rc == SKIPPED) {
+    if (skip) {
         r->skipped++;
-        return SKIPPED;
+        return HEAPFMT_OK;
     }
+    *delivered = 1;
     rec->tag = (int)tag;
     rec->offset = r->block_offset;
     rec->index = r->delivered++;
@@ -463,7 +469,7 @@ int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec)
         return HEAPFMT_E_ARG;
     r->last_tag = 0;
     for (;;) {
-        int rc;
+        int rc, delivered;
         switch (r->state) {
         case HF_R_FAILED:
             r->err = r->failure;
@@ -481,11 +487,11 @@ int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec)
                 r->state = HF_R_BLOCK;
                 break;
             }
-            rc = decode_record(r, rec);
+            rc = decode_record(r, rec, &delivered);
+            if (rc == HEAPFMT_OK && !delivered)
+                break;
             if (rc == HEAPFMT_OK)
                 return rc;
-            if (rc == SKIPPED)
-                break;
             if (r->state == HF_R_FAILED)
                 return rc;
             if (rc == HEAPFMT_E_CORRUPT)

@@ -101,7 +101,7 @@ static int create(heapfmt_reader **out, const heapfmt_reader_options *opt,
     r->al = al;
     r->read = read;
     r->seek = seek;
-    r->opaque = opaque ? opaque : r;
+    r->opaque = opaque;
     r->fd = -1;
     r->state = HF_R_BLOCK;
     r->table_limit = o.max_table_memory ? o.max_table_memory
@@ -133,10 +133,9 @@ int heapfmt_reader_open(heapfmt_reader **out, const heapfmt_reader_options *opt,
             *out = NULL;
         return HEAPFMT_E_ARG;
     }
-    int rc = create(out, opt, read, seek, opaque ? opaque : (void *)1);
+    int rc = create(out, opt, read, seek, opaque);
     if (rc != HEAPFMT_OK)
         return rc;
-    (*out)->opaque = opaque;
     return start(*out);
 }
 
@@ -167,6 +166,7 @@ int heapfmt_reader_open_fd(heapfmt_reader **out,
     int rc = create(out, opt, fd_read, seekable ? fd_seek : NULL, NULL);
     if (rc != HEAPFMT_OK)
         return rc;
+    (*out)->opaque = *out; /* the built-in sources read the handle */
     (*out)->fd_source = fd;
     if (seekable) /* offsets are relative to where the dump starts */
         seekable = lseek(fd, 0, SEEK_CUR) == 0;
@@ -234,6 +234,7 @@ int heapfmt_reader_open_memory(heapfmt_reader **out,
     int rc = create(out, opt, mem_read, mem_seek, NULL);
     if (rc != HEAPFMT_OK)
         return rc;
+    (*out)->opaque = *out;
     (*out)->mem = data;
     (*out)->mem_len = len;
     return start(*out);
