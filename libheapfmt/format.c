@@ -9,6 +9,24 @@
             return hf_varint_why(rc_);              \
     } while (0)
 
+/* Encodes n varints, in order (the records whose fields are all varints). */
+static uint8_t *put_varints(uint8_t *p, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p = hf_put_varint(p, v[i]);
+    return p;
+}
+
+/* Decodes n varints into *v[0], ... *v[n - 1]; *q advances past them. */
+static const char *get_varints(const uint8_t **q, const uint8_t *qe,
+                               uint64_t *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (hf_get_varint(q, qe, v[i]) < 0)
+            return "truncated field";
+    return NULL;
+}
+
 /* ---- 4. File header ---- */
 
 void hf_file_header_encode(uint8_t out[HF_HEADER_SIZE], const hf_file_header *h)
@@ -161,22 +179,16 @@ const char *hf_string_decode(const uint8_t *q, const uint8_t *qe,
 
 uint8_t *hf_class_encode(uint8_t *p, const hf_class_rec *c)
 {
-    p = hf_put_varint(p, c->index);
-    p = hf_put_varint(p, c->id);
-    p = hf_put_varint(p, c->name);
-    p = hf_put_varint(p, c->super_id);
-    return hf_put_varint(p, c->flags);
+    const uint64_t v[5] = {c->index, c->id, c->name, c->super_id, c->flags};
+    return put_varints(p, v, 5);
 }
 
 const char *hf_class_decode(const uint8_t *q, const uint8_t *qe,
                             hf_class_rec *c)
 {
-    GET(c->index);
-    GET(c->id);
-    GET(c->name);
-    GET(c->super_id);
-    GET(c->flags);
-    return NULL;
+    uint64_t *const v[5] = {&c->index, &c->id, &c->name, &c->super_id,
+                            &c->flags};
+    return get_varints(&q, qe, v, 5);
 }
 
 /* ---- 6.4 OBJECT: references, labels, tail ---- */
@@ -332,23 +344,19 @@ const char *hf_end_decode(const uint8_t *q, const uint8_t *qe, hf_end_rec *e)
 
 uint8_t *hf_frame_encode(uint8_t *p, const hf_frame_rec *f)
 {
-    p = hf_put_varint(p, f->id);
-    p = hf_put_varint(p, f->function);
-    p = hf_put_varint(p, f->library);
-    p = hf_put_varint(p, f->offset);
-    p = hf_put_varint(p, f->file);
-    return hf_put_varint(p, f->line);
+    const uint64_t v[6] = {f->id,     f->function, f->library,
+                           f->offset, f->file,     f->line};
+    return put_varints(p, v, 6);
 }
 
 const char *hf_frame_decode(const uint8_t *q, const uint8_t *qe,
                             hf_frame_rec *f)
 {
-    GET(f->id);
-    GET(f->function);
-    GET(f->library);
-    GET(f->offset);
-    GET(f->file);
-    GET(f->line);
+    uint64_t *const v[6] = {&f->id,     &f->function, &f->library,
+                            &f->offset, &f->file,     &f->line};
+    const char *why = get_varints(&q, qe, v, 6);
+    if (why)
+        return why;
     if (f->id == 0 || f->id > HEAPFMT_MAX_ID)
         return "frame id out of range";
     return NULL;
@@ -397,12 +405,9 @@ uint8_t *hf_lifespan_encode(uint8_t *p, const hf_lifespan_rec *l)
         p = hf_put_varint(p, l->file);
         p = hf_put_varint(p, l->line);
     }
-    p = hf_put_varint(p, l->allocs);
-    p = hf_put_varint(p, l->frees);
-    p = hf_put_varint(p, l->alloc_bytes);
-    p = hf_put_varint(p, l->free_bytes);
-    p = hf_put_varint(p, l->lifetime);
-    return hf_put_varint(p, l->oldest);
+    const uint64_t v[6] = {l->allocs,     l->frees,    l->alloc_bytes,
+                           l->free_bytes, l->lifetime, l->oldest};
+    return put_varints(p, v, 6);
 }
 
 const char *hf_lifespan_decode(const uint8_t *q, const uint8_t *qe,
@@ -427,13 +432,9 @@ const char *hf_lifespan_decode(const uint8_t *q, const uint8_t *qe,
         if (l->file > HEAPFMT_MAX_ID)
             return "string id out of range";
     }
-    GET(l->allocs);
-    GET(l->frees);
-    GET(l->alloc_bytes);
-    GET(l->free_bytes);
-    GET(l->lifetime);
-    GET(l->oldest);
-    return NULL;
+    uint64_t *const v[6] = {&l->allocs,     &l->frees,    &l->alloc_bytes,
+                            &l->free_bytes, &l->lifetime, &l->oldest};
+    return get_varints(&q, qe, v, 6);
 }
 
 /* ---- 6.10 EVENTS (1.2) ---- */
@@ -549,9 +550,7 @@ uint8_t *hf_totals_encode(uint8_t *p, const heapfmt_totals *t)
     const uint64_t v[9] = {t->objects, t->bytes,  t->records,
                            t->classes, t->strings, t->roots,
                            t->blocks,  t->raw_bytes, t->codecs};
-    for (size_t i = 0; i < 9; i++)
-        p = hf_put_varint(p, v[i]);
-    return p;
+    return put_varints(p, v, 9);
 }
 
 const char *hf_totals_decode(const uint8_t *q, const uint8_t *qe, int minor,
@@ -612,12 +611,9 @@ const char *hf_blocks_entry_decode(const uint8_t **pp, const uint8_t *qe,
 
 uint8_t *hf_summary_encode(uint8_t *p, const hf_summary_rec *s)
 {
-    p = hf_put_varint(p, s->index);
-    p = hf_put_varint(p, s->id);
-    p = hf_put_varint(p, s->flags);
-    p = hf_put_varint(p, s->count);
-    p = hf_put_varint(p, s->bytes);
-    p = hf_put_varint(p, s->name_len);
+    const uint64_t v[6] = {s->index, s->id,    s->flags,
+                           s->count, s->bytes, s->name_len};
+    p = put_varints(p, v, 6);
     if (s->name_len)
         memcpy(p, s->name, s->name_len);
     return p + s->name_len;
