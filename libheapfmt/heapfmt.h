@@ -522,6 +522,16 @@ HEAPFMT_API int heapfmt_write_events(heapfmt_writer *w, uint32_t thread,
 HEAPFMT_API int heapfmt_write_object(heapfmt_writer *w,
                                      const heapfmt_object *o);
 
+/* How many of o's first references its OBJECT record is sure to hold:
+ * o->nrefs when the record fits in a block (every object but those with
+ * millions of references), else the most that fit with its value and
+ * labels, and never more than HEAPFMT_MAX_REFS. A producer whose object
+ * is too large for the format writes that many and notes the cut, rather
+ * than retrying on HEAPFMT_E_LIMIT (as ZSTD_compressBound is asked before
+ * compressing). Constant time below the limit, one pass over the
+ * references and labels near it. */
+HEAPFMT_API size_t heapfmt_object_refs_fit(const heapfmt_object *o);
+
 /* Writes a ROOT record: n ids held by the root kind named by string id
  * kind (e.g. "vm", "global_tbl"). n may be 0. */
 HEAPFMT_API int heapfmt_write_root(heapfmt_writer *w, uint32_t kind,

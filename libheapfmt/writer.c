@@ -584,6 +584,40 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
     return leave(w, HEAPFMT_OK);
 }
 
+size_t heapfmt_object_refs_fit(const heapfmt_object *o)
+{
+    if (!o)
+        return 0;
+    uint32_t f = o->fields;
+    size_t n = o->nrefs < HEAPFMT_MAX_REFS ? o->nrefs : HEAPFMT_MAX_REFS;
+    size_t vlen = (f & HEAPFMT_F_VALUE) ? o->value_len : 0;
+    const heapfmt_label *labels = (f & HEAPFMT_F_LABELS) ? o->labels : NULL;
+    /* heapfmt_write_object's bound on the payload, with the tag and the
+     * length in front, within a block; the stack and label count's varint
+     * always counted. */
+    const size_t room =
+        HEAPFMT_MAX_BLOCK - 1 - hf_varint_len(HEAPFMT_MAX_BLOCK);
+    size_t head = HF_OBJECT_HEAD_BOUND + HF_VARINT_MAX;
+    if (vlen > room - head)
+        return 0;
+    head += vlen;
+    if (!o->refs || head + n * HF_VARINT_MAX +
+                            (labels ? hf_labels_bound(n) : 0) <= room)
+        return n; /* every object but the largest: no pass over refs */
+    size_t refs_len = 0;
+    int labeled = 0;
+    uint64_t base = o->id;
+    for (size_t k = 1; k <= n; k++) {
+        refs_len += hf_varint_len(hf_zigzag(o->refs[k - 1] - base));
+        base = o->refs[k - 1];
+        labeled |= labels && hf_label_written(&labels[k - 1]);
+        if (head + (k <= 256 ? k * HF_VARINT_MAX : refs_len) +
+                (labeled ? hf_labels_bound(k) : 0) > room)
+            return k - 1;
+    }
+    return n;
+}
+
 int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
                                const uint64_t *ids,
                                const heapfmt_label *labels, size_t n)

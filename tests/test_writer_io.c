@@ -685,3 +685,81 @@ Test(writer_io, flush_makes_records_readable_from_a_cut_dump)
     tmodel_free(&m);
     tsink_free(&s);
 }
+
+/* Writes o with n references: the writer's answer. */
+static int write_n(heapfmt_writer *w, heapfmt_object *o, size_t n)
+{
+    o->nrefs = n;
+    return heapfmt_write_object(w, o);
+}
+
+/* heapfmt_object_refs_fit says how many references the writer takes: all
+ * of a small object's; of one over a block (128 MiB), the most that fit,
+ * within a few of the writer's own limit (its bound is a little looser),
+ * labels counted; never more than HEAPFMT_MAX_REFS. */
+Test(writer_io, object_refs_fit_is_what_the_writer_takes, .timeout = 120)
+{
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    cr_assert_geq(fd, 0);
+    heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
+    opt.codec = HEAPFMT_CODEC_STORED;
+    opt.level = 0;
+    heapfmt_writer *w = NULL;
+    TASSERT_OK(heapfmt_writer_open_fd(&w, &opt, fd));
+    uint32_t type;
+    TASSERT_OK(heapfmt_write_string(w, "T", 1, &type));
+    heapfmt_object o = {0};
+    o.type = type;
+    cr_assert_eq(heapfmt_object_refs_fit(&o), 0u);
+    uint64_t few[3] = {1, 2, 3};
+    o.refs = few;
+    o.nrefs = 3;
+    cr_assert_eq(heapfmt_object_refs_fit(&o), 3u);
+
+    /* 10-byte references: ids alternate between 0 and 2^63. */
+    size_t n = (size_t)14 << 20;
+    uint64_t *refs = malloc(n * sizeof *refs);
+    cr_assert_not_null(refs);
+    for (size_t i = 0; i < n; i++)
+        refs[i] = (i & 1) ? 0 : (uint64_t)1 << 63;
+    o.refs = refs;
+    o.nrefs = n;
+    size_t k = heapfmt_object_refs_fit(&o);
+    cr_assert(k < n && k > (size_t)HEAPFMT_MAX_BLOCK / 10 - 16,
+              "%zu of %zu references fit", k, n);
+    TASSERT_RC(write_n(w, &o, k + 8), HEAPFMT_E_LIMIT);
+    TASSERT_OK(write_n(w, &o, k));
+
+    /* Labels: 1-byte references, a label each (bound: 20 bytes). */
+    n = (size_t)7 << 20;
+    heapfmt_label *labels = calloc(n, sizeof *labels);
+    cr_assert_not_null(labels);
+    for (size_t i = 0; i < n; i++) {
+        refs[i] = o.id + 1;
+        labels[i].kind = HEAPFMT_LABEL_INDEX;
+        labels[i].value = i;
+    }
+    o.fields = HEAPFMT_F_LABELS;
+    o.labels = labels;
+    o.nrefs = n;
+    k = heapfmt_object_refs_fit(&o);
+    cr_assert(k < n && k > (size_t)HEAPFMT_MAX_BLOCK / 21 - 16,
+              "%zu of %zu labeled references fit", k, n);
+    TASSERT_RC(write_n(w, &o, k + 8), HEAPFMT_E_LIMIT);
+    TASSERT_OK(write_n(w, &o, k));
+    free(labels);
+
+    /* More than the format allows, each 1 byte: the format's limit. */
+    o.fields = 0;
+    o.labels = NULL;
+    o.nrefs = (size_t)HEAPFMT_MAX_REFS + 1;
+    free(refs);
+    refs = calloc(o.nrefs, sizeof *refs);
+    cr_assert_not_null(refs);
+    o.refs = refs;
+    cr_assert_eq(heapfmt_object_refs_fit(&o), (size_t)HEAPFMT_MAX_REFS);
+    free(refs);
+    TASSERT_OK(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+    close(fd);
+}

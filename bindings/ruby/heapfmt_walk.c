@@ -1483,16 +1483,12 @@ static int write_object(walk *k, VALUE v, size_t stride)
     }
     if (array && (in_order || k->labeled))
         o.fields |= HEAPFMT_F_INDEXED;
-    if (o.nrefs > HEAPFMT_MAX_REFS) {
-        o.nrefs = HEAPFMT_MAX_REFS;
+    size_t fit = heapfmt_object_refs_fit(&o); /* a record fits in a block */
+    if (fit < o.nrefs) {
+        o.nrefs = fit;
         o.flags |= HR_OF_REFS_TRUNCATED;
     }
     int rc = heapfmt_write_object(k->w, &o);
-    while (rc == HEAPFMT_E_LIMIT && o.nrefs > 0) { /* record over a block */
-        o.nrefs /= 2;
-        o.flags |= HR_OF_REFS_TRUNCATED;
-        rc = heapfmt_write_object(k->w, &o);
-    }
     if (rc != HEAPFMT_OK)
         return fail(k, rc);
     if (o.flags & HR_OF_REFS_TRUNCATED)

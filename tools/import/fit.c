@@ -5,17 +5,11 @@
 int fit_write_object(heapfmt_writer *w, heapfmt_object *o, size_t nrefs,
                      import_stats *st)
 {
-    int rc;
     if (st->ids != NULL && unique_ids_check(st->ids, &o->id) != 0)
         return HEAPFMT_E_NOMEM;
-    o->nrefs = nrefs > HEAPFMT_MAX_REFS ? HEAPFMT_MAX_REFS : nrefs;
-    for (;;) {
-        rc = heapfmt_write_object(w, o);
-        /* A record must fit in one block: keep fewer references. */
-        if (rc != HEAPFMT_E_LIMIT || o->nrefs == 0)
-            break;
-        o->nrefs /= 2;
-    }
+    o->nrefs = nrefs;
+    o->nrefs = heapfmt_object_refs_fit(o); /* a record fits in a block */
+    int rc = heapfmt_write_object(w, o);
     if (rc != HEAPFMT_OK)
         return rc;
     st->objects++;

@@ -8,11 +8,10 @@
 #include "import.h"
 
 /* Writes o with its first nrefs references (o->refs, o->labels), or as
- * many as fit: at most HEAPFMT_MAX_REFS, then halved while the record
- * does not fit in a block. Counts the object and the references written
- * and dropped in st. An id met before (st->ids) is replaced by a new one
- * (unique_ids.h). Returns the writer's result; o->nrefs tells how many
- * were kept. */
+ * many as fit in a block (heapfmt_object_refs_fit). Counts the object
+ * and the references written and dropped in st. An id met before
+ * (st->ids) is replaced by a new one (unique_ids.h). Returns the
+ * writer's result; o->nrefs tells how many were kept. */
 int fit_write_object(heapfmt_writer *w, heapfmt_object *o, size_t nrefs,
                      import_stats *st);
 
