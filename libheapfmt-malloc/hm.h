@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hm_settings.h" /* the depth bound, the dump signal */
+
 #define HM_EXPORT __attribute__((visibility("default")))
 #define HM_TLS __attribute__((tls_model("initial-exec")))
 #define HM_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -88,24 +90,6 @@ typedef struct hm_config {
 } hm_config;
 
 extern hm_config hm_cfg;
-
-/* The default dump signal: SIGRTMIN+7. Real-time signals are used by no
- * Ruby server (Puma and Unicorn take USR1, USR2, TTIN, TTOU, WINCH, HUP;
- * Sidekiq TSTP, TTIN, USR2) nor by profilers (PROF, VTALRM). */
-#define HM_DEFAULT_SIGNAL_OFFSET 7
-
-/* A signal by name (USR1, SIGSEGV, RTMIN+3, RTMAX-2...) or number; 0 for
- * "none"; -1 if it names no signal. Every signal is recognised; whether
- * it may be the dump signal is hm_signal_refused's to say. */
-int hm_parse_signal(const char *s);
-/* NULL when sig may be the dump signal (USR1, USR2, RTMIN..RTMAX), else
- * why not, as a phrase ("carries faults: ..."). */
-const char *hm_signal_refused(int sig);
-/* "SIGSEGV", "SIGRTMIN+7", "signal 32". */
-void hm_signal_name(int sig, char *buf, size_t len);
-/* The dump signal s gives (0: none), or -1 with the reason in msg
- * ("SIGSEGV (11) carries faults: ...; choose USR1, USR2 or RTMIN+N"). */
-int hm_signal_explain(const char *s, char *msg, size_t len);
 
 /* Reads HEAPFMT_MALLOC_* into hm_cfg (defaults for what is unset or bad;
  * a bad value is reported once through hm_log when log is on). */
@@ -318,8 +302,6 @@ void hm_live_unlock_all(void);
 /* ------------------------------------------------------------------ */
 /* Call stacks (hm_stacks.c)                                            */
 /* ------------------------------------------------------------------ */
-
-#define HM_MAX_DEPTH 128
 
 /* Counters of one stack (or one Ruby site) since start, as read.
  * lifetime_us sums the lifetimes of the freed blocks. */

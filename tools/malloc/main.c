@@ -22,7 +22,7 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "hm.h"
+#include "hm_settings.h"
 
 static void usage(void)
 {
