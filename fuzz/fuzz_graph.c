@@ -36,10 +36,10 @@
 #include <unistd.h>
 
 #include "cli_exit.h"
-#include "dom.h"
+#include "domtree.h"
 #include "fuzz_util.h"
 #include "node.h"
-#include "paths.h"
+#include "shortest_paths.h"
 #include "rollup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

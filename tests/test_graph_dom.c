@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dom.h"
-#include "paths.h"
+#include "domtree.h"
+#include "shortest_paths.h"
 #include "rank.h"
 #include "tio.h"
 

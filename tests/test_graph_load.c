@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "cli_exit.h"
-#include "dom.h"
+#include "domtree.h"
 #include "node.h"
-#include "paths.h"
+#include "shortest_paths.h"
 #include "tio.h"
 
 /* ---- writing the dumps ---- */

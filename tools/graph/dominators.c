@@ -9,7 +9,7 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cmd.h"
-#include "dom.h"
+#include "domtree.h"
 #include "dominators.h"
 #include "node.h"
 #include "rank.h"

@@ -4,7 +4,7 @@
 #define GRAPH_DOMINATORS_H
 
 #include "cmd.h"
-#include "dom.h"
+#include "domtree.h"
 #include "graph.h"
 
 /* Loads the dump at path into g (objects, no edges) and computes its

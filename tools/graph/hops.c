@@ -3,10 +3,10 @@
  * heapfmt-graph owners keeps no labels while it computes (4 bytes per
  * reference, a quarter of its peak memory) yet prints the label of each
  * hop of a few paths. A path's hop from u to v is the first edge of u
- * that reaches v (paths.h: u's references in order, its class edge
- * last), so its label is that of u's first reference whose target has
- * v's id, weak references left out as the load left them out; when u
- * has none, the hop is u's class edge. One more read of the dump finds
+ * that reaches v (shortest_paths.h: u's references in order, its class
+ * edge last), so its label is that of u's first reference whose target
+ * has v's id, weak references left out as the load left them out; when
+ * u has none, the hop is u's class edge. One more read of the dump finds
  * the records of the hops' sources; names are copied once the read has
  * ended (a reader's names are final only then). */
 #include <string.h>

@@ -16,7 +16,7 @@
 #include "cli_search.h"
 #include "cmd.h"
 #include "diff.h"
-#include "dom.h"
+#include "domtree.h"
 #include "node.h"
 #include "owners.h"
 #include "rank.h"

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "cmd.h"
-#include "dom.h"
+#include "domtree.h"
 #include "graph.h"
-#include "paths.h"
+#include "shortest_paths.h"
 
 /* What one owner holds of the leak. */
 typedef struct owner_sum {

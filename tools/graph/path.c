@@ -8,7 +8,7 @@
 #include "cli_msg.h"
 #include "cmd.h"
 #include "node.h"
-#include "paths.h"
+#include "shortest_paths.h"
 
 static const char *const columns[] = {"target", "path", "hop", "via",
                                       NODE_COLUMNS};

@@ -10,7 +10,7 @@
 #ifndef GRAPH_ROLLUP_H
 #define GRAPH_ROLLUP_H
 
-#include "dom.h"
+#include "domtree.h"
 
 typedef struct rollup_row {
     uint32_t group;    /* number in the groups table */

@@ -1,8 +1,9 @@
-/* paths.c -- shortest paths from the roots, by breadth-first search. */
+/* shortest_paths.c -- shortest paths from the roots, by breadth-first
+ * search. */
 #include <string.h>
 
 #include "node.h"
-#include "paths.h"
+#include "shortest_paths.h"
 
 /* Reaches the target of edge e from u, if nothing reached it before. */
 static inline void reach(const graph *g, paths *p, uint32_t *queue,

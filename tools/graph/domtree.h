@@ -1,4 +1,4 @@
-/* dom.h -- the dominator tree of a graph and the retained size of each
+/* domtree.h -- the dominator tree of a graph and the retained size of each
  * object.
  *
  * An object d dominates v when every path from the roots to v goes
@@ -14,8 +14,8 @@
  * million objects needs no deep recursion), and indexed by preorder
  * number so that a dominator always has a smaller number than the nodes
  * it dominates. Nodes that no root reaches are not in the tree. */
-#ifndef GRAPH_DOM_H
-#define GRAPH_DOM_H
+#ifndef GRAPH_DOMTREE_H
+#define GRAPH_DOMTREE_H
 
 #include <stdint.h>
 
@@ -52,4 +52,4 @@ uint32_t *dom_numbers(const graph *g, const dom_tree *t);
 
 void dom_free(dom_tree *t);
 
-#endif /* GRAPH_DOM_H */
+#endif /* GRAPH_DOMTREE_H */

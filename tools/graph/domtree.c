@@ -1,7 +1,7 @@
-/* dom.c -- dominator tree by Semi-NCA, and retained sizes. */
+/* domtree.c -- dominator tree by Semi-NCA, and retained sizes. */
 #include <string.h>
 
-#include "dom.h"
+#include "domtree.h"
 
 /* Arrays of the computation, by preorder number unless said otherwise. */
 typedef struct work {

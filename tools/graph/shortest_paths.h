@@ -1,4 +1,5 @@
-/* paths.h -- shortest paths from the roots, by breadth-first search.
+/* shortest_paths.h -- shortest paths from the roots, by breadth-first
+ * search.
  *
  * One search from the virtual root gives every reachable node its
  * distance (in references, the ROOT record being 1) and the edge it was
@@ -16,8 +17,8 @@
  * reached through the singleton's object, even when a call cache
  * somewhere reaches it by a longer way.
  */
-#ifndef GRAPH_PATHS_H
-#define GRAPH_PATHS_H
+#ifndef GRAPH_SHORTEST_PATHS_H
+#define GRAPH_SHORTEST_PATHS_H
 
 #include "graph.h"
 
@@ -48,4 +49,4 @@ long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
 
 void paths_free(paths *p);
 
-#endif /* GRAPH_PATHS_H */
+#endif /* GRAPH_SHORTEST_PATHS_H */
