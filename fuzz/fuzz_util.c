@@ -119,6 +119,12 @@ void fz_put_u64(fz_buf *b, uint64_t v)
     fz_put(b, t, 8);
 }
 
+void fz_put_u64s(fz_buf *b, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fz_put_u64(b, v[i]);
+}
+
 void fz_put_bytes(fz_buf *b, const void *p, size_t n)
 {
     fz_put_u64(b, n);
@@ -290,6 +296,17 @@ void fz_enc_stack_head(fz_buf *e, int present, uint32_t id, uint32_t slot,
 
 /* ---- reader structures as entries, with contract checks ---- */
 
+/* After a record without references, asking for them is refused. */
+static void check_no_refs(heapfmt_reader *r, int tag)
+{
+    const uint64_t *ids;
+    const heapfmt_rlabel *labels;
+    FZ_CHECK(heapfmt_reader_refs(r, &ids) == HEAPFMT_E_STATE,
+             "refs after a record of tag %d are not E_STATE", tag);
+    FZ_CHECK(heapfmt_reader_labels(r, &labels) == HEAPFMT_E_STATE,
+             "labels after a record of tag %d are not E_STATE", tag);
+}
+
 static void check_rstring(const heapfmt_rstring *s, const char *what)
 {
     FZ_CHECK(s != NULL, "%s is NULL", what);
@@ -396,21 +413,16 @@ void fz_entry_footer(fz_buf *e, int rc, const heapfmt_footer *f,
         return;
     FZ_CHECK(f != NULL, "footer OK but NULL");
     const heapfmt_totals *t = &f->totals;
-    fz_put_u64(e, t->objects);
-    fz_put_u64(e, t->bytes);
-    fz_put_u64(e, t->records);
-    fz_put_u64(e, t->classes);
-    fz_put_u64(e, t->strings);
-    fz_put_u64(e, t->roots);
-    fz_put_u64(e, f->nclasses);
+    const uint64_t totals[7] = {t->objects, t->bytes,   t->records,
+                                t->classes, t->strings, t->roots,
+                                f->nclasses};
+    fz_put_u64s(e, totals, 7);
     FZ_CHECK(f->nclasses == 0 || f->classes != NULL, "footer classes NULL");
     for (size_t i = 0; i < f->nclasses; i++) {
         const heapfmt_class_summary *c = &f->classes[i];
-        fz_put_u64(e, c->index);
-        fz_put_u64(e, c->id);
-        fz_put_u64(e, c->flags);
-        fz_put_u64(e, c->count);
-        fz_put_u64(e, c->bytes);
+        const uint64_t v[5] = {c->index, c->id, c->flags, c->count,
+                               c->bytes};
+        fz_put_u64s(e, v, 5);
         FZ_CHECK((c->name == NULL) == (c->name_len == 0),
                  "summary %zu: name %p with length %zu", i,
                  (const void *)c->name, c->name_len);
@@ -591,8 +603,6 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
     d->delivered++;
     if (fl & (FZ_CHECK_INDEX | FZ_TRACK_BLOCKS))
         note_block(d, rec->offset, rec->tag == HEAPFMT_TAG_OBJECT);
-    const uint64_t *no_ids;
-    const heapfmt_rlabel *no_labels;
     switch (rec->tag) {
     case HEAPFMT_TAG_META: {
         const heapfmt_rmeta *m = rec->u.meta;
@@ -616,10 +626,6 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
         } else {
             fz_put_u64(e, (uint64_t)m->int_value);
         }
-        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
-                 "refs after META is not E_STATE");
-        FZ_CHECK(heapfmt_reader_labels(r, &no_labels) == HEAPFMT_E_STATE,
-                 "labels after META is not E_STATE");
         break;
     }
     case HEAPFMT_TAG_STRING: {
@@ -630,8 +636,6 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
                  "string slot %u does not give the string", s->slot);
         fz_enc_record_head(e, FZ_E_STRING, rec->index, rec->offset, fl);
         enc_rstring(e, s, fl, "STRING");
-        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
-                 "refs after STRING is not E_STATE");
         break;
     }
     case HEAPFMT_TAG_CLASS: {
@@ -700,10 +704,6 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
         FZ_CHECK(f && !f->undefined, "FRAME record without a defined frame");
         fz_enc_record_head(e, FZ_E_FRAME, rec->index, rec->offset, fl);
         enc_rframe(e, f, fl);
-        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
-                 "refs after FRAME is not E_STATE");
-        FZ_CHECK(heapfmt_reader_labels(r, &no_labels) == HEAPFMT_E_STATE,
-                 "labels after FRAME is not E_STATE");
         break;
     }
     case HEAPFMT_TAG_STACK: {
@@ -711,8 +711,6 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
         FZ_CHECK(s && !s->undefined, "STACK record without a defined stack");
         fz_enc_record_head(e, FZ_E_STACK, rec->index, rec->offset, fl);
         enc_rstack(e, s, fl);
-        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
-                 "refs after STACK is not E_STATE");
         break;
     }
     case HEAPFMT_TAG_LIFESPAN: {
@@ -726,15 +724,10 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
         fz_put_u64(e, l->key);
         enc_rstack(e, l->stack, fl);
         enc_rstring(e, l->file, fl, "lifespan file");
-        fz_put_u64(e, l->line);
-        fz_put_u64(e, l->allocs);
-        fz_put_u64(e, l->frees);
-        fz_put_u64(e, l->alloc_bytes);
-        fz_put_u64(e, l->free_bytes);
-        fz_put_u64(e, l->lifetime_us);
-        fz_put_u64(e, l->oldest_us);
-        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
-                 "refs after LIFESPAN is not E_STATE");
+        const uint64_t v[7] = {l->line,       l->allocs,      l->frees,
+                               l->alloc_bytes, l->free_bytes, l->lifetime_us,
+                               l->oldest_us};
+        fz_put_u64s(e, v, 7);
         break;
     }
     case HEAPFMT_TAG_EVENTS: {
@@ -768,21 +761,16 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
                          (unsigned long long)v->first_seq);
             seq = ev.seq;
             t = ev.time_us;
-            fz_put_u64(e, ev.op);
-            fz_put_u64(e, ev.seq);
-            fz_put_u64(e, ev.time_us);
-            fz_put_u64(e, ev.block);
-            fz_put_u64(e, ev.size);
-            fz_put_u64(e, ev.align);
-            fz_put_u64(e, ev.rss ^ ev.peak ^ ev.own);
+            const uint64_t ve[7] = {ev.op,    ev.seq,  ev.time_us,
+                                    ev.block, ev.size, ev.align,
+                                    ev.rss ^ ev.peak ^ ev.own};
+            fz_put_u64s(e, ve, 7);
             n++;
         }
         FZ_CHECK(erc == 0 && n == v->count && seq == v->last_seq,
                  "events gave %d after %llu of %llu", erc,
                  (unsigned long long)n, (unsigned long long)v->count);
         FZ_CHECK(heapfmt_reader_event(r, &ev) == 0, "an event after the last");
-        FZ_CHECK(heapfmt_reader_refs(r, &no_ids) == HEAPFMT_E_STATE,
-                 "refs after EVENTS is not E_STATE");
         break;
     }
     case HEAPFMT_TAG_END: {
@@ -804,6 +792,8 @@ static void enc_record(fz_rd *d, const heapfmt_record *rec, fz_buf *e)
     default:
         fz_fail("record with tag %d delivered", rec->tag);
     }
+    if (rec->tag != HEAPFMT_TAG_OBJECT && rec->tag != HEAPFMT_TAG_ROOT)
+        check_no_refs(r, rec->tag);
 }
 
 static int next_status_ok(int rc)
@@ -914,12 +904,10 @@ static void at_error(fz_rd *d, int rc, fz_buf *e)
         fz_put_u64(e, er->block);
         fz_put_u64(e, er->record);
         fz_put_bytes(e, er->message, strlen(er->message));
-        fz_put_u64(e, pg.blocks);
-        fz_put_u64(e, pg.corrupt_blocks);
-        fz_put_u64(e, pg.offset);
-        fz_put_u64(e, pg.raw_bytes);
-        fz_put_u64(e, pg.stored_bytes);
-        fz_put_u64(e, pg.skipped);
+        const uint64_t v[6] = {pg.blocks,    pg.corrupt_blocks,
+                               pg.offset,    pg.raw_bytes,
+                               pg.stored_bytes, pg.skipped};
+        fz_put_u64s(e, v, 6);
     }
     if (!cont) {
         heapfmt_record rec;

@@ -79,6 +79,8 @@ typedef struct fz_buf {
 void fz_put(fz_buf *b, const void *p, size_t n);
 void fz_put_u8(fz_buf *b, unsigned v);
 void fz_put_u64(fz_buf *b, uint64_t v);
+/* n values, each as fz_put_u64 */
+void fz_put_u64s(fz_buf *b, const uint64_t *v, size_t n);
 /* length (u64), then the bytes */
 void fz_put_bytes(fz_buf *b, const void *p, size_t n);
 void fz_buf_reset(fz_buf *b);

@@ -24,6 +24,12 @@
 #   gen_dump FILE ARG...    heapfmt-gen ARG... -o FILE, which must succeed
 #   find_bson_python        sets $py to a python3 that has pymongo's bson
 #                           module (Debian's python3-pymongo), or to ""
+#   realworld_dir           sets $dir to the folder of other projects'
+#                           public dumps (REALWORLD_DUMPS, default
+#                           ../shared/realworld-dumps beside the repository,
+#                           the working directory); when it is absent,
+#                           prints SKIP and exits 0: those checks are
+#                           optional
 #   finish                  exits 1 if any check failed
 # Each failed check prints "FAIL: WHAT: detail" and the command's output.
 
@@ -179,6 +185,15 @@ find_bson_python() {
             return
         fi
     done
+}
+
+realworld_dir() {
+    dir=${REALWORLD_DUMPS:-$PWD/../shared/realworld-dumps}
+    if [ ! -d "$dir" ]; then
+        echo "SKIP: no real-world dumps ($dir absent; set REALWORLD_DUMPS)"
+        exit 0
+    fi
+    dir=$(cd "$dir" && pwd)
 }
 
 finish() {

@@ -14,12 +14,7 @@
 imp=$BIN/heapfmt-import
 histo=$BIN/histo
 repo=$PWD
-dir=${REALWORLD_DUMPS:-$repo/../shared/realworld-dumps}
-if [ ! -d "$dir" ]; then
-    echo "SKIP: no real-world dumps ($dir absent; set REALWORLD_DUMPS)"
-    exit 0
-fi
-dir=$(cd "$dir" && pwd)
+realworld_dir
 cd "$TMPDIR" || exit 1
 have() { [ -f "$dir/$1" ] || { echo "SKIP: $dir/$1 absent"; return 1; }; }
 

@@ -18,12 +18,7 @@
 . "$(dirname "$0")/lib.bash"
 
 repo=$PWD
-dir=${REALWORLD_DUMPS:-$repo/../shared/realworld-dumps}
-if [ ! -d "$dir" ]; then
-    echo "SKIP: no real-world dumps ($dir absent; set REALWORLD_DUMPS)"
-    exit 0
-fi
-dir=$(cd "$dir" && pwd)
+realworld_dir
 cd "$TMPDIR" || exit 1
 
 model() { # DUMP: objects no root reaches, by the model
