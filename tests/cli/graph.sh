@@ -158,5 +158,18 @@ run "$graph" dominators -f tsv cut.dump
 expect_rc 3 "a cut dump"
 expect_out_has "$(printf '0x0000000000001000\tHash')" "its objects are still there"
 expect_err_has "incomplete dump" "and it says so"
+# dominators and owners read a dump twice: each warning is said once
+dups=$(printf '%s\n' "$err" | sort | uniq -d)
+[ -z "$dups" ] && pass || fail "dominators repeats a warning: $dups"
+run "$graph" dominators -f tsv "$FIXTURES/invalid/block-data-crc.hfd"
+expect_rc 3 "a dump with a bad block"
+[ "$(printf '%s\n' "$err" | grep -c 'fails its checksum')" -eq 1 ] &&
+    pass || fail "the bad block is reported once: $err"
+dups=$(printf '%s\n' "$err" | sort | uniq -d)
+[ -z "$dups" ] && pass || fail "dominators repeats a warning: $dups"
+run "$graph" owners d1.dump d2.dump cut.dump
+dups=$(printf '%s\n' "$err" | sort | uniq -d)
+[ -n "$err" ] && [ -z "$dups" ] && pass ||
+    fail "owners repeats a warning (or says none): $err"
 
 finish

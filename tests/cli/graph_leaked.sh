@@ -59,11 +59,30 @@ expect_out_has "HEAD_BYTES" "the table has its header"
 run g leaked -b type heap.hfd
 expect_rc 2 "--by type is not a grouping of leaked"
 
-# A dump where everything is reachable: no row, no complaint.
+# A dump where everything is reachable: no row, and owners' words on
+# stderr (nothing leaked); stdout keeps its form: nothing in the table,
+# the header in tsv and csv, [] in json.
 "$BIN/heapfmt-gen" --objects 5000 -o gen.hfd
-run g leaked -f tsv gen.hfd
-expect_success "a heap without leaks"
-[ "$(printf '%s\n' "$out" | wc -l)" -le 1 ] && pass || fail "no leaked row: $out"
+for f in table tsv csv json; do
+    run g leaked -f "$f" gen.hfd
+    expect_rc 0 "a heap without leaks, -f $f"
+    expect_err_has "gen.hfd: warning: every object is reachable from a root: nothing leaked" \
+        "-f $f: said on stderr"
+    [ "$(printf '%s\n' "$err" | grep -c 'nothing leaked')" -eq 1 ] &&
+        pass || fail "-f $f: said once: $err"
+    case $f in
+    table) want= ;;
+    tsv) want=$(printf 'class\tobjects\tbytes\theads\thead_bytes') ;;
+    csv) want=class,objects,bytes,heads,head_bytes ;;
+    json) want='[]' ;;
+    esac
+    [ "$out" = "$want" ] && pass || fail "-f $f: no leaked row: $out"
+done
+run g leaked --objects -f json gen.hfd
+[ "$out" = "[]" ] && pass || fail "--objects -f json: $out"
+expect_err_has "nothing leaked" "--objects: said on stderr"
+run g leaked -f tsv heap.hfd
+expect_success "a heap with leaks: no such word"
 
 expect_usage_error "$BIN/heapfmt-graph" "leaked takes one dump" leaked heap.hfd heap.hfd
 expect_usage_error "$BIN/heapfmt-graph" "leaked is not grouped by stack" leaked -b stack heap.hfd

@@ -62,6 +62,22 @@ int cmd_parse_id(const char *s, uint64_t *id)
     return 0;
 }
 
+int cmd_one_dump_by_class_or_site(const char *name, const cmd_options *opt,
+                                  int nargs)
+{
+    if (nargs != 1) {
+        cli_usage_error("%s: expected one dump", name);
+        return -1;
+    }
+    /* The graph keeps each object's class and site, not its stack: a
+     * stack or frame grouping would print rows without their key. */
+    if (opt->by & ~(unsigned)(GROUP_CLASS | GROUP_SITE)) {
+        cli_usage_error("%s: --by takes class, site or class,site", name);
+        return -1;
+    }
+    return 0;
+}
+
 void cmd_warn_graph(const graph *g)
 {
     if (g->dangling > 0)

@@ -61,6 +61,12 @@ int cmd_load_for_ids(graph *g, char *const *args, int nargs,
  * hexadecimal or decimal. Returns 0, or -1 after a usage message. */
 int cmd_parse_id(const char *s, uint64_t *id);
 
+/* The arguments of a subcommand that reads one dump and groups by class
+ * or site (dominators, leaked): one dump, --by class, site or both.
+ * Returns 0, or -1 after a usage message naming the subcommand. */
+int cmd_one_dump_by_class_or_site(const char *name, const cmd_options *opt,
+                                  int nargs);
+
 /* Warnings about what the graph left out (dangling references,
  * duplicate ids), on stderr. */
 void cmd_warn_graph(const graph *g);

@@ -128,16 +128,8 @@ int dominators_tree(const cmd_options *opt, const char *path, graph *g,
 
 int cmd_dominators(const cmd_options *opt, char *const *args, int nargs)
 {
-    if (nargs != 1) {
-        cli_usage_error("dominators: expected one dump");
+    if (cmd_one_dump_by_class_or_site("dominators", opt, nargs) != 0)
         return CLI_EXIT_USAGE;
-    }
-    /* The graph keeps each object's class and site, not its stack: a
-     * stack or frame grouping would print rows without their key. */
-    if (opt->by & ~(unsigned)(GROUP_CLASS | GROUP_SITE)) {
-        cli_usage_error("dominators: --by takes class, site or class,site");
-        return CLI_EXIT_USAGE;
-    }
     graph g;
     dom_tree t;
     int rc = dominators_tree(opt, args[0], &g, &t);

@@ -192,14 +192,8 @@ static int by_object(const graph *g, const unsigned char *reached,
 
 int cmd_leaked(const cmd_options *opt, char *const *args, int nargs)
 {
-    if (nargs != 1) {
-        cli_usage_error("leaked: expected one dump");
+    if (cmd_one_dump_by_class_or_site("leaked", opt, nargs) != 0)
         return CLI_EXIT_USAGE;
-    }
-    if (opt->by & ~(unsigned)(GROUP_CLASS | GROUP_SITE)) {
-        cli_usage_error("leaked: --by takes class, site or class,site");
-        return CLI_EXIT_USAGE;
-    }
     graph g;
     int rc = cmd_load(&g, args[0], opt, LOAD_OBJECTS);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
@@ -216,6 +210,11 @@ int cmd_leaked(const cmd_options *opt, char *const *args, int nargs)
     pointed_at(&g, reached, pointed);
     if (g.nroots == 0 && g.nobjects > 0)
         cli_warn(g.d.name, "the dump has no roots: every object counts as "
+                           "leaked");
+    /* As owners: an empty answer said on stderr; stdout keeps its form
+     * (no rows; the header in tsv and csv, [] in json). */
+    if (memchr(reached, 0, g.nobjects) == NULL)
+        cli_warn(g.d.name, "every object is reachable from a root: nothing "
                            "leaked");
     int r = opt->objects
                 ? by_object(&g, reached, pointed, opt->top, opt->format)

@@ -170,6 +170,9 @@ static int parse(int argc, char **argv, cmd_options *opt,
 int main(int argc, char **argv)
 {
     cli_set_progname("heapfmt-graph");
+    /* dominators and owners read a dump twice (the graph, then its
+     * objects or labels): say what is wrong with it once */
+    cli_warn_once();
     if (argc < 2) {
         cli_usage_error("expected a command: referrers, path, dominators, "
                         "owners or leaked");
