@@ -59,25 +59,9 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
     out o;
     out_begin(&o, stdout, format, g->mem, by == (GROUP_CLASS | GROUP_SITE) ? 5 : 4,
               cols);
-    heapfmt_reader *rd = g->d.reader;
     for (size_t i = 0; i < r.nrows && i < top; i++) {
         const rollup_row *row = &r.rows[i];
-        const tuple *k = tuples_get(&r.groups, row->group);
-        if (by & GROUP_CLASS) {
-            cli_name buf;
-            size_t len;
-            const char *name =
-                cli_class_name(heapfmt_reader_class(rd, k->klass), &buf, &len);
-            out_text(&o, name, len);
-        }
-        if (by & GROUP_SITE) {
-            if (k->file == 0) {
-                out_null(&o);
-            } else {
-                const heapfmt_rstring *f = heapfmt_reader_string(rd, tuple_slot_of_file(k));
-                out_site(&o, f->ptr, f->len, k->line);
-            }
-        }
+        node_group_cells(&o, g, tuples_get(&r.groups, row->group), by);
         out_u64(&o, row->objects);
         out_u64(&o, row->bytes);
         out_u64(&o, row->retained);

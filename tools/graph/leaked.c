@@ -128,25 +128,8 @@ static int by_group(const graph *g, const unsigned char *reached,
     out_begin(&o, stdout, format, g->mem, both ? 6 : 5,
               by == GROUP_CLASS ? cols_class : by == GROUP_SITE ? cols_site
                                                                 : cols_both);
-    heapfmt_reader *rd = g->d.reader;
     for (size_t i = 0; i < nr && (top == 0 || i < top); i++) {
-        const tuple *k = tuples_get(&groups, rows[i].group);
-        if (by & GROUP_CLASS) {
-            cli_name buf;
-            size_t len;
-            const char *name =
-                cli_class_name(heapfmt_reader_class(rd, k->klass), &buf, &len);
-            out_text(&o, name, len);
-        }
-        if (by & GROUP_SITE) {
-            if (k->file == 0) {
-                out_null(&o);
-            } else {
-                const heapfmt_rstring *f =
-                    heapfmt_reader_string(rd, tuple_slot_of_file(k));
-                out_site(&o, f->ptr, f->len, k->line);
-            }
-        }
+        node_group_cells(&o, g, tuples_get(&groups, rows[i].group), by);
         out_u64(&o, rows[i].objects);
         out_u64(&o, rows[i].bytes);
         out_u64(&o, rows[i].heads);

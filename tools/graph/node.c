@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "node.h"
+#include "summary.h" /* DIFF_BY_CLASS, DIFF_BY_SITE */
 
 void node_cells(out *o, const graph *g, uint32_t v)
 {
@@ -45,6 +46,27 @@ static void append(char *buf, size_t cap, size_t *n, const char *s,
     memcpy(buf + *n, s, len);
     *n += len;
     buf[*n] = '\0';
+}
+
+void node_group_cells(out *o, const graph *g, const tuple *k, unsigned by)
+{
+    heapfmt_reader *rd = g->d.reader;
+    if (by & DIFF_BY_CLASS) {
+        cli_name buf;
+        size_t len;
+        const char *name =
+            cli_class_name(heapfmt_reader_class(rd, k->klass), &buf, &len);
+        out_text(o, name, len);
+    }
+    if (by & DIFF_BY_SITE) {
+        if (k->file == 0) {
+            out_null(o);
+        } else {
+            const heapfmt_rstring *f =
+                heapfmt_reader_string(rd, tuple_slot_of_file(k));
+            out_site(o, f->ptr, f->len, k->line);
+        }
+    }
 }
 
 size_t node_label_text(const graph *g, size_t edge, char *buf, size_t cap)

@@ -15,6 +15,11 @@
 
 void node_cells(out *o, const graph *g, uint32_t v);
 
+/* The cells of a group of objects (dominators, leaked): its class and/or
+ * its site, as by has DIFF_BY_CLASS and DIFF_BY_SITE; a site without a
+ * file is null. */
+void node_group_cells(out *o, const graph *g, const tuple *k, unsigned by);
+
 /* The text of a label: a field, global or constant name as recorded,
  * "[12]" for an index, "[key]" for a hash key, any other description as
  * recorded; " (weak)" after a weak one. Written into buf (NUL-terminated,
