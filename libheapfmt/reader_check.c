@@ -30,9 +30,9 @@ static int check_footer_sums(heapfmt_reader *r)
     else if (count != f->totals.objects || bytes != f->totals.bytes)
         what = "the class summary and the totals disagree";
     if (what)
-        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->footer_offset,
+        return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->footer.offset,
                         "footer at offset %llu: %s",
-                        (unsigned long long)r->footer_offset, what);
+                        (unsigned long long)r->footer.offset, what);
     return HEAPFMT_OK;
 }
 
@@ -97,13 +97,13 @@ int heapfmt_reader_check_blocks(heapfmt_reader *r, int level)
     const heapfmt_footer *f = &r->footer;
     for (size_t i = 0; i < f->nblocks && rc == HEAPFMT_OK; i++) {
         uint64_t end = i + 1 < f->nblocks ? f->blocks[i + 1].offset
-                                          : r->footer_offset;
+                                          : r->footer.offset;
         rc = check_block(r, i, f->blocks[i].offset, end, level, &buf, &cap);
     }
     hf_free(&r->al, buf);
     if (r->seek(r->opaque, (int64_t)saved, 0) != (int64_t)saved) {
-        hf_rfail(r, HEAPFMT_E_IO, 0, saved, "cannot seek back in the input");
-        return hf_rfatal(r, HEAPFMT_E_IO);
+        return hf_rfatal(r, HEAPFMT_E_IO, 0, saved,
+                         "cannot seek back in the input");
     }
     r->pos = saved;
     return rc;

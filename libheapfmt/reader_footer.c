@@ -87,7 +87,6 @@ int hf_footer_parse(heapfmt_reader *r, const uint8_t *p, size_t len,
     r->footer.blocks = r->fblocks;
     r->footer.classes = r->fclasses;
     r->footer.offset = offset;
-    r->footer_offset = offset;
     return HEAPFMT_OK;
 }
 

@@ -90,7 +90,6 @@ struct heapfmt_reader {
     /* footer */
     int have_footer;
     heapfmt_footer footer;
-    uint64_t footer_offset; /* of the footer block's header */
     heapfmt_block_entry *fblocks;
     size_t cfblocks;
     heapfmt_class_summary *fclasses;
