@@ -149,7 +149,7 @@ open("badlabel.dump", "wb").write(head + crc(head) + blk + crc(blk) + body)
 PY
 run "$info" --verify badlabel.dump
 expect_failure 1 "verify an undefined label name"
-expect_err_has "labeled by string 7, which no STRING record defines" "verify label name"
+expect_err_has "label string 7 is used, but no STRING record defines it" "verify label name"
 
 # A flipped byte in the middle: info reads around it, verify fails.
 cp x.dump bad.dump
