@@ -45,16 +45,24 @@ $(BENCH_OUT)/malloc_bench: bench/malloc_bench.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -o $@ $<
 
+# The tracker at malloc-heavy rates (issue 39): 4 threads, plain C.
+$(BENCH_OUT)/malloc_heavy: bench/malloc_heavy.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
+	  -pthread -o $@ $<
+
 # heapfmt-core's heap (issue 33): plain C, no library.
 $(BENCH_OUT)/core_heap: bench/core_heap.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -o $@ $<
 
-.PHONY: bench bench-helpers bench-scale bench-core bench-ruby bench-replay
+.PHONY: bench bench-helpers bench-scale bench-core bench-ruby bench-replay \
+        bench-malloc
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/gzip_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
+               $(BENCH_OUT)/malloc_heavy \
                $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog \
                $(BUILD)/tests/replay_prog
 
@@ -71,6 +79,11 @@ bench-core: all bench-helpers
 ## bench-ruby: issue 36's Ruby cases alone (HeapFmt.dump vs dump_all) into build/bench/results-ruby.json
 bench-ruby: all bench-helpers ruby
 	$(PYTHON) bench/bench.py --only ruby --scale $(BENCH_SCALE) \
+	  --runs $(BENCH_RUNS) --build $(BUILD)
+
+## bench-malloc: the malloc tracker's cases alone (issues 16, 34, 39) into build/bench/malloc.json
+bench-malloc: all bench-helpers
+	$(PYTHON) bench/bench.py --only malloc --scale $(BENCH_SCALE) \
 	  --runs $(BENCH_RUNS) --build $(BUILD)
 
 ## bench-replay: issue 37's cases alone (heapfmt-malloc --record, heapfmt-replay) into build/bench/replay.json

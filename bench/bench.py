@@ -6,7 +6,8 @@ Run by `make bench` (bench/bench.mk), which builds the tools and the two
 helper programs first. Usage:
 
     bench/bench.py [--scale small|full] [--build DIR] [--runs N]
-                   [--only core|fleet|ruby|replay] [--ruby-sizes N,N,...]
+                   [--only core|fleet|ruby|replay|malloc]
+                   [--ruby-sizes N,N,...]
 
   --scale  full (default): dumps of 1M and 10M objects; small: 1M only,
            for a quick check (about a minute). BENCH_SCALE sets it too.
@@ -21,7 +22,10 @@ helper programs first. Usage:
            --scale small, else 2.5M and 5M; --ruby-sizes sets them);
            replay: issue 37's cases alone (heapfmt-malloc's modes,
            --record among them, and heapfmt-replay's replays), into
-           DIR/bench/replay.json; bench/README.md is left alone.
+           DIR/bench/replay.json; malloc: the tracker's cases alone
+           (issues 16, 34, 39: bench/malloc_bench.c, .rb and the
+           malloc-heavy bench/malloc_heavy.c), into DIR/bench/malloc.json;
+           bench/README.md is left alone.
 
 Every case runs as a child process; its wall time comes from the clock,
 its CPU time (user + system) and peak RSS from wait4(2), i.e. getrusage of
@@ -1080,6 +1084,34 @@ class Bench:
         self.malloc_table = (int(self.info_row(dump, "meta.malloc.table_bytes") or 0),
                              int(self.info_row(dump, "meta.malloc.live.objects") or 0))
         shutil.rmtree(held, ignore_errors=True)
+        self.malloc_heavy_cases(hm, quiet)
+
+    def malloc_heavy_cases(self, hm, quiet):
+        """Issue 39: the tracker at malloc-heavy rates: bench/malloc_heavy.c
+        (4 threads doing little but malloc, free and realloc, over 20M
+        calls a CPU second) alone, sampled, exact, and under heaptrack
+        when installed, interleaved; the calls each run made (its own
+        count) give the cost per call. hm: heapfmt-malloc, quiet: its
+        options that write no dump."""
+        prog = self.helper("malloc_heavy")
+        if not os.access(prog, os.X_OK):
+            self.skipped.append(("malloc-heavy tracker", "malloc_heavy not built"))
+            return
+        argv = [prog, "40" if self.scale == "full" else "10", "4"]
+        cases = [("heavy alone", argv),
+                 ("heavy sampled", [hm, "--mode=sampled"] + quiet + argv),
+                 ("heavy exact", [hm, "--mode=exact"] + quiet + argv)]
+        out = self.path("heaptrack-heavy")
+        if shutil.which("heaptrack"):
+            cases.append(("heavy heaptrack", ["heaptrack", "-o", out] + argv))
+        else:
+            self.skipped.append(("heaptrack on malloc_heavy", "not installed"))
+        p = subprocess.run(argv, capture_output=True, text=True, check=True)
+        self.heavy_calls = int(p.stdout.split()[1])
+        self.interleaved("malloc-heavy", "4 threads", cases)
+        for f in os.listdir(self.out):
+            if f.startswith("heaptrack-heavy"):
+                os.unlink(os.path.join(self.out, f))
 
     def replay_cases(self):
         """Issue 37: a JSON-heavy Ruby workload (bench/replay_bench.rb, four
@@ -1191,6 +1223,7 @@ class Bench:
                 add("heapfmt-malloc --record bytes per event, %s" % lang,
                     size / ev, 4, size / ev <= 4,
                     "%d events in %d bytes (zstd level 1)" % (ev, size))
+        self.malloc_heavy_targets(add)
         exact = self.find("C exact", "C")
         attached = self.find("C exact attached", "C")
         if exact and attached:
@@ -1206,6 +1239,28 @@ class Bench:
             add("heapfmt-malloc exact: table bytes per live block",
                 table / live, 64, table / live <= 64,
                 "%d live blocks, %d bytes of table" % (live, table))
+
+    def malloc_heavy_targets(self, add):
+        """Issue 39: on a program making over 20M allocation calls a CPU
+        second (4 threads), sampled mode at most 1.05x and exact mode at
+        most 2.5x its CPU time alone; heaptrack's ratio beside exact's."""
+        alone = self.find("heavy alone")
+        if not alone:
+            return
+        calls = getattr(self, "heavy_calls", 0)
+        ht = self.find("heavy heaptrack")
+        for mode, goal in (("sampled", 1.05), ("exact", 2.5)):
+            c = self.find("heavy %s" % mode)
+            r = c["cpu_s"] / alone["cpu_s"]
+            add("heapfmt-malloc %s / alone, malloc-heavy program (CPU)" % mode,
+                r, goal, r <= goal,
+                "%.2f s vs %.2f s for %.1fM calls (%.1fM calls a CPU second "
+                "alone): %.1f ns a call added%s; load average %s"
+                % (c["cpu_s"], alone["cpu_s"], calls / 1e6,
+                   calls / alone["cpu_s"] / 1e6,
+                   (c["cpu_s"] - alone["cpu_s"]) / calls * 1e9 if calls else 0,
+                   "; heaptrack %.1fx" % (ht["cpu_s"] / alone["cpu_s"])
+                   if ht and mode == "exact" else "", self.load_text()))
 
     def ruby_targets(self, add):
         """Issue 36: HeapFmt.dump with default options at least 4x faster
@@ -1450,17 +1505,22 @@ class Bench:
                         r, 1, r > 1, "%.2f vs %.2f (RSS / live at the end)" %
                         (g, over[other]))
 
-    def replay_only(self):
+    def replay_only(self, replays=True):
         """--only replay: issue 37's cases alone (the tracker's record
         mode beside its other modes, and the replays), into
-        DIR/bench/replay.json (bench/README.md is not touched)."""
+        DIR/bench/replay.json; with replays False (--only malloc), the
+        tracker's cases alone (issues 16, 34, 37's record mode, 39's
+        malloc-heavy program) into DIR/bench/malloc.json. bench/README.md
+        is not touched."""
         self.load0 = os.getloadavg()[0]
         self.malloc_cases()
-        self.replay_cases()
+        if replays:
+            self.replay_cases()
         t, add = target_list()
         self.malloc_targets(add)
         self.replay_targets(add)
-        with open(self.path("replay.json"), "w") as f:
+        with open(self.path("replay.json" if replays else "malloc.json"),
+                  "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
                        "scale": self.scale, "runs": self.runs,
                        "machine": self.machine(), "cases": self.cases,
@@ -1984,12 +2044,14 @@ def main():
                     default=os.environ.get("BENCH_SCALE") or "full")
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--only", choices=("core", "fleet", "ruby", "replay"),
+    ap.add_argument("--only", choices=("core", "fleet", "ruby", "replay",
+                                       "malloc"),
                     help="only these cases and their targets: core "
                     "(heapfmt-core, into DIR/bench/core.json), fleet "
                     "(at the first size), ruby (at the Ruby sizes) or "
                     "replay (heapfmt-malloc's modes and heapfmt-replay, "
-                    "into DIR/bench/replay.json)")
+                    "into DIR/bench/replay.json) or malloc (the tracker's "
+                    "modes alone, into DIR/bench/malloc.json)")
     ap.add_argument("--scale-table", metavar="N,N,...",
                     help="only issue 19's scale table, at these object "
                     "counts (e.g. 1000000,3000000,10000000,30000000)")
@@ -2002,6 +2064,9 @@ def main():
         ap.error("--runs must be at least 1")
     if args.only == "core":
         Bench(args).core_only()
+        return
+    if args.only == "malloc":
+        Bench(args).replay_only(replays=False)
         return
     if args.only == "replay":
         Bench(args).replay_only()
