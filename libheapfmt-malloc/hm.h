@@ -19,7 +19,11 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
+#include <time.h>
+
+#include "hm_addr_table.h"
 
 #include "hm_settings.h" /* the depth bound, the dump signal */
 
@@ -228,6 +232,25 @@ static inline void hm_entry_set_born(hm_entry *e, uint64_t ticks) {
     e->born_b = (ticks >> 16) & ((UINT64_C(1) << 21) - 1);
     e->born_c = (ticks >> 37) & 0xfu;
 }
+/* The entry of these fields, made as three whole words: filled field by
+ * field, GCC read back words it had just written in part, a store-
+ * forwarding stall each (8% of exact mode's time on a malloc-heavy
+ * program, issue 39). Bit-fields fill each word from its low bits on
+ * x86-64 and AArch64 (their ABIs); test_malloc_live checks the fields
+ * read back. */
+static inline hm_entry hm_entry_make(uintptr_t addr, uint64_t size, unsigned kind,
+                                     unsigned epoch, uint32_t stack, uint32_t site,
+                                     uint64_t born) {
+    uint64_t w[3];
+    w[0] = ((uint64_t)addr & ((UINT64_C(1) << HM_ADDR_BITS) - 1)) | (born & 0xffff) << 48;
+    w[1] = (size > HM_SIZE_MAX ? HM_SIZE_MAX : size) | (uint64_t)(kind & 0xf) << 40 |
+           (uint64_t)(epoch & 0xffff) << 44 | ((born >> 37) & 0xf) << 60;
+    w[2] = (uint64_t)(stack & 0x3fffff) | (uint64_t)(site & 0x1fffff) << 22 |
+           ((born >> 16) & 0x1fffff) << 43;
+    hm_entry e;
+    memcpy(&e, w, sizeof e);
+    return e;
+}
 /* The clock (hm_clock.c) in ticks of HM_TICK_US, modulo 2^HM_BORN_BITS;
  * the age of a tick t is hm_ticks_since(now, t) (wraps after 1.1 years). */
 uint64_t hm_ticks_now(void);
@@ -247,41 +270,21 @@ int hm_live_remove(uintptr_t addr, hm_entry *out);
 void hm_live_prefetch(uintptr_t addr);
 /* Cheap, lock-free test: 0 means addr is certainly not tracked. In
  * sampled mode most freed blocks were never tracked; a counting filter (a
- * byte per address hash, 64 KiB so that it stays in cache; a 1 MiB one
- * cost a miss per free) says so without the shard's lock. Counters
- * saturate at 255 and then stay: false positives, never false negatives.
- * Inline: it is all an untracked free pays. */
+ * byte per 4 KiB page, 64 KiB: 256 MiB of address space before two pages
+ * share a byte) says so without the shard's lock. By page, not by a hash
+ * of the address: a free's byte is then the one its neighbours read, in
+ * a line already in the cache (a hashed byte cost a cache miss per free,
+ * 8% of a malloc-heavy program's time, issue 39). A page with a sampled
+ * block sends its other frees to the table: with a sample per 512 KiB
+ * allocated, few pages hold one. Counters saturate at 255 and then stay:
+ * false positives, never false negatives; a false positive costs one
+ * lookup, so the filter needs no seed. Inline: it is all an untracked
+ * free pays. */
 #define HM_FILTER_BITS 16
 extern _Atomic unsigned char hm_live_filter[1u << HM_FILTER_BITS];
 extern int hm_live_filter_on;
-/* Where an address lives in a sharded table of addresses (the live
- * table, the recorder's): the shard by its 4 KiB page (with 2^bits
- * shards, page p, p + 2^bits... share one), the slot by the address
- * itself with the shard's bits taken out. Not a hash, on purpose: blocks
- * the program allocates one after the other lie side by side in memory,
- * and so do their slots, so a burst of malloc or free touches a few
- * cache lines of the table instead of one each (a hash made insert and
- * remove 35% of exact mode's time, and a third of record mode's, nearly
- * all of it waiting for memory). Two blocks share a home slot only when
- * their addresses differ by a multiple of the shard's span. */
-static inline unsigned hm_addr_shard(uintptr_t a, unsigned bits) {
-    return (unsigned)(a >> 12) & ((1u << bits) - 1);
-}
-static inline size_t hm_addr_home(uintptr_t a, unsigned bits) {
-    return (size_t)((((uint64_t)a >> (12 + bits)) << 8) | (((uint64_t)a >> 4) & 0xff));
-}
-
-static inline uint64_t hm_live_mix(uintptr_t a) { /* MurmurHash3's finaliser */
-    uint64_t h = (uint64_t)a;
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return h;
-}
 static inline size_t hm_live_filter_slot(uintptr_t a) {
-    return (size_t)(hm_live_mix(a) >> 20) & ((1u << HM_FILTER_BITS) - 1);
+    return (size_t)(a >> 12) & ((1u << HM_FILTER_BITS) - 1);
 }
 static inline int hm_live_maybe(uintptr_t addr) {
     return !hm_live_filter_on ||
@@ -412,6 +415,12 @@ void hm_dump_atfork_child(void);
 /* In a forked child: starts the child's dump thread if it is due. */
 void hm_dump_child_poll(void);
 extern volatile int hm_child_due; /* hm_dump_child_poll is due */
+
+/* The META records every file of the tracker starts with (producer,
+ * vm.name, pid, host, time, process.start = start, pointer_size), dump
+ * or trace; 0, or nonzero when a write failed. */
+struct heapfmt_writer;
+int hm_write_meta_head(struct heapfmt_writer *w, time_t start);
 
 /* Stops the dumps of an attached tracker that detaches (hm_attach.c):
  * the dump signal's former action comes back, no interval or exit dump

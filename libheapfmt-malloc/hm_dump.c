@@ -132,12 +132,9 @@ static uint64_t rss_bytes(void) {
     return hm_statm(&resident, &shared) == 0 ? resident : 0;
 }
 
-static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
-                      uint64_t allocs, uint64_t frees, int private_fds) {
-    heapfmt_writer *w = d->w;
+int hm_write_meta_head(struct heapfmt_writer *w, time_t start) {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    struct mallinfo2 mi = mallinfo2();
     int rc = 0;
     rc |= heapfmt_write_meta_text(w, "producer", "heapfmt-malloc " HEAPFMT_LIB_VERSION_STRING);
     rc |= heapfmt_write_meta_text(w, "vm.name", "native");
@@ -145,8 +142,16 @@ static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
     if (host[0])
         rc |= heapfmt_write_meta_text(w, "host", host);
     rc |= heapfmt_write_meta_uint(w, "time", (uint64_t)time(NULL));
-    rc |= heapfmt_write_meta_uint(w, "process.start", (uint64_t)started);
+    rc |= heapfmt_write_meta_uint(w, "process.start", (uint64_t)start);
     rc |= heapfmt_write_meta_uint(w, "pointer_size", sizeof(void *));
+    return rc;
+}
+
+static int write_meta(dumper *d, size_t nlive, uint64_t live_bytes,
+                      uint64_t allocs, uint64_t frees, int private_fds) {
+    heapfmt_writer *w = d->w;
+    struct mallinfo2 mi = mallinfo2();
+    int rc = hm_write_meta_head(w, started);
     rc |= heapfmt_write_meta_uint(w, "ids_stable", 1);
     rc |= heapfmt_write_meta_text(w, "malloc.mode",
                                   hm_cfg.mode == HM_MODE_EXACT ? "exact" : "sampled");

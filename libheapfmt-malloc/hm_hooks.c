@@ -140,7 +140,27 @@ __attribute__((constructor)) static void hm_start(void) {
 
 /* ---- recording ---- */
 
-static void track(void *p, size_t size, hm_kind kind) {
+/* Captures the stack of p's allocation and enters p in the live table.
+ * Out of line: its frame (the stack buffer, six saved registers) would
+ * otherwise be set up by every allocation, sampled or not. */
+__attribute__((noinline)) static void track_block(void *p, size_t size, hm_kind kind) {
+    hm_busy = 1;
+    hm_live_prefetch((uintptr_t)p);
+    uintptr_t ips[HM_MAX_DEPTH];
+    unsigned n = hm_capture(ips, hm_cfg.depth);
+    uint32_t stack = hm_stacks_intern(ips, n, size);
+    uint32_t site = hm_cfg.ruby ? hm_ruby_site() : 0;
+    hm_entry e = hm_entry_make((uintptr_t)p, size, kind, hm_epoch, stack, site,
+                               hm_ticks_now());
+    if (site != 0)
+        hm_ruby_site_count_alloc(site, size);
+    hm_live_insert(&e);
+    hm_busy = 0;
+}
+
+/* What every allocation pays: a few loads of lines every call reads, and
+ * in sampled mode the thread's countdown (no atomic, no lock, no call). */
+static inline void track(void *p, size_t size, hm_kind kind) {
     if (HM_UNLIKELY(hm_rec)) {
         hm_record_alloc(p, size, kind, 0);
         return;
@@ -153,21 +173,7 @@ static void track(void *p, size_t size, hm_kind kind) {
         hm_dump_child_poll();
     if (hm_cfg.mode == HM_MODE_SAMPLED && !hm_sample(size))
         return;
-    hm_busy = 1;
-    hm_live_prefetch((uintptr_t)p);
-    uintptr_t ips[HM_MAX_DEPTH];
-    unsigned n = hm_capture(ips, hm_cfg.depth);
-    hm_entry e = {.addr = (uintptr_t)p,
-                  .size = size > HM_SIZE_MAX ? HM_SIZE_MAX : size,
-                  .kind = kind,
-                  .epoch = hm_epoch,
-                  .stack = hm_stacks_intern(ips, n, size),
-                  .site = hm_cfg.ruby ? hm_ruby_site() : 0};
-    hm_entry_set_born(&e, hm_ticks_now());
-    if (e.site != 0)
-        hm_ruby_site_count_alloc(e.site, size);
-    hm_live_insert(&e);
-    hm_busy = 0;
+    track_block(p, size, kind);
 }
 
 /* The aligned allocations: record mode keeps the alignment asked for. */

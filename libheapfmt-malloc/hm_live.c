@@ -1,21 +1,20 @@
 /* hm_live.c -- the table of live allocations: address -> hm_entry.
  *
- * Sharded by address so that threads rarely share a lock; each shard is an
- * open-addressing table with linear probing and backward-shift deletion
- * (no tombstones, so a table that sees billions of malloc/free pairs never
- * degrades). Slots are 24 bytes and a shard grows at 80% load, so a live
- * allocation costs 30 to 60 bytes (issue 16 asks for at most 64).
+ * Sharded by address so that threads rarely share a lock (where an
+ * address lives, and the probing: hm_addr_table.h). Slots are 24 bytes
+ * and a shard grows at 80% load, so a live allocation costs 30 to 60
+ * bytes (issue 16 asks for at most 64).
  *
  * In sampled mode most freed pointers were never tracked; a counting
- * filter (a byte per address hash, read without a lock) lets free() skip
- * the shard lock for them. Its counters saturate at 255 and then stay, so
+ * filter (a byte per page, read without a lock) lets free() skip the
+ * shard lock for them. Its counters saturate at 255 and then stay, so
  * they can give false positives but never false negatives. */
 #include <stdatomic.h>
 #include <string.h>
 
 #include "hm.h"
 
-#define SHARD_BITS 6
+#define SHARD_BITS 8
 #define SHARDS (1u << SHARD_BITS)
 #define MIN_SLOTS 256u
 
@@ -32,12 +31,13 @@ static shard shards[SHARDS];
 _Atomic unsigned char hm_live_filter[1u << HM_FILTER_BITS];
 int hm_live_filter_on;
 
-/* Where an address lives: hm_addr_shard and hm_addr_home (hm.h), which
- * keep blocks allocated one after the other in neighbouring slots. */
 static inline shard *shard_of(uintptr_t a) { return &shards[hm_addr_shard(a, SHARD_BITS)]; }
-static inline size_t home_of(uintptr_t a) { return hm_addr_home(a, SHARD_BITS); }
+
+#define ENTRY_ADDR(e) ((uintptr_t)(e).addr)
+HM_ADDR_TABLE(live, hm_entry, ENTRY_ADDR)
 
 void hm_live_init(void) {
+    hm_addr_seed_init();
     for (unsigned i = 0; i < SHARDS; i++)
         pthread_mutex_init(&shards[i].lock, NULL);
     hm_live_filter_on = hm_cfg.mode == HM_MODE_SAMPLED;
@@ -49,14 +49,7 @@ static int grow(shard *s) {
     hm_entry *t = hm_map(n * sizeof *t);
     if (t == NULL)
         return -1;
-    for (size_t i = 0; s->mask && i <= s->mask; i++) {
-        if (s->slots[i].addr == 0)
-            continue;
-        size_t j = home_of(s->slots[i].addr) & (n - 1);
-        while (t[j].addr != 0)
-            j = (j + 1) & (n - 1);
-        t[j] = s->slots[i];
-    }
+    live_rehash(t, n - 1, s->slots, s->mask);
     if (s->mask)
         hm_unmap(s->slots, (s->mask + 1) * sizeof *s->slots);
     s->slots = t;
@@ -66,15 +59,12 @@ static int grow(shard *s) {
 
 int hm_live_insert(const hm_entry *e) {
     shard *s = shard_of(e->addr);
-    size_t h = home_of(e->addr);
     int rc = 0;
     pthread_mutex_lock(&s->lock);
     if ((s->count + 1) * 5 > (s->mask + 1) * 4 && grow(s) != 0) {
         rc = -1;
     } else {
-        size_t j = h & s->mask;
-        while (s->slots[j].addr != 0 && s->slots[j].addr != e->addr)
-            j = (j + 1) & s->mask;
+        size_t j = live_probe(s->slots, s->mask, e->addr);
         /* The same address twice means the program freed it behind our
          * back (a free the tracker did not see): the new entry wins. */
         if (s->slots[j].addr == 0)
@@ -97,33 +87,19 @@ void hm_live_prefetch(uintptr_t addr) {
     hm_entry *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
     size_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
     if (slots != NULL)
-        __builtin_prefetch(&slots[home_of(addr) & mask], 1, 3);
+        __builtin_prefetch(&slots[hm_addr_home(addr) & mask], 1, 3);
 }
 
 int hm_live_remove(uintptr_t addr, hm_entry *out) {
     shard *s = shard_of(addr);
-    size_t h = home_of(addr);
     int found = 0;
     pthread_mutex_lock(&s->lock);
     if (s->mask != 0) {
-        size_t j = h & s->mask;
-        while (s->slots[j].addr != 0 && s->slots[j].addr != addr)
-            j = (j + 1) & s->mask;
+        size_t j = live_probe(s->slots, s->mask, addr);
         if (s->slots[j].addr == addr) {
             found = 1;
             *out = s->slots[j];
-            /* Backward shift: pull later entries of the run into the hole
-             * when their home slot is at or before it. */
-            size_t hole = j;
-            for (size_t k = (j + 1) & s->mask; s->slots[k].addr != 0;
-                 k = (k + 1) & s->mask) {
-                size_t home = home_of(s->slots[k].addr) & s->mask;
-                if (((k - home) & s->mask) >= ((k - hole) & s->mask)) {
-                    s->slots[hole] = s->slots[k];
-                    hole = k;
-                }
-            }
-            s->slots[hole].addr = 0;
+            live_delete(s->slots, s->mask, j);
             s->count--;
             if (hm_live_filter_on) {
                 _Atomic unsigned char *f = &hm_live_filter[hm_live_filter_slot(addr)];

@@ -4,17 +4,15 @@
  * them (spec 6.10), so a free must find the number of its address. The
  * live table of the dumps (hm_live.c) keeps stacks, sites and epochs per
  * block and is not started in record mode; this one keeps 16 bytes a
- * block. Sharded by the address's page (64 locks, so that threads rarely
- * meet; hm_addr_shard and hm_addr_home keep neighbouring blocks in
- * neighbouring slots), each shard an open-addressing table with linear probing
- * and backward-shift deletion (no tombstones: billions of malloc/free
- * pairs never degrade it), grown at 75% load. Memory comes from mmap,
- * never from the allocator under the program. */
+ * block. Sharded by the address's region as the live table is (256
+ * locks; the placement and the probing: hm_addr_table.h), grown at 75%
+ * load. Memory comes from mmap, never from the allocator under the
+ * program. */
 #include <string.h>
 
 #include "hm.h"
 
-#define SHARD_BITS 6
+#define SHARD_BITS 8
 #define SHARDS (1u << SHARD_BITS)
 #define MIN_SLOTS 512u
 
@@ -33,9 +31,12 @@ typedef struct shard {
 static shard shards[SHARDS];
 
 static inline shard *shard_of(uintptr_t a) { return &shards[hm_addr_shard(a, SHARD_BITS)]; }
-static inline size_t home_of(uintptr_t a) { return hm_addr_home(a, SHARD_BITS); }
+
+#define SLOT_ADDR(e) ((e).addr)
+HM_ADDR_TABLE(rec, slot, SLOT_ADDR)
 
 void hm_rec_table_init(void) {
+    hm_addr_seed_init();
     for (unsigned i = 0; i < SHARDS; i++)
         pthread_mutex_init(&shards[i].lock, NULL);
 }
@@ -46,14 +47,7 @@ static int grow(shard *s) {
     slot *t = hm_map(n * sizeof *t);
     if (t == NULL)
         return -1;
-    for (size_t i = 0; s->mask && i <= s->mask; i++) {
-        if (s->slots[i].addr == 0)
-            continue;
-        size_t j = home_of(s->slots[i].addr) & (n - 1);
-        while (t[j].addr != 0)
-            j = (j + 1) & (n - 1);
-        t[j] = s->slots[i];
-    }
+    rec_rehash(t, n - 1, s->slots, s->mask);
     if (s->mask)
         hm_unmap(s->slots, (s->mask + 1) * sizeof *s->slots);
     s->slots = t;
@@ -63,15 +57,12 @@ static int grow(shard *s) {
 
 int hm_rec_table_put(uintptr_t addr, uint64_t block) {
     shard *s = shard_of(addr);
-    size_t h = home_of(addr);
     int rc = 0;
     pthread_mutex_lock(&s->lock);
     if ((s->count + 1) * 4 > (s->mask + 1) * 3 && grow(s) != 0) {
         rc = -1;
     } else {
-        size_t j = h & s->mask;
-        while (s->slots[j].addr != 0 && s->slots[j].addr != addr)
-            j = (j + 1) & s->mask;
+        size_t j = rec_probe(s->slots, s->mask, addr);
         /* the address twice: a free the recorder did not see (before it
          * started, or from a thread it could not follow); the new block
          * wins */
@@ -88,30 +79,18 @@ void hm_rec_table_prefetch(uintptr_t addr) {
     slot *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
     size_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
     if (slots != NULL)
-        __builtin_prefetch(&slots[home_of(addr) & mask], 1, 3);
+        __builtin_prefetch(&slots[hm_addr_home(addr) & mask], 1, 3);
 }
 
 uint64_t hm_rec_table_take(uintptr_t addr) {
     shard *s = shard_of(addr);
-    size_t h = home_of(addr);
     uint64_t block = 0;
     pthread_mutex_lock(&s->lock);
     if (s->mask != 0) {
-        size_t j = h & s->mask;
-        while (s->slots[j].addr != 0 && s->slots[j].addr != addr)
-            j = (j + 1) & s->mask;
+        size_t j = rec_probe(s->slots, s->mask, addr);
         if (s->slots[j].addr == addr) {
             block = s->slots[j].block;
-            size_t hole = j;
-            for (size_t k = (j + 1) & s->mask; s->slots[k].addr != 0;
-                 k = (k + 1) & s->mask) {
-                size_t home = home_of(s->slots[k].addr) & s->mask;
-                if (((k - home) & s->mask) >= ((k - hole) & s->mask)) {
-                    s->slots[hole] = s->slots[k];
-                    hole = k;
-                }
-            }
-            s->slots[hole].addr = 0;
+            rec_delete(s->slots, s->mask, j);
             s->count--;
         }
     }

@@ -582,17 +582,7 @@ static int open_trace(writer_state *s) {
 
 static int write_head(writer_state *s) {
     heapfmt_writer *w = s->w;
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    int rc = 0;
-    rc |= heapfmt_write_meta_text(w, "producer", "heapfmt-malloc " HEAPFMT_LIB_VERSION_STRING);
-    rc |= heapfmt_write_meta_text(w, "vm.name", "native");
-    rc |= heapfmt_write_meta_uint(w, "pid", (uint64_t)getpid());
-    if (host[0])
-        rc |= heapfmt_write_meta_text(w, "host", host);
-    rc |= heapfmt_write_meta_uint(w, "time", (uint64_t)time(NULL));
-    rc |= heapfmt_write_meta_uint(w, "process.start", (uint64_t)time(NULL));
-    rc |= heapfmt_write_meta_uint(w, "pointer_size", sizeof(void *));
+    int rc = hm_write_meta_head(w, time(NULL));
     rc |= heapfmt_write_meta_text(w, "malloc.mode", "record");
     rc |= heapfmt_write_meta_text(w, "trace.clock", "monotonic_coarse");
     rc |= heapfmt_write_meta_uint(w, "trace.mark_ms", mark_ms);

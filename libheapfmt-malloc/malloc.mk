@@ -61,6 +61,7 @@ test: $(HM_PROG) $(HM_HOST)
 # tests/test_malloc_*.c: units of the tracker, linked with its objects
 # (built without sanitizers; the test itself may have them).
 HM_UNIT_OBJS := $(BUILD)/obj/hm/libheapfmt-malloc/hm_live.o \
+                $(BUILD)/obj/hm/libheapfmt-malloc/hm_addr_seed.o \
                 $(BUILD)/obj/hm/libheapfmt-malloc/hm_sample.o \
                 $(BUILD)/obj/hm/libheapfmt-malloc/hm_config.o \
                 $(BUILD)/obj/hm/libheapfmt-malloc/hm_host.o \

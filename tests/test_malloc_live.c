@@ -89,7 +89,8 @@ Test(malloc_live, neighbours, .init = setup_exact) {
     churn(0x555555000010, 48, 200000, 1000000, 1);
 }
 
-/* Addresses one shard span apart share a home slot: long probe runs,
+/* Addresses a fixed stride apart (which a placement without the seed put
+ * in one home slot): long probe runs where they meet,
  * backward shifts across the table's end. */
 Test(malloc_live, shared_home_slots, .init = setup_exact) {
     churn(0x7f0000000010, (uintptr_t)1 << 18, 5000, 200000, 2);
@@ -140,4 +141,47 @@ Test(malloc_sample, unbiased_estimates) {
                   s, est, n, sampled, sd);
     }
     cr_assert_float_eq(hm_sample_weight(1u << 30, 4096), 1.0, 1e-9);
+}
+
+/* An entry made whole (hm_entry_make) reads back field by field. */
+Test(malloc_live, entry_make_fields) {
+    uint64_t born = (UINT64_C(1) << 41) - 12345;
+    hm_entry e = hm_entry_make(0x7f123456789a, HM_SIZE_MAX + 5, HM_KIND_PVALLOC,
+                               0xbeef, (1u << 22) - 3, (1u << 20) + 7, born);
+    cr_assert_eq(e.addr, 0x7f123456789a);
+    cr_assert_eq(e.size, HM_SIZE_MAX);
+    cr_assert_eq(e.kind, HM_KIND_PVALLOC);
+    cr_assert_eq(e.epoch, 0xbeef);
+    cr_assert_eq(e.stack, (1u << 22) - 3);
+    cr_assert_eq(e.site, (1u << 20) + 7);
+    cr_assert_eq(hm_entry_born(&e), born);
+    hm_entry z = hm_entry_make(0x10, 0, 0, 0, 0, 0, 0);
+    cr_assert_eq(z.addr, 0x10);
+    cr_assert_eq(z.size | z.kind | z.epoch | z.stack | z.site, 0);
+}
+
+/* The placement is seeded: addresses a table's span apart (slots x 16
+ * bytes), which a plain placement by page and offset puts in one home
+ * slot, spread as random keys do, and so do regions over the shards. */
+Test(malloc_live, seeded_placement, .init = setup_exact) {
+    const size_t mask = 8191, n = 4096;
+    unsigned char *seen = calloc(mask + 1, 1);
+    cr_assert_not_null(seen);
+    size_t homes = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t h = hm_addr_home(0x7f0000000010 + k * (mask + 1) * 16) & mask;
+        homes += !seen[h];
+        seen[h] = 1;
+    }
+    /* random keys: 8192 (1 - e^-0.5) = 3223 distinct homes */
+    cr_assert_gt(homes, n * 6 / 10, "%zu distinct homes of %zu", homes, n);
+    unsigned char shards[256] = {0};
+    size_t used = 0;
+    for (size_t k = 0; k < 1024; k++) {
+        unsigned s = hm_addr_shard(0x7f0000000000 + (k << HM_REGION_SHIFT) * 256, 8);
+        used += !shards[s];
+        shards[s] = 1;
+    }
+    cr_assert_gt(used, 200, "%zu shards of 256", used); /* random: 251 */
+    free(seen);
 }
