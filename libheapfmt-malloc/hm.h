@@ -366,13 +366,19 @@ unsigned hm_capture(uintptr_t *ips, unsigned max);
 /* Sampling (hm_sample.c)                                               */
 /* ------------------------------------------------------------------ */
 
-/* Whether an allocation of size bytes is sampled (sampled mode). The
- * countdown is inline: it is all an unsampled malloc pays. */
+/* Whether an allocation of size bytes is sampled (sampled mode):
+ * hm_sample_take counts it down, and while the count stays above 0 it is
+ * not; else hm_sample_slow decides (and draws the next count). The hooks
+ * take the countdown inline, with no atomic, lock or call: it is all an
+ * unsampled malloc pays. */
 extern HM_TLS __thread int64_t hm_sample_left;
 int hm_sample_slow(size_t size);
-static inline int hm_sample(size_t size) {
+static inline int hm_sample_take(size_t size) {
     hm_sample_left -= (int64_t)(size > INT64_MAX ? INT64_MAX : size);
-    return HM_LIKELY(hm_sample_left > 0) ? 0 : hm_sample_slow(size);
+    return hm_sample_left > 0;
+}
+static inline int hm_sample(size_t size) {
+    return HM_LIKELY(hm_sample_take(size)) ? 0 : hm_sample_slow(size);
 }
 /* The number of allocations one sampled allocation of size bytes stands
  * for: 1 / P(sampled). */

@@ -21,7 +21,7 @@
  *     exact mode's time, issue 16); the start is any slot, not a multiple
  *     of 256, or blocks at one offset of their pages (mmap'd chunks,
  *     page-aligned buffers) would share a few homes: runs of hundreds;
- *   - region and page go through a seeded multiply-shift hash: the keys
+ *   - region and page go through a seeded hash (hm_addr_mix): the keys
  *     are the program's, and with a plain placement addresses a fixed
  *     stride apart would share one home slot (long probe runs, quadratic
  *     time); with the seed nobody outside the process knows which do. */
@@ -33,17 +33,31 @@
 
 #define HM_REGION_SHIFT 16
 
-/* Odd multipliers drawn at start (hm_addr_seed_init). */
+/* Drawn at start (hm_addr_seed_init). */
 extern uint64_t hm_addr_seed[2];
 void hm_addr_seed_init(void);
 
+/* MurmurHash3's finaliser over x and the seed: every bit of x moves
+ * every bit of the result (a multiply-shift alone spread an arithmetic
+ * progression of pages, one offset a table span apart, over a third of
+ * the homes for some seeds). */
+static inline uint64_t hm_addr_mix(uint64_t x, uint64_t seed) {
+    uint64_t h = x ^ seed;
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+
 static inline unsigned hm_addr_shard(uintptr_t a, unsigned bits) {
-    return (unsigned)((((uint64_t)a >> HM_REGION_SHIFT) * hm_addr_seed[0]) >> (64 - bits));
+    return (unsigned)(hm_addr_mix((uint64_t)a >> HM_REGION_SHIFT, hm_addr_seed[0]) >> (64 - bits));
 }
 
 static inline size_t hm_addr_home(uintptr_t a) {
-    uint64_t page = ((uint64_t)a >> 12) * hm_addr_seed[1];
-    return (size_t)((page >> 24) + (((uint64_t)a >> 4) & 0xff));
+    return (size_t)((hm_addr_mix((uint64_t)a >> 12, hm_addr_seed[1]) >> 24) +
+                    (((uint64_t)a >> 4) & 0xff));
 }
 
 /* The probing of a table of TYPE slots whose address is KEY(slot) (0: an

@@ -29,6 +29,20 @@ enum { STATE_NEW, STATE_RESOLVING, STATE_RESOLVED, STATE_TRACKING,
        STATE_DETACHED };
 static _Atomic int state = STATE_NEW;
 
+/* 1 while tracking in sampled mode (not recording): an allocation then
+ * pays only its thread's countdown, a free only its page's filter byte,
+ * both inline; everything else (exact mode, record mode, before start,
+ * after a detach, the tracker's own allocations, a forked child's first
+ * call) goes through the out-of-line paths. Set with the state, read
+ * without ordering: a call that sees it a moment late takes the slow
+ * path, which checks everything again. */
+static int fast;
+
+static void set_state(int s) {
+    fast = s == STATE_TRACKING && !hm_rec && hm_cfg.mode == HM_MODE_SAMPLED;
+    atomic_store(&state, s);
+}
+
 /* ---- the arena for allocations made while dlsym runs ---- */
 
 static _Alignas(64) char boot[64 * 1024];
@@ -100,6 +114,9 @@ static void parent_fork(void) {
 static void child_fork(void) {
     parent_fork();
     hm_dump_atfork_child();
+    /* the child's one thread: its next allocation takes the slow path,
+     * which starts the child's dump thread (hm_child_due) */
+    hm_sample_left = 0;
 }
 
 /* The parts that start once per process, preloaded or attached. */
@@ -128,14 +145,14 @@ __attribute__((constructor)) static void hm_start(void) {
     hm_config_load(&hm_cfg);
     if (hm_record_start()) { /* a trace instead of dumps (hm_record.c) */
         hm_busy = 0;
-        atomic_store(&state, STATE_TRACKING);
+        set_state(STATE_TRACKING);
         return;
     }
     start_once();
     hm_dump_start();
     hm_log("tracking (%s mode)", hm_cfg.mode == HM_MODE_EXACT ? "exact" : "sampled");
     hm_busy = 0;
-    atomic_store(&state, STATE_TRACKING);
+    set_state(STATE_TRACKING);
 }
 
 /* ---- recording ---- */
@@ -158,9 +175,10 @@ __attribute__((noinline)) static void track_block(void *p, size_t size, hm_kind 
     hm_busy = 0;
 }
 
-/* What every allocation pays: a few loads of lines every call reads, and
- * in sampled mode the thread's countdown (no atomic, no lock, no call). */
-static inline void track(void *p, size_t size, hm_kind kind) {
+/* Everything an allocation may need but the countdown: record mode,
+ * the checks, the forked child's start, the sampling draw. The countdown
+ * has been taken (hm_sample_left, by track). */
+__attribute__((noinline)) static void track_slow(void *p, size_t size, hm_kind kind) {
     if (HM_UNLIKELY(hm_rec)) {
         hm_record_alloc(p, size, kind, 0);
         return;
@@ -168,12 +186,25 @@ static inline void track(void *p, size_t size, hm_kind kind) {
     if (p == NULL || hm_busy ||
         atomic_load_explicit(&state, memory_order_relaxed) != STATE_TRACKING ||
         HM_UNLIKELY((uintptr_t)p >> HM_ADDR_BITS)) /* a 57-bit address space */
-        return;
+        return; /* a countdown at or below 0 samples the next one */
     if (HM_UNLIKELY(hm_child_due))
         hm_dump_child_poll();
-    if (hm_cfg.mode == HM_MODE_SAMPLED && !hm_sample(size))
-        return;
+    if (hm_cfg.mode == HM_MODE_SAMPLED) {
+        if (hm_sample_left > 0 || !hm_sample_slow(size))
+            return;
+    } else if (hm_sample_left < INT64_MIN / 2) {
+        hm_sample_left = 0; /* exact mode counts down for nothing */
+    }
     track_block(p, size, kind);
+}
+
+/* What every allocation pays: in sampled mode, the thread's countdown by
+ * the bytes asked for (no atomic, no lock, no call) while it stays above
+ * 0; the rest is track_slow's. */
+static inline void track(void *p, size_t size, hm_kind kind) {
+    if (HM_LIKELY(hm_sample_take(size)) && HM_LIKELY(fast))
+        return;
+    track_slow(p, size, kind);
 }
 
 /* The aligned allocations: record mode keeps the alignment asked for. */
@@ -227,9 +258,8 @@ HM_EXPORT void *calloc(size_t k, size_t n) {
     return p;
 }
 
-HM_EXPORT void free(void *p) {
-    if (p == NULL || in_boot(p))
-        return;
+/* free outside the fast case: exact mode, record mode, a sampled page. */
+__attribute__((noinline)) static void free_slow(void *p) {
     /* In exact mode two cache misses are coming, the table's slot and the
      * allocator's chunk header: start both, so that they overlap. (In
      * sampled mode the slot is rarely wanted: the filter says so.) */
@@ -243,6 +273,16 @@ HM_EXPORT void free(void *p) {
     hm_entry old;
     untrack(p, &old);
     hm_next.free(p);
+}
+
+HM_EXPORT void free(void *p) {
+    if (p == NULL || in_boot(p))
+        return;
+    if (HM_LIKELY(fast) && !hm_live_maybe((uintptr_t)p)) {
+        hm_next.free(p); /* sampled mode, a page without a sampled block */
+        return;
+    }
+    free_slow(p);
 }
 
 static void *realloc_as(void *p, size_t n, hm_kind kind) {
@@ -393,10 +433,10 @@ HM_EXPORT int heapfmt_malloc_attach(const char *settings) {
     hm_dump_start();
     /* tracking first: a call through an entry patched a moment later is
      * then counted */
-    atomic_store(&state, STATE_TRACKING);
+    set_state(STATE_TRACKING);
     if (hm_attach_patch_all() < 0) {
         hm_attach_unpatch_all();
-        atomic_store(&state, STATE_DETACHED);
+        set_state(STATE_DETACHED);
         hm_dump_stop();
         rc = HEAPFMT_MALLOC_NO_MEMORY;
         goto out;
@@ -419,7 +459,7 @@ HM_EXPORT int heapfmt_malloc_detach(void) {
         int was_busy = hm_busy;
         hm_busy = 1;
         hm_attach_unpatch_all();
-        atomic_store(&state, STATE_DETACHED);
+        set_state(STATE_DETACHED);
         hm_dump_stop();
         hm_log("detached");
         hm_busy = was_busy;
