@@ -286,10 +286,13 @@ extern int hm_live_filter_on;
 static inline size_t hm_live_filter_slot(uintptr_t a) {
     return (size_t)(a >> 12) & ((1u << HM_FILTER_BITS) - 1);
 }
-static inline int hm_live_maybe(uintptr_t addr) {
-    return !hm_live_filter_on ||
-           __atomic_load_n((unsigned char *)&hm_live_filter[hm_live_filter_slot(addr)],
+/* The filter's answer alone, for a caller that knows it is on. */
+static inline int hm_live_filter_hit(uintptr_t addr) {
+    return __atomic_load_n((unsigned char *)&hm_live_filter[hm_live_filter_slot(addr)],
                            __ATOMIC_RELAXED) != 0;
+}
+static inline int hm_live_maybe(uintptr_t addr) {
+    return !hm_live_filter_on || hm_live_filter_hit(addr);
 }
 /* Entries in the table now (racy: for sizing). */
 size_t hm_live_count(void);

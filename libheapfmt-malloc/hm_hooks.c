@@ -278,7 +278,7 @@ __attribute__((noinline)) static void free_slow(void *p) {
 HM_EXPORT void free(void *p) {
     if (p == NULL || in_boot(p))
         return;
-    if (HM_LIKELY(fast) && !hm_live_maybe((uintptr_t)p)) {
+    if (HM_LIKELY(fast) && !hm_live_filter_hit((uintptr_t)p)) {
         hm_next.free(p); /* sampled mode, a page without a sampled block */
         return;
     }
