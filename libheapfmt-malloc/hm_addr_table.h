@@ -11,9 +11,10 @@
  *   - a thread allocates from memory of its own (glibc gives each thread
  *     an arena; jemalloc and tcmalloc a cache of runs), so with the
  *     shard taken from the region two threads rarely take one lock or
- *     write one line of slots (taken from the page, every thread met
- *     every shard, and the lock lines went from core to core: 4 threads
- *     on 2 cores spent 60 ns a call there, issue 39);
+ *     write one line of slots; taken from the page, every thread met
+ *     every shard. (On bench/malloc_heavy.c, 4 threads on 2 cores, that
+ *     sharing was not what the table cost: its share of exact mode, about
+ *     24% or 55 ns a call, is the probing and the misses, issue 39.)
  *   - a page's blocks have neighbouring slots (its 256 16-byte places
  *     map onto 256 slots in order from where its page's hash says), so a
  *     burst of malloc or free touches a few lines of the table, not one
