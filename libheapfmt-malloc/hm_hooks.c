@@ -36,11 +36,17 @@ static _Atomic int state = STATE_NEW;
  * call) goes through the out-of-line paths. Set with the state, read
  * without ordering: a call that sees it a moment late takes the slow
  * path, which checks everything again. */
-static int fast;
+static _Atomic int fast;
 
 static void set_state(int s) {
-    fast = s == STATE_TRACKING && !hm_rec && hm_cfg.mode == HM_MODE_SAMPLED;
+    atomic_store_explicit(&fast, s == STATE_TRACKING && !hm_rec &&
+                                     hm_cfg.mode == HM_MODE_SAMPLED,
+                          memory_order_relaxed);
     atomic_store(&state, s);
+}
+
+static inline int is_fast(void) {
+    return atomic_load_explicit(&fast, memory_order_relaxed);
 }
 
 /* ---- the arena for allocations made while dlsym runs ---- */
@@ -202,7 +208,7 @@ __attribute__((noinline)) static void track_slow(void *p, size_t size, hm_kind k
  * the bytes asked for (no atomic, no lock, no call) while it stays above
  * 0; the rest is track_slow's. */
 static inline void track(void *p, size_t size, hm_kind kind) {
-    if (HM_LIKELY(hm_sample_take(size)) && HM_LIKELY(fast))
+    if (HM_LIKELY(hm_sample_take(size)) && HM_LIKELY(is_fast()))
         return;
     track_slow(p, size, kind);
 }
@@ -278,7 +284,7 @@ __attribute__((noinline)) static void free_slow(void *p) {
 HM_EXPORT void free(void *p) {
     if (p == NULL || in_boot(p))
         return;
-    if (HM_LIKELY(fast) && !hm_live_filter_hit((uintptr_t)p)) {
+    if (HM_LIKELY(is_fast()) && !hm_live_filter_hit((uintptr_t)p)) {
         hm_next.free(p); /* sampled mode, a page without a sampled block */
         return;
     }
