@@ -2091,14 +2091,16 @@ static void read_dump(hp *m, lr_read_fn read, void *opaque)
         return;
     }
     m->total = m->ndumps;
+    /* first: a reading thread may still be reading ahead from the input,
+     * and must be gone before the input moves back to its start */
+    lr_free(&m->r);
+    lr_init(&m->r, read, opaque, 0);
     if (opt->rewind(opaque) != 0) {
         say(m, IMPORT_DIAG_ERROR, "cannot read the input again: %s",
             strerror(errno));
         m->writer_rc = HEAPFMT_E_IO;
         return;
     }
-    lr_free(&m->r);
-    lr_init(&m->r, read, opaque, 0);
     if (opt->buffer)
         m->r.initial_cap = opt->buffer;
     m->stopped = 0;
