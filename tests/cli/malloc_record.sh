@@ -28,7 +28,11 @@ trace=$(ls heapfmt-malloc-*-trace.hfd)
 run "$BIN/heapfmt-info" --verify "$trace"
 expect_success "the trace verifies"
 run "$BIN/heapfmt-info" -p "$trace"
-[ "$(row format)" = 1.2 ] && pass || fail "calls: format $(row format), expected 1.2"
+# EVENTS came with 1.2; the library writes its newest minor
+case $(row format) in
+1.[2-9] | 1.[1-9][0-9]) pass ;;
+*) fail "calls: format $(row format), expected 1.2 or later" ;;
+esac
 [ "$(row meta.malloc.mode)" = record ] && pass || fail "calls: malloc.mode $(row meta.malloc.mode)"
 [ "$(row meta.trace.lost)" = 0 ] && pass || fail "calls: events lost"
 [ "$(row meta.trace.untracked_frees)" = 0 ] && pass || fail "calls: frees of unknown blocks"
