@@ -523,30 +523,27 @@ static void must_dumps(void)
     heapfmt_object o;
     uint64_t refs[2] = {0x20000, 0x30000};
 
-    /* fields 0x10 (labels), 1 reference (delta), 1 label at position 0
-     * of kind 7 */
-    static const unsigned char kind7[] = {0x10, 0x01, 0x80, 0x80, 0x08,
-                                          0x01, 0x00, 0x27};
-    begin(&d);
-    raw_object(&d, kind7, sizeof kind7);
-    traw_finish(&d);
-    save(&d, "must-label-kind-7.hfd", 0);
-
-    /* 1 reference, 1 label skipping 1: position 1 */
-    static const unsigned char past[] = {0x10, 0x01, 0x80, 0x80, 0x08,
-                                         0x01, 0x01, 0x21};
-    begin(&d);
-    raw_object(&d, past, sizeof past);
-    traw_finish(&d);
-    save(&d, "must-label-past-refs.hfd", 0);
-
-    /* 1 reference, 2 labels */
-    static const unsigned char over[] = {0x10, 0x01, 0x80, 0x80, 0x08,
-                                         0x02, 0x00, 0x21, 0x00, 0x21};
-    begin(&d);
-    raw_object(&d, over, sizeof over);
-    traw_finish(&d);
-    save(&d, "must-labels-over-refs.hfd", 0);
+    /* fields 0x10 (labels), 1 reference (delta), then the labels: one
+     * at position 0 of kind 7; one skipping 1 (position 1, past the only
+     * reference); two for one reference */
+    static const struct {
+        const char *name;
+        unsigned char payload[10];
+        size_t len;
+    } bad_labels[] = {
+        {"must-label-kind-7.hfd",
+         {0x10, 0x01, 0x80, 0x80, 0x08, 0x01, 0x00, 0x27}, 8},
+        {"must-label-past-refs.hfd",
+         {0x10, 0x01, 0x80, 0x80, 0x08, 0x01, 0x01, 0x21}, 8},
+        {"must-labels-over-refs.hfd",
+         {0x10, 0x01, 0x80, 0x80, 0x08, 0x02, 0x00, 0x21, 0x00, 0x21}, 10},
+    };
+    for (size_t i = 0; i < sizeof bad_labels / sizeof *bad_labels; i++) {
+        begin(&d);
+        raw_object(&d, bad_labels[i].payload, bad_labels[i].len);
+        traw_finish(&d);
+        save(&d, bad_labels[i].name, 0);
+    }
 
     heapfmt_label lab[2] = {{HEAPFMT_LABEL_FIELD, 0, 999},
                             {HEAPFMT_LABEL_NONE, 0, 0}};
