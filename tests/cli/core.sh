@@ -117,6 +117,8 @@ run core --no-debug-files truth.core -o nodebug.hfd
 expect_success "the core without libc's debug file"
 run core --no-debug-files --no-symbols truth.core -o nosym.hfd
 expect_success "the core without any symbol for malloc"
+run core --threads truth.core -o threads.hfd
+expect_success "--threads: compressed on a worker"
 for d in live core nodebug nosym; do
     "$BIN/heapfmt-export" -f json -r all "$d.hfd" >"$d.json"
     "$BIN/heapfmt-graph" leaked --objects -f tsv "$d.hfd" >"$d.leaked"
@@ -128,7 +130,7 @@ for d in live core nodebug nosym; do
 done
 "$BIN/heapfmt-info" core.hfd >info.txt
 objects core.hfd >core.obj
-for d in live nodebug nosym; do
+for d in live nodebug nosym threads; do
     objects "$d.hfd" >"$d.obj"
     cmp -s core.obj "$d.obj" && pass || fail "$d: the objects differ from the core's"
 done

@@ -61,6 +61,8 @@ static void usage(void)
         "      --codec=CODEC     compress blocks with zstd (default),\n"
         "                        deflate, or store them uncompressed\n"
         "  -l, --level L         the codec's level (default 1)\n"
+        "      --threads         compress on a worker thread while the\n"
+        "                        next block is filled\n"
         "  -v, --verbose         print what was found to stderr\n"
         "  -h, --help            show this help and exit\n"
         "  -V, --version         show the version and exit\n"
@@ -79,7 +81,8 @@ enum {
     OPT_DEBUG_DIR,
     OPT_NO_DEBUG,
     OPT_CODEC,
-    OPT_NO_SYMBOLS
+    OPT_NO_SYMBOLS,
+    OPT_THREADS
 };
 
 static const struct option long_options[] = {
@@ -93,6 +96,7 @@ static const struct option long_options[] = {
     {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
     {"codec", required_argument, NULL, OPT_CODEC},
     {"level", required_argument, NULL, 'l'},
+    {"threads", no_argument, NULL, OPT_THREADS},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -484,6 +488,9 @@ int main(int argc, char **argv)
         case 'l':
             if (cli_option_level(optarg, &codec) != 0)
                 return CLI_EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            a.wopt.threads = 1;
             break;
         case 'v':
             a.verbose = 1;
