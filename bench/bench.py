@@ -1424,16 +1424,21 @@ class Bench:
             subprocess.run(["cat", core], stdout=subprocess.DEVNULL)  # warm
             out = self.path("core-%s.hfd" % label)
             # In rounds, so that a change of the host's load falls on the
-            # floor and both runs alike. --codec=stored: the scan and the
-            # records without the compression of the dump.
-            cat, _, stored = self.interleaved(
+            # floor and every run alike. --codec=stored: the scan and the
+            # records without the compression of the dump; --threads: the
+            # compression on a second thread (wall time, not CPU).
+            cat, _, stored, thr = self.interleaved(
                 "core", label,
                 [("floor: cat CORE", ["cat", core]),
                  ("heapfmt-core CORE", [tool, core, "-o", out]),
                  ("heapfmt-core --codec=stored CORE",
-                  [tool, "--codec=stored", core, "-o", out])],
-                objects=blocks, nbytes=heap_bytes)
+                  [tool, "--codec=stored", core, "-o", out]),
+                 ("heapfmt-core --threads CORE",
+                  [tool, "--threads", core, "-o", out])],
+                objects=blocks, nbytes=heap_bytes, threads=[1, 1, 1, 2])
             row["stored_cpu_s"] = stored["cpu_s"]
+            row["threads_wall_s"] = thr["wall_s"]
+            row["threads_cpu_s"] = thr["cpu_s"]
             v = subprocess.run([tool, "-v", core, "-o", out],
                                stderr=subprocess.PIPE, text=True).stderr
             for line in v.splitlines():
@@ -1462,12 +1467,19 @@ class Bench:
             st = row.get("stored_cpu_s")
             stored = ("; --codec=stored %.2f GB/s" %
                       (row["heap_bytes"] / st / 1e9) if st else "")
+            thr = ("; --threads %.2f s wall (%.2f s without), CPU %.2f s" %
+                   (row["threads_wall_s"], c["wall_s"], row["threads_cpu_s"])
+                   if row.get("threads_wall_s") else "")
+            # the floor: cat's rate on the core, wall (its CPU is the
+            # kernel's copy); heapfmt-core's CPU rate as a share of it
             add("heapfmt-core, %s heap: GB/s of heap per core" % label, gbs,
                 1.0, gbs >= 1.0,
-                "%.2f s CPU for %s blocks (%s)%s; cat CORE %.2f GB/s (%.0f "
-                "MB core); -p paused %.2f s to copy %.0f MB; load average %s"
+                "%.2f s CPU for %s blocks (%s)%s; floor: cat CORE %.2f GB/s "
+                "(%.0f MB core), heapfmt-core %.2f of it%s; -p paused %.2f s "
+                "to copy %.0f MB; load average %s"
                 % (c["cpu_s"], "{:,}".format(row["blocks"]),
                    row.get("phases", ""), stored, cat, row["core_bytes"] / MB,
+                   gbs / cat if cat else 0, thr,
                    row.get("pause_s", 0), row.get("copied", 0) / MB,
                    self.load_text()))
             bpb = row.get("bytes_per_block")
