@@ -15,9 +15,11 @@
  *            bit 4 threads = 1 (compression on a worker thread)
  *   the rest operations, one byte each (value % 13) and its arguments:
  *            META text / uint / int, STRING, CLASS, OBJECT (every field:
- *            labels of every kind, weak or not, and a call stack), ROOT,
+ *            labels of every kind, weak or not, and a call stack; 1.3's
+ *            indexed form, with a list of labels or without), ROOT,
  *            flush, a run of up to 64 small objects, a big object (value
- *            up to 128 KiB, thousands of references), FRAME, STACK (up to
+ *            up to 128 KiB, thousands of references, indexed or not),
+ *            FRAME, STACK (up to
  *            16 frames from the input, or up to 4352 by pattern), a ROOT
  *            with labels
  *
@@ -33,7 +35,8 @@
  *      classes defined on the fly by an object), FRAME and STACK (new ones
  *      only, with the ids the writer hands out), OBJECT with its class as
  *      known at that point, its call stack frame by frame and its labels
- *      (kind, weak, index or name text), ROOT with its labels, END, then
+ *      (kind, weak, index or name text; an indexed record's every one,
+ *      the inferred indexes too), ROOT with its labels, END, then
  *      the footer (totals and per-class
  *      summary with final names). The dump is read back from memory and
  *      must give exactly those entries; the footer's block index must match
@@ -260,8 +263,10 @@ static uint64_t dec_label_value(dec *d, uint32_t kind, size_t i)
 }
 
 /* Labels for n references (format 1.1), or NULL: every kind, weak or
- * not; whole arrays by pattern (their values cost no input), a few from
- * the input, or an unknown kind or weak value (HEAPFMT_E_ARG). */
+ * not; whole arrays by pattern (their values cost no input: in order,
+ * one name for all, or an array with gaps as an indexed record (1.3)
+ * lists it), a few from the input, or an unknown kind or weak value
+ * (HEAPFMT_E_ARG). */
 static heapfmt_label *dec_labels(dec *d, size_t n)
 {
     uint8_t lm = fz_u8(&d->in);
@@ -285,7 +290,22 @@ static heapfmt_label *dec_labels(dec *d, size_t n)
                                    kind == HEAPFMT_LABEL_INDEX ? n - i : val};
         break;
     }
-    default: /* from the input, one by one (the first 32) */
+    case 7: { /* an array with gaps: elements left out (nil, immediates)
+               * every few references, now and then a reference without
+               * a label or a weak one */
+        uint32_t every = 1 + (uint32_t)(lm >> 3) % 8;
+        uint64_t rel = fz_u8(&d->in) % 4, gap = 1 + fz_u8(&d->in) % 5;
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0 && i % every == 0)
+                rel += gap;
+            v[i] = (heapfmt_label){HEAPFMT_LABEL_INDEX,
+                                   (lm >> 6) == 3 && i % 5 == 4, i + rel};
+            if ((lm >> 6) == 2 && i % 7 == 6)
+                v[i] = (heapfmt_label){HEAPFMT_LABEL_NONE, 0, 0};
+        }
+        break;
+    }
+    default: /* 4-6: from the input, one by one (the first 32) */
         for (size_t i = 0; i < n && i < 32; i++) {
             uint8_t kb = fz_u8(&d->in);
             uint32_t kind = kb % 7, weak = (kb >> 3) & 1;
@@ -323,9 +343,9 @@ static void dec_object(dec *d, op *o)
     }
     b->type = pick_string(d);
     uint8_t fb = fz_u8(&d->in);
-    b->fields = fb & 0x3f;
+    b->fields = fb & 0x7f; /* 0x40: indexed (1.3) */
     if ((fb & 0xc0) == 0xc0)
-        b->fields |= 0x80; /* unknown: HEAPFMT_E_ARG (0x40: 1.3 indexed) */
+        b->fields |= 0x80; /* unknown: HEAPFMT_E_ARG */
     uint8_t sb = fz_u8(&d->in);
     b->size = (sb & 1) ? fz_u64(&d->in) : (uint64_t)sb * 8;
     if (b->fields & HEAPFMT_F_FLAGS)
@@ -524,10 +544,13 @@ static void decode_op(dec *d, ops *l)
         op *o = ops_push(l, OP_OBJECT);
         heapfmt_object *b = &o->o;
         b->id = pick_id(d);
-        b->class_id = (fz_u8(&d->in) & 1) ? pick_id(d) : 0;
+        uint8_t cb = fz_u8(&d->in);
+        b->class_id = (cb & 1) ? pick_id(d) : 0;
         if (b->class_id)
             note_class(d, b->class_id);
-        b->fields = HEAPFMT_F_VALUE;
+        /* bit 1: an array listed in element order (1.3), its thousands
+         * of index labels inferred */
+        b->fields = HEAPFMT_F_VALUE | ((cb & 2) ? HEAPFMT_F_INDEXED : 0);
         size_t vlen = (size_t)(fz_u16(&d->in) % 4096) * 32;
         size_t n = fz_u16(&d->in) % 4096;
         uint64_t base = pick_id(d);
@@ -606,6 +629,8 @@ static size_t op_cost(dec *d, const op *o)
             cost += d->max_stack;
         if (b->fields & HEAPFMT_F_LABELS)
             cost += labels_cost(d, b->labels, b->nrefs);
+        else if (b->fields & HEAPFMT_F_INDEXED) /* one INDEX label each */
+            cost += labels_cost(d, NULL, 0) + 16 * b->nrefs;
         return cost;
     }
     case OP_ROOT:
@@ -967,11 +992,15 @@ static int m_stack(model *m, const uint32_t *v, size_t n, uint32_t *id)
 /* HEAPFMT_OK with the number of labels that will be written, or the
  * error of the first bad label: HEAPFMT_E_ARG, or HEAPFMT_E_LIMIT for an
  * index 2^59 or more away from its reference's position (the label varint
- * keeps 60 bits of the zigzagged difference). */
+ * keeps 60 bits of the zigzagged difference). indexed: counted in the
+ * indexed form of 1.3 (spec 6.4.1), where every label is an entry but an
+ * INDEX one, not weak, whose index minus its position is that of the
+ * last INDEX entry before it (0 before the first). */
 static int m_check_labels(const model *m, const heapfmt_label *lb, size_t n,
-                          size_t *count)
+                          int indexed, size_t *count)
 {
     *count = 0;
+    uint64_t rel = 0; /* indexed: index - position of the last INDEX */
     for (size_t i = 0; i < n; i++) {
         if (lb[i].kind > HEAPFMT_LABEL_OTHER || lb[i].weak > 1)
             return HEAPFMT_E_ARG;
@@ -985,13 +1014,21 @@ static int m_check_labels(const model *m, const heapfmt_label *lb, size_t n,
             lb[i].kind != HEAPFMT_LABEL_INDEX &&
             (lb[i].value == 0 || lb[i].value > m->nstr))
             return HEAPFMT_E_ARG;
-        *count += lb[i].kind != HEAPFMT_LABEL_NONE || lb[i].weak;
+        if (!indexed) {
+            *count += lb[i].kind != HEAPFMT_LABEL_NONE || lb[i].weak;
+        } else if (lb[i].kind != HEAPFMT_LABEL_INDEX) {
+            (*count)++;
+        } else if (lb[i].weak || lb[i].value - (uint64_t)i != rel) {
+            (*count)++;
+            rel = lb[i].value - (uint64_t)i;
+        }
     }
     return HEAPFMT_OK;
 }
 
 /* The labels as the reader gives them: none (0) unless some were
- * written, then one per reference. */
+ * written, then one per reference; lb NULL: each its position as an
+ * INDEX (an indexed record without a list). */
 static void m_labels(model *m, fz_buf *e, const heapfmt_label *lb, size_t n,
                      int labeled)
 {
@@ -999,6 +1036,11 @@ static void m_labels(model *m, fz_buf *e, const heapfmt_label *lb, size_t n,
     if (!labeled)
         return;
     for (size_t i = 0; i < n; i++) {
+        if (!lb) {
+            fz_enc_label(e, HEAPFMT_LABEL_INDEX, 0, i);
+            m_enc_string(m, e, 0);
+            continue;
+        }
         uint32_t k = lb[i].kind;
         fz_enc_label(e, k, lb[i].weak,
                      k == HEAPFMT_LABEL_INDEX ? lb[i].value : 0);
@@ -1072,16 +1114,20 @@ static int m_apply(model *m, const op *o, uint32_t *id)
             ((f & HEAPFMT_F_SITE) && b->file > m->nstr))
             return HEAPFMT_E_ARG;
         size_t nlabels = 0;
+        const int indexed = (f & HEAPFMT_F_INDEXED) != 0;
         if (f & HEAPFMT_F_LABELS) {
             if (b->nrefs && !b->labels)
                 return HEAPFMT_E_ARG;
             int lrc;
-            if (b->nrefs && (lrc = m_check_labels(m, b->labels, b->nrefs,
-                                                  &nlabels)) != HEAPFMT_OK)
+            if (b->nrefs &&
+                (lrc = m_check_labels(m, b->labels, b->nrefs, indexed,
+                                      &nlabels)) != HEAPFMT_OK)
                 return lrc;
             if (nlabels == 0)
                 f &= ~(uint32_t)HEAPFMT_F_LABELS; /* not written */
         }
+        if (b->nrefs == 0) /* nothing to label: neither bit is written */
+            f &= ~(uint32_t)(HEAPFMT_F_LABELS | HEAPFMT_F_INDEXED);
         if ((f & HEAPFMT_F_STACK) && (b->stack == 0 || b->stack > m->nstk))
             return HEAPFMT_E_ARG;
         uint32_t index = 0;
@@ -1096,7 +1142,9 @@ static int m_apply(model *m, const op *o, uint32_t *id)
         m_enc_class(m, e, index);
         m_enc_string(m, e, b->type);
         fz_put_u64(e, b->size);
-        fz_put_u64(e, f);
+        /* an indexed record's references are all labeled, listed or
+         * not: the reader says F_LABELS too */
+        fz_put_u64(e, (f & HEAPFMT_F_INDEXED) ? f | HEAPFMT_F_LABELS : f);
         fz_put_u64(e, (f & HEAPFMT_F_FLAGS) ? b->flags : 0);
         fz_put_u8(e, (f & HEAPFMT_F_VALUE) != 0);
         if (f & HEAPFMT_F_VALUE)
@@ -1109,7 +1157,11 @@ static int m_apply(model *m, const op *o, uint32_t *id)
         else
             fz_enc_stack_head(e, 0, 0, 0, 0, 0, 0);
         m_refs(e, b->refs, b->nrefs);
-        m_labels(m, e, b->labels, b->nrefs, nlabels != 0);
+        if (f & HEAPFMT_F_INDEXED) /* the labels given, or the positions */
+            m_labels(m, e, (b->fields & HEAPFMT_F_LABELS) ? b->labels : NULL,
+                     b->nrefs, 1);
+        else
+            m_labels(m, e, b->labels, b->nrefs, nlabels != 0);
         m_commit(m);
         m->records++;
         m->objects++;
@@ -1130,7 +1182,7 @@ static int m_apply(model *m, const op *o, uint32_t *id)
         size_t nlabels = 0;
         int lrc;
         if (o->labels &&
-            (lrc = m_check_labels(m, o->labels, o->n, &nlabels)) != 0)
+            (lrc = m_check_labels(m, o->labels, o->n, 0, &nlabels)) != 0)
             return lrc;
         fz_buf *e = m_record(m, FZ_E_ROOT);
         m_enc_string(m, e, o->root_kind);

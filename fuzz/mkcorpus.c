@@ -9,12 +9,14 @@
  * small inputs: dumps written by libheapfmt (every record kind and field,
  * several codecs, levels and block sizes, flushed blocks, an empty dump, a
  * record larger than a block; format 1.1 labels, frames and stacks;
- * format 1.2 allocation traces),
+ * format 1.2 allocation traces; format 1.3 indexed arrays),
  * hand-built dumps the writer never makes (unknown record tags and block
  * kinds, trailing payload bytes, a newer minor, a 1.0 file where 0x07 is
  * still reserved, FRAME and STACK records after their first use, a codec
- * of a later version),
- * damaged copies (cut, a flipped byte), operation sequences for the
+ * of a later version, indexed records of every form the spec allows),
+ * damaged copies (cut, a flipped byte), indexed records a reader must
+ * refuse (the bit in a 1.2 file, bit 7 with it, a bad label list),
+ * operation sequences for the
  * round trip (one per fault kind), host event sequences for the malloc
  * tracker (a daemon's close-all, dup2, reuse, dump requests and intervals,
  * in a private and a shared table), and ObjectSpace.dump_all files.
@@ -171,8 +173,8 @@ static void write_heap(heapfmt_writer *w, int objects, int flushes)
 }
 
 /* Format 1.1: frames and stacks (one deep, one defined again: interned),
- * objects with labels of every kind and with stacks, labeled roots; and
- * 1.2's lifespans. */
+ * objects with labels of every kind and with stacks, labeled roots; 1.3's
+ * indexed arrays; and 1.2's lifespans. */
 static void write_heap_11(heapfmt_writer *w, int objects)
 {
     uint32_t s_fn, s_lib, s_file, s_field, s_key, s_const, s_glob, s_kind;
@@ -222,6 +224,33 @@ static void write_heap_11(heapfmt_writer *w, int objects)
         o.nrefs = (size_t)(i % 8);
         o.labels = lb;
         o.stack = stk[i % 2];
+        ok(heapfmt_write_object(w, &o));
+    }
+    /* format 1.3: arrays in the indexed form, listed in element order
+     * (no label written), with gaps (an entry after each), with a weak
+     * element, an element without a label and a field; one without
+     * references (the writer drops the bit) */
+    uint64_t elems[12];
+    heapfmt_label el[12];
+    for (int i = 0; i < 12; i++) {
+        elems[i] = 0x7f0000000028ull + 40u * (unsigned)(i % 5);
+        el[i] = (heapfmt_label){HEAPFMT_LABEL_INDEX, 0,
+                                (uint64_t)i + (i >= 4) * 2u + (i >= 9)};
+    }
+    el[6].weak = 1;
+    el[7] = (heapfmt_label){HEAPFMT_LABEL_NONE, 0, 0};
+    el[10] = (heapfmt_label){HEAPFMT_LABEL_FIELD, 0, s_field};
+    for (int i = 0; i < 4; i++) {
+        const heapfmt_object o = {
+            .id = 0x7f0000200028ull + 40u * (unsigned)i,
+            .class_id = 0x1000,
+            .size = 80,
+            .fields = HEAPFMT_F_INDEXED | (i % 2 ? HEAPFMT_F_LABELS : 0) |
+                      (i == 3 ? HEAPFMT_F_STACK : 0),
+            .refs = elems,
+            .nrefs = i == 2 ? 0 : 12,
+            .labels = el,
+            .stack = stk[0]};
         ok(heapfmt_write_object(w, &o));
     }
     uint64_t roots[3] = {0x7f0000000028ull, 0x1000, 0x2000};
@@ -329,6 +358,16 @@ static void raw_record(buf *b, unsigned tag, const buf *body)
     put(b, body->p, body->len);
 }
 
+/* The footer's offset, a check and the end magic. */
+static void raw_trailer(buf *out, size_t footer)
+{
+    size_t at = out->len;
+    put64(out, footer);
+    put32(out, 0);
+    put32(out, crc(out->p + at, 12));
+    put(out, "\x89HFMTEND", 8);
+}
+
 /* A complete dump with records and a block the writer never makes:
  * unknown tags (0x07 in a 1.0 file, where it is reserved; 0x09, the first
  * tag reserved in 1.1, in a 1.1 file; 0x0b, the first reserved in 1.2,
@@ -380,15 +419,41 @@ static void make_odd(buf *out, unsigned minor)
     putv(&r, 40); putv(&r, 6); put(&r, "Object", 6);
     raw_record(&f, 0x42, &r);
     raw_block(out, 'F', &f);
-    size_t at = out->len;
-    put64(out, footer);
-    put32(out, 0);
-    put32(out, crc(out->p + at, 12));
-    put(out, "\x89HFMTEND", 8);
+    raw_trailer(out, footer);
     free(p.p);
     free(r.p);
     free(f.p);
     free(x.p);
+}
+
+/* A dump of one data block of these records (objects of 40 bytes, no
+ * class), END and a footer that tells the truth. */
+static void one_block_dump(buf *out, unsigned minor, buf *p, unsigned records,
+                           unsigned objects, unsigned strings, unsigned roots)
+{
+    buf r = {0}, f = {0};
+    out->len = 0;
+    raw_header(out, 1, minor);
+    putv(&r, objects); putv(&r, 40u * objects); putv(&r, records);
+    raw_record(p, 0x06, &r);                            /* END */
+    size_t block0 = out->len;
+    raw_block(out, 'D', p);
+    size_t footer = out->len;
+    r.len = 0; putv(&r, objects); putv(&r, 40u * objects); putv(&r, records);
+    putv(&r, 0); putv(&r, strings); putv(&r, roots); putv(&r, 1);
+    putv(&r, p->len);
+    putv(&r, 1);
+    raw_record(&f, 0x40, &r);                           /* TOTALS */
+    r.len = 0; putv(&r, 1); putv(&r, block0); putv(&r, records + 1);
+    putv(&r, objects);
+    raw_record(&f, 0x41, &r);                           /* BLOCKS */
+    r.len = 0; putv(&r, 0); putv(&r, 0); putv(&r, 0); putv(&r, objects);
+    putv(&r, 40u * objects); putv(&r, 0);
+    raw_record(&f, 0x42, &r);                           /* SUMMARY 0 */
+    raw_block(out, 'F', &f);
+    raw_trailer(out, footer);
+    free(r.p);
+    free(f.p);
 }
 
 /* A 1.1 dump as a one-pass producer may write it: an OBJECT uses its
@@ -396,9 +461,7 @@ static void make_odd(buf *out, unsigned minor)
  * OBJECT's references and a ROOT's carry labels. */
 static void make_after_use(buf *out)
 {
-    buf p = {0}, r = {0}, f = {0};
-    out->len = 0;
-    raw_header(out, 1, 1);
+    buf p = {0}, r = {0};
     r.len = 0; putv(&r, 1); put(&r, "f", 1);
     raw_record(&p, 0x02, &r);                           /* STRING 1 */
     r.len = 0; putv(&r, 2); put(&r, "lib.so", 6);
@@ -423,28 +486,112 @@ static void make_after_use(buf *out)
     r.len = 0; putv(&r, 1); putv(&r, 2); putv(&r, 200); putv(&r, 179);
     put8(&r, 0x01); putv(&r, 1); putv(&r, 1); putv(&r, (2u << 4) | 5);
     raw_record(&p, 0x05, &r);
-    r.len = 0; putv(&r, 1); putv(&r, 40); putv(&r, 7);
-    raw_record(&p, 0x06, &r);                           /* END */
-    size_t block0 = out->len;
-    raw_block(out, 'D', &p);
-    size_t footer = out->len;
-    r.len = 0; putv(&r, 1); putv(&r, 40); putv(&r, 7); putv(&r, 0);
-    putv(&r, 2); putv(&r, 1); putv(&r, 1); putv(&r, p.len); putv(&r, 1);
-    raw_record(&f, 0x40, &r);                           /* TOTALS */
-    r.len = 0; putv(&r, 1); putv(&r, block0); putv(&r, 8); putv(&r, 1);
-    raw_record(&f, 0x41, &r);                           /* BLOCKS */
-    r.len = 0; putv(&r, 0); putv(&r, 0); putv(&r, 0); putv(&r, 1);
-    putv(&r, 40); putv(&r, 0);
-    raw_record(&f, 0x42, &r);                           /* SUMMARY 0 */
-    raw_block(out, 'F', &f);
-    size_t at = out->len;
-    put64(out, footer);
-    put32(out, 0);
-    put32(out, crc(out->p + at, 12));
-    put(out, "\x89HFMTEND", 8);
+    one_block_dump(out, 1, &p, 7, 1, 2, 1);
     free(p.p);
     free(r.p);
-    free(f.p);
+}
+
+/* ---- format 1.3: indexed OBJECT records by hand (spec 6.4.1) ---- */
+
+static uint64_t zz(uint64_t v)
+{
+    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+/* An OBJECT without class or type, 40 bytes, of these fields (their
+ * optional fields left out but a stack, 1), n references to one object
+ * (refs), then the label list bytes as given (none: NULL). */
+static void indexed_object(buf *p, uint64_t *prev, uint64_t id,
+                           unsigned fields, uint64_t refs, size_t n,
+                           const uint8_t *list, size_t list_len)
+{
+    buf r = {0};
+    putv(&r, zz(id - *prev));
+    *prev = id;
+    putv(&r, 0);
+    putv(&r, 0);
+    putv(&r, 40);
+    put8(&r, fields);
+    putv(&r, n);
+    for (size_t i = 0; i < n; i++)
+        putv(&r, zz(refs - (i ? refs : id)));
+    if (fields & HEAPFMT_F_STACK)
+        putv(&r, 1);
+    put(&r, list, list_len);
+    raw_record(p, 0x04, &r);
+    free(r.p);
+}
+
+/* A 1.3 dump of indexed records the writer makes and some it never
+ * makes, all valid: an array in element order (no list), one with a gap
+ * (an entry, then inferred), an entry of kind 0 (no label) before an
+ * inferred index, weak and named entries, the bit on a record without
+ * references, an entry that writes an inferred index again, a list with
+ * a stack before it, an index at the end of the label's range (index -
+ * position = -2^59) and inferred indexes that wrap past 2^64 (modulo
+ * 2^64, 6.4.1). */
+static void make_indexed(buf *out)
+{
+    buf p = {0}, r = {0};
+    uint64_t prev = 0;
+    r.len = 0; putv(&r, 1); put(&r, "f", 1);
+    raw_record(&p, 0x02, &r);                           /* STRING 1 */
+    r.len = 0; putv(&r, 1); putv(&r, 0); putv(&r, 0); putv(&r, 0x10);
+    putv(&r, 0); putv(&r, 0);
+    raw_record(&p, 0x07, &r);                           /* FRAME 1 */
+    r.len = 0; putv(&r, 1); putv(&r, 1); putv(&r, 1);
+    raw_record(&p, 0x08, &r);                           /* STACK 1 */
+    indexed_object(&p, &prev, 16000, 0, 0, 0, NULL, 0);
+    indexed_object(&p, &prev, 16040, 0x40, 16000, 4, NULL, 0);
+    static const uint8_t gap[] = {1, 0, 0x22};          /* [1] at 0 */
+    indexed_object(&p, &prev, 16080, 0x50, 16000, 5, gap, sizeof gap);
+    static const uint8_t none[] = {2, 1, 0x00, 0, 0x19}; /* none; weak "f" */
+    indexed_object(&p, &prev, 16120, 0x50, 16000, 6, none, sizeof none);
+    indexed_object(&p, &prev, 16160, 0x40, 0, 0, NULL, 0);
+    static const uint8_t again[] = {2, 0, 0x00, 1, 0x0a}; /* [2] weak */
+    indexed_object(&p, &prev, 16200, 0x50, 16000, 3, again, sizeof again);
+    static const uint8_t same[] = {1, 1, 0x02};         /* [1]: inferred */
+    indexed_object(&p, &prev, 16240, 0x70, 16000, 3, same, sizeof same);
+    /* index - position = -2^59: zigzag 2^60 - 1, the largest value */
+    buf far = {0};
+    putv(&far, 1);
+    putv(&far, 0);
+    putv(&far, ((((uint64_t)1 << 60) - 1) << 4) | 2);
+    indexed_object(&p, &prev, 16280, 0x50, 16000, 4, far.p, far.len);
+    /* index 2^64 - 2 at position 0: the third is 0, modulo 2^64 */
+    static const uint8_t wrap[] = {1, 0, 0x32};
+    indexed_object(&p, &prev, 16320, 0x50, 16000, 4, wrap, sizeof wrap);
+    one_block_dump(out, 3, &p, 12, 9, 1, 0);
+    free(p.p);
+    free(r.p);
+    free(far.p);
+}
+
+/* Indexed records a reader must refuse (corrupt): the bit in a 1.2 file,
+ * where it is reserved; bit 7 with it in a 1.3 file; a list entry past
+ * the last reference, more entries than references, an entry of kind 7
+ * (the rules of 6.4.1 hold in the indexed form too). */
+static void make_indexed_bad(buf *out, int which)
+{
+    static const uint8_t past[] = {1, 3, 0x22};
+    static const uint8_t over[] = {4, 0, 0x08, 0, 0x08, 0, 0x08, 0, 0x08};
+    static const uint8_t kind7[] = {1, 1, 0x07};
+    buf p = {0};
+    uint64_t prev = 0;
+    indexed_object(&p, &prev, 16000, 0, 0, 0, NULL, 0);
+    const uint8_t *list = NULL;
+    size_t len = 0;
+    unsigned fields = 0x50;
+    switch (which) {
+    case 0: fields = 0x40; break;
+    case 1: fields = 0xc0; break;
+    case 2: list = past; len = sizeof past; break;
+    case 3: list = over; len = sizeof over; break;
+    default: list = kind7; len = sizeof kind7; break;
+    }
+    indexed_object(&p, &prev, 16040, fields, 16000, 3, list, len);
+    one_block_dump(out, which == 0 ? 2 : 3, &p, 2, 2, 0, 0);
+    free(p.p);
 }
 
 /* ---- round-trip operation sequences (see fuzz_roundtrip.c) ---- */
@@ -481,7 +628,8 @@ static void ops_heap(buf *b)
 }
 
 /* Format 1.1 operations, after ops_heap (strings 1-4 defined): frames,
- * stacks (a deep one), objects with labels and stacks, labeled roots. */
+ * stacks (a deep one, last: see RT_BUDGET in fuzz_roundtrip.c), objects
+ * with labels and stacks, labeled roots. */
 static void ops_11(buf *b)
 {
     put8(b, 3); put8(b, 5); put(b, "@name", 5);            /* STRING 5 */
@@ -489,8 +637,6 @@ static void ops_11(buf *b)
     put64(b, 0x7f0000001234ull); put8(b, 2); put64(b, 42);
     put8(b, 10); put8(b, 0); put8(b, 0x40); put8(b, 0);     /* FRAME 2 */
     put8(b, 11); put8(b, 2); put8(b, 1); put8(b, 2);        /* STACK 1 */
-    put8(b, 11); put8(b, 0xf0); put8(b, 199); put8(b, 0);
-    put8(b, 1);                                             /* STACK 2: 200 */
     put8(b, 10); put8(b, 0x1f); put8(b, 1); put8(b, 2);     /* FRAME 1 */
     put64(b, 0x7f0000001234ull); put8(b, 2); put64(b, 42);  /* (again) */
     /* OBJECT: FLAGS|LABELS|STACK, 3 refs: FIELD, KEY weak, INDEX */
@@ -499,9 +645,9 @@ static void ops_11(buf *b)
     put8(b, 3); put8(b, 5 << 2); put8(b, 6 << 2); put8(b, 7 << 2);
     put8(b, 4); put8(b, 1); put8(b, 5); put8(b, 0x0b); put8(b, 3);
     put8(b, 2); put8(b, 0);
-    /* OBJECT: LABELS|STACK, 5 refs, all INDEX some weak; stack 2 */
+    /* OBJECT: LABELS|STACK, 5 refs, all INDEX some weak; stack 1 */
     put8(b, 5); id64(b, 0x7f0000000200ull); put8(b, 0); put8(b, 1);
-    put8(b, 0x30); put8(b, 10); put8(b, 2);
+    put8(b, 0x30); put8(b, 10); put8(b, 1);
     put8(b, 5); for (int i = 0; i < 5; i++) put8(b, (unsigned)(8 + i) << 2);
     put8(b, 2 | (2 << 3));
     /* OBJECT: LABELS, 4 refs, all NONE (nothing written) */
@@ -515,6 +661,68 @@ static void ops_11(buf *b)
     put8(b, 4); put8(b, 0x08); put8(b, 1);
     /* ROOT with labels NULL: unlabeled */
     put8(b, 12); put8(b, 3); put8(b, 1); put8(b, 1 << 2); put8(b, 0);
+    /* STACK 2, 200 frames: last, for it alone passes the harness's
+     * volume budget, after which no operation is made */
+    put8(b, 11); put8(b, 0xf0); put8(b, 199); put8(b, 0);
+    put8(b, 1);
+}
+
+/* Format 1.3 operations, on their own (after ops_heap, the budget
+ * would leave no room): a string, a class, a frame and a stack, then
+ * indexed objects (fields bit 6) without a list, with an array's gaps,
+ * entries of kind 0, weak and named ones, every label inferred (no list
+ * written), no references (no bit written), bit 7 with it (refused), a
+ * stack and a list, and last a big array of 2,000 elements. */
+static void ops_13(buf *b)
+{
+    put8(b, 3); put8(b, 5); put(b, "@name", 5);            /* STRING 1 */
+    put8(b, 4); id64(b, 0x1000); put8(b, 6); put(b, "Array", 5);
+    id64(b, 0); put8(b, 0);                                /* CLASS */
+    put8(b, 10); put8(b, 0x01); put8(b, 1); put8(b, 0x10);
+    put8(b, 0);                                            /* FRAME 1 */
+    put8(b, 11); put8(b, 1); put8(b, 1);                   /* STACK 1 */
+    /* in element order: no label written */
+    put8(b, 5); id64(b, 0x7f0000000400ull); put8(b, 1); id64(b, 0x1000);
+    put8(b, 0); put8(b, 0x40); put8(b, 10);
+    put8(b, 6); for (int i = 0; i < 6; i++) put8(b, (unsigned)(16 + i) << 2);
+    /* gaps every 3 elements, every fifth weak (labels pattern 7) */
+    put8(b, 5); id64(b, 0x7f0000000500ull); put8(b, 0); put8(b, 0);
+    put8(b, 0x50); put8(b, 10);
+    put8(b, 15); for (int i = 0; i < 15; i++) put8(b, (unsigned)i << 2);
+    put8(b, 7 | 2 << 3 | 3 << 6); put8(b, 1); put8(b, 1);
+    /* a gap before each element, every seventh without a label */
+    put8(b, 5); id64(b, 0x7f0000000600ull); put8(b, 0); put8(b, 0);
+    put8(b, 0x50); put8(b, 10);
+    put8(b, 10); for (int i = 0; i < 10; i++) put8(b, (unsigned)i << 2);
+    put8(b, 7 | 2 << 6); put8(b, 0); put8(b, 0);
+    /* from the input: [0] inferred, none, [5] weak, field "@name" */
+    put8(b, 5); id64(b, 0x7f0000000700ull); put8(b, 0); put8(b, 0);
+    put8(b, 0x50); put8(b, 10);
+    put8(b, 4); for (int i = 0; i < 4; i++) put8(b, (unsigned)(20 + i) << 2);
+    put8(b, 5);
+    put8(b, 2); put8(b, 0);
+    put8(b, 0); put8(b, 0);
+    put8(b, 9); put8(b, 1); put8(b, 3); /* kind 9 % 7, weak */
+    put8(b, 1); put8(b, 1);
+    /* every label inferred: no list is written */
+    put8(b, 5); id64(b, 0x7f0000000800ull); put8(b, 0); put8(b, 0);
+    put8(b, 0x50); put8(b, 10);
+    put8(b, 5); for (int i = 0; i < 5; i++) put8(b, (unsigned)i << 2);
+    put8(b, 2);
+    /* no references: the bit is dropped */
+    put8(b, 5); id64(b, 0x7f0000000900ull); put8(b, 0); put8(b, 0);
+    put8(b, 0x40); put8(b, 10); put8(b, 0);
+    /* bit 7 with bit 6: HEAPFMT_E_ARG */
+    put8(b, 5); id64(b, 0x7f0000000a00ull); put8(b, 0); put8(b, 0);
+    put8(b, 0xc0); put8(b, 10); put8(b, 0);
+    /* a stack, then a list with a weak element */
+    put8(b, 5); id64(b, 0x7f0000000b00ull); put8(b, 0); put8(b, 0);
+    put8(b, 0x70); put8(b, 10); put8(b, 1);
+    put8(b, 3); for (int i = 0; i < 3; i++) put8(b, (unsigned)i << 2);
+    put8(b, 2 | 2 << 3);
+    /* OP_BIG, indexed: 2,000 elements in order, no value */
+    put8(b, 9); id64(b, 0x7f0000100000ull); put8(b, 2); put16(b, 0);
+    put16(b, 2000); id64(b, 0x7f0000000028ull); put16(b, 40); put16(b, 0);
 }
 
 static void make_ops(const char *name, const uint8_t *cfg, size_t ncfg,
@@ -522,7 +730,12 @@ static void make_ops(const char *name, const uint8_t *cfg, size_t ncfg,
 {
     buf b = {0};
     put(&b, cfg, ncfg);
-    ops_heap(&b);
+    if (big == -2) {
+        ops_13(&b);
+        big = 0;
+    } else {
+        ops_heap(&b);
+    }
     if (big < 0) {
         ops_11(&b);
         big = 0;
@@ -800,6 +1013,20 @@ int main(int argc, char **argv)
     save("fuzz_read", "labels-stacks-zstd-cut.hfd", lzstd.p,
          lzstd.len * 2 / 3);
 
+    /* format 1.3: indexed records, and the ones a reader must refuse */
+    make_indexed(&d);
+    read_and_stream("indexed-1.3.hfd", &d);
+    buf indexed = {0};
+    put(&indexed, d.p, d.len);
+    static const char *const bad_indexed[] = {
+        "indexed-in-1.2.hfd", "indexed-bit-7.hfd",
+        "indexed-label-past-refs.hfd", "indexed-labels-over-refs.hfd",
+        "indexed-label-kind-7.hfd"};
+    for (int i = 0; i < 5; i++) {
+        make_indexed_bad(&d, i);
+        read_and_stream(bad_indexed[i], &d);
+    }
+
     /* format 1.2: allocation traces */
     make_trace(&d, 0, HEAPFMT_MIN_BLOCK_SIZE);
     read_and_stream("trace-stored.hfd", &d);
@@ -837,6 +1064,7 @@ int main(int argc, char **argv)
         {"labels-stacks-one-byte.bin", {0x01, 0x00}, 2, &lzstd},
         {"after-use-eintr.bin", {0x02, 0x80, 0x03}, 3, &after},
         {"labels-stacks-table-limit.bin", {0x20, 0x00}, 2, &lstored},
+        {"indexed-one-byte.bin", {0x01, 0x00}, 2, &indexed},
     };
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
         s.len = 0;
@@ -863,6 +1091,11 @@ int main(int argc, char **argv)
              -1);
     make_ops("labels-stacks-deflate-thread.ops",
              (const uint8_t *)"\x0b\x01\x10", 3, -1);
+    make_ops("indexed-zstd.ops", (const uint8_t *)"\x01\x01\x00", 3, -2);
+    make_ops("indexed-stored-short-writes.ops",
+             (const uint8_t *)"\x14\x01\x01\x05", 4, -2);
+    make_ops("indexed-alloc-fails.ops",
+             (const uint8_t *)"\x01\x01\x08\x30\x00", 5, -2);
     make_ops("zstd-thread-alloc-fails.ops",
              (const uint8_t *)"\x02\x01\x18\x09\x00", 5, -1);
     make_ops("short-writes-eintr.ops",
@@ -887,5 +1120,6 @@ int main(int argc, char **argv)
     free(lstored.p);
     free(lzstd.p);
     free(after.p);
+    free(indexed.p);
     return 0;
 }
