@@ -68,6 +68,11 @@
  *                           label, and a root holding it 100k times, the
  *                           label and the kind 256 control bytes: the most
  *                           edges per byte, each with the longest text
+ *   many-indexed.hfd        an array (1.3, indexed) holding one object
+ *                           100k times, its indexes 20 digits, in a dump
+ *                           whose host and release (the identity a row
+ *                           repeats) are 255 control bytes: the most
+ *                           edge output per byte
  *   deep-chain.hfd          200,000 objects, each holding the next, one
  *                           root at the head: heapfmt-graph path walks
  *                           every hop
@@ -321,11 +326,37 @@ static void huge_names(traw *d, const char *fills, size_t len, uint64_t n)
 
 #define MANY_REFS 100000u
 
-/* An object holding one object 100k times (a reference costs a byte:
- * its delta, 0) under a label, and a root holding it 100k times, the
- * label and the root's kind 256-byte texts of control bytes: the most
- * edge documents per byte of dump, each with the longest text edges
- * keep. */
+/* Object 0x10000, then object 0x10028 of these fields holding it
+ * MANY_REFS times (a reference costs a byte: its delta, 0), reference i
+ * labeled kind with value + i * step; with a root of kind string root
+ * holding it as many times (0: none). */
+static void many_holder(traw *d, uint32_t fields, uint32_t kind,
+                        uint64_t value, uint64_t step, uint32_t root)
+{
+    uint64_t *ids = malloc(MANY_REFS * sizeof *ids);
+    heapfmt_label *labels = malloc(MANY_REFS * sizeof *labels);
+    if (ids == NULL || labels == NULL)
+        exit(1);
+    for (size_t i = 0; i < MANY_REFS; i++) {
+        ids[i] = 0x10000;
+        labels[i] = (heapfmt_label){kind, 0, value + i * step};
+    }
+    object(d, 0x10000, 1, 1, NULL, 0);
+    heapfmt_object o = {.id = 0x10028, .class_id = 1, .type = 1,
+                        .size = 40, .fields = fields, .refs = ids,
+                        .nrefs = MANY_REFS, .labels = labels};
+    traw_object(d, &o);
+    if (root != 0)
+        traw_root(d, root, ids, MANY_REFS);
+    traw_finish(d);
+    free(ids);
+    free(labels);
+}
+
+/* An object holding one object 100k times under a label, and a root
+ * holding it 100k times, the label and the root's kind 256-byte texts
+ * of control bytes: the most edge documents per byte of dump, each with
+ * the longest text edges keep. */
 static void many_refs(traw *d)
 {
     char text[257];
@@ -333,30 +364,27 @@ static void many_refs(traw *d)
     text[256] = '\0';
     begin(d);
     traw_string(d, 3, text);
-    uint64_t *ids = malloc(MANY_REFS * sizeof *ids);
-    heapfmt_label *labels = malloc(MANY_REFS * sizeof *labels);
-    if (ids == NULL || labels == NULL)
-        exit(1);
-    for (size_t i = 0; i < MANY_REFS; i++) {
-        ids[i] = 0x10000;
-        labels[i] = (heapfmt_label){HEAPFMT_LABEL_FIELD, 0, 3};
-    }
-    object(d, 0x10000, 1, 1, NULL, 0);
-    heapfmt_object o;
-    memset(&o, 0, sizeof o);
-    o.id = 0x10028;
-    o.class_id = 1;
-    o.type = 1;
-    o.size = 40;
-    o.fields = HEAPFMT_F_LABELS;
-    o.refs = ids;
-    o.nrefs = MANY_REFS;
-    o.labels = labels;
-    traw_object(d, &o);
-    traw_root(d, 3, ids, MANY_REFS);
-    traw_finish(d);
-    free(ids);
-    free(labels);
+    many_holder(d, HEAPFMT_F_LABELS, HEAPFMT_LABEL_FIELD, 3, 0, 3);
+}
+
+/* An array holding one object 100k times in the indexed form of 1.3 (a
+ * reference costs a byte, its label none: the first one's index, 2^64 -
+ * 2^59, is listed, the others inferred, each 20 digits), in a dump whose
+ * host and release are 255 control bytes (the longest identity every
+ * row repeats): the most edge output per byte of dump. */
+static void many_indexed(traw *d)
+{
+    char text[256];
+    memset(text, 1, 255);
+    text[255] = '\0';
+    traw_begin(d, 1, 3, 0, 0);
+    traw_meta_text(d, "host", text);
+    traw_meta_text(d, "release", text);
+    traw_string(d, 1, "T_ARRAY");
+    traw_string(d, 2, "Array");
+    traw_class(d, 1, 0x1000, 2, 0, 0);
+    many_holder(d, HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS, HEAPFMT_LABEL_INDEX,
+                -((uint64_t)1 << 59), 1, 0);
 }
 
 #define CHAIN 200000u
@@ -834,6 +862,8 @@ int main(int argc, char **argv)
     save(&d, "cut-control-names.hfd", 0);
     many_refs(&d);
     save(&d, "many-refs.hfd", 0);
+    many_indexed(&d);
+    save(&d, "many-indexed.hfd", 0);
     deep_chain(&d);
     save(&d, "deep-chain.hfd", 0);
     interleaved("interleaved.hfd", 0); /* stored: the blocks line up */
