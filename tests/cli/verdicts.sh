@@ -151,6 +151,13 @@ must_says() { # file text
 must_says must-label-kind-7.hfd "unknown label kind"
 must_says must-label-past-refs.hfd "label past the last reference"
 must_says must-labels-over-refs.hfd "more labels than references"
+must_says must-indexed-label-kind-7.hfd "unknown label kind"
+must_says must-indexed-label-past-refs.hfd "label past the last reference"
+must_says must-indexed-labels-over-refs.hfd "more labels than references"
+must_says must-indexed-in-1.2.hfd "reserved OBJECT field bits set"
+must_says must-indexed-bit-7.hfd "reserved OBJECT field bits set"
+must_says must-indexed-refs-over-limit.hfd "reference count out of range"
+must_says must-indexed-undefined.hfd "stack 5 is used, but no STACK record"
 must_says must-label-string-undefined.hfd "label string 999 is used, but no STRING record defines it before"
 must_says must-stack-undefined.hfd "stack 5 is used, but no STACK record"
 must_says must-frame-undefined.hfd "frame 9 is used, but no FRAME record"
@@ -172,5 +179,11 @@ expect_err_has "stack 5" "export names the undefined stack"
 run "$BIN/heapfmt-graph" dominators hostile/must-label-kind-7.hfd
 expect_rc 3 "graph of a dump with a label of kind 7"
 expect_err_has "unknown label kind" "graph says why the block was skipped"
+# nor export an indexed record's undefined label string, after its
+# undefined stack
+run "$BIN/heapfmt-export" -r edges hostile/must-indexed-undefined.hfd
+expect_rc 3 "export of an indexed record of undefined ids"
+expect_err_has "2 uses of ids that no record read defines" "export counts both"
+expect_out_has '"label":1,"label_kind":"index"' "the inferred index after the listed label"
 
 finish

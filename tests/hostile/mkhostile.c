@@ -69,10 +69,14 @@
  *                           label and the kind 256 control bytes: the most
  *                           edges per byte, each with the longest text
  *   many-indexed.hfd        an array (1.3, indexed) holding one object
- *                           100k times, its indexes 20 digits, in a dump
+ *                           20,000 times, its indexes 20 digits, in a dump
  *                           whose host and release (the identity a row
  *                           repeats) are 255 control bytes: the most
  *                           edge output per byte
+ *   indexed-max-refs.hfd    an indexed array (1.3) of 2^24 references,
+ *                           the most a record holds, a byte each and
+ *                           every one labeled: 16 MiB of dump, 512 MiB of
+ *                           labels and ids for a reader that gives them
  *   deep-chain.hfd          200,000 objects, each holding the next, one
  *                           root at the head: heapfmt-graph path walks
  *                           every hop
@@ -91,6 +95,15 @@
  *   must-labels-over-refs.hfd     more labels than references
  *   must-label-string-undefined.hfd  a field label naming a string never
  *                                 defined, on an object and on a root
+ *   must-indexed-label-kind-7.hfd, must-indexed-label-past-refs.hfd,
+ *   must-indexed-labels-over-refs.hfd  the same three in an indexed
+ *                                 record (1.3)
+ *   must-indexed-in-1.2.hfd       the indexed bit in a 1.2 file (reserved)
+ *   must-indexed-bit-7.hfd        bit 7 with the indexed bit (1.3)
+ *   must-indexed-refs-over-limit.hfd  an indexed record of 2^24 + 1
+ *                                 references (one present)
+ *   must-indexed-undefined.hfd    an indexed record of a stack and with a
+ *                                 label string never defined
  *   must-stack-undefined.hfd      an object of a stack never defined
  *   must-frame-undefined.hfd      a stack of a frame never defined
  *   must-class-after-use.hfd      an object of a class defined after it
@@ -139,13 +152,18 @@ static void save(traw *d, const char *name, size_t cut)
     traw_free(d);
 }
 
-static void begin(traw *d)
+static void begin_minor(traw *d, unsigned minor)
 {
-    traw_begin(d, 1, 1, 0, 0);
+    traw_begin(d, 1, minor, 0, 0);
     traw_meta_text(d, "vm.name", "hostile");
     traw_string(d, 1, "T_OBJECT");
     traw_string(d, 2, "Thing");
     traw_class(d, 1, 0x1000, 2, 0, 0);
+}
+
+static void begin(traw *d)
+{
+    begin_minor(d, 1);
 }
 
 static void object(traw *d, uint64_t id, uint64_t klass, uint32_t type,
@@ -326,28 +344,31 @@ static void huge_names(traw *d, const char *fills, size_t len, uint64_t n)
 
 #define MANY_REFS 100000u
 
-/* Object 0x10000, then object 0x10028 of these fields holding it
- * MANY_REFS times (a reference costs a byte: its delta, 0), reference i
- * labeled kind with value + i * step; with a root of kind string root
- * holding it as many times (0: none). */
-static void many_holder(traw *d, uint32_t fields, uint32_t kind,
+/* Object 0x10000, then object 0x10028 of these fields holding it n
+ * times (a reference costs a byte: its delta, 0), reference i labeled
+ * kind with value + i * step (with HEAPFMT_F_LABELS); with a root of kind
+ * string root holding it as many times (0: none). */
+static void many_holder(traw *d, size_t n, uint32_t fields, uint32_t kind,
                         uint64_t value, uint64_t step, uint32_t root)
 {
-    uint64_t *ids = malloc(MANY_REFS * sizeof *ids);
-    heapfmt_label *labels = malloc(MANY_REFS * sizeof *labels);
-    if (ids == NULL || labels == NULL)
+    uint64_t *ids = malloc(n * sizeof *ids);
+    heapfmt_label *labels = NULL;
+    if (fields & HEAPFMT_F_LABELS)
+        labels = malloc(n * sizeof *labels);
+    if (ids == NULL || ((fields & HEAPFMT_F_LABELS) && labels == NULL))
         exit(1);
-    for (size_t i = 0; i < MANY_REFS; i++) {
+    for (size_t i = 0; i < n; i++) {
         ids[i] = 0x10000;
-        labels[i] = (heapfmt_label){kind, 0, value + i * step};
+        if (labels != NULL)
+            labels[i] = (heapfmt_label){kind, 0, value + i * step};
     }
     object(d, 0x10000, 1, 1, NULL, 0);
     heapfmt_object o = {.id = 0x10028, .class_id = 1, .type = 1,
                         .size = 40, .fields = fields, .refs = ids,
-                        .nrefs = MANY_REFS, .labels = labels};
+                        .nrefs = n, .labels = labels};
     traw_object(d, &o);
     if (root != 0)
-        traw_root(d, root, ids, MANY_REFS);
+        traw_root(d, root, ids, n);
     traw_finish(d);
     free(ids);
     free(labels);
@@ -364,10 +385,14 @@ static void many_refs(traw *d)
     text[256] = '\0';
     begin(d);
     traw_string(d, 3, text);
-    many_holder(d, HEAPFMT_F_LABELS, HEAPFMT_LABEL_FIELD, 3, 0, 3);
+    many_holder(d, MANY_REFS, HEAPFMT_F_LABELS, HEAPFMT_LABEL_FIELD, 3, 0, 3);
 }
 
-/* An array holding one object 100k times in the indexed form of 1.3 (a
+/* 20,000: each is 3.4 KB of output (69 MB), and hostile.sh runs a dozen
+ * exports of it twice (file and stdin) */
+#define MANY_INDEXED 20000u
+
+/* An array holding one object 20,000 times in the indexed form of 1.3 (a
  * reference costs a byte, its label none: the first one's index, 2^64 -
  * 2^59, is listed, the others inferred, each 20 digits), in a dump whose
  * host and release are 255 control bytes (the longest identity every
@@ -383,8 +408,19 @@ static void many_indexed(traw *d)
     traw_string(d, 1, "T_ARRAY");
     traw_string(d, 2, "Array");
     traw_class(d, 1, 0x1000, 2, 0, 0);
-    many_holder(d, HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS, HEAPFMT_LABEL_INDEX,
-                -((uint64_t)1 << 59), 1, 0);
+    many_holder(d, MANY_INDEXED, HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS,
+                HEAPFMT_LABEL_INDEX, -((uint64_t)1 << 59), 1, 0);
+}
+
+/* An array of 2^24 references (the most a record holds), a byte each,
+ * in the indexed form of 1.3: every reference labeled, at no cost in the
+ * dump. A reader that gives the labels holds 32 bytes a reference (its
+ * label and id), 512 MiB; before 1.3 such a record took 48 MiB of dump,
+ * now 16. */
+static void indexed_max_refs(traw *d)
+{
+    begin_minor(d, 3);
+    many_holder(d, (size_t)1 << 24, HEAPFMT_F_INDEXED, 0, 0, 0, 0);
 }
 
 #define CHAIN 200000u
@@ -553,21 +589,35 @@ static void must_dumps(void)
 
     /* fields 0x10 (labels), 1 reference (delta), then the labels: one
      * at position 0 of kind 7; one skipping 1 (position 1, past the only
-     * reference); two for one reference */
+     * reference); two for one reference. The same in the indexed form of
+     * 1.3 (fields 0x50), where a reference without an entry has a label
+     * too; and the indexed bit (0x40) where it is reserved, in a 1.2
+     * file, and with bit 7 in a 1.3 one. */
     static const struct {
         const char *name;
+        unsigned minor;
         unsigned char payload[10];
         size_t len;
     } bad_labels[] = {
-        {"must-label-kind-7.hfd",
+        {"must-label-kind-7.hfd", 1,
          {0x10, 0x01, 0x80, 0x80, 0x08, 0x01, 0x00, 0x27}, 8},
-        {"must-label-past-refs.hfd",
+        {"must-label-past-refs.hfd", 1,
          {0x10, 0x01, 0x80, 0x80, 0x08, 0x01, 0x01, 0x21}, 8},
-        {"must-labels-over-refs.hfd",
+        {"must-labels-over-refs.hfd", 1,
          {0x10, 0x01, 0x80, 0x80, 0x08, 0x02, 0x00, 0x21, 0x00, 0x21}, 10},
+        {"must-indexed-label-kind-7.hfd", 3,
+         {0x50, 0x01, 0x80, 0x80, 0x08, 0x01, 0x00, 0x27}, 8},
+        {"must-indexed-label-past-refs.hfd", 3,
+         {0x50, 0x01, 0x80, 0x80, 0x08, 0x01, 0x01, 0x22}, 8},
+        {"must-indexed-labels-over-refs.hfd", 3,
+         {0x50, 0x01, 0x80, 0x80, 0x08, 0x02, 0x00, 0x21, 0x00, 0x22}, 10},
+        {"must-indexed-in-1.2.hfd", 2, {0x40, 0x01, 0x80, 0x80, 0x08}, 5},
+        {"must-indexed-bit-7.hfd", 3, {0xc0, 0x01, 0x80, 0x80, 0x08}, 5},
+        {"must-indexed-refs-over-limit.hfd", 3,
+         {0x40, 0x81, 0x80, 0x80, 0x08, 0x00}, 6},
     };
     for (size_t i = 0; i < sizeof bad_labels / sizeof *bad_labels; i++) {
-        begin(&d);
+        begin_minor(&d, bad_labels[i].minor);
         raw_object(&d, bad_labels[i].payload, bad_labels[i].len);
         traw_finish(&d);
         save(&d, bad_labels[i].name, 0);
@@ -584,6 +634,19 @@ static void must_dumps(void)
     traw_root_labeled(&d, 2, refs, lab, 2);
     traw_finish(&d);
     save(&d, "must-label-string-undefined.hfd", 0);
+
+    /* indexed (1.3): after a stack never defined, a field label naming a
+     * string never defined, then an inferred index */
+    begin_minor(&d, 3);
+    o = thing(HEAPFMT_F_INDEXED | HEAPFMT_F_LABELS | HEAPFMT_F_STACK);
+    o.refs = refs;
+    o.nrefs = 2;
+    o.stack = 5;
+    o.labels = (heapfmt_label[]){{HEAPFMT_LABEL_FIELD, 0, 999},
+                                 {HEAPFMT_LABEL_INDEX, 0, 1}};
+    traw_object(&d, &o);
+    traw_finish(&d);
+    save(&d, "must-indexed-undefined.hfd", 0);
 
     begin(&d);
     o = thing(HEAPFMT_F_STACK);
@@ -864,6 +927,8 @@ int main(int argc, char **argv)
     save(&d, "many-refs.hfd", 0);
     many_indexed(&d);
     save(&d, "many-indexed.hfd", 0);
+    indexed_max_refs(&d);
+    save(&d, "indexed-max-refs.hfd", 0);
     deep_chain(&d);
     save(&d, "deep-chain.hfd", 0);
     interleaved("interleaved.hfd", 0); /* stored: the blocks line up */
