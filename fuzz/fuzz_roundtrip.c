@@ -19,9 +19,8 @@
  *            indexed form, with a list of labels or without), ROOT,
  *            flush, a run of up to 64 small objects, a big object (value
  *            up to 128 KiB, thousands of references, indexed or not),
- *            FRAME, STACK (up to
- *            16 frames from the input, or up to 4352 by pattern), a ROOT
- *            with labels
+ *            FRAME, STACK (up to 16 frames from the input, or up to 4352
+ *            by pattern), a ROOT with labels
  *
  * The operations are decoded first, whatever the writer will say, so that
  * the same calls can be made several times. They stop where the entries
