@@ -1,5 +1,5 @@
 /*
- * test_diff_output.c -- heapfmt-diff's table, TSV and JSON: headers, one
+ * test_diff_output.c -- heapfmt-diff's table, TSV, CSV and JSON: headers, one
  * line per row whatever the names hold, numbers that add up, valid JSON.
  */
 #include <criterion/criterion.h>
@@ -18,6 +18,8 @@
 static const char weird[] = "We\tird\nName\\\"\xc3\xa9\xff";
 /* the text form: escapes, valid UTF-8 kept, the invalid byte as \\xff */
 #define WEIRD_TEXT "We\\tird\\nName\\\\\"\xc3\xa9\\xff"
+/* its CSV field: the text form quoted, the inner quote doubled */
+#define WEIRD_CSV "\"We\\tird\\nName\\\\\"\"\xc3\xa9\\xff\""
 
 static tobj before[] = {
     {0x100, "String", 40, "T_STRING", "app/a.rb", 3},
@@ -179,6 +181,99 @@ Test(output, tsv_list)
     cr_assert(strncmp(v[1], "retained\t0x0000000000000280\t", 28) == 0, "%s",
               v[1]);
     free(o.text);
+}
+
+/* The CSV line of a TSV line of the test dumps: commas for tabs, the
+ * weird class name quoted (no other name needs it). */
+static void tsv_to_csv(const char *tsv, char *buf, size_t size)
+{
+    size_t n = 0;
+    while (*tsv != '\0') {
+        const char *put = *tsv == '\t' ? "," : NULL;
+        size_t len = 1, skip = 1;
+        if (strncmp(tsv, WEIRD_TEXT, strlen(WEIRD_TEXT)) == 0) {
+            put = WEIRD_CSV;
+            skip = strlen(WEIRD_TEXT);
+        }
+        if (put != NULL)
+            len = strlen(put);
+        cr_assert_lt(n + len, size);
+        memcpy(buf + n, put != NULL ? put : tsv, len);
+        n += len;
+        tsv += skip;
+    }
+    buf[n] = '\0';
+}
+
+/* CSV: TSV's columns and rows, line for line, in every layout. */
+Test(output, csv_is_tsv_with_commas)
+{
+    static const struct {
+        int ndumps, list;
+        unsigned by;
+    } cases[] = {
+        {2, 0, DIFF_BY_CLASS},
+        {2, 0, DIFF_BY_SITE},
+        {2, 0, DIFF_BY_CLASS | DIFF_BY_SITE},
+        {3, 0, DIFF_BY_CLASS},
+        {2, 1, DIFF_BY_CLASS},
+        {3, 1, DIFF_BY_CLASS},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        out t = run_print(cases[c].ndumps, cases[c].list, cases[c].by, 0,
+                          DIFF_FORMAT_TSV);
+        out o = run_print(cases[c].ndumps, cases[c].list, cases[c].by, 0,
+                          DIFF_FORMAT_CSV);
+        char *tv[16], *cv[16], want[512];
+        size_t n = lines(t.text, tv, 16);
+        cr_assert_eq(lines(o.text, cv, 16), n, "case %zu", c);
+        cr_assert_gt(n, 1, "case %zu", c);
+        size_t quoted = 0;
+        for (size_t i = 0; i < n; i++) {
+            tsv_to_csv(tv[i], want, sizeof want);
+            cr_assert_str_eq(cv[i], want, "case %zu line %zu", c, i);
+            quoted += strstr(cv[i], WEIRD_CSV) != NULL;
+        }
+        /* the weird class is a row of every layout that names classes */
+        cr_assert_eq(quoted, cases[c].by != DIFF_BY_SITE, "case %zu", c);
+        free(t.text);
+        free(o.text);
+    }
+}
+
+/* A site or a name with a comma, or a space at an end, is quoted whole:
+ * "file:line" stays one field. */
+Test(output, csv_quotes_names_and_sites)
+{
+    static tobj a[] = {{0x100, "String", 40, "T_STRING", "app/a.rb", 3}};
+    static tobj b[] = {
+        {0x100, "String", 40, "T_STRING", "app/a.rb", 3},
+        {0x300, " Lead", 8, "T_STRING", "x,y.rb", 2},
+        {0x340, "Plain", 4, "T_STRING", "q\"z.rb", 5},
+    };
+    char p1[512], p2[512];
+    td_path(p1, sizeof p1, "q1.dump");
+    td_path(p2, sizeof p2, "q2.dump");
+    td_write(p1, a, 1, NULL, 0, 1);
+    td_write(p2, b, 3, NULL, 0, 1);
+    diff_options opt = DIFF_OPTIONS_INIT;
+    opt.by = DIFF_BY_CLASS | DIFF_BY_SITE;
+    diff_result res;
+    cr_assert_eq(td_run(&res, &opt, 2, p1, p2, NULL), CLI_EXIT_OK);
+    out o = {NULL, 0};
+    FILE *f = open_memstream(&o.text, &o.len);
+    cr_assert_not_null(f);
+    diff_print(&res, DIFF_FORMAT_CSV, 0, f);
+    cr_assert_eq(fclose(f), 0);
+    char *v[8];
+    size_t n = lines(o.text, v, 8);
+    cr_assert_eq(n, 3, "%s", o.text);
+    cr_assert_str_eq(v[1], "\" Lead\",\"x,y.rb:2\",1,8,0,0");
+    cr_assert_str_eq(v[2], "Plain,\"q\"\"z.rb:5\",1,4,0,0");
+    free(o.text);
+    diff_result_free(&res);
+    unlink(p1);
+    unlink(p2);
 }
 
 static json_t *parse(const out *o)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # diff_basic.sh -- command-line contract of heapfmt-diff: two dumps (new and
 # freed objects per class), three dumps (retained), --by, --list, filters,
-# --top and the three output formats.
+# --top and the four output formats.
 . "$(dirname "$0")/lib.bash"
 
 gen=$BIN/heapfmt-gen
@@ -52,6 +52,20 @@ expect_success "reverse diff"
     pass || fail "freed bytes one way are not new bytes the other way"
 
 expect_run_out "$header" "a dump against itself" "$diff" -f tsv t1.dump t1.dump
+
+# CSV: the TSV's rows and columns, read back by a CSV reader.
+run "$diff" -f csv t1.dump t2.dump
+expect_success "csv diff"
+printf '%s\n' "$out" >d12.csv
+printf '%s\n' "$tsv12" >d12.tsv
+if command -v python3 >/dev/null 2>&1; then
+    python3 - d12.csv d12.tsv <<'PY' && pass || fail "csv rows are not the tsv rows"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+tsv = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]
+sys.exit(rows != tsv or len(rows) < 2)
+PY
+fi
 
 # Standard input gives the same answer, for either dump.
 expect_run_out "$tsv12" "before on stdin" sh -c "cat t1.dump | '$diff' -f tsv - t2.dump"

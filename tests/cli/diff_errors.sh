@@ -22,7 +22,7 @@ expect_err_has "unrecognized option '--bogus'" "unknown option"
 usage "unknown short option" -Z a.dump b.dump
 usage "missing argument" a.dump b.dump --top
 usage "bad --format" -f xml a.dump b.dump
-expect_err_has "expected table, tsv or json" "bad --format"
+expect_err_has "expected table, tsv, csv or json" "bad --format"
 usage "bad --by" --by=type a.dump b.dump
 expect_err_has "expected class, site, class,site, stack, frame, imemo or iseq" "bad --by"
 usage "--top 0" --top 0 a.dump b.dump

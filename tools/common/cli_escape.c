@@ -161,6 +161,37 @@ char *cli_text_format(char *buf, size_t size, const char *s, size_t len)
     return buf;
 }
 
+int cli_csv_quoted(const char *s, size_t len)
+{
+    return (len > 0 && (s[0] == ' ' || s[len - 1] == ' ')) ||
+           memchr(s, ',', len) != NULL || memchr(s, '"', len) != NULL;
+}
+
+/* Piece by piece between the quotes, so nothing is cut. */
+void cli_put_csv_chars(FILE *out, const char *s, size_t len)
+{
+    for (;;) {
+        const char *q = memchr(s, '"', len);
+        size_t n = q != NULL ? (size_t)(q - s) : len;
+        cli_put_text(out, s, n);
+        if (q == NULL)
+            return;
+        fputs("\"\"", out);
+        s = q + 1;
+        len -= n + 1;
+    }
+}
+
+void cli_put_csv(FILE *out, const char *s, size_t len)
+{
+    int quote = cli_csv_quoted(s, len);
+    if (quote)
+        fputc('"', out);
+    cli_put_csv_chars(out, s, len);
+    if (quote)
+        fputc('"', out);
+}
+
 void cli_put_json(FILE *out, const char *s, size_t len)
 {
     fputc('"', out);

@@ -12,6 +12,11 @@
  * Valid UTF-8 passes through unchanged, so "Café" stays "Café", and the
  * output is always valid UTF-8.
  *
+ * CSV form (RFC 4180): the text form as one field, in double quotes with
+ * inner quotes doubled when the raw name holds a comma or a double quote
+ * or begins or ends with a space (escaping neither makes nor removes
+ * those, so the raw name decides); a name of any length is never cut.
+ *
  * JSON form: a quoted JSON string (RFC 8259) with the standard escapes;
  * a byte that does not start a valid UTF-8 sequence becomes U+FFFD. */
 #ifndef CLI_ESCAPE_H
@@ -41,6 +46,15 @@ size_t cli_utf8_len(const char *s, size_t n);
  * form or in a JSON string, whichever is longer (a control byte takes 6,
  * "\u0001"; an invalid one 4, "\xff"). Reads at most budget + 4 bytes. */
 size_t cli_escaped_prefix(const char *s, size_t len, size_t budget);
+
+/* Writes the CSV field of s to out. */
+void cli_put_csv(FILE *out, const char *s, size_t len);
+
+/* For a field built from several parts (a file name and ":line"): whether
+ * the first part needs the quotes, and the text form of a part with inner
+ * quotes doubled, written between the two '"' when it does. */
+int cli_csv_quoted(const char *s, size_t len);
+void cli_put_csv_chars(FILE *out, const char *s, size_t len);
 
 /* Writes s as a quoted JSON string to out. */
 void cli_put_json(FILE *out, const char *s, size_t len);

@@ -45,7 +45,7 @@ static void usage(void)
         "                      block) or lifetime (the mean lifetime of\n"
         "                      the freed ones): lifespans of malloc dumps,\n"
         "                      --by=site, stack or frame\n"
-        "  -f, --format=FMT    table (default), tsv or json\n"
+        "  -f, --format=FMT    table (default), tsv, csv or json\n"
         "  -H, --human         in the table, 1,234,567 and KiB, MiB...\n"
         "  -h, --help          show this help and exit\n"
         "  -V, --version       show the version and exit\n"
@@ -84,6 +84,8 @@ static int parse_format(const char *s, int *format)
         *format = DIFF_FORMAT_TABLE;
     else if (strcmp(s, "tsv") == 0)
         *format = DIFF_FORMAT_TSV;
+    else if (strcmp(s, "csv") == 0)
+        *format = DIFF_FORMAT_CSV;
     else if (strcmp(s, "json") == 0)
         *format = DIFF_FORMAT_JSON;
     else
@@ -147,7 +149,7 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
         case 'f':
             if (parse_format(optarg, format) != 0) {
                 cli_usage_error("invalid --format value '%s': expected "
-                                "table, tsv or json",
+                                "table, tsv, csv or json",
                                 optarg);
                 return CLI_EXIT_USAGE;
             }

@@ -1,4 +1,4 @@
-/* print.c -- heapfmt-diff's output: table, TSV and JSON. */
+/* print.c -- heapfmt-diff's output: table, TSV, CSV and JSON. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -97,6 +97,55 @@ static void put_site(FILE *out, const diff_result *res, uint32_t file,
     }
     put_name(out, res, file, 0);
     fprintf(out, ":%" PRIu64, line);
+}
+
+/* TSV and CSV: the same columns, a tab or a comma between them; names as
+ * one field each (cli_escape.h: text form, or CSV form). */
+typedef struct delim {
+    FILE *out;
+    char sep;
+    int csv;
+} delim;
+
+/* A header whose columns are separated by tabs, with o's separator. */
+static void put_header(const delim *o, const char *cols)
+{
+    for (; *cols != '\0'; cols++)
+        fputc(*cols == '\t' ? o->sep : *cols, o->out);
+}
+
+static void field_text(const delim *o, const char *s, size_t len)
+{
+    if (o->csv)
+        cli_put_csv(o->out, s, len);
+    else
+        cli_put_text(o->out, s, len);
+}
+
+static void field_name(const delim *o, const diff_result *res, uint32_t id)
+{
+    size_t len;
+    const char *s = nameid_text(&res->names, id, &len);
+    field_text(o, s, len);
+}
+
+static void field_site(const delim *o, const diff_result *res, uint32_t file,
+                       uint64_t line)
+{
+    if (file == DIFF_NONE) {
+        fputs(NO_SITE, o->out);
+        return;
+    }
+    size_t len;
+    const char *s = nameid_text(&res->names, file, &len);
+    int quote = o->csv && cli_csv_quoted(s, len);
+    if (quote) {
+        fputc('"', o->out);
+        cli_put_csv_chars(o->out, s, len);
+    } else {
+        cli_put_text(o->out, s, len);
+    }
+    fprintf(o->out, ":%" PRIu64 "%s", line, quote ? "\"" : "");
 }
 
 /* The JSON value of a site: "file:line" or null. */
@@ -371,48 +420,52 @@ static void summary_table(const diff_result *res, int human, FILE *out)
             noun(res->by, res->nrows));
 }
 
-static void summary_tsv(const diff_result *res, FILE *out)
+static void summary_delim(const diff_result *res, const delim *o)
 {
+    FILE *out = o->out;
+    char sep = o->sep;
     int by_class = (res->by & DIFF_BY_CLASS) != 0;
     int by_site = (res->by & DIFF_BY_SITE) != 0;
     const char *column = stack_column(res->by, 0);
     if (column != NULL)
-        fprintf(out, "%s\t", column);
+        fprintf(out, "%s%c", column, sep);
     else if (by_class)
-        fputs(by_site ? "class\tsite\t" : "class\t", out);
+        put_header(o, by_site ? "class\tsite\t" : "class\t");
     else
-        fputs("site\t", out);
-    fputs(res->ndumps == 3 ? "retained_count\tretained_bytes"
-                           : "new_count\tnew_bytes\tfreed_count\tfreed_bytes",
-          out);
-    fputs(res->has_life ? "\tfrees\tmean_life_us\toldest_us\n" : "\n", out);
+        put_header(o, "site\t");
+    put_header(o, res->ndumps == 3
+                      ? "retained_count\tretained_bytes"
+                      : "new_count\tnew_bytes\tfreed_count\tfreed_bytes");
+    put_header(o, res->has_life ? "\tfrees\tmean_life_us\toldest_us\n" : "\n");
     size_t shown = shown_rows(res);
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
         if (column != NULL) {
-            put_stack(out, res, row->stack);
-            fputc('\t', out);
+            size_t len;
+            const char *s = stack_text(res, row->stack, &len);
+            field_text(o, s, len);
+            fputc(sep, out);
         }
         if (by_class) {
-            put_name(out, res, row->cls, 0);
-            fputc('\t', out);
+            field_name(o, res, row->cls);
+            fputc(sep, out);
         }
         if (by_site) {
-            put_site(out, res, row->file, row->line, NO_SITE);
-            fputc('\t', out);
+            field_site(o, res, row->file, row->line);
+            fputc(sep, out);
         }
-        fprintf(out, "%" PRIu64 "\t%" PRIu64, row->s.count[0],
+        fprintf(out, "%" PRIu64 "%c%" PRIu64, row->s.count[0], sep,
                 row->s.bytes[0]);
         if (res->ndumps == 2)
-            fprintf(out, "\t%" PRIu64 "\t%" PRIu64, row->s.count[1],
-                    row->s.bytes[1]);
+            fprintf(out, "%c%" PRIu64 "%c%" PRIu64, sep, row->s.count[1],
+                    sep, row->s.bytes[1]);
         if (res->has_life && row->has_life) {
-            fprintf(out, "\t%" PRIu64 "\t", row->life.frees);
+            fprintf(out, "%c%" PRIu64 "%c", sep, row->life.frees, sep);
             if (row->life.frees > 0)
                 fprintf(out, "%" PRIu64, row->life.lifetime_us / row->life.frees);
-            fprintf(out, "\t%" PRIu64, row->life.oldest_us);
+            fprintf(out, "%c%" PRIu64, sep, row->life.oldest_us);
         } else if (res->has_life) {
-            fputs("\t\t\t", out);
+            fprintf(out, "%c%c%c", sep, sep, sep);
         }
         fputc('\n', out);
     }
@@ -523,22 +576,24 @@ static void list_table(const diff_result *res, int human, FILE *out)
     }
 }
 
-static void list_tsv(const diff_result *res, FILE *out)
+static void list_delim(const diff_result *res, const delim *o)
 {
-    fputs("change\tid\tclass\ttype\tbytes\tsite\n", out);
+    FILE *out = o->out;
+    char sep = o->sep;
+    put_header(o, "change\tid\tclass\ttype\tbytes\tsite\n");
     for (size_t i = 0; i < res->items.n; i++) {
         const diff_item *it = &res->items.v[i];
         const tuple *k = item_kind(res, it);
-        fprintf(out, "%s\t0x%016" PRIx64 "\t", change_name(res, it->change),
-                it->id);
-        put_name(out, res, k->klass, 0);
-        fputc('\t', out);
+        fprintf(out, "%s%c0x%016" PRIx64 "%c", change_name(res, it->change),
+                sep, it->id, sep);
+        field_name(o, res, k->klass);
+        fputc(sep, out);
         if (k->type != DIFF_NONE)
-            put_name(out, res, k->type, 0);
+            field_name(o, res, k->type);
         else
             fputs(NO_TYPE, out);
-        fprintf(out, "\t%" PRIu64 "\t", it->size);
-        put_site(out, res, k->file, k->line, NO_SITE);
+        fprintf(out, "%c%" PRIu64 "%c", sep, it->size, sep);
+        field_site(o, res, k->file, k->line);
         fputc('\n', out);
     }
 }
@@ -569,8 +624,12 @@ void diff_print(const diff_result *res, int format, int human, FILE *out)
 {
     switch (format) {
     case DIFF_FORMAT_TSV:
-        (res->list ? list_tsv : summary_tsv)(res, out);
+    case DIFF_FORMAT_CSV: {
+        delim o = {out, format == DIFF_FORMAT_CSV ? ',' : '\t',
+                   format == DIFF_FORMAT_CSV};
+        (res->list ? list_delim : summary_delim)(res, &o);
         break;
+    }
     case DIFF_FORMAT_JSON:
         (res->list ? list_json : summary_json)(res, out);
         break;

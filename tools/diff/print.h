@@ -1,5 +1,5 @@
-/* print.h -- heapfmt-diff's output: a table for people, TSV and JSON for
- * programs. The layouts are described in man/heapfmt-diff.1. */
+/* print.h -- heapfmt-diff's output: a table for people, TSV, CSV and
+ * JSON for programs. The layouts are described in man/heapfmt-diff.1. */
 #ifndef DIFF_PRINT_H
 #define DIFF_PRINT_H
 
@@ -7,7 +7,12 @@
 
 #include "diff.h"
 
-enum diff_format { DIFF_FORMAT_TABLE, DIFF_FORMAT_TSV, DIFF_FORMAT_JSON };
+enum diff_format {
+    DIFF_FORMAT_TABLE,
+    DIFF_FORMAT_TSV,
+    DIFF_FORMAT_JSON,
+    DIFF_FORMAT_CSV /* TSV's columns, RFC 4180 fields (cli_escape.h) */
+};
 
 /* Writes the result to out in the given format. human: in the table,
  * counts with thousands separators and bytes in binary units (1.5 MiB);

@@ -13,7 +13,6 @@
  * last dump: frees, mean_life_us (empty when nothing was freed) and
  * oldest_us (0 when no block is alive). */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli_escape.h"
 #include "histo.h"
@@ -24,37 +23,10 @@ typedef struct delim {
     int csv;
 } delim;
 
-/* A CSV field (RFC 4180) of the text form of a name (cli_escape.h: control
- * bytes and invalid UTF-8 escaped, as in TSV and the table): as it is,
- * unless it holds a comma or a double quote, or begins or ends with a
- * space: then in double quotes, inner quotes doubled. Escaping neither
- * makes nor removes those characters, so the raw name decides; written
- * piece by piece between quotes, a name of any length (a deep call stack)
- * is never cut. */
-static void put_csv(FILE *out, const char *s, size_t len)
-{
-    int quote = len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
-    quote = quote || memchr(s, ',', len) != NULL || memchr(s, '"', len) != NULL;
-    if (quote)
-        fputc('"', out);
-    for (;;) {
-        const char *q = memchr(s, '"', len);
-        size_t n = q != NULL ? (size_t)(q - s) : len;
-        cli_put_text(out, s, n);
-        if (q == NULL)
-            break;
-        fputs("\"\"", out);
-        s = q + 1;
-        len -= n + 1;
-    }
-    if (quote)
-        fputc('"', out);
-}
-
 static void put_name(const delim *o, const char *s, size_t len)
 {
     if (o->csv)
-        put_csv(o->out, s, len);
+        cli_put_csv(o->out, s, len);
     else
         cli_put_text(o->out, s, len);
 }
