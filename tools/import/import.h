@@ -9,7 +9,7 @@
  * records for the classes (named when their own line gives a name). It
  * keeps only the class table and the writer's string table in memory.
  *
- * Field mapping (docs/tools.md has the full table):
+ * Field mapping (heapfmt-import(1), "Field mapping", has the full table):
  *   address -> id          class -> class (none for IMEMO and NODE)
  *   "T_" + type -> type    memsize -> size (see import_size)
  *   references -> refs     frozen + flags{...} -> flags
