@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # export_mongo.sh -- heapfmt-export's MongoDB output checked with pymongo's
-# bson module, and the aggregation pipelines of docs/export.md checked
+# bson module, and the aggregation pipelines of docs/mongodb.md checked
 # against histo: tests/export/check_mongo.py does the work.
 #
 # Needs a python3 with the bson module (Debian python3-pymongo, installed by
@@ -22,8 +22,8 @@ if [ -z "$py" ]; then
 fi
 
 # The pipelines are read from the documentation itself: the blocks after
-# the "<!-- pipeline: NAME -->" markers of docs/tools.md.
-docs=$repo/docs/tools.md
+# the "<!-- pipeline: NAME -->" markers of docs/mongodb.md.
+docs=$repo/docs/mongodb.md
 grep -q '<!-- pipeline: histogram -->' "$docs" ||
     { echo "FAIL: no documented pipelines found in $docs" >&2; exit 1; }
 

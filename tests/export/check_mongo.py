@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """check_mongo.py -- heapfmt-export's MongoDB output, checked with MongoDB's
 own Python library (Debian python3-pymongo), and the aggregation pipelines
-of docs/tools.md checked against histo.
+of docs/mongodb.md checked against histo.
 
-    check_mongo.py --bin build/bin --docs docs/tools.md --tmp DIR
+    check_mongo.py --bin build/bin --docs docs/mongodb.md --tmp DIR
 
 Checks:
   1. Every document of every mongo export (objects, edges, classes, roots,
@@ -12,7 +12,7 @@ Checks:
      decodes back to the same document. Integers are Int64, ids strings.
   2. _id values are unique in each collection, across dumps exported with
      --dump-tag (including one dump exported under two tags).
-  3. The pipelines of docs/tools.md, evaluated over the documents by
+  3. The pipelines of docs/mongodb.md, evaluated over the documents by
      aggregate.py, give the numbers of histo (when build/bin/histo exists)
      and of counts computed directly from the ndjson export: the
      histogram, the two-dump diff, the three-dump survivors, the roots

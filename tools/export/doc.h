@@ -2,7 +2,7 @@
  * Extended JSON.
  *
  * Each function writes exactly one JSON object ("{...}", no newline) to a
- * jout; the caller frames documents into lines or arrays. docs/tools.md
+ * jout; the caller frames documents into lines or arrays. heapfmt-export(1)
  * describes every field; in short:
  *
  *   object  id class type bytes refs [refs_count refs_truncated]
