@@ -115,24 +115,6 @@ static void close_cell(out *o)
     }
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
-static void put_csv(FILE *f, const char *s, size_t len)
-{
-    char buf[OUT_TEXT_MAX];
-    cli_text_format(buf, sizeof buf, s, len);
-    if (strpbrk(buf, ",\"\r\n") == NULL) {
-        fputs(buf, f);
-        return;
-    }
-    fputc('"', f);
-    for (const char *p = buf; *p; p++) {
-        if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 void out_text(out *o, const char *s, size_t len)
 {
     cli_name cut;
@@ -146,7 +128,7 @@ void out_text(out *o, const char *s, size_t len)
         cli_put_text(o->f, s, len);
         break;
     case OUT_CSV:
-        put_csv(o->f, s, len);
+        cli_put_csv(o->f, s, len);
         break;
     default:
         cli_put_json(o->f, s, len);
@@ -194,16 +176,23 @@ void out_site(out *o, const char *file, size_t len, uint64_t line)
     cli_text_format(buf, sizeof buf - 24, file, len);
     size_t n = strlen(buf);
     snprintf(buf + n, sizeof buf - n, ":%" PRIu64, line);
+    int quote = o->format == OUT_CSV && cli_csv_quoted(file, len);
     open_cell(o);
     switch (o->format) {
     case OUT_TABLE:
         keep(o, buf, strlen(buf), 0);
         break;
     case OUT_TSV:
-        fputs(buf, o->f);
-        break;
     case OUT_CSV:
-        put_csv(o->f, buf, strlen(buf));
+        /* CSV: the raw name decides the quotes (cli_escape.h), and the
+         * escaped text is written once, never escaped again */
+        if (quote) {
+            fputc('"', o->f);
+            cli_put_csv_chars(o->f, file, len);
+            fprintf(o->f, ":%" PRIu64 "\"", line);
+        } else {
+            fputs(buf, o->f);
+        }
         break;
     default:
         fputc('"', o->f);
