@@ -76,6 +76,36 @@ expect_out_has "$nmarks/$nmarks" "every MARK exact"
 run replay -a glibc -f tsv pure.hfd
 expect_success "tsv"
 [ "$(printf '%s\n' "$out" | awk -F'\t' '$1 == "glibc" {print $5}')" = "$end_live" ] && pass || fail "tsv: end_live"
+# CSV: TSV's columns and rows, read back by Python's csv module; a label
+# with a comma (a setting's value) is one quoted field. Times and resident memory
+# differ between two runs: those columns are compared by shape only.
+three=(-a "glibc,glibc:HEAPFMT_T=a,b,$tests/no_malloc.so")
+"$BIN/heapfmt-replay" "${three[@]}" -f tsv pure.hfd > three.tsv
+rc_tsv=$?
+"$BIN/heapfmt-replay" "${three[@]}" -f csv pure.hfd > three.csv
+rc_csv=$?
+[ "$rc_tsv $rc_csv" = "1 1" ] && pass || fail "csv: exit $rc_csv, tsv: exit $rc_tsv (want 1, an allocator failed)"
+python3 - three.tsv three.csv <<'PY' && pass || fail "csv: not the TSV's rows"
+import csv, re, sys
+tsv = [l.split("\t") for l in open(sys.argv[1], newline="").read().splitlines()]
+rows = list(csv.reader(open(sys.argv[2], newline="")))
+assert len(rows) == len(tsv) == 5, (len(rows), len(tsv))
+assert rows[0] == tsv[0] and rows[0][0] == "allocator" and len(rows[0]) == 12, rows[0]
+assert [r[0] for r in rows] == [r[0] for r in tsv], (rows, tsv)
+assert [r[0] for r in rows[:4]] == ["allocator", "(recorded)", "glibc", "glibc:HEAPFMT_T=a,b"], rows
+assert rows[4][0].endswith("no_malloc.so"), rows[4][0]
+num = re.compile(r"^-?[0-9]+(\.[0-9]+)?$|^$")
+for c, t in zip(rows[1:], tsv[1:]):
+    assert len(c) == len(t) == 12, (c, t)
+    for i in range(12):
+        if i in (1, 2, 3, 5):  # time, resident memory: measured per run
+            assert num.match(c[i]) and num.match(t[i]) and (c[i] == "") == (t[i] == ""), (i, c, t)
+        else:
+            assert c[i] == t[i], (i, c, t)
+assert [r[11] for r in rows[2:4]] == ["ok", "ok"], rows
+assert rows[4][11].startswith("not an allocator: ") and "defines no malloc" in rows[4][11], rows[4]
+PY
+grep -q '^"glibc:HEAPFMT_T=a,b",' three.csv && pass || fail "csv: the label with a comma is not quoted"
 run replay -a glibc -o page.html pure.hfd
 expect_success "a page"
 grep -q '<title>heapfmt replay' page.html && grep -q '"allocators"' page.html && pass || fail "page: title or data"

@@ -38,7 +38,7 @@ static void usage(void)
         "                        each may add :VAR=VALUE settings for its\n"
         "                        environment (glibc:MALLOC_ARENA_MAX=2).\n"
         "                        Default: those of the four installed\n"
-        "  -f, --format=FMT      table (default), tsv or json\n"
+        "  -f, --format=FMT      table (default), tsv, csv or json\n"
         "  -o, --output=PAGE     also write an HTML page with the table\n"
         "                        and resident memory over the trace's time\n"
         "  -M, --max-memory=SIZE stop a replay whose resident memory passes\n"
@@ -110,11 +110,13 @@ static int parse(int argc, char **argv, options *o)
                 o->format = OUT_TABLE;
             else if (strcmp(optarg, "tsv") == 0)
                 o->format = OUT_TSV;
+            else if (strcmp(optarg, "csv") == 0)
+                o->format = OUT_CSV;
             else if (strcmp(optarg, "json") == 0)
                 o->format = OUT_JSON;
             else {
                 cli_usage_error("invalid --format '%s': expected one of "
-                                "table, tsv, json", optarg);
+                                "table, tsv, csv, json", optarg);
                 return CLI_EXIT_USAGE;
             }
             break;
@@ -231,8 +233,8 @@ int main(int argc, char **argv)
     } else if (o.format == OUT_TABLE) {
         print_table(stdout, &r);
         print_notes(stdout, &r);
-    } else if (o.format == OUT_TSV) {
-        print_tsv(stdout, &r);
+    } else if (o.format == OUT_TSV || o.format == OUT_CSV) {
+        print_delim(stdout, &r, o.format == OUT_CSV);
     } else {
         print_json(stdout, &r);
     }

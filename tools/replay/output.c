@@ -1,4 +1,4 @@
-/* output.c -- the table, its TSV and JSON forms, the notes and the page.
+/* output.c -- the table, its TSV, CSV and JSON forms, the notes and the page.
  *
  * The row "recorded" is the program as the trace measured it: its peak
  * and its resident memory at the last MARK, and its live bytes there.
@@ -140,35 +140,57 @@ void print_table(FILE *f, const replay *r)
     }
 }
 
-void print_tsv(FILE *f, const replay *r)
+/* ---- TSV and CSV: the same columns, a tab or a comma between them ---- */
+
+/* One text field: its text form, or its CSV form (cli_escape.h). */
+static void put_field(FILE *f, int csv, const char *s)
 {
-    fputs("allocator\talloc_ns\tpeak_rss\tend_rss\tend_live\toverhead\t"
-          "marks_exact\tmarks\tcalls\tfailed\tsubstituted\tresult\n",
-          f);
-    recorded rec = recorded_row(r);
-    fprintf(f, "(recorded)\t\t%" PRIu64 "\t", rec.peak);
-    if (rec.known)
-        fprintf(f, "%" PRIu64 "\t%" PRIu64 "\t%.4f", rec.rss, rec.live,
-                overhead(rec.rss, (int64_t)rec.live));
+    if (csv)
+        cli_put_csv(f, s, strlen(s));
     else
-        fputs("\t\t", f);
-    fprintf(f, "\t\t%zu\t\t\t\t\n", r->t->nmarks);
+        cli_put_text(f, s, strlen(s));
+}
+
+void print_delim(FILE *f, const replay *r, int csv)
+{
+    static const char *const cols[] = {
+        "allocator", "alloc_ns",    "peak_rss", "end_rss",
+        "end_live",  "overhead",    "marks_exact", "marks",
+        "calls",     "failed",      "substituted", "result"};
+    const size_t ncols = sizeof cols / sizeof cols[0];
+    char sep = csv ? ',' : '\t';
+    for (size_t i = 0; i < ncols; i++)
+        fprintf(f, "%s%c", cols[i], i + 1 < ncols ? sep : '\n');
+    recorded rec = recorded_row(r);
+    fprintf(f, "(recorded)%c%c%" PRIu64 "%c", sep, sep, rec.peak, sep);
+    if (rec.known)
+        fprintf(f, "%" PRIu64 "%c%" PRIu64 "%c%.4f", rec.rss, sep, rec.live,
+                sep, overhead(rec.rss, (int64_t)rec.live));
+    else
+        fprintf(f, "%c%c", sep, sep);
+    fprintf(f, "%c%c%zu%c%c%c%c\n", sep, sep, r->t->nmarks, sep, sep, sep,
+            sep);
     for (size_t i = 0; i < r->n; i++) {
         const alloc_result *a = &r->results[i];
-        char name[256];
-        cli_text_format(name, sizeof name, r->specs[i].label,
-                        strlen(r->specs[i].label));
-        if (ran(a))
-            fprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64
-                       "\t%.4f\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-                       "\t%s\n",
-                    name, a->alloc_ns, a->peak, a->rss, a->live,
-                    overhead(a->rss, a->live), marks_exact(r, a),
-                    r->t->nmarks, a->calls, a->failed, a->substituted,
-                    result_word(r, a));
-        else
-            fprintf(f, "%s\t\t\t\t\t\t\t%zu\t\t\t\t%s: %s\n", name,
-                    r->t->nmarks, result_word(r, a), a->why);
+        put_field(f, csv, r->specs[i].label);
+        if (ran(a)) {
+            fprintf(f,
+                    "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRId64
+                    "%c%.4f%c%zu%c%zu%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64
+                    "%c",
+                    sep, a->alloc_ns, sep, a->peak, sep, a->rss, sep, a->live,
+                    sep, overhead(a->rss, a->live), sep, marks_exact(r, a),
+                    sep, r->t->nmarks, sep, a->calls, sep, a->failed, sep,
+                    a->substituted, sep);
+            put_field(f, csv, result_word(r, a));
+        } else {
+            char why[sizeof a->why + 64];
+            snprintf(why, sizeof why, "%s: %s", result_word(r, a), a->why);
+            fprintf(f, "%c%c%c%c%c%c%c%zu%c%c%c%c", sep, sep, sep, sep, sep,
+                    sep, sep, r->t->nmarks, sep, sep, sep, sep);
+            put_field(f, csv, why);
+        }
+        fputc('\n', f);
     }
 }
 

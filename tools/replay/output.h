@@ -1,5 +1,5 @@
 /* output.h -- what heapfmt-replay prints: one table of the allocators (or
- * the same as TSV or JSON), and a page with the table and resident
+ * the same as TSV, CSV or JSON), and a page with the table and resident
  * memory over the trace's time for each. */
 #ifndef REPLAY_OUTPUT_H
 #define REPLAY_OUTPUT_H
@@ -10,7 +10,7 @@
 #include "compile.h"
 #include "trace.h"
 
-enum out_format { OUT_TABLE, OUT_TSV, OUT_JSON };
+enum out_format { OUT_TABLE, OUT_TSV, OUT_CSV, OUT_JSON };
 
 typedef struct replay {
     const char *name; /* the trace, for messages and the page */
@@ -30,7 +30,9 @@ size_t marks_exact(const replay *r, const alloc_result *a);
 const char *result_word(const replay *r, const alloc_result *a);
 
 void print_table(FILE *f, const replay *r);
-void print_tsv(FILE *f, const replay *r);
+/* TSV (csv 0) or CSV (csv 1): the same columns and rows, each label and
+ * result one field (cli_escape.h: text form, or CSV form). */
+void print_delim(FILE *f, const replay *r, int csv);
 void print_json(FILE *f, const replay *r);
 /* The notes under the table: what the trace held, what was skipped. */
 void print_notes(FILE *f, const replay *r);
