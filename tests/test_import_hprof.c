@@ -370,6 +370,9 @@ static void expect_heap(const heap *h, unsigned idsz)
     cr_assert_eq(arr->nrefs, 2);
     expect_ref(arr, 0, O_A, HEAPFMT_LABEL_INDEX, 0, "0");
     expect_ref(arr, 1, O_B, HEAPFMT_LABEL_INDEX, 0, "2");
+    /* written indexed (1.3): "2" listed after the null, "0" implied */
+    cr_assert(arr->fields & HEAPFMT_F_INDEXED);
+    cr_assert(!(a->fields & HEAPFMT_F_INDEXED), "an instance's fields");
     cr_assert_eq(h->nroots, 3);
     cr_assert_str_eq(h->roots[0], "sticky class");
     cr_assert(h->root_n[0] == 2 && h->root_ref[0][0] == C_NODE &&

@@ -105,6 +105,7 @@ typedef struct obj {
     char value[32]; /* the preview, if any */
     ref refs[8];
     size_t nrefs;
+    uint32_t fields; /* as read: HEAPFMT_F_INDEXED says how it was written */
 } obj;
 
 typedef struct heap {
@@ -162,6 +163,7 @@ static void read_heap(heap *h, const tbuf *dump, const char *format,
             obj *o = &h->o[h->no++];
             o->id = ro->id;
             o->size = ro->size;
+            o->fields = ro->fields;
             snprintf(o->type, sizeof o->type, "%s", ro->type->ptr);
             if (ro->fields & HEAPFMT_F_VALUE)
                 snprintf(o->value, sizeof o->value, "%.*s",

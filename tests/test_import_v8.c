@@ -67,6 +67,12 @@ static void expect_small(const heap *h)
     expect_ref(find(h, 11), 0, 9, HEAPFMT_LABEL_INDEX, 0, "0");
     expect_ref(find(h, 11), 1, 9, HEAPFMT_LABEL_INDEX, 0, "1");
     expect_ref(find(h, 15), 0, 17, HEAPFMT_LABEL_INDEX, 0, "3");
+    /* indexed (1.3) only where it writes fewer labels: the Array's
+     * elements [0] [1] at positions 0 and 1; not [1] or [3] at 0 */
+    cr_assert(find(h, 11)->fields & HEAPFMT_F_INDEXED);
+    cr_assert(!(find(h, 1)->fields & HEAPFMT_F_INDEXED));
+    cr_assert(!(find(h, 15)->fields & HEAPFMT_F_INDEXED));
+    cr_assert(!(foo->fields & HEAPFMT_F_INDEXED));
     cr_assert_eq(find(h, 13)->nrefs, 0);
     /* previews: a string's text (escapes decoded), a function's name;
      * none for objects */

@@ -45,6 +45,8 @@ wait $jvm 2>/dev/null
 
 run "$imp" -o leak.dump leak.hprof
 expect_success "import an HPROF dump"
+# object arrays indexed (1.3): smaller, the same edges and labels
+expect_indexed_smaller leak.hprof
 run "$BIN/heapfmt-info" leak.dump
 expect_out_has "hprof (JAVA PROFILE 1.0.2)" "META import.format"
 [ "$(row meta.ids_stable)" = 0 ] && pass || fail "META ids_stable=0"

@@ -25,6 +25,8 @@ run "$imp" -o before.dump before.heapsnapshot
 expect_success "import a snapshot"
 run "$imp" -o after.dump after.heapsnapshot
 expect_success "import the second snapshot"
+# element edges in order indexed (1.3): smaller, the same edges and labels
+expect_indexed_smaller after.heapsnapshot
 
 run "$BIN/heapfmt-info" before.dump
 expect_out_has "v8.heapsnapshot" "META import.format"

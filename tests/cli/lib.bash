@@ -187,6 +187,30 @@ find_bson_python() {
     done
 }
 
+# expect_indexed_smaller INPUT: heapfmt-import writes INPUT's arrays in
+# the indexed form of 1.3 (labels implied by position): the dump (stored
+# blocks, so that the codec hides nothing) is smaller than with
+# --listed-indexes, and heapfmt-export prints the same edges, index
+# labels ("label_kind":"index") included.
+expect_indexed_smaller() {
+    local in=$1
+    run "$BIN/heapfmt-import" --codec=stored -o "$in.indexed" "$in"
+    expect_success "$in: import, indexed"
+    run "$BIN/heapfmt-import" --codec=stored --listed-indexes -o "$in.listed" "$in"
+    expect_success "$in: import --listed-indexes"
+    local a b
+    a=$(wc -c < "$in.indexed")
+    b=$(wc -c < "$in.listed")
+    [ "$a" -lt "$b" ] && pass || fail "$in: indexed $a bytes, listed $b: not smaller"
+    "$BIN/heapfmt-export" -r edges "$in.indexed" > "$in.indexed.edges" &&
+        "$BIN/heapfmt-export" -r edges "$in.listed" > "$in.listed.edges" &&
+        cmp -s "$in.indexed.edges" "$in.listed.edges" &&
+        grep -q '"label_kind":"index"' "$in.indexed.edges" && pass ||
+        fail "$in: heapfmt-export -r edges differs between indexed and listed"
+    "$BIN/heapfmt-info" --verify "$in.indexed" >/dev/null && pass ||
+        fail "$in: the indexed import does not verify"
+}
+
 realworld_dir() {
     dir=${REALWORLD_DUMPS:-$PWD/../shared/realworld-dumps}
     if [ ! -d "$dir" ]; then

@@ -1277,6 +1277,10 @@ static int read_obj_array(hp *m, uint64_t start)
         }
         done += k;
     }
+    /* element i at position i but after a null: the writer keeps one
+     * label after each run of nulls and implies the others (1.3) */
+    if (!m->opt->listed_indexes)
+        o.fields |= HEAPFMT_F_INDEXED;
     WRITE(write_object(m, &o, nrefs));
     return HP_OK;
 }

@@ -84,6 +84,9 @@ typedef struct import_options {
                               commas (hprof_android.h); NULL: "app" */
     int from;              /* enum sniff_kind: SNIFF_AUTO decides from
                               the first bytes (sniff.h) */
+    int listed_indexes;    /* nonzero: index labels written one by one
+                              (format 1.1), never implied by position
+                              (1.3's HEAPFMT_F_INDEXED); the same labels */
     import_report_fn report; /* NULL: no diagnostics */
     void *report_ctx;
 } import_options;

@@ -60,6 +60,9 @@ static void usage(void)
         "                        named where their line comes, not before\n"
         "                        the first object (pipes are always read\n"
         "                        once)\n"
+        "      --listed-indexes  write index labels one by one (format\n"
+        "                        1.1), not implied by the elements'\n"
+        "                        positions (format 1.3): the same labels\n"
         "  -v, --verbose         print counts and speed to stderr at the end\n"
         "  -h, --help            show this help and exit\n"
         "  -V, --version         show the version and exit\n"
@@ -84,7 +87,8 @@ enum {
     OPT_FROM,
     OPT_JVM,
     OPT_DUMP,
-    OPT_HEAP
+    OPT_HEAP,
+    OPT_LISTED_INDEXES
 };
 
 static const struct option long_options[] = {
@@ -100,6 +104,7 @@ static const struct option long_options[] = {
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"max-line", required_argument, NULL, OPT_MAX_LINE},
     {"one-pass", no_argument, NULL, OPT_ONE_PASS},
+    {"listed-indexes", no_argument, NULL, OPT_LISTED_INDEXES},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -332,6 +337,9 @@ int main(int argc, char **argv)
             break;
         case OPT_ONE_PASS:
             a.one_pass = 1;
+            break;
+        case OPT_LISTED_INDEXES:
+            a.iopt.listed_indexes = 1;
             break;
         case 'v':
             a.verbose = 1;

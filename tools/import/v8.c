@@ -705,8 +705,14 @@ static uint32_t string_id(v8 *m, uint64_t i)
     return 0;
 }
 
-/* Fills refs/labels with the n edges from e on. */
-static int fill_refs(v8 *m, size_t e, size_t n)
+/* Fills refs/labels with the n edges from e on; *indexed says whether
+ * the indexed form of 1.3 (HEAPFMT_F_INDEXED) writes fewer labels than
+ * the plain one: it leaves out an index label, not weak, whose index
+ * minus its position is the previous index label's (0 before the first),
+ * as an array's elements in order have, but writes a reference without
+ * a label, which the plain form leaves out. Either form reads back as the
+ * same labels. */
+static int fill_refs(v8 *m, size_t e, size_t n, int *indexed)
 {
     if (n > m->rcap) {
         size_t cap = m->rcap ? m->rcap : 64;
@@ -722,6 +728,8 @@ static int fill_refs(v8 *m, size_t e, size_t n)
         m->labels = lb;
         m->rcap = cap;
     }
+    size_t implied = 0, unlabeled = 0;
+    uint64_t rel = 0; /* index - position of the previous index label */
     for (size_t j = 0; j < n; j++, e++) {
         heapfmt_label *lb = &m->labels[j];
         m->refs[j] = m->nid[m->eto[e]];
@@ -730,13 +738,18 @@ static int fill_refs(v8 *m, size_t e, size_t n)
         if (kind == EK_INDEX) {
             lb->kind = HEAPFMT_LABEL_INDEX;
             lb->value = m->ename[e];
+            uint64_t r = lb->value - (uint64_t)j;
+            implied += r == rel && !lb->weak;
+            rel = r;
         } else {
             lb->value = string_id(m, m->ename[e]);
             lb->kind = lb->value == 0       ? HEAPFMT_LABEL_NONE
                        : kind == EK_OTHER ? HEAPFMT_LABEL_OTHER
                                           : HEAPFMT_LABEL_FIELD;
+            unlabeled += lb->kind == HEAPFMT_LABEL_NONE && !lb->weak;
         }
     }
+    *indexed = !m->opt->listed_indexes && implied > unlabeled;
     return HEAPFMT_OK;
 }
 
@@ -746,13 +759,13 @@ static int write_category(v8 *m, size_t node, size_t e, size_t n)
     /* its name was interned with the synthetic nodes' names */
     uint32_t name = m->nname[node];
     uint32_t kind = name < m->ns ? m->sid[name] : 0;
-    int rc;
+    int rc, indexed; /* a ROOT has no indexed form */
     if (kind == 0 &&
         (rc = heapfmt_write_string(m->w, "v8:gc_roots", 11, &kind)) != HEAPFMT_OK)
         return rc;
     if (n > HEAPFMT_MAX_REFS)
         n = HEAPFMT_MAX_REFS;
-    if ((rc = fill_refs(m, e, n)) != HEAPFMT_OK ||
+    if ((rc = fill_refs(m, e, n, &indexed)) != HEAPFMT_OK ||
         (rc = heapfmt_write_root_labeled(m->w, kind, m->refs, m->labels, n)) !=
             HEAPFMT_OK)
         return rc;
@@ -779,13 +792,14 @@ static int write_node(v8 *m, size_t i, size_t e, size_t n)
     }
     if (n > HEAPFMT_MAX_REFS)
         n = HEAPFMT_MAX_REFS; /* all fit_write_object can keep */
-    int rc = fill_refs(m, e, n);
+    int indexed;
+    int rc = fill_refs(m, e, n, &indexed);
     if (rc != HEAPFMT_OK)
         return rc;
     o.refs = m->refs;
     o.labels = m->labels;
     if (n)
-        o.fields |= HEAPFMT_F_LABELS;
+        o.fields |= HEAPFMT_F_LABELS | (indexed ? HEAPFMT_F_INDEXED : 0);
     return fit_write_object(m->w, &o, n, m->st);
 }
 
