@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_escape.h"
 #include "out.h"
 
 static const char *const cols[] = {"class", "site", "bytes"};
@@ -61,4 +62,19 @@ Test(graph_out, csv_quotes_as_histo_does)
     /* a space at either end, which some readers trim: quoted */
     expect(OUT_CSV, " Lead", "trail .rb",
            "class,site,bytes\n\" Lead\",trail .rb:12,7\n");
+}
+
+/* An empty cell may come as (NULL, 0): nothing is written and memchr never
+ * sees the NULL (UBSan's nonnull check fails the sanitizer build if it does). */
+Test(graph_out, csv_empty_null_cell)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    cli_put_csv(f, NULL, 0);
+    cli_put_csv_chars(f, NULL, 0);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(len, 0);
+    free(text);
 }

@@ -163,13 +163,16 @@ char *cli_text_format(char *buf, size_t size, const char *s, size_t len)
 
 int cli_csv_quoted(const char *s, size_t len)
 {
-    return (len > 0 && (s[0] == ' ' || s[len - 1] == ' ')) ||
-           memchr(s, ',', len) != NULL || memchr(s, '"', len) != NULL;
+    /* an empty field may come as NULL, which memchr must not see */
+    return len > 0 && (s[0] == ' ' || s[len - 1] == ' ' ||
+                       memchr(s, ',', len) != NULL || memchr(s, '"', len) != NULL);
 }
 
 /* Piece by piece between the quotes, so nothing is cut. */
 void cli_put_csv_chars(FILE *out, const char *s, size_t len)
 {
+    if (len == 0) /* s may be NULL */
+        return;
     for (;;) {
         const char *q = memchr(s, '"', len);
         size_t n = q != NULL ? (size_t)(q - s) : len;
