@@ -1,4 +1,5 @@
 /* cli_escape.c -- printing names that may hold any bytes. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -161,7 +162,7 @@ char *cli_text_format(char *buf, size_t size, const char *s, size_t len)
     return buf;
 }
 
-int cli_csv_quoted(const char *s, size_t len)
+static int cli_csv_quoted(const char *s, size_t len)
 {
     /* an empty field may come as NULL, which memchr must not see */
     return len > 0 && (s[0] == ' ' || s[len - 1] == ' ' ||
@@ -193,6 +194,23 @@ void cli_put_csv(FILE *out, const char *s, size_t len)
     cli_put_csv_chars(out, s, len);
     if (quote)
         fputc('"', out);
+}
+
+void cli_put_field(FILE *out, int csv, const char *s, size_t len)
+{
+    if (csv)
+        cli_put_csv(out, s, len);
+    else
+        cli_put_text(out, s, len);
+}
+
+void cli_put_csv_site(FILE *out, const char *file, size_t len, uint64_t line)
+{
+    int quote = cli_csv_quoted(file, len);
+    if (quote)
+        fputc('"', out);
+    cli_put_csv_chars(out, file, len);
+    fprintf(out, ":%" PRIu64 "%s", line, quote ? "\"" : "");
 }
 
 void cli_put_json(FILE *out, const char *s, size_t len)

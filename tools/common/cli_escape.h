@@ -23,6 +23,7 @@
 #define CLI_ESCAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Writes the text form of the len bytes at s to out. */
@@ -50,10 +51,15 @@ size_t cli_escaped_prefix(const char *s, size_t len, size_t budget);
 /* Writes the CSV field of s to out. */
 void cli_put_csv(FILE *out, const char *s, size_t len);
 
-/* For a field built from several parts (a file name and ":line"): whether
- * the first part needs the quotes, and the text form of a part with inner
- * quotes doubled, written between the two '"' when it does. */
-int cli_csv_quoted(const char *s, size_t len);
+/* A field of a delimited row: the CSV form when csv, else the text form
+ * (a TSV field). */
+void cli_put_field(FILE *out, int csv, const char *s, size_t len);
+
+/* Writes the CSV field of a site, "file:line": quoted as the file name
+ * alone would be. */
+void cli_put_csv_site(FILE *out, const char *file, size_t len, uint64_t line);
+
+/* The text form of s with inner quotes doubled: a CSV field's inside. */
 void cli_put_csv_chars(FILE *out, const char *s, size_t len);
 
 /* Writes s as a quoted JSON string to out. */

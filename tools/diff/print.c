@@ -114,38 +114,23 @@ static void put_header(const delim *o, const char *cols)
         fputc(*cols == '\t' ? o->sep : *cols, o->out);
 }
 
-static void field_text(const delim *o, const char *s, size_t len)
-{
-    if (o->csv)
-        cli_put_csv(o->out, s, len);
-    else
-        cli_put_text(o->out, s, len);
-}
-
 static void field_name(const delim *o, const diff_result *res, uint32_t id)
 {
     size_t len;
     const char *s = nameid_text(&res->names, id, &len);
-    field_text(o, s, len);
+    cli_put_field(o->out, o->csv, s, len);
 }
 
 static void field_site(const delim *o, const diff_result *res, uint32_t file,
                        uint64_t line)
 {
-    if (file == DIFF_NONE) {
-        fputs(NO_SITE, o->out);
+    if (!o->csv || file == DIFF_NONE) {
+        put_site(o->out, res, file, line, NO_SITE);
         return;
     }
     size_t len;
     const char *s = nameid_text(&res->names, file, &len);
-    int quote = o->csv && cli_csv_quoted(s, len);
-    if (quote) {
-        fputc('"', o->out);
-        cli_put_csv_chars(o->out, s, len);
-    } else {
-        cli_put_text(o->out, s, len);
-    }
-    fprintf(o->out, ":%" PRIu64 "%s", line, quote ? "\"" : "");
+    cli_put_csv_site(o->out, s, len, line);
 }
 
 /* The JSON value of a site: "file:line" or null. */
@@ -443,7 +428,7 @@ static void summary_delim(const diff_result *res, const delim *o)
         if (column != NULL) {
             size_t len;
             const char *s = stack_text(res, row->stack, &len);
-            field_text(o, s, len);
+            cli_put_field(o->out, o->csv, s, len);
             fputc(sep, out);
         }
         if (by_class) {

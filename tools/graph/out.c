@@ -176,23 +176,16 @@ void out_site(out *o, const char *file, size_t len, uint64_t line)
     cli_text_format(buf, sizeof buf - 24, file, len);
     size_t n = strlen(buf);
     snprintf(buf + n, sizeof buf - n, ":%" PRIu64, line);
-    int quote = o->format == OUT_CSV && cli_csv_quoted(file, len);
     open_cell(o);
     switch (o->format) {
     case OUT_TABLE:
         keep(o, buf, strlen(buf), 0);
         break;
     case OUT_TSV:
-    case OUT_CSV:
-        /* CSV: the raw name decides the quotes (cli_escape.h), and the
-         * escaped text is written once, never escaped again */
-        if (quote) {
-            fputc('"', o->f);
-            cli_put_csv_chars(o->f, file, len);
-            fprintf(o->f, ":%" PRIu64 "\"", line);
-        } else {
-            fputs(buf, o->f);
-        }
+        fputs(buf, o->f);
+        break;
+    case OUT_CSV: /* the raw name decides the quotes, escaped once */
+        cli_put_csv_site(o->f, file, len, line);
         break;
     default:
         fputc('"', o->f);

@@ -25,10 +25,7 @@ typedef struct delim {
 
 static void put_name(const delim *o, const char *s, size_t len)
 {
-    if (o->csv)
-        cli_put_csv(o->out, s, len);
-    else
-        cli_put_text(o->out, s, len);
+    cli_put_field(o->out, o->csv, s, len);
 }
 
 static void put_u64(const delim *o, uint64_t v)

@@ -142,15 +142,6 @@ void print_table(FILE *f, const replay *r)
 
 /* ---- TSV and CSV: the same columns, a tab or a comma between them ---- */
 
-/* One text field: its text form, or its CSV form (cli_escape.h). */
-static void put_field(FILE *f, int csv, const char *s)
-{
-    if (csv)
-        cli_put_csv(f, s, strlen(s));
-    else
-        cli_put_text(f, s, strlen(s));
-}
-
 void print_delim(FILE *f, const replay *r, int csv)
 {
     static const char *const cols[] = {
@@ -172,7 +163,7 @@ void print_delim(FILE *f, const replay *r, int csv)
             sep);
     for (size_t i = 0; i < r->n; i++) {
         const alloc_result *a = &r->results[i];
-        put_field(f, csv, r->specs[i].label);
+        cli_put_field(f, csv, r->specs[i].label, strlen(r->specs[i].label));
         if (ran(a)) {
             fprintf(f,
                     "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRId64
@@ -182,13 +173,14 @@ void print_delim(FILE *f, const replay *r, int csv)
                     sep, overhead(a->rss, a->live), sep, marks_exact(r, a),
                     sep, r->t->nmarks, sep, a->calls, sep, a->failed, sep,
                     a->substituted, sep);
-            put_field(f, csv, result_word(r, a));
+            const char *word = result_word(r, a);
+            cli_put_field(f, csv, word, strlen(word));
         } else {
             char why[sizeof a->why + 64];
             snprintf(why, sizeof why, "%s: %s", result_word(r, a), a->why);
             fprintf(f, "%c%c%c%c%c%c%c%zu%c%c%c%c", sep, sep, sep, sep, sep,
                     sep, sep, r->t->nmarks, sep, sep, sep, sep);
-            put_field(f, csv, why);
+            cli_put_field(f, csv, why, strlen(why));
         }
         fputc('\n', f);
     }
