@@ -525,7 +525,8 @@ HEAPFMT_API int heapfmt_write_object(heapfmt_writer *w,
 /* How many of o's first references its OBJECT record is sure to hold:
  * o->nrefs when the record fits in a block (every object but those with
  * millions of references), else the most that fit with its value and
- * labels, and never more than HEAPFMT_MAX_REFS. A producer whose object
+ * the labels it writes (with HEAPFMT_F_INDEXED, not those the reader
+ * infers from their position), and never more than HEAPFMT_MAX_REFS. A producer whose object
  * is too large for the format writes that many and notes the cut, rather
  * than retrying on HEAPFMT_E_LIMIT (as ZSTD_compressBound is asked before
  * compressing). Constant time below the limit, one pass over the

@@ -447,19 +447,26 @@ static int check_labels_slow(heapfmt_writer *w, const heapfmt_label *labels,
     return HEAPFMT_OK;
 }
 
-/* The labels the indexed form writes (hf_labels_encode_indexed): those
- * it cannot leave out. */
+/* Whether the indexed form writes label i (hf_labels_encode_indexed):
+ * 0 for an INDEX label whose index - position is *rel, that of the INDEX
+ * label before it (0 before the first), and not weak. */
+static inline unsigned indexed_written(const heapfmt_label *l, size_t i,
+                                       uint64_t *rel)
+{
+    unsigned index = l->kind == HEAPFMT_LABEL_INDEX;
+    uint64_t r = l->value - (uint64_t)i;
+    unsigned written = !(index & !l->weak & (r == *rel));
+    *rel = index ? r : *rel;
+    return written;
+}
+
+/* The labels the indexed form writes: those it cannot leave out. */
 static size_t indexed_count(const heapfmt_label *labels, size_t n)
 {
     size_t c = 0;
     uint64_t rel = 0;
-    for (size_t i = 0; i < n; i++) {
-        const heapfmt_label *l = &labels[i];
-        unsigned index = l->kind == HEAPFMT_LABEL_INDEX;
-        uint64_t r = l->value - (uint64_t)i;
-        c += !(index & !l->weak & (r == rel));
-        rel = index ? r : rel;
-    }
+    for (size_t i = 0; i < n; i++)
+        c += indexed_written(&labels[i], i, &rel);
     return c;
 }
 
@@ -543,7 +550,7 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
     size_t bound = HF_OBJECT_HEAD_BOUND + vlen +
                    hf_refs_bound(o->id, o->refs, o->nrefs);
     if (f & (HEAPFMT_F_STACK | HEAPFMT_F_LABELS))
-        bound += HF_VARINT_MAX + (nlabels ? hf_labels_bound(o->nrefs) : 0);
+        bound += HF_VARINT_MAX + (nlabels ? hf_labels_bound(nlabels) : 0);
     size_t hdr;
     uint8_t *p = begin_record(w, bound, &hdr);
     if (!p)
@@ -604,15 +611,19 @@ size_t heapfmt_object_refs_fit(const heapfmt_object *o)
     if (!o->refs || head + n * HF_VARINT_MAX +
                             (labels ? hf_labels_bound(n) : 0) <= room)
         return n; /* every object but the largest: no pass over refs */
-    size_t refs_len = 0;
-    int labeled = 0;
-    uint64_t base = o->id;
+    /* The labels counted as the writer counts them: in the indexed form
+     * (1.3), those the reader infers from their position cost nothing. */
+    const int indexed = (f & HEAPFMT_F_INDEXED) != 0;
+    size_t refs_len = 0, written = 0;
+    uint64_t base = o->id, rel = 0;
     for (size_t k = 1; k <= n; k++) {
         refs_len += hf_varint_len(hf_zigzag(o->refs[k - 1] - base));
         base = o->refs[k - 1];
-        labeled |= labels && hf_label_written(&labels[k - 1]);
+        if (labels)
+            written += indexed ? indexed_written(&labels[k - 1], k - 1, &rel)
+                               : (unsigned)hf_label_written(&labels[k - 1]);
         if (head + (k <= 256 ? k * HF_VARINT_MAX : refs_len) +
-                (labeled ? hf_labels_bound(k) : 0) > room)
+                (written ? hf_labels_bound(written) : 0) > room)
             return k - 1;
     }
     return n;
@@ -639,7 +650,7 @@ int heapfmt_write_root_labeled(heapfmt_writer *w, uint32_t kind,
             return leave(w, rc);
     }
     size_t bound = HF_ROOT_HEAD_BOUND + hf_refs_bound(0, ids, n) +
-                   (nlabels ? 1 + hf_labels_bound(n) : 0);
+                   (nlabels ? 1 + hf_labels_bound(nlabels) : 0);
     size_t hdr;
     uint8_t *p = begin_record(w, bound, &hdr);
     if (!p)

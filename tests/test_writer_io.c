@@ -693,6 +693,18 @@ static int write_n(heapfmt_writer *w, heapfmt_object *o, size_t n)
     return heapfmt_write_object(w, o);
 }
 
+/* An object of n references too large for a block: refs_fit says that
+ * more than least fit, and the writer takes that many and no more. */
+static void cut_where_the_writer_cuts(heapfmt_writer *w, heapfmt_object *o,
+                                      size_t n, size_t least)
+{
+    o->nrefs = n;
+    size_t k = heapfmt_object_refs_fit(o);
+    cr_assert(k < n && k > least, "%zu of %zu references fit", k, n);
+    TASSERT_RC(write_n(w, o, k + 8), HEAPFMT_E_LIMIT);
+    TASSERT_OK(write_n(w, o, k));
+}
+
 /* heapfmt_object_refs_fit says how many references the writer takes: all
  * of a small object's; of one over a block (128 MiB), the most that fit,
  * within a few of the writer's own limit (its bound is a little looser),
@@ -723,12 +735,7 @@ Test(writer_io, object_refs_fit_is_what_the_writer_takes, .timeout = 120)
     for (size_t i = 0; i < n; i++)
         refs[i] = (i & 1) ? 0 : (uint64_t)1 << 63;
     o.refs = refs;
-    o.nrefs = n;
-    size_t k = heapfmt_object_refs_fit(&o);
-    cr_assert(k < n && k > (size_t)HEAPFMT_MAX_BLOCK / 10 - 16,
-              "%zu of %zu references fit", k, n);
-    TASSERT_RC(write_n(w, &o, k + 8), HEAPFMT_E_LIMIT);
-    TASSERT_OK(write_n(w, &o, k));
+    cut_where_the_writer_cuts(w, &o, n, (size_t)HEAPFMT_MAX_BLOCK / 10 - 16);
 
     /* Labels: 1-byte references, a label each (bound: 20 bytes). */
     n = (size_t)7 << 20;
@@ -741,12 +748,25 @@ Test(writer_io, object_refs_fit_is_what_the_writer_takes, .timeout = 120)
     }
     o.fields = HEAPFMT_F_LABELS;
     o.labels = labels;
+    cut_where_the_writer_cuts(w, &o, n, (size_t)HEAPFMT_MAX_BLOCK / 21 - 16);
+
+    /* The same array in the indexed form (1.3), with a gap at 5: the
+     * reader infers every label but the one after the gap, so all 7M
+     * references fit, and the writer takes them (it once bounded every
+     * reference's label, and refs_fit with it, cutting such an array of
+     * a Ruby heap at 6.4M). */
+    for (size_t i = 5; i < n; i++)
+        labels[i].value = i + 1;
+    o.fields = HEAPFMT_F_LABELS | HEAPFMT_F_INDEXED;
     o.nrefs = n;
-    k = heapfmt_object_refs_fit(&o);
-    cr_assert(k < n && k > (size_t)HEAPFMT_MAX_BLOCK / 21 - 16,
-              "%zu of %zu labeled references fit", k, n);
-    TASSERT_RC(write_n(w, &o, k + 8), HEAPFMT_E_LIMIT);
-    TASSERT_OK(write_n(w, &o, k));
+    cr_assert_eq(heapfmt_object_refs_fit(&o), n);
+    TASSERT_OK(write_n(w, &o, n));
+    /* A weak reference's label is one the reader cannot infer: all of
+     * them weak make the record too large again, and refs_fit says
+     * where. */
+    for (size_t i = 0; i < n; i++)
+        labels[i].weak = 1;
+    cut_where_the_writer_cuts(w, &o, n, (size_t)HEAPFMT_MAX_BLOCK / 21 - 16);
     free(labels);
 
     /* More than the format allows, each 1 byte: the format's limit. */
