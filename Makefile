@@ -90,9 +90,8 @@ TOOL_NAME_export := heapfmt-export
 TOOL_NAME_import := heapfmt-import
 TOOL_NAME_graph  := heapfmt-graph
 
-# Extra libraries of a tool, by directory.
-TOOL_LIBS_export := -ljansson
-TOOL_LIBS_import := -ljansson
+# Extra libraries of a tool, by directory. (No tool links jansson: only
+# tests do, as an independent JSON reader.)
 TOOL_LIBS_histo  := -pthread
 # heapfmt-core demangles C++ class names with libstdc++'s __cxa_demangle.
 TOOL_LIBS_core   := -lstdc++
