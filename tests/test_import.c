@@ -1220,7 +1220,7 @@ static uint64_t size_of_line(const char *text)
     js_scanner s;
     js_init(&s);
     js_line l;
-    cr_assert_eq(js_scan(&s, text, strlen(text), &l), JS_OK, "%s", text);
+    cr_assert_eq(js_scan(&s, text, strlen(text), &l), IMP_OK, "%s", text);
     uint64_t v = import_size(&l);
     js_free(&s);
     return v;

@@ -322,7 +322,7 @@ static void cut_gzip_gives_a_prefix_then_an_error(void)
         got g;
         read_all(&g, z.data, cuts[c], TSRC_RANDOM, c, 0, 0, NULL);
         cr_assert_eq(g.end, LR_ERROR, "cut at %zu", cuts[c]);
-        cr_assert_eq(g.error, LR_E_GZ_TRUNC, "cut at %zu: error %d", cuts[c],
+        cr_assert_eq(g.error, IMP_CUT, "cut at %zu: error %d", cuts[c],
                      g.error);
         cr_assert_leq(g.n, ref.n);
         for (size_t i = 0; i < g.n; i++) {
@@ -356,7 +356,7 @@ static void damaged_gzip_is_an_error(void)
         got g;
         read_all(&g, bad.data, bad.len, TSRC_WHOLE, 1, 0, 0, NULL);
         cr_assert_eq(g.end, LR_ERROR, "damage at %zu", spots[s]);
-        cr_assert_eq(g.error, LR_E_GZ_CORRUPT);
+        cr_assert_eq(g.error, IMP_CORRUPT);
         got_free(&g);
         tbuf_free(&bad);
     }
@@ -365,7 +365,7 @@ static void damaged_gzip_is_an_error(void)
     got g;
     read_all(&g, z.data, z.len, TSRC_WHOLE, 1, 0, 0, NULL);
     cr_assert_eq(g.end, LR_ERROR);
-    cr_assert_eq(g.error, LR_E_GZ_CORRUPT);
+    cr_assert_eq(g.error, IMP_CORRUPT);
     got_free(&g);
     tbuf_free(&t);
     tbuf_free(&z);
@@ -398,7 +398,7 @@ Test(import_lines, read_errors_and_eintr)
     while ((k = lr_next(&r)) == LR_LINE)
         n++;
     cr_assert_eq(k, LR_ERROR);
-    cr_assert_eq(r.error, LR_E_READ);
+    cr_assert_eq(r.error, IMP_READ);
     cr_assert_eq(r.sys_errno, EIO);
     cr_assert_gt(n, 0);
     cr_assert_lt(n, 506);
@@ -451,7 +451,7 @@ static void bytes_back(const tbuf *in, const tbuf *src, int policy,
     }
     cr_assert_eq(lr_need(&r, 1), 0, "nothing after the end");
     cr_assert_eq(lr_skip(&r, 10), 0);
-    cr_assert_eq(r.error, LR_E_NONE);
+    cr_assert_eq(r.error, IMP_OK);
     /* the slabs of the reading thread are a fixed size; what grows is
      * the own buffer */
     size_t held = r.own ? r.own_cap : r.cap;
@@ -495,7 +495,7 @@ static size_t prefix_then(const tbuf *t, const tbuf *z, size_t zlen,
     cr_assert_gt(have, 0);
     cr_assert_eq(memcmp(lr_bytes(&r), t->data, have), 0, "a prefix");
     cr_assert_eq(r.error, error);
-    if (error == LR_E_READ)
+    if (error == IMP_READ)
         cr_assert_eq(r.sys_errno, EIO);
     cr_assert_eq(gz_threaded(r.gz), !serial_gz && gz_cores() >= 2);
     lr_free(&r);
@@ -508,7 +508,7 @@ static void bytes_of_a_cut_gzip_stream_then_an_error(void)
     for (int i = 0; i < 50000; i++)
         tbuf_u8(&t, (unsigned)(i * 7));
     gz(&z, t.data, t.len, 6);
-    prefix_then(&t, &z, z.len / 2, TSRC_WHOLE, 0, LR_E_GZ_TRUNC);
+    prefix_then(&t, &z, z.len / 2, TSRC_WHOLE, 0, IMP_CUT);
     tbuf_free(&t);
     tbuf_free(&z);
 }
@@ -560,7 +560,7 @@ Test(import_lines, gzip_read_error_after_the_bytes_before_it, .timeout = 60)
     size_t got_bytes[2];
     for (serial_gz = 0; serial_gz <= 1; serial_gz++)
         got_bytes[serial_gz] = prefix_then(&t, &z, z.len, TSRC_RANDOM, 20,
-                                           LR_E_READ);
+                                           IMP_READ);
     /* what the stream held before the failed read, both ways */
     cr_assert_eq(got_bytes[0], got_bytes[1]);
     serial_gz = 0;

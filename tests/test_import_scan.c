@@ -32,7 +32,7 @@ typedef struct otext {
 } otext;
 
 typedef struct oline {
-    int status; /* JS_OK, JS_FIELD, JS_SYNTAX, or -1: jansson overflowed */
+    int status; /* IMP_OK, IMP_FIELD, IMP_SYNTAX, or -1: jansson overflowed */
     uint32_t has, bits;
     uint64_t address, klass, super, memsize, bytesize, capacity, slot_size,
         line, generation;
@@ -170,7 +170,7 @@ static int oracle_fields(json_t *j, oline *o)
 #undef LENIENT_UINT
 #undef LENIENT_TEXT
 #undef BOOL
-    return field_error ? JS_FIELD : JS_OK;
+    return field_error ? IMP_FIELD : IMP_OK;
 }
 
 static void oracle(const char *line, size_t n, oline *o)
@@ -181,10 +181,10 @@ static void oracle(const char *line, size_t n, oline *o)
     if (!j) {
         o->status = json_error_code(&err) == json_error_numeric_overflow
                         ? -1
-                        : JS_SYNTAX;
+                        : IMP_SYNTAX;
         return;
     }
-    o->status = json_is_object(j) ? oracle_fields(j, o) : JS_FIELD;
+    o->status = json_is_object(j) ? oracle_fields(j, o) : IMP_FIELD;
     json_decref(j);
 }
 
@@ -209,7 +209,7 @@ static int check_line(js_scanner *s, const char *line, size_t n)
     oracle(line, n, &o);
     int rc = js_scan(s, line, n, &l);
     if (o.status == -1) { /* numbers beyond jansson's range: no verdict */
-        cr_assert_neq(rc, JS_NOMEM);
+        cr_assert_neq(rc, IMP_NOMEM);
         oline_free(&o);
         return rc;
     }
@@ -218,11 +218,11 @@ static int check_line(js_scanner *s, const char *line, size_t n)
         cr_assert_fail("scanner says %d (%s at %zu), jansson says %d", rc,
                        s->err_msg ? s->err_msg : "-", s->err_pos, o.status);
     }
-    if (rc == JS_SYNTAX || rc == JS_FIELD) {
+    if (rc == IMP_SYNTAX || rc == IMP_FIELD) {
         cr_assert_not_null(s->err_msg);
         cr_assert_leq(s->err_pos, n);
     }
-    if (rc == JS_OK) {
+    if (rc == IMP_OK) {
         uint32_t has = l.has & ~(uint32_t)JS_HAS_REFS;
         uint32_t ohas = o.has & ~(uint32_t)JS_HAS_REFS;
         if (has != ohas || l.bits != o.bits) {
@@ -305,7 +305,7 @@ static void check_next(js_scanner *s, char *c, size_t n)
     int took = js_scan_next(&s2, c, n + sizeof after - 1, &b, &len);
     c[n] = '\0';
     int rc = js_scan(s, c, n, &a);
-    if (took != (rc == JS_OK) || (took && (len != n || !same_fields(&a, &b)))) {
+    if (took != (rc == IMP_OK) || (took && (len != n || !same_fields(&a, &b)))) {
         show(c, n);
         cr_assert_fail("js_scan_next took %d (%zu bytes), js_scan says %d", took,
                        len, rc);
@@ -340,105 +340,105 @@ typedef struct scase {
 
 static const scase cases[] = {
     /* plain dump_all lines */
-    {"{\"address\":\"0x7f1\", \"type\":\"STRING\", \"memsize\":40}", JS_OK},
-    {"{\"type\":\"ROOT\", \"root\":\"vm\", \"references\":[\"0x1\", \"0x2\"]}", JS_OK},
-    {"  {\"type\" : \"ROOT\" ,\"references\" :[ ] }\r", JS_OK},
-    {"{}", JS_OK},
-    {"{\"a\":{\"b\":[1,2,{\"c\":null}]},\"d\":[[[]]]}", JS_OK},
+    {"{\"address\":\"0x7f1\", \"type\":\"STRING\", \"memsize\":40}", IMP_OK},
+    {"{\"type\":\"ROOT\", \"root\":\"vm\", \"references\":[\"0x1\", \"0x2\"]}", IMP_OK},
+    {"  {\"type\" : \"ROOT\" ,\"references\" :[ ] }\r", IMP_OK},
+    {"{}", IMP_OK},
+    {"{\"a\":{\"b\":[1,2,{\"c\":null}]},\"d\":[[[]]]}", IMP_OK},
     /* not JSON */
-    {"", JS_SYNTAX},
-    {"   ", JS_SYNTAX},
-    {"{", JS_SYNTAX},
-    {"}", JS_SYNTAX},
-    {"{\"a\":1,}", JS_SYNTAX},
-    {"{\"a\":[1,]}", JS_SYNTAX},
-    {"{\"a\" 1}", JS_SYNTAX},
-    {"{a:1}", JS_SYNTAX},
-    {"{\"a\":1}}", JS_SYNTAX},
-    {"{\"a\":1} x", JS_SYNTAX},
-    {"{\"a\":01}", JS_SYNTAX},
-    {"{\"a\":-}", JS_SYNTAX},
-    {"{\"a\":1.}", JS_SYNTAX},
-    {"{\"a\":.5}", JS_SYNTAX},
-    {"{\"a\":1e}", JS_SYNTAX},
-    {"{\"a\":+1}", JS_SYNTAX},
-    {"{\"a\":tru}", JS_SYNTAX},
-    {"{\"a\":truex}", JS_SYNTAX},
-    {"{\"a\":true1}", JS_SYNTAX},
-    {"{\"a\":nul}", JS_SYNTAX},
-    {"{\"a\":NaN}", JS_SYNTAX},
-    {"{\"a\":\"\\x\"}", JS_SYNTAX},
-    {"{\"a\":\"\\u12\"}", JS_SYNTAX},
-    {"{\"a\":\"\\ud800\"}", JS_SYNTAX},
-    {"{\"a\":\"\\udc00\"}", JS_SYNTAX},
-    {"{\"a\":\"\\ud800\\u0041\"}", JS_SYNTAX},
-    {"{\"a\":\"tab\there\"}", JS_SYNTAX},
-    {"{\"a\":\"unterminated}", JS_SYNTAX},
-    {"{\"a\\u0000\":1}", JS_SYNTAX}, /* NUL in a key: jansson refuses */
-    {"{\"a\":\"\xc3\"}", JS_SYNTAX},
-    {"{\"a\":\"\xc0\xaf\"}", JS_SYNTAX},         /* overlong */
-    {"{\"a\":\"\xed\xa0\x80\"}", JS_SYNTAX},     /* UTF-8 surrogate */
-    {"{\"a\":\"\xf4\x90\x80\x80\"}", JS_SYNTAX}, /* above U+10FFFF */
-    {"{\"a\":\"\xff\"}", JS_SYNTAX},
-    {"\xef\xbb\xbf{}", JS_SYNTAX}, /* a byte order mark */
-    {"1", JS_SYNTAX},
-    {"\"s\"", JS_SYNTAX},
-    {"null", JS_SYNTAX},
+    {"", IMP_SYNTAX},
+    {"   ", IMP_SYNTAX},
+    {"{", IMP_SYNTAX},
+    {"}", IMP_SYNTAX},
+    {"{\"a\":1,}", IMP_SYNTAX},
+    {"{\"a\":[1,]}", IMP_SYNTAX},
+    {"{\"a\" 1}", IMP_SYNTAX},
+    {"{a:1}", IMP_SYNTAX},
+    {"{\"a\":1}}", IMP_SYNTAX},
+    {"{\"a\":1} x", IMP_SYNTAX},
+    {"{\"a\":01}", IMP_SYNTAX},
+    {"{\"a\":-}", IMP_SYNTAX},
+    {"{\"a\":1.}", IMP_SYNTAX},
+    {"{\"a\":.5}", IMP_SYNTAX},
+    {"{\"a\":1e}", IMP_SYNTAX},
+    {"{\"a\":+1}", IMP_SYNTAX},
+    {"{\"a\":tru}", IMP_SYNTAX},
+    {"{\"a\":truex}", IMP_SYNTAX},
+    {"{\"a\":true1}", IMP_SYNTAX},
+    {"{\"a\":nul}", IMP_SYNTAX},
+    {"{\"a\":NaN}", IMP_SYNTAX},
+    {"{\"a\":\"\\x\"}", IMP_SYNTAX},
+    {"{\"a\":\"\\u12\"}", IMP_SYNTAX},
+    {"{\"a\":\"\\ud800\"}", IMP_SYNTAX},
+    {"{\"a\":\"\\udc00\"}", IMP_SYNTAX},
+    {"{\"a\":\"\\ud800\\u0041\"}", IMP_SYNTAX},
+    {"{\"a\":\"tab\there\"}", IMP_SYNTAX},
+    {"{\"a\":\"unterminated}", IMP_SYNTAX},
+    {"{\"a\\u0000\":1}", IMP_SYNTAX}, /* NUL in a key: jansson refuses */
+    {"{\"a\":\"\xc3\"}", IMP_SYNTAX},
+    {"{\"a\":\"\xc0\xaf\"}", IMP_SYNTAX},         /* overlong */
+    {"{\"a\":\"\xed\xa0\x80\"}", IMP_SYNTAX},     /* UTF-8 surrogate */
+    {"{\"a\":\"\xf4\x90\x80\x80\"}", IMP_SYNTAX}, /* above U+10FFFF */
+    {"{\"a\":\"\xff\"}", IMP_SYNTAX},
+    {"\xef\xbb\xbf{}", IMP_SYNTAX}, /* a byte order mark */
+    {"1", IMP_SYNTAX},
+    {"\"s\"", IMP_SYNTAX},
+    {"null", IMP_SYNTAX},
     /* JSON, but not a usable line */
-    {"[1,2,3]", JS_FIELD},
-    {"{\"address\":\"zz\"}", JS_FIELD},
-    {"{\"address\":\"0x\"}", JS_FIELD},
-    {"{\"address\":\"0x12345678901234567\"}", JS_FIELD},
-    {"{\"address\":12}", JS_FIELD},
-    {"{\"class\":null}", JS_FIELD},
-    {"{\"type\":5}", JS_FIELD},
-    {"{\"memsize\":-1}", JS_FIELD},
-    {"{\"memsize\":1.5}", JS_FIELD},
-    {"{\"memsize\":\"40\"}", JS_FIELD},
-    {"{\"references\":{}}", JS_FIELD},
-    {"{\"references\":[\"0x1\", 2]}", JS_FIELD},
-    {"{\"references\":[\"0x1\", \"nope\"]}", JS_FIELD},
+    {"[1,2,3]", IMP_FIELD},
+    {"{\"address\":\"zz\"}", IMP_FIELD},
+    {"{\"address\":\"0x\"}", IMP_FIELD},
+    {"{\"address\":\"0x12345678901234567\"}", IMP_FIELD},
+    {"{\"address\":12}", IMP_FIELD},
+    {"{\"class\":null}", IMP_FIELD},
+    {"{\"type\":5}", IMP_FIELD},
+    {"{\"memsize\":-1}", IMP_FIELD},
+    {"{\"memsize\":1.5}", IMP_FIELD},
+    {"{\"memsize\":\"40\"}", IMP_FIELD},
+    {"{\"references\":{}}", IMP_FIELD},
+    {"{\"references\":[\"0x1\", 2]}", IMP_FIELD},
+    {"{\"references\":[\"0x1\", \"nope\"]}", IMP_FIELD},
     /* the last of two equal keys decides, as in jansson */
-    {"{\"address\":\"zz\", \"address\":\"0x10\"}", JS_OK},
-    {"{\"address\":\"0x10\", \"address\":\"zz\"}", JS_FIELD},
-    {"{\"references\":[5], \"references\":[\"0x1\"]}", JS_OK},
+    {"{\"address\":\"zz\", \"address\":\"0x10\"}", IMP_OK},
+    {"{\"address\":\"0x10\", \"address\":\"zz\"}", IMP_FIELD},
+    {"{\"references\":[5], \"references\":[\"0x1\"]}", IMP_OK},
     /* lenient fields: a wrong type only drops them */
     {"{\"bytesize\":\"x\", \"slot_size\":-4, \"value\":7, \"struct\":[],"
-     " \"superclass\":\"zz\", \"flags\":1, \"frozen\":\"yes\"}", JS_OK},
+     " \"superclass\":\"zz\", \"flags\":1, \"frozen\":\"yes\"}", IMP_OK},
     /* escaped keys are still the keys they spell */
-    {"{\"\\u0061ddress\":\"0x1\", \"ty\\u0070e\":\"S\\u0054RING\"}", JS_OK},
+    {"{\"\\u0061ddress\":\"0x1\", \"ty\\u0070e\":\"S\\u0054RING\"}", IMP_OK},
     /* escaped addresses */
-    {"{\"references\":[\"\\u0030x1f\", \"0x2\"]}", JS_OK},
-    {"{\"a\":-0, \"memsize\":-0}", JS_OK},
-    {"{\"a\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"}", JS_OK},
-    {"{\"value\":\"nul\\u0000byte\"}", JS_OK},
-    {"{\"a\":\"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\"}", JS_OK},
+    {"{\"references\":[\"\\u0030x1f\", \"0x2\"]}", IMP_OK},
+    {"{\"a\":-0, \"memsize\":-0}", IMP_OK},
+    {"{\"a\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"}", IMP_OK},
+    {"{\"value\":\"nul\\u0000byte\"}", IMP_OK},
+    {"{\"a\":\"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\"}", IMP_OK},
     {"{\"flags\":{\"wb_protected\":true, \"old\":false, \"age\":3,"
-     " \"object_id\":12, \"old\":true, \"marked\":{}}}", JS_OK},
+     " \"object_id\":12, \"old\":true, \"marked\":{}}}", IMP_OK},
     /* the "flags" objects read whole (jscan.c's flag_sets): at the end of
      * the line, with more after them, cut, changed in their last byte,
      * after other flags of the same line */
     {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
-     " \"marked\":true}}", JS_OK},
+     " \"marked\":true}}", IMP_OK},
     {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
-     " \"marked\":true}, \"memsize\":40}", JS_OK},
+     " \"marked\":true}, \"memsize\":40}", IMP_OK},
     {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
-     " \"marked\":true}", JS_SYNTAX},
+     " \"marked\":true}", IMP_SYNTAX},
     {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
-     " \"marked\":true", JS_SYNTAX},
+     " \"marked\":true", IMP_SYNTAX},
     {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
-     " \"marked\":truex}}", JS_SYNTAX},
+     " \"marked\":truex}}", IMP_SYNTAX},
     {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
-     " \"marked\":false}}", JS_OK},
-    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}}", JS_OK},
-    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}", JS_SYNTAX},
-    {"{\"flags\":{\"wb_protected\":true}}", JS_OK},
-    {"{\"flags\":{\"wb_protected\":true}", JS_SYNTAX},
-    {"{\"flags\":{\"wb_protected\":true} ,\"flags\":{\"old\":true}}", JS_OK},
-    {"{\"flags\":{\"old\":true}, \"flags\":{\"wb_protected\":true}}", JS_OK},
+     " \"marked\":false}}", IMP_OK},
+    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}}", IMP_OK},
+    {"{\"flags\":{\"uncollectible\":true, \"marked\":true}", IMP_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true}}", IMP_OK},
+    {"{\"flags\":{\"wb_protected\":true}", IMP_SYNTAX},
+    {"{\"flags\":{\"wb_protected\":true} ,\"flags\":{\"old\":true}}", IMP_OK},
+    {"{\"flags\":{\"old\":true}, \"flags\":{\"wb_protected\":true}}", IMP_OK},
     {"{\"flags\":{\"wb_protected\":true, \"old\":true, \"uncollectible\":true,"
      " \"marked\":true}, \"flags\":{\"uncollectible\":true, \"marked\":true}}",
-     JS_OK},
+     IMP_OK},
 };
 
 Test(import_scan, hand_written_cases_agree_with_jansson)
@@ -465,7 +465,7 @@ Test(import_scan, fields_of_a_ruby_line)
     js_scanner s;
     js_init(&s);
     js_line l;
-    cr_assert_eq(js_scan(&s, line, sizeof line - 1, &l), JS_OK);
+    cr_assert_eq(js_scan(&s, line, sizeof line - 1, &l), IMP_OK);
     cr_assert_eq(l.address, 0x7faaffd019f0ull);
     cr_assert_eq(l.klass, 0x7fab031e2458ull);
     cr_assert_eq(l.type.len, 6);
@@ -500,28 +500,28 @@ Test(import_scan, expected_keys_are_only_a_guess)
         int rc;
         uint64_t address, memsize;
     } order_cases[] = {
-        {"{\"address\":\"0x10\", \"memsize\":40}", JS_OK, 0x10, 40},
-        {"{\"address\":\"0x11\", \"memsize\":41}", JS_OK, 0x11, 41},
-        {"{\"addressX\":\"0x12\", \"memsize\":42}", JS_OK, 0, 42},
-        {"{\"address\":\"0x13\", \"memsizes\":43}", JS_OK, 0x13, 0},
-        {"{\"addr\\u0065ss\":\"0x14\", \"memsize\":44}", JS_OK, 0x14, 44},
-        {"{\"memsize\":45, \"address\":\"0x15\"}", JS_OK, 0x15, 45},
-        {"{\"address\":\"0x16\", \"memsiz\":46}", JS_OK, 0x16, 0},
-        {"{\"address\":\"0x17\", \"memsize", JS_SYNTAX, 0, 0},
-        {"{\"address\":\"0x18\", \"memsize\":48}", JS_OK, 0x18, 48},
-        {"{\"adxress\":\"0x20\", \"memsize\":50}", JS_OK, 0, 50},
-        {"{\"address\" :\"0x21\", \"memsize\":51}", JS_OK, 0x21, 51},
-        {"{\"address_and_more\":\"0x23\", \"memsize\":53}", JS_OK, 0, 53},
-        {"{\"address_and_mor\":\"0x23\", \"memsize\":53}", JS_OK, 0, 53},
-        {"{\"memsize\":54,\"address\":\"0x24\"}", JS_OK, 0x24, 54},
-        {"{\"memsize\":55,\"address\":\"0x5\"}", JS_OK, 0x5, 55},
-        {"{\"memsize\":55,\"address\":\"0x555\"}", JS_OK, 0x555, 55},
-        {"{\"mem\\u0073ize\":56, \"address\":\"0x26\"}", JS_OK, 0x26, 56},
-        {"{\"m\xc3\xa9msize\":57, \"address\":\"0x27\"}", JS_OK, 0x27, 0},
-        {"{\"memsize\\\"\":58, \"address\":\"0x28\"}", JS_OK, 0x28, 0},
-        {"{\"memsize\":59, \"address\":\"0x29\", \"memsize\x01\":1}", JS_SYNTAX,
+        {"{\"address\":\"0x10\", \"memsize\":40}", IMP_OK, 0x10, 40},
+        {"{\"address\":\"0x11\", \"memsize\":41}", IMP_OK, 0x11, 41},
+        {"{\"addressX\":\"0x12\", \"memsize\":42}", IMP_OK, 0, 42},
+        {"{\"address\":\"0x13\", \"memsizes\":43}", IMP_OK, 0x13, 0},
+        {"{\"addr\\u0065ss\":\"0x14\", \"memsize\":44}", IMP_OK, 0x14, 44},
+        {"{\"memsize\":45, \"address\":\"0x15\"}", IMP_OK, 0x15, 45},
+        {"{\"address\":\"0x16\", \"memsiz\":46}", IMP_OK, 0x16, 0},
+        {"{\"address\":\"0x17\", \"memsize", IMP_SYNTAX, 0, 0},
+        {"{\"address\":\"0x18\", \"memsize\":48}", IMP_OK, 0x18, 48},
+        {"{\"adxress\":\"0x20\", \"memsize\":50}", IMP_OK, 0, 50},
+        {"{\"address\" :\"0x21\", \"memsize\":51}", IMP_OK, 0x21, 51},
+        {"{\"address_and_more\":\"0x23\", \"memsize\":53}", IMP_OK, 0, 53},
+        {"{\"address_and_mor\":\"0x23\", \"memsize\":53}", IMP_OK, 0, 53},
+        {"{\"memsize\":54,\"address\":\"0x24\"}", IMP_OK, 0x24, 54},
+        {"{\"memsize\":55,\"address\":\"0x5\"}", IMP_OK, 0x5, 55},
+        {"{\"memsize\":55,\"address\":\"0x555\"}", IMP_OK, 0x555, 55},
+        {"{\"mem\\u0073ize\":56, \"address\":\"0x26\"}", IMP_OK, 0x26, 56},
+        {"{\"m\xc3\xa9msize\":57, \"address\":\"0x27\"}", IMP_OK, 0x27, 0},
+        {"{\"memsize\\\"\":58, \"address\":\"0x28\"}", IMP_OK, 0x28, 0},
+        {"{\"memsize\":59, \"address\":\"0x29\", \"memsize\x01\":1}", IMP_SYNTAX,
          0, 0},
-        {"{\"memsize\":60, \"address\":\"0x30\", \"\":1}", JS_OK, 0x30, 60},
+        {"{\"memsize\":60, \"address\":\"0x30\", \"\":1}", IMP_OK, 0x30, 60},
     };
     js_scanner s;
     js_init(&s);
@@ -530,7 +530,7 @@ Test(import_scan, expected_keys_are_only_a_guess)
         const char *line = order_cases[i].line;
         cr_assert_eq(js_scan(&s, line, strlen(line), &l), order_cases[i].rc,
                      "line %zu: %s", i, s.err_msg);
-        if (order_cases[i].rc != JS_OK)
+        if (order_cases[i].rc != IMP_OK)
             continue;
         cr_assert_eq(l.address, order_cases[i].address, "line %zu", i);
         cr_assert_eq(!!(l.has & JS_HAS_ADDRESS), order_cases[i].address != 0,
@@ -546,16 +546,16 @@ Test(import_scan, errors_say_where_and_which_field)
     js_init(&s);
     js_line l;
     const char *a = "{\"type\":\"X\", \"memsize\":\"40\"}";
-    cr_assert_eq(js_scan(&s, a, strlen(a), &l), JS_FIELD);
+    cr_assert_eq(js_scan(&s, a, strlen(a), &l), IMP_FIELD);
     cr_assert_str_eq(s.err_field, "memsize");
     cr_assert_eq(s.err_pos, (size_t)(strstr(a, "\"40\"") - a));
     const char *b = "{\"type\":\"X\", \"memsize\":40 \"line\":1}";
-    cr_assert_eq(js_scan(&s, b, strlen(b), &l), JS_SYNTAX);
+    cr_assert_eq(js_scan(&s, b, strlen(b), &l), IMP_SYNTAX);
     cr_assert_eq(s.err_pos, (size_t)(strstr(b, "\"line") - b));
     cr_assert_null(s.err_field);
     /* a syntax error after a field error wins */
     const char *c = "{\"address\":\"zz\", \"x\":tru}";
-    cr_assert_eq(js_scan(&s, c, strlen(c), &l), JS_SYNTAX);
+    cr_assert_eq(js_scan(&s, c, strlen(c), &l), IMP_SYNTAX);
     js_free(&s);
 }
 
@@ -565,12 +565,12 @@ Test(import_scan, numbers_beyond_jansson)
     js_init(&s);
     js_line l;
     const char *max = "{\"memsize\":18446744073709551615}";
-    cr_assert_eq(js_scan(&s, max, strlen(max), &l), JS_OK);
+    cr_assert_eq(js_scan(&s, max, strlen(max), &l), IMP_OK);
     cr_assert_eq(l.memsize, UINT64_MAX);
     const char *over = "{\"memsize\":18446744073709551616}";
-    cr_assert_eq(js_scan(&s, over, strlen(over), &l), JS_FIELD);
+    cr_assert_eq(js_scan(&s, over, strlen(over), &l), IMP_FIELD);
     const char *other = "{\"x\":123456789012345678901234567890e999, \"y\":-1e-999}";
-    cr_assert_eq(js_scan(&s, other, strlen(other), &l), JS_OK);
+    cr_assert_eq(js_scan(&s, other, strlen(other), &l), IMP_OK);
     js_free(&s);
 }
 
@@ -913,9 +913,9 @@ Test(import_scan, generated_lines_agree_with_jansson, .timeout = 60)
         counts[rc < 0 || rc > 3 ? 3 : rc]++;
     }
     /* the generator must reach every outcome often */
-    cr_assert_gt(counts[JS_OK], 1000, "ok %u", counts[JS_OK]);
-    cr_assert_gt(counts[JS_SYNTAX], 300, "syntax %u", counts[JS_SYNTAX]);
-    cr_assert_gt(counts[JS_FIELD], 300, "field %u", counts[JS_FIELD]);
+    cr_assert_gt(counts[IMP_OK], 1000, "ok %u", counts[IMP_OK]);
+    cr_assert_gt(counts[IMP_SYNTAX], 300, "syntax %u", counts[IMP_SYNTAX]);
+    cr_assert_gt(counts[IMP_FIELD], 300, "field %u", counts[IMP_FIELD]);
     tbuf_free(&g.b);
     js_free(&s);
 }
@@ -969,13 +969,13 @@ Test(import_scan, buffers_are_reused_across_lines)
     js_init(&s);
     js_line l;
     const char *esc = "{\"type\":\"A\\u0042C\", \"name\":\"x\\ny\", \"file\":\"f\\tg\"}";
-    cr_assert_eq(js_scan(&s, esc, strlen(esc), &l), JS_OK);
+    cr_assert_eq(js_scan(&s, esc, strlen(esc), &l), IMP_OK);
     cr_assert_eq(l.type.len, 3);
     cr_assert(memcmp(l.type.ptr, "ABC", 3) == 0);
     cr_assert(memcmp(l.name.ptr, "x\ny", 3) == 0);
     cr_assert(memcmp(l.file.ptr, "f\tg", 3) == 0);
     const char *plain = "{\"type\":\"D\"}";
-    cr_assert_eq(js_scan(&s, plain, strlen(plain), &l), JS_OK);
+    cr_assert_eq(js_scan(&s, plain, strlen(plain), &l), IMP_OK);
     cr_assert_eq(l.name.len, 0);
     cr_assert_eq(l.file.len, 0);
     cr_assert_eq(l.nrefs, 0);
@@ -1003,7 +1003,7 @@ Test(import_scan, two_million_references, .timeout = 30)
     js_scanner s;
     js_init(&s);
     js_line l;
-    cr_assert_eq(js_scan(&s, (const char *)b.data, b.len - 1, &l), JS_OK);
+    cr_assert_eq(js_scan(&s, (const char *)b.data, b.len - 1, &l), IMP_OK);
     cr_assert_eq(l.nrefs, n);
     for (size_t i = 0; i < n; i++)
         cr_assert_eq(l.refs[i], 0x7f0000100000ull + 40 * (i * 7919 % n));

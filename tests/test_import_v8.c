@@ -518,7 +518,7 @@ Test(import_v8, huge_indexes_do_not_allocate)
 static void scan_open(vs_stream *s, tsource *src, const char *text, int policy)
 {
     tsource_init(src, text, strlen(text), policy, 7);
-    cr_assert_eq(vs_init(s, tsource_read, src, 64, 16), VS_OK);
+    cr_assert_eq(vs_init(s, tsource_read, src, 64, 16), IMP_OK);
 }
 
 Test(import_v8_scan, numbers)
@@ -530,25 +530,25 @@ Test(import_v8_scan, numbers)
         scan_open(&s, &src, text, policy);
         uint64_t v;
         int more;
-        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(vs_uint(&s, &v), IMP_OK);
         cr_assert_eq(v, 0);
         cr_assert_eq(s.tok_off, 1);
-        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
-        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(vs_next_member(&s, ']', &more), IMP_OK);
+        cr_assert_eq(vs_uint(&s, &v), IMP_OK);
         cr_assert_eq(v, UINT64_MAX);
         cr_assert_eq(s.tok_off, 4);
-        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
-        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(vs_next_member(&s, ']', &more), IMP_OK);
+        cr_assert_eq(vs_uint(&s, &v), IMP_OK);
         cr_assert_eq(v, 42);
-        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
+        cr_assert_eq(vs_next_member(&s, ']', &more), IMP_OK);
         cr_assert_eq(more, 1);
-        cr_assert_eq(vs_uint(&s, &v), VS_OK);
+        cr_assert_eq(vs_uint(&s, &v), IMP_OK);
         cr_assert_eq(v, 7);
-        cr_assert_eq(vs_next_member(&s, ']', &more), VS_OK);
+        cr_assert_eq(vs_next_member(&s, ']', &more), IMP_OK);
         cr_assert_eq(more, 0);
-        cr_assert_eq(vs_at_end(&s), VS_OK);
+        cr_assert_eq(vs_at_end(&s), IMP_OK);
         cr_assert_eq(vs_offset(&s), strlen(text));
-        cr_assert_eq(vs_uint(&s, &v), VS_CUT);
+        cr_assert_eq(vs_uint(&s, &v), IMP_CUT);
         vs_free(&s);
     }
 }
@@ -561,20 +561,20 @@ Test(import_v8_scan, strings_and_escapes)
         vs_stream s;
         tsource src;
         scan_open(&s, &src, text, policy);
-        cr_assert_eq(vs_string(&s), VS_OK);
+        cr_assert_eq(vs_string(&s), IMP_OK);
         cr_assert_str_eq(s.text, "plain");
-        cr_assert_eq(vs_string(&s), VS_OK);
+        cr_assert_eq(vs_string(&s), IMP_OK);
         cr_assert_eq(s.text_len, 13);
         cr_assert_eq(memcmp(s.text, "a\"b\\c/\n\xc3\xa9\xf0\x9f\x98\x80", 13), 0);
-        cr_assert_eq(vs_string(&s), VS_OK); /* a lone surrogate: 3 bytes */
+        cr_assert_eq(vs_string(&s), IMP_OK); /* a lone surrogate: 3 bytes */
         cr_assert_eq(memcmp(s.text, "\xed\xa0\x80x", 4), 0);
-        cr_assert_eq(vs_string(&s), VS_OK); /* kept: text_max 16 bytes */
+        cr_assert_eq(vs_string(&s), IMP_OK); /* kept: text_max 16 bytes */
         cr_assert_eq(s.text_len, 16);
         cr_assert(s.text_cut);
-        cr_assert_eq(vs_string(&s), VS_OK);
+        cr_assert_eq(vs_string(&s), IMP_OK);
         cr_assert_eq(s.text_len, 0);
         cr_assert(!s.text_cut);
-        cr_assert_eq(vs_string(&s), VS_CUT);
+        cr_assert_eq(vs_string(&s), IMP_CUT);
         vs_free(&s);
     }
 }
@@ -585,12 +585,12 @@ Test(import_v8_scan, skip_checks_brackets)
         const char *text;
         int rc;
     } cases[] = {
-        {"[1,[2,{\"a\":[true,null,-1.5e3]}],\"]\"] 9", VS_OK},
-        {"{}", VS_OK},
-        {"[1,{]", VS_BAD},
-        {"[1,2", VS_CUT},
-        {"]", VS_BAD},
-        {"\"abc", VS_CUT},
+        {"[1,[2,{\"a\":[true,null,-1.5e3]}],\"]\"] 9", IMP_OK},
+        {"{}", IMP_OK},
+        {"[1,{]", IMP_SYNTAX},
+        {"[1,2", IMP_CUT},
+        {"]", IMP_SYNTAX},
+        {"\"abc", IMP_CUT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         vs_stream s;
@@ -607,7 +607,7 @@ Test(import_v8_scan, skip_checks_brackets)
     vs_stream s;
     tsource src;
     scan_open(&s, &src, deep, TSRC_WHOLE);
-    cr_assert_eq(vs_skip(&s), VS_BAD);
+    cr_assert_eq(vs_skip(&s), IMP_SYNTAX);
     cr_assert_str_eq(s.err_msg, "nested too deeply");
     vs_free(&s);
     free(deep);

@@ -26,7 +26,7 @@ typedef struct inflater {
     int in_eof;
     int cancellable; /* on the reading thread: a read may be cancelled */
     int done;        /* the end of the stream, or an error */
-    int error;       /* enum lr_error */
+    int error;       /* enum import_status */
     int sys_errno;
     char message[128];
     uint64_t bytes_read;
@@ -51,7 +51,7 @@ struct gz_in {
 
 static void fail(inflater *f, int error, int sys_errno, const char *msg)
 {
-    if (f->error == LR_E_NONE) {
+    if (f->error == IMP_OK) {
         f->error = error;
         f->sys_errno = sys_errno;
         snprintf(f->message, sizeof f->message, "%s", msg);
@@ -82,7 +82,7 @@ static size_t inflate_some(inflater *f, unsigned char *out, size_t want)
         if (f->z.avail_in == 0 && !f->in_eof) {
             long n = pull(f, f->in, f->in_cap);
             if (n < 0) {
-                fail(f, LR_E_READ, (int)-n, strerror((int)-n));
+                fail(f, IMP_READ, (int)-n, strerror((int)-n));
                 return 0;
             }
             if (n == 0)
@@ -100,7 +100,7 @@ static size_t inflate_some(inflater *f, unsigned char *out, size_t want)
             }
             /* Another member follows (as written by gzip -c a b). */
             if (inflateReset(&f->z) != Z_OK) {
-                fail(f, LR_E_GZ_CORRUPT, 0, "cannot restart zlib");
+                fail(f, IMP_CORRUPT, 0, "cannot restart zlib");
                 return 0;
             }
             f->member_done = 0;
@@ -114,7 +114,7 @@ static size_t inflate_some(inflater *f, unsigned char *out, size_t want)
             f->member_done = 1;
         } else if (rc == Z_BUF_ERROR) {
             if (f->z.avail_in == 0 && f->in_eof) {
-                fail(f, LR_E_GZ_TRUNC, 0,
+                fail(f, IMP_CUT, 0,
                      "compressed input ends early (truncated)");
                 return produced;
             }
@@ -123,7 +123,7 @@ static size_t inflate_some(inflater *f, unsigned char *out, size_t want)
             snprintf(msg, sizeof msg, "damaged compressed input (%s)",
                      f->z.msg ? f->z.msg
                      : rc == Z_MEM_ERROR ? "out of memory" : "zlib error");
-            fail(f, rc == Z_MEM_ERROR ? LR_E_NOMEM : LR_E_GZ_CORRUPT, 0, msg);
+            fail(f, rc == Z_MEM_ERROR ? IMP_NOMEM : IMP_CORRUPT, 0, msg);
             return produced;
         }
         if (produced > 0)

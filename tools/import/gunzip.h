@@ -50,8 +50,8 @@ size_t gz_read(gz_in *g, unsigned char *out, size_t want);
  * of the stream or after an error, from then on. */
 size_t gz_slab(gz_in *g, unsigned char **p);
 
-/* After 0 from either: the error that ended the stream (enum lr_error;
- * LR_E_NONE at its end), *sys_errno and *message. */
+/* After 0 from either: the error that ended the stream (enum import_status;
+ * IMP_OK at its end), *sys_errno and *message. */
 int gz_error(const gz_in *g, int *sys_errno, const char **message);
 
 /* Compressed bytes read, the head included, for the bytes gz_read

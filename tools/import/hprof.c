@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fit.h"
+#include "status.h"
 #include "hf_common.h"
 #include "hprof.h"
 #include "hprof_android.h"
@@ -253,8 +254,7 @@ typedef struct hp {
                        __VA_ARGS__);                                       \
     } while (0)
 
-/* Results of the reading steps. */
-enum { HP_OK = 0, HP_STOP = 1 };
+/* The reading steps return IMP_OK or IMP_STOP (status.h). */
 
 /* The Android section's ways in, for the steps before it. */
 static int android_write(hp *m, heapfmt_object *o, size_t nrefs);
@@ -272,19 +272,19 @@ static int cut(hp *m, const char *where)
 {
     m->stopped = 1;
     lr *r = &m->r;
-    if (r->error == LR_E_READ) {
+    if (r->error == IMP_READ) {
         say(m, IMPORT_DIAG_ERROR, "read error: %s", strerror(r->sys_errno));
         m->writer_rc = HEAPFMT_E_IO;
-        return HP_STOP;
+        return IMP_STOP;
     }
-    if (r->error == LR_E_NOMEM) {
+    if (r->error == IMP_NOMEM) {
         say(m, IMPORT_DIAG_ERROR, "out of memory");
         m->writer_rc = HEAPFMT_E_NOMEM;
-        return HP_STOP;
+        return IMP_STOP;
     }
     m->st->truncated = 1;
     int kind = m->opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING;
-    if (r->error == LR_E_GZ_CORRUPT || r->error == LR_E_GZ_TRUNC)
+    if (r->error == IMP_CORRUPT || r->error == IMP_CUT)
         say(m, kind, "byte %llu (in %s): %s",
             (unsigned long long)lr_offset(r), where, r->message);
     else
@@ -292,7 +292,7 @@ static int cut(hp *m, const char *where)
          * bytes between are read but belong to no whole record */
         say(m, kind, "truncated dump: the input ends at byte %llu (in %s)",
             (unsigned long long)r->bytes_decoded, where);
-    return HP_STOP;
+    return IMP_STOP;
 }
 
 /* A record this importer cannot read on from, at byte off. */
@@ -312,7 +312,7 @@ static int corrupt(hp *m, uint64_t off, const char *fmt, ...)
     m->stopped = 1;
     m->st->malformed++;
     say(m, IMPORT_DIAG_ERROR, "byte %llu: %s", (unsigned long long)off, what);
-    return HP_STOP;
+    return IMP_STOP;
 }
 
 static int writer_failed(hp *m, int rc)
@@ -321,7 +321,7 @@ static int writer_failed(hp *m, int rc)
         import_writer_message(m->w, rc));
     m->writer_rc = rc;
     m->stopped = 1;
-    return HP_STOP;
+    return IMP_STOP;
 }
 
 static int no_memory(hp *m)
@@ -329,7 +329,7 @@ static int no_memory(hp *m)
     say(m, IMPORT_DIAG_ERROR, "out of memory");
     m->writer_rc = HEAPFMT_E_NOMEM;
     m->stopped = 1;
-    return HP_STOP;
+    return IMP_STOP;
 }
 
 /* ------------------------------------------------------------------ */
@@ -394,7 +394,7 @@ static int skip_sub(hp *m, uint64_t n, uint64_t start, const char *what)
                        (unsigned long long)m->seg_left);
     uint64_t got = lr_skip(&m->r, n);
     m->seg_left -= got;
-    return got < n ? cut(m, what) : HP_OK;
+    return got < n ? cut(m, what) : IMP_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -502,7 +502,7 @@ static int read_utf8(hp *m, uint64_t len, uint64_t start)
     m->nstr++;
     if (lr_skip(&m->r, n - keep) < n - keep)
         return cut(m, "a UTF8 record");
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* Names a class as jmap prints it: '/' becomes '.'. Rewrites the text in
@@ -530,7 +530,7 @@ static int read_load_class(hp *m, uint64_t len, uint64_t start)
     if (class_index(m, id, &ci) != 0)
         return no_memory(m);
     if (si == HP_NONE || m->cls[ci].name != HP_NONE)
-        return HP_OK;
+        return IMP_OK;
     dot_name(m, si);
     m->cls[ci].name = si;
     size_t n;
@@ -540,7 +540,7 @@ static int read_load_class(hp *m, uint64_t len, uint64_t start)
     for (unsigned t = 0; t <= T_LAST; t++)
         if (prim_array_name[t] && text_is(name, n, prim_array_name[t]))
             m->prim_class[t] = id;
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1028,7 +1028,7 @@ static int read_root(hp *m, int tag, uint64_t start)
     SUB_TAKE(n, "a GC root record");
     if (m->pass != 1)
         WRITE(add_root(m, tag, be_id(m, p)));
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* CLASS DUMP: the class, its statics (references kept), its fields. The
@@ -1113,13 +1113,13 @@ static int read_class_dump(hp *m, uint64_t start)
         k->nfields = nf;
         k->dump_size = dump_size;
         m->nfields += nf;
-        if (!m->android && (rc = android_detect(m, ci)) != HP_OK)
+        if (!m->android && (rc = android_detect(m, ci)) != IMP_OK)
             return rc;
     }
     if (m->android)
         statics = android_class_bytes(m, cid, statics);
     if (!writing)
-        return HP_OK;
+        return IMP_OK;
     k->written = 1;
     WRITE(write_class(m, ci));
 
@@ -1139,7 +1139,7 @@ static int read_class_dump(hp *m, uint64_t start)
     m->npref += nrefs;
     /* ART's class objects are sized without java.lang.Class's layout:
      * written now, in the heap of their record */
-    return m->android ? write_pending(m) : HP_OK;
+    return m->android ? write_pending(m) : IMP_OK;
 }
 
 /* Writes the class objects waiting: HotSpot dumps every class before the
@@ -1180,7 +1180,7 @@ static int write_pending(hp *m)
                          : fit_write_object(m->w, &o, q->nrefs, m->st));
     }
     m->npend = m->npref = 0;
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* INSTANCE DUMP: id, stack serial, class id, field bytes. */
@@ -1235,7 +1235,7 @@ static int read_instance(hp *m, uint64_t start)
     if (m->android)
         o.size = android_instance_size(m, o.class_id, len, o.size);
     WRITE(write_object(m, &o, nrefs));
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* OBJ ARRAY DUMP: id, stack serial, count, array class id, elements. */
@@ -1282,7 +1282,7 @@ static int read_obj_array(hp *m, uint64_t start)
     if (!m->opt->listed_indexes)
         o.fields |= HEAPFMT_F_INDEXED;
     WRITE(write_object(m, &o, nrefs));
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* PRIM ARRAY DUMP: id, stack serial, count, element type, elements. */
@@ -1329,7 +1329,7 @@ static int read_prim_array(hp *m, uint64_t start)
     if (m->android)
         m->android->array_bytes = bytes;
     WRITE(write_object(m, &o, 0));
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1499,7 +1499,7 @@ static int android_flush_held(hp *m)
     heapfmt_object o = a->ho;
     a->held = HPA_HOLD_NONE;
     WRITE(android_emit(m, &o, o.nrefs, a->held_heap, 0));
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* o is the record the held instance waits for (android_awaits): a
@@ -1605,7 +1605,7 @@ static int android_before(hp *m, int tag)
             return no_memory(m);
     }
     if (!a->held || (have && android_awaits(m, tag, id)))
-        return HP_OK;
+        return IMP_OK;
     return android_flush_held(m);
 }
 
@@ -1624,13 +1624,13 @@ static int read_prim_array_nodata(hp *m, uint64_t start)
     if (prim_size(t) == 0)
         return corrupt(m, start, "primitive array of unknown type %u", t);
     if (m->pass == 1)
-        return HP_OK;
+        return IMP_OK;
     WRITE(prim_class(m, t, &o.class_id));
     o.type = m->sid_primarray;
     o.size = jl_array_size(m->model, n, prim_size(t));
     m->android->array_bytes = (uint64_t)n * prim_size(t);
     WRITE(write_object(m, &o, 0));
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* The sub-records Android adds (and an unknown tag): heap names, roots,
@@ -1656,7 +1656,7 @@ static int read_android(hp *m, int tag, uint64_t start)
         if (hpa_heap_switch(a, be32(p), name, n) != 0)
             return corrupt(m, start, "a HEAP DUMP INFO naming a heap after "
                            "%d others (more are not read)", HPA_MAX_HEAPS - 1);
-        return HP_OK;
+        return IMP_OK;
     }
     if (tag == HPA_PRIM_ARRAY_NODATA)
         return read_prim_array_nodata(m, start);
@@ -1665,7 +1665,7 @@ static int read_android(hp *m, int tag, uint64_t start)
         a->unreachable++;
     else if (m->pass != 1)
         WRITE(add_root(m, tag, be_id(m, p)));
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* A 1.0.2 dump whose java.lang.Object declares ART's header words
@@ -1678,23 +1678,23 @@ static int android_detect(hp *m, uint32_t ci)
     size_t n;
     const char *name = str_text(m, k->name, &n);
     if (!name || !text_is(name, n, "java.lang.Object") || m->opt->jvm)
-        return HP_OK;
+        return IMP_OK;
     for (uint32_t i = 0; i < k->nfields; i++) {
         const char *f = str_text(m, m->fields[k->fields_at + i].name, &n);
         if (!f || !text_is(f, n, "shadow$_klass_"))
             continue;
         if (m->pass == 0) {
             m->art_late = 1;
-            return HP_OK;
+            return IMP_OK;
         }
         if (!(m->android = hpa_new(m->opt->hprof_heaps)))
             return no_memory(m);
         m->android_how = "detected: java.lang.Object declares ART's "
                          "shadow$_klass_, an Android dump hprof-conv converted";
         m->st->art_converted = 1;
-        return HP_OK;
+        return IMP_OK;
     }
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* The name of root kind k into buf: a GC root's kind, or the heap and
@@ -1740,7 +1740,7 @@ static void android_kind_name(const hp *m, const hpa_kind *k,
 static void android_finish(hp *m)
 {
     hpa *a = m->android;
-    if (a->held && android_flush_held(m) != HP_OK)
+    if (a->held && android_flush_held(m) != IMP_OK)
         return;
     hpa_settle_roots(a);
     /* the UTF8 record of each writer's string, for the labels */
@@ -1815,17 +1815,17 @@ static int read_heap(hp *m, uint64_t len)
 {
     m->in_seg = 1;
     m->seg_left = len;
-    int rc = HP_OK;
-    while (m->seg_left > 0 && rc == HP_OK) {
+    int rc = IMP_OK;
+    while (m->seg_left > 0 && rc == IMP_OK) {
         uint64_t start = lr_offset(&m->r);
         const uint8_t *p = take(m, 1);
         if (!p)
             return cut(m, "a heap dump record");
         int tag = p[0];
-        if (m->android && (rc = android_before(m, tag)) != HP_OK)
+        if (m->android && (rc = android_before(m, tag)) != IMP_OK)
             return rc;
         if (tag != SUB_CLASS_DUMP && m->npend > 0 &&
-            (rc = write_pending(m)) != HP_OK)
+            (rc = write_pending(m)) != IMP_OK)
             return rc;
         switch (tag) {
         case SUB_ROOT_UNKNOWN:
@@ -1871,7 +1871,7 @@ static int read_header(hp *m)
     size_t have = lr_need(&m->r, 64);
     const char *p = (const char *)lr_bytes(&m->r);
     if (!hprof_magic(p, have)) {
-        if (m->r.error != LR_E_NONE && m->r.error != LR_E_GZ_TRUNC)
+        if (m->r.error != IMP_OK && m->r.error != IMP_CUT)
             return cut(m, "the header");
         return corrupt(m, 0, "not an HPROF dump (it does not begin with "
                        "\"JAVA PROFILE 1.0.\")");
@@ -1897,7 +1897,7 @@ static int read_header(hp *m)
     if (m->idsz != 4 && m->idsz != 8)
         return corrupt(m, vlen + 1, "identifier size %u (4 or 8 expected)",
                        m->idsz);
-    return HP_OK;
+    return IMP_OK;
 }
 
 /* META, once the model is chosen: before the first heap record. */
@@ -1975,7 +1975,7 @@ static int read_records(hp *m)
     for (;;) {
         uint64_t start = lr_offset(&m->r);
         size_t have = lr_need(&m->r, 9);
-        if (have == 0 && m->r.error == LR_E_NONE && m->end_due) {
+        if (have == 0 && m->r.error == IMP_OK && m->end_due) {
             /* segments end with HEAP DUMP END: a dump cut between two
              * records must not pass for a whole one */
             m->stopped = 1;
@@ -1983,10 +1983,10 @@ static int read_records(hp *m)
             say(m, m->opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING,
                 "truncated dump: the input ends at byte %llu, before the "
                 "HEAP DUMP END record", (unsigned long long)start);
-            return HP_STOP;
+            return IMP_STOP;
         }
         if (have == 0)
-            return m->r.error != LR_E_NONE ? cut(m, "a record header") : HP_OK;
+            return m->r.error != IMP_OK ? cut(m, "a record header") : IMP_OK;
         const uint8_t *p = take(m, 9);
         if (!p)
             return cut(m, "a record header");
@@ -2044,8 +2044,8 @@ static int read_records(hp *m)
             break;
         }
         if (!read)
-            rc = lr_skip(&m->r, len) < len ? cut(m, "a record") : HP_OK;
-        if (rc != HP_OK)
+            rc = lr_skip(&m->r, len) < len ? cut(m, "a record") : IMP_OK;
+        if (rc != IMP_OK)
             return rc;
     }
 }
@@ -2080,7 +2080,7 @@ static void hp_free(hp *m)
 static void read_dump(hp *m, lr_read_fn read, void *opaque)
 {
     const import_options *opt = m->opt;
-    if (read_header(m) != HP_OK)
+    if (read_header(m) != IMP_OK)
         return;
     if (!opt->rewind) {
         read_records(m);
@@ -2117,7 +2117,7 @@ static void read_dump(hp *m, lr_read_fn read, void *opaque)
     if (m->android)
         hpa_new_pass(m->android);
     choose_model(m);
-    if ((m->total >= m->want || !whole) && read_header(m) == HP_OK)
+    if ((m->total >= m->want || !whole) && read_header(m) == IMP_OK)
         read_records(m);
 }
 

@@ -531,11 +531,11 @@ static int blank(const char *p, size_t n)
 static int one_line(imp *m, const lr *r, int rc, const js_line *l)
 {
     uint64_t ln = r->lineno;
-    if (rc == JS_NOMEM) {
+    if (rc == IMP_NOMEM) {
         say(m, IMPORT_DIAG_ERROR, ln, "out of memory");
         return IMPORT_FAILED;
     }
-    if (rc == JS_SYNTAX && !r->terminated) {
+    if (rc == IMP_SYNTAX && !r->terminated) {
         m->st->truncated = 1;
         say(m, m->opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING, ln,
             "truncated last line: the input ends inside a JSON object "
@@ -543,12 +543,12 @@ static int one_line(imp *m, const lr *r, int rc, const js_line *l)
             m->js.err_msg, m->js.err_pos + 1);
         return m->opt->strict ? IMPORT_FAILED : 0;
     }
-    if (rc == JS_SYNTAX) {
+    if (rc == IMP_SYNTAX) {
         problem(m, ln, "invalid JSON: %s (column %zu)", m->js.err_msg,
                 m->js.err_pos + 1);
         return m->opt->strict ? IMPORT_FAILED : 0;
     }
-    if (rc == JS_FIELD) {
+    if (rc == IMP_FIELD) {
         if (m->js.err_field)
             problem(m, ln, "not a dump_all line: \"%s\": %s (column %zu)",
                     m->js.err_field, m->js.err_msg, m->js.err_pos + 1);
@@ -684,7 +684,7 @@ static int first_pass(imp *m, lr_read_fn read, void *opaque)
         if (k != LR_LINE || !class_candidate(words, &r))
             continue;
         js_line l;
-        if (js_scan(&m->js, r.line, r.len, &l) != JS_OK ||
+        if (js_scan(&m->js, r.line, r.len, &l) != IMP_OK ||
             !(l.has & JS_HAS_ADDRESS) || !(l.has & JS_HAS_TYPE))
             continue;
         int rc = HEAPFMT_OK;
@@ -757,7 +757,7 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
             len <= r.max_line) {
             lr_take_line(&r, len);
             st->lines = r.lineno;
-            if (one_line(m, &r, JS_OK, &l) != 0) {
+            if (one_line(m, &r, IMP_OK, &l) != 0) {
                 result = IMPORT_FAILED;
                 break;
             }
@@ -767,7 +767,7 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
         if (k == LR_END)
             break;
         if (k == LR_ERROR) {
-            if (r.error == LR_E_GZ_TRUNC || r.error == LR_E_GZ_CORRUPT) {
+            if (r.error == IMP_CUT || r.error == IMP_CORRUPT) {
                 st->truncated = 1;
                 say(m, o.strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING, 0,
                     "%s: lines after line %llu are lost", r.message,

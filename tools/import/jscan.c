@@ -1217,10 +1217,10 @@ static int fail_nomem(js_scanner *s)
 {
     s->err_pos = 0;
     s->err_msg = "out of memory";
-    return JS_NOMEM;
+    return IMP_NOMEM;
 }
 
-/* js_scan, or with len js_scan_next, which returns JS_OK only when a '\n'
+/* js_scan, or with len js_scan_next, which returns IMP_OK only when a '\n'
  * follows the object's blank space, with the line's length in *len. No
  * token and no blank space goes on past a '\n' there (so a line that is
  * not valid costs no scan of the lines after it). Within one line the two
@@ -1261,18 +1261,18 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
     if (*p != '{') {
         if (*p == '[') {
             if (!(p = skip_value(&c, p, 1)))
-                return s->err_msg ? JS_SYNTAX : fail_nomem(s);
+                return s->err_msg ? IMP_SYNTAX : fail_nomem(s);
             p = skip_ws(&c, p);
             if (p < c.end) {
                 syntax(&c, p, "unexpected characters after the JSON value");
-                return JS_SYNTAX;
+                return IMP_SYNTAX;
             }
             s->err_pos = 0;
             s->err_msg = "a JSON array, not an object";
-            return JS_FIELD;
+            return IMP_FIELD;
         }
         syntax(&c, p, p >= c.end ? "empty line" : "expected '{'");
-        return JS_SYNTAX;
+        return IMP_SYNTAX;
     }
     p = skip_ws(&c, p + 1);
     if (*p != '}') {
@@ -1281,7 +1281,7 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
             if (*p != '"') {
                 syntax(&c, p, p >= c.end ? "unexpected end of line"
                                          : "expected a string key or '}'");
-                return JS_SYNTAX;
+                return IMP_SYNTAX;
             }
             enum key k = (enum key)s->next_key[prev];
             const char *q;
@@ -1294,7 +1294,7 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
             } else {
                 sout so;
                 if (!(q = scan_string(&c, p, S_KEY, 16, &so)))
-                    return s->err_msg ? JS_SYNTAX : fail_nomem(s);
+                    return s->err_msg ? IMP_SYNTAX : fail_nomem(s);
                 k = so.full <= 16
                         ? lookup_key(sout_text(&c, &so, S_KEY), so.full)
                         : K_OTHER;
@@ -1303,14 +1303,14 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
                 if (*q != ':') {
                     syntax(&c, q, q >= c.end ? "unexpected end of line"
                                              : "expected ':'");
-                    return JS_SYNTAX;
+                    return IMP_SYNTAX;
                 }
                 q++;
             }
             prev = k;
             p = skip_ws(&c, q);
             if (!(p = member(&c, k, p)))
-                return s->err_msg ? JS_SYNTAX : fail_nomem(s);
+                return s->err_msg ? IMP_SYNTAX : fail_nomem(s);
             p = skip_ws(&c, p);
             if (*p == ',') {
                 p = skip_ws(&c, p + 1);
@@ -1320,17 +1320,17 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
                 break;
             syntax(&c, p, p >= c.end ? "unexpected end of line"
                                      : "expected ',' or '}'");
-            return JS_SYNTAX;
+            return IMP_SYNTAX;
         }
     }
     p = skip_ws(&c, p + 1);
     if (len) {
         if (*p != '\n')
-            return JS_SYNTAX; /* not one whole line: js_scan says more */
+            return IMP_SYNTAX; /* not one whole line: js_scan says more */
         *len = (size_t)(p - line);
     } else if (p < c.end) {
         syntax(&c, p, "unexpected characters after the JSON object");
-        return JS_SYNTAX;
+        return IMP_SYNTAX;
     }
 
     if (c.field_err) {
@@ -1345,7 +1345,7 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
         s->err_pos = best;
         s->err_msg = c.field_msg[which];
         s->err_field = keys[which].name;
-        return JS_FIELD;
+        return IMP_FIELD;
     }
 
     /* Point at the unescaped texts now that the buffer no longer moves. */
@@ -1356,7 +1356,7 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
     if (!(out->has & JS_HAS_VALUE))
         out->value_full = 0;
     out->refs = s->refs;
-    return JS_OK;
+    return IMP_OK;
 }
 
 int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
@@ -1367,5 +1367,5 @@ int js_scan(js_scanner *s, const char *line, size_t n, js_line *out)
 int js_scan_next(js_scanner *s, const char *p, size_t n, js_line *out,
                  size_t *len)
 {
-    return scan(s, p, n, out, len) == JS_OK;
+    return scan(s, p, n, out, len) == IMP_OK;
 }

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 /* Deepest nesting accepted: the top-level object is depth 1 (jansson's
  * JSON_PARSER_MAX_DEPTH). */
 #define JS_MAX_DEPTH 2048
@@ -93,14 +95,6 @@ typedef struct js_line {
     size_t nrefs;
 } js_line;
 
-/* Results of js_scan. */
-enum js_status {
-    JS_OK = 0,
-    JS_SYNTAX = 1,  /* not valid JSON */
-    JS_FIELD = 2,   /* valid JSON, but not a usable dump_all line */
-    JS_NOMEM = 3    /* a buffer could not grow */
-};
-
 /* Room for the scanner's known keys (jscan.c), and one more slot. */
 #define JS_KEYS 32
 
@@ -117,11 +111,11 @@ typedef struct js_scanner {
     size_t text_len;
     char *key;        /* an unescaped key */
     size_t key_cap;
-    /* After JS_SYNTAX / JS_FIELD: 0-based byte offset in the line where the
+    /* After IMP_SYNTAX / IMP_FIELD: 0-based byte offset in the line where the
      * problem is, and a static message. */
     size_t err_pos;
     const char *err_msg;
-    const char *err_field; /* JS_FIELD: the key at fault, else NULL */
+    const char *err_field; /* IMP_FIELD: the key at fault, else NULL */
 } js_scanner;
 
 /* A scanner with no buffers yet; js_free() releases them. */
@@ -130,8 +124,8 @@ void js_free(js_scanner *s);
 
 /* Scans the n bytes at p, which must be followed by a NUL byte (p[n] ==
  * '\0'; the line itself may contain NUL bytes, which are invalid JSON).
- * Returns a js_status; on JS_OK *out is filled. On JS_SYNTAX the whole line
- * is invalid JSON; on JS_FIELD it is valid JSON but a field the importer
+ * Returns a js_status; on IMP_OK *out is filled. On IMP_SYNTAX the whole line
+ * is invalid JSON; on IMP_FIELD it is valid JSON but a field the importer
  * needs is unusable (a syntax error later in the line takes precedence).
  * err_pos and err_msg say where and what. */
 int js_scan(js_scanner *s, const char *p, size_t n, js_line *out);
@@ -139,7 +133,7 @@ int js_scan(js_scanner *s, const char *p, size_t n, js_line *out);
 /* js_scan of a line whose end is not known yet, for a reader that would
  * search for it first: the n bytes at p (followed by a NUL byte) hold the
  * line and maybe more lines. Returns 1 when they hold the whole line, up
- * to a '\n', and it is valid (JS_OK), with *out filled as js_scan would
+ * to a '\n', and it is valid (IMP_OK), with *out filled as js_scan would
  * and the line's length (without its '\n') in *len. Else returns 0: the
  * line must go to js_scan once its end is known, to be told what it is. */
 int js_scan_next(js_scanner *s, const char *p, size_t n, js_line *out,

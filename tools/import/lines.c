@@ -43,7 +43,7 @@ int lr_is_gzip(const lr *r)
 /* Remembers a failure; it is reported once the lines before it are out. */
 static void defer(lr *r, int error, int sys_errno, const char *msg)
 {
-    if (r->error == LR_E_NONE) {
+    if (r->error == IMP_OK) {
         r->error = error;
         r->sys_errno = sys_errno;
         snprintf(r->message, sizeof r->message, "%s", msg);
@@ -75,7 +75,7 @@ static long pull(lr *r, void *buf, size_t len)
 static void read_failed(lr *r, long n)
 {
     int e = (int)-n;
-    defer(r, LR_E_READ, e, strerror(e));
+    defer(r, IMP_READ, e, strerror(e));
 }
 
 /* Reads the first bytes and decides between plain and gzip input. */
@@ -98,10 +98,10 @@ static void detect(lr *r)
         r->mode = 2;
         if (!(r->gz = gz_open(r->read, r->opaque, r->buf, have, r->eof,
                               r->serial))) {
-            defer(r, LR_E_NOMEM, 0, "out of memory");
+            defer(r, IMP_NOMEM, 0, "out of memory");
             return;
         }
-        r->eof = r->error != LR_E_NONE;
+        r->eof = r->error != IMP_OK;
     } else {
         r->mode = 1;
         r->end = have;
@@ -116,7 +116,7 @@ static void gzip_end(lr *r)
     int sys_errno;
     const char *msg;
     int error = gz_error(r->gz, &sys_errno, &msg);
-    if (error != LR_E_NONE)
+    if (error != IMP_OK)
         defer(r, error, sys_errno, msg);
     r->eof = 1;
 }
@@ -173,7 +173,7 @@ static void fill_lent(lr *r)
                     r->start = 0;
                     r->end = left;
                 }
-                defer(r, LR_E_NOMEM, 0, "out of memory");
+                defer(r, IMP_NOMEM, 0, "out of memory");
                 return;
             }
             r->own = nb;
@@ -206,12 +206,12 @@ static void fill(lr *r)
         size_t ncap = r->cap ? r->cap * 2
                              : r->initial_cap >= 16 ? r->initial_cap : 16;
         if (ncap < r->cap) {
-            defer(r, LR_E_NOMEM, 0, "line too long for memory");
+            defer(r, IMP_NOMEM, 0, "line too long for memory");
             return;
         }
         unsigned char *nb = realloc(r->buf, ncap + 1);
         if (!nb) {
-            defer(r, LR_E_NOMEM, 0, "out of memory");
+            defer(r, IMP_NOMEM, 0, "out of memory");
             return;
         }
         r->buf = nb;
@@ -312,7 +312,7 @@ int lr_next(lr *r)
                 r->lineno++;
                 return LR_LINE;
             }
-            return r->error != LR_E_NONE ? LR_ERROR : LR_END;
+            return r->error != IMP_OK ? LR_ERROR : LR_END;
         }
         fill(r);
     }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 /* Like heapfmt_read_fn: up to len bytes into buf; returns the count, 0 at
  * the end of input, or a negative errno value (-EINTR and -EAGAIN are
  * retried). */
@@ -34,14 +36,6 @@ enum lr_result {
                       whole "line" of it is buffered */
     LR_ERROR = -1  /* see lr.error: a read error, a damaged or truncated
                       compressed stream, out of memory. Sticky. */
-};
-
-enum lr_error {
-    LR_E_NONE = 0,
-    LR_E_READ,       /* the read callback failed; lr.sys_errno */
-    LR_E_NOMEM,
-    LR_E_GZ_CORRUPT, /* the gzip stream is damaged */
-    LR_E_GZ_TRUNC    /* the gzip stream ends early */
 };
 
 typedef struct lr {
@@ -79,7 +73,9 @@ typedef struct lr {
     uint64_t bytes_read;    /* bytes from the callback */
     uint64_t bytes_decoded; /* bytes after gunzip (= bytes_read if plain) */
     uint64_t taken;   /* bytes consumed through lr_take and lr_skip */
-    int error;        /* enum lr_error after LR_ERROR */
+    int error;        /* after LR_ERROR: IMP_READ (sys_errno), IMP_NOMEM,
+                         IMP_CORRUPT or IMP_CUT (a gzip stream damaged or
+                         ending early) */
     int sys_errno;
     char message[128];
 } lr;

@@ -122,7 +122,7 @@ typedef struct v8 {
 #define say(m, kind, ...)                                                  \
     import_say((m)->opt, (m)->msg, sizeof (m)->msg, (kind), 0, __VA_ARGS__)
 
-/* Reports why reading stopped (s's error, or VS_BAD with msg at the
+/* Reports why reading stopped (s's error, or IMP_SYNTAX with msg at the
  * current offset). Returns IMPORT_FAILED for what no salvage helps (a
  * read error, no memory) and with opt->strict, else IMPORT_INCOMPLETE:
  * what was read is still written. */
@@ -134,15 +134,15 @@ static int stop(v8 *m, int rc, const char *msg)
         s->err_msg = msg;
     }
     m->stopped = 1;
-    if (rc == VS_READ) {
+    if (rc == IMP_READ) {
         say(m, IMPORT_DIAG_ERROR, "read error: %s", strerror(s->sys_errno));
         return IMPORT_FAILED;
     }
-    if (rc == VS_NOMEM) {
+    if (rc == IMP_NOMEM) {
         say(m, IMPORT_DIAG_ERROR, "out of memory");
         return IMPORT_FAILED;
     }
-    if (rc == VS_CUT) {
+    if (rc == IMP_CUT) {
         m->st->truncated = 1;
         say(m, m->opt->strict ? IMPORT_DIAG_ERROR : IMPORT_DIAG_WARNING,
             "truncated snapshot: the input ends at byte %llu (in %s)",
@@ -155,15 +155,15 @@ static int stop(v8 *m, int rc, const char *msg)
     return m->opt->strict ? IMPORT_FAILED : IMPORT_INCOMPLETE;
 }
 
-/* Marks a problem at input offset off: returns VS_BAD. */
+/* Marks a problem at input offset off: returns IMP_SYNTAX. */
 static int bad_at(vs_stream *s, uint64_t off, const char *msg)
 {
     s->err_off = off;
     s->err_msg = msg;
-    return VS_BAD;
+    return IMP_SYNTAX;
 }
 
-/* Marks a problem at the current offset of s: returns VS_BAD. */
+/* Marks a problem at the current offset of s: returns IMP_SYNTAX. */
 static int bad(vs_stream *s, const char *msg)
 {
     return bad_at(s, vs_offset(s), msg);
@@ -210,12 +210,12 @@ static int read_fields(v8 *m, int node)
     v8_layout *l = &m->lay;
     int rc, more;
     unsigned i = 0;
-    if ((rc = vs_open(s, '[', &more)) != VS_OK)
+    if ((rc = vs_open(s, '[', &more)) != IMP_OK)
         return rc;
     for (; more; i++) {
         if (i == V8_MAX_FIELDS)
             return bad(s, "more than 64 fields");
-        if ((rc = vs_string(s)) != VS_OK)
+        if ((rc = vs_string(s)) != IMP_OK)
             return rc;
         int at = (int)i;
         if (node) {
@@ -229,14 +229,14 @@ static int read_fields(v8 *m, int node)
             else if (text_is(s, "name_or_index")) l->e_name = at;
             else if (text_is(s, "to_node")) l->e_to = at;
         }
-        if ((rc = vs_next_member(s, ']', &more)) != VS_OK)
+        if ((rc = vs_next_member(s, ']', &more)) != IMP_OK)
             return rc;
     }
     if (node)
         l->node_fields = i;
     else
         l->edge_fields = i;
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* Reads node_types or edge_types: an array with one element per field,
@@ -246,36 +246,36 @@ static int read_types(v8 *m, v8_names *names, int *at)
 {
     vs_stream *s = &m->s;
     int rc, c, more;
-    if ((rc = vs_open(s, '[', &more)) != VS_OK || !more)
+    if ((rc = vs_open(s, '[', &more)) != IMP_OK || !more)
         return rc;
     for (int i = 0;; i++) {
-        if ((rc = vs_peek(s, &c)) != VS_OK)
+        if ((rc = vs_peek(s, &c)) != IMP_OK)
             return rc;
         if (c == '[' && *at < 0) {
             *at = i;
-            if ((rc = vs_open(s, '[', &more)) != VS_OK)
+            if ((rc = vs_open(s, '[', &more)) != IMP_OK)
                 return rc;
             while (more) {
                 if (names->n == V8_MAX_TYPES)
                     return bad(s, "more than 255 types");
-                if ((rc = vs_string(s)) != VS_OK)
+                if ((rc = vs_string(s)) != IMP_OK)
                     return rc;
                 char *t = malloc(s->text_len + 1);
                 if (!t)
-                    return VS_NOMEM;
+                    return IMP_NOMEM;
                 memcpy(t, s->text ? s->text : "", s->text_len);
                 t[s->text_len] = '\0';
                 names->name[names->n++] = t;
-                if ((rc = vs_next_member(s, ']', &more)) != VS_OK)
+                if ((rc = vs_next_member(s, ']', &more)) != IMP_OK)
                     return rc;
             }
-        } else if ((rc = vs_skip(s)) != VS_OK) {
+        } else if ((rc = vs_skip(s)) != IMP_OK) {
             return rc;
         }
-        if ((rc = vs_next_member(s, ']', &more)) != VS_OK)
+        if ((rc = vs_next_member(s, ']', &more)) != IMP_OK)
             return rc;
         if (!more)
-            return VS_OK;
+            return IMP_OK;
     }
 }
 
@@ -283,10 +283,10 @@ static int read_meta(v8 *m)
 {
     vs_stream *s = &m->s;
     int rc, more;
-    if ((rc = vs_open(s, '{', &more)) != VS_OK || !more)
+    if ((rc = vs_open(s, '{', &more)) != IMP_OK || !more)
         return rc;
     do {
-        if ((rc = vs_string(s)) != VS_OK || (rc = vs_expect(s, ':')) != VS_OK)
+        if ((rc = vs_string(s)) != IMP_OK || (rc = vs_expect(s, ':')) != IMP_OK)
             return rc;
         if (text_is(s, "node_fields"))
             rc = read_fields(m, 1);
@@ -298,14 +298,14 @@ static int read_meta(v8 *m)
             rc = read_types(m, &m->lay.edge_types, &m->lay.edge_types_at);
         else
             rc = vs_skip(s);
-        if (rc != VS_OK || (rc = vs_next_member(s, '}', &more)) != VS_OK)
+        if (rc != IMP_OK || (rc = vs_next_member(s, '}', &more)) != IMP_OK)
             return rc;
     } while (more);
-    return VS_OK;
+    return IMP_OK;
 }
 
-/* Checks the layout and derives what each type means. Returns VS_OK, or
- * VS_BAD with the reason in s.err_msg. */
+/* Checks the layout and derives what each type means. Returns IMP_OK, or
+ * IMP_SYNTAX with the reason in s.err_msg. */
 static int use_meta(v8 *m)
 {
     v8_layout *l = &m->lay;
@@ -349,7 +349,7 @@ static int use_meta(v8 *m)
                 : EK_OTHER;
     }
     m->have_meta = 1;
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* The "snapshot" member: meta, and counts we do not need (and must not
@@ -358,23 +358,23 @@ static int read_snapshot(v8 *m)
 {
     vs_stream *s = &m->s;
     int rc, more;
-    if ((rc = vs_open(s, '{', &more)) != VS_OK)
+    if ((rc = vs_open(s, '{', &more)) != IMP_OK)
         return rc;
     while (more) {
-        if ((rc = vs_string(s)) != VS_OK || (rc = vs_expect(s, ':')) != VS_OK)
+        if ((rc = vs_string(s)) != IMP_OK || (rc = vs_expect(s, ':')) != IMP_OK)
             return rc;
         if (text_is(s, "meta")) {
-            if ((rc = read_meta(m)) != VS_OK || (rc = use_meta(m)) != VS_OK)
+            if ((rc = read_meta(m)) != IMP_OK || (rc = use_meta(m)) != IMP_OK)
                 return rc;
-        } else if ((rc = vs_skip(s)) != VS_OK) {
+        } else if ((rc = vs_skip(s)) != IMP_OK) {
             return rc;
         }
-        if ((rc = vs_next_member(s, '}', &more)) != VS_OK)
+        if ((rc = vs_next_member(s, '}', &more)) != IMP_OK)
             return rc;
     }
     if (!m->have_meta)
         return bad(s, "\"snapshot\" has no \"meta\"");
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -414,11 +414,11 @@ static int read_nodes(v8 *m)
     const v8_layout *l = &m->lay;
     uint64_t f[V8_MAX_FIELDS];
     int rc, more;
-    if ((rc = vs_open(s, '[', &more)) != VS_OK)
+    if ((rc = vs_open(s, '[', &more)) != IMP_OK)
         return rc;
     while (more) {
         if ((rc = vs_uints(s, l->node_fields, f, "the last node lacks fields",
-                           &more)) != VS_OK)
+                           &more)) != IMP_OK)
             return rc;
         uint64_t type = f[l->n_type], edges = f[l->n_edges], name = f[l->n_name];
         if (type >= l->node_types.n) {
@@ -437,7 +437,7 @@ static int read_nodes(v8 *m)
                 (cap = m->ncap, grow((void **)&m->nname, &cap, m->nn, 4)) ||
                 (cap = m->ncap, grow((void **)&m->nedges, &cap, m->nn, 4)) ||
                 (cap = m->ncap, grow((void **)&m->ntype, &cap, m->nn, 1)))
-                return VS_NOMEM;
+                return IMP_NOMEM;
             m->ncap = cap;
         }
         m->nid[m->nn] = f[l->n_id];
@@ -452,9 +452,9 @@ static int read_nodes(v8 *m)
                       : m->type_value[type] && m->opt->preview > 0 ? SF_VALUE
                                                 : 0;
         if (why && name < V8_NO_NAME && need_string(m, name, why) != 0)
-            return VS_NOMEM;
+            return IMP_NOMEM;
     }
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* Reads the "edges" array. Targets are checked here, against the nodes
@@ -469,11 +469,11 @@ static int read_edges(v8 *m)
     if (nodes_len > UINT32_MAX)
         nodes_len = UINT32_MAX; /* edges cannot reach further */
     int rc, more;
-    if ((rc = vs_open(s, '[', &more)) != VS_OK)
+    if ((rc = vs_open(s, '[', &more)) != IMP_OK)
         return rc;
     while (more) {
         if ((rc = vs_uints(s, l->edge_fields, f, "the last edge lacks fields",
-                           &more)) != VS_OK)
+                           &more)) != IMP_OK)
             return rc;
         uint64_t type = f[l->e_type], name = f[l->e_name], to = f[l->e_to];
         if (type >= l->edge_types.n)
@@ -496,7 +496,7 @@ static int read_edges(v8 *m)
             if (grow((void **)&m->eto, &cap, m->ne, 4) ||
                 (cap = m->ecap, grow((void **)&m->ename, &cap, m->ne, 4)) ||
                 (cap = m->ecap, grow((void **)&m->etype, &cap, m->ne, 1)))
-                return VS_NOMEM;
+                return IMP_NOMEM;
             m->ecap = cap;
         }
         m->eto[m->ne] = node;
@@ -504,9 +504,9 @@ static int read_edges(v8 *m)
         m->etype[m->ne] = (uint8_t)type;
         m->ne++;
         if (m->edge_kind[type] != EK_INDEX && need_string(m, name, SF_LABEL) != 0)
-            return VS_NOMEM;
+            return IMP_NOMEM;
     }
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* Keeps the first opt->preview bytes of string i (text, len) as its value
@@ -540,7 +540,7 @@ static int take_string(v8 *m, int *wrc)
     const vs_stream *s = &m->s;
     size_t i = m->ns;
     if (grow((void **)&m->sid, &m->scap, i, sizeof *m->sid) != 0)
-        return VS_NOMEM;
+        return IMP_NOMEM;
     m->sid[i] = 0;
     m->ns++;
     const char *t = s->text ? s->text : "";
@@ -553,13 +553,13 @@ static int take_string(v8 *m, int *wrc)
     uint8_t why = i < m->nsflag ? m->sflag[i] : m->sflag_beyond;
     if (m->opt->preview > 0) {
         if (grow((void **)&m->pvo, &m->pvocap, i, sizeof *m->pvo) != 0)
-            return VS_NOMEM;
+            return IMP_NOMEM;
         m->pvo[i] = V8_NO_VALUE;
         if ((why & SF_VALUE) && keep_value(m, i, t, s->text_len) != 0)
-            return VS_NOMEM;
+            return IMP_NOMEM;
     }
     if ((why & (SF_LABEL | SF_CLASS)) == 0)
-        return VS_OK;
+        return IMP_OK;
     int rc = heapfmt_write_string(m->w, t, s->text_len, &m->sid[i]);
     if (rc == HEAPFMT_OK && (why & SF_CLASS)) {
         heapfmt_class k = {0};
@@ -571,23 +571,23 @@ static int take_string(v8 *m, int *wrc)
     }
     if (rc != HEAPFMT_OK) {
         *wrc = rc;
-        return VS_BAD;
+        return IMP_SYNTAX;
     }
-    return VS_OK;
+    return IMP_OK;
 }
 
 static int read_strings(v8 *m, int *wrc)
 {
     vs_stream *s = &m->s;
     int rc, more;
-    if ((rc = vs_open(s, '[', &more)) != VS_OK)
+    if ((rc = vs_open(s, '[', &more)) != IMP_OK)
         return rc;
     while (more) {
-        if ((rc = vs_string(s)) != VS_OK || (rc = take_string(m, wrc)) != VS_OK ||
-            (rc = vs_next_member(s, ']', &more)) != VS_OK)
+        if ((rc = vs_string(s)) != IMP_OK || (rc = take_string(m, wrc)) != IMP_OK ||
+            (rc = vs_next_member(s, ']', &more)) != IMP_OK)
             return rc;
     }
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* Reads the whole snapshot object. Returns IMPORT_OK, IMPORT_INCOMPLETE
@@ -598,11 +598,11 @@ static int read_all(v8 *m)
     int rc, more, wrc = HEAPFMT_OK;
     enum { SEEN_NODES = 1, SEEN_EDGES = 2, SEEN_STRINGS = 4 } seen = 0;
     m->section = "the snapshot";
-    if ((rc = vs_skip_bom(s)) != VS_OK || (rc = vs_expect(s, '{')) != VS_OK)
+    if ((rc = vs_skip_bom(s)) != IMP_OK || (rc = vs_expect(s, '{')) != IMP_OK)
         return stop(m, rc, NULL);
     do {
         m->section = "the snapshot";
-        if ((rc = vs_string(s)) != VS_OK || (rc = vs_expect(s, ':')) != VS_OK)
+        if ((rc = vs_string(s)) != IMP_OK || (rc = vs_expect(s, ':')) != IMP_OK)
             return stop(m, rc, NULL);
         if (text_is(s, "snapshot") && !m->have_meta) {
             m->section = "\"snapshot\"";
@@ -610,35 +610,35 @@ static int read_all(v8 *m)
         } else if (text_is(s, "nodes") && !(seen & SEEN_NODES)) {
             m->section = "\"nodes\"";
             if (!m->have_meta)
-                return stop(m, VS_BAD, "\"nodes\" before \"snapshot\"");
+                return stop(m, IMP_SYNTAX, "\"nodes\" before \"snapshot\"");
             seen |= SEEN_NODES;
             rc = read_nodes(m);
         } else if (text_is(s, "edges") && !(seen & SEEN_EDGES)) {
             m->section = "\"edges\"";
             if (!(seen & SEEN_NODES))
-                return stop(m, VS_BAD, "\"edges\" before \"nodes\"");
+                return stop(m, IMP_SYNTAX, "\"edges\" before \"nodes\"");
             seen |= SEEN_EDGES;
             rc = read_edges(m);
         } else if (text_is(s, "strings") && !(seen & SEEN_STRINGS)) {
             m->section = "\"strings\"";
             if (!(seen & SEEN_EDGES))
-                return stop(m, VS_BAD, "\"strings\" before \"edges\"");
+                return stop(m, IMP_SYNTAX, "\"strings\" before \"edges\"");
             seen |= SEEN_STRINGS;
             rc = read_strings(m, &wrc);
         } else {
             rc = vs_skip(s);
         }
-        if (rc == VS_BAD && wrc != HEAPFMT_OK)
+        if (rc == IMP_SYNTAX && wrc != HEAPFMT_OK)
             return writer_failed(m, wrc);
-        if (rc != VS_OK || (rc = vs_next_member(s, '}', &more)) != VS_OK)
+        if (rc != IMP_OK || (rc = vs_next_member(s, '}', &more)) != IMP_OK)
             return stop(m, rc, NULL);
     } while (more);
     m->section = "the end of the input";
-    if ((rc = vs_at_end(s)) != VS_OK)
+    if ((rc = vs_at_end(s)) != IMP_OK)
         return stop(m, rc, NULL);
     if (seen != (SEEN_NODES | SEEN_EDGES | SEEN_STRINGS)) {
         m->section = "the snapshot";
-        return stop(m, VS_BAD, "a member of nodes, edges, strings is missing");
+        return stop(m, IMP_SYNTAX, "a member of nodes, edges, strings is missing");
     }
     return IMPORT_OK;
 }
@@ -1003,7 +1003,7 @@ int v8_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
 {
     v8 *m = calloc(1, sizeof *m);
     if (!m || vs_init(&m->s, read, opaque, opt->buffer, HEAPFMT_MAX_STRING) !=
-                  VS_OK) {
+                  IMP_OK) {
         if (m)
             v8_free(m);
         if (opt->report)

@@ -23,9 +23,9 @@ int vs_init(vs_stream *s, lr_read_fn fn, void *opaque, size_t cap,
     s->text_max = text_max;
     s->buf = malloc(s->cap + 1);
     if (!s->buf)
-        return VS_NOMEM;
+        return IMP_NOMEM;
     s->buf[0] = '\0';
-    return VS_OK;
+    return IMP_OK;
 }
 
 void vs_free(vs_stream *s)
@@ -49,11 +49,11 @@ static int fail(vs_stream *s, int status, const char *msg)
 }
 
 /* Makes at least want bytes available from pos (fewer at the end of the
- * input). Returns VS_OK or VS_READ. */
+ * input). Returns IMP_OK or IMP_READ. */
 static int fill(vs_stream *s, size_t want)
 {
     if (s->end - s->pos >= want || s->eof)
-        return VS_OK;
+        return IMP_OK;
     if (s->pos > 0) {
         memmove(s->buf, s->buf + s->pos, s->end - s->pos);
         s->base += s->pos;
@@ -67,7 +67,7 @@ static int fill(vs_stream *s, size_t want)
         if (n < 0) {
             s->sys_errno = (int)-n;
             s->buf[s->end] = '\0';
-            return fail(s, VS_READ, "read error");
+            return fail(s, IMP_READ, "read error");
         }
         if (n == 0)
             s->eof = 1;
@@ -75,7 +75,7 @@ static int fill(vs_stream *s, size_t want)
             s->end += (size_t)n > s->cap - s->end ? s->cap - s->end : (size_t)n;
     }
     s->buf[s->end] = '\0';
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* JSON's blank space, by table: one load where four compares were */
@@ -94,12 +94,12 @@ int vs_peek(vs_stream *s, int *c)
             s->pos++;
         if (s->pos < s->end) {
             *c = s->buf[s->pos];
-            return VS_OK;
+            return IMP_OK;
         }
         if (s->eof)
-            return fail(s, VS_CUT, "the input ends here");
+            return fail(s, IMP_CUT, "the input ends here");
         int rc = fill(s, VS_LOOKAHEAD);
-        if (rc != VS_OK)
+        if (rc != IMP_OK)
             return rc;
     }
 }
@@ -108,7 +108,7 @@ int vs_expect(vs_stream *s, int c)
 {
     int got;
     int rc = vs_peek(s, &got);
-    if (rc != VS_OK)
+    if (rc != IMP_OK)
         return rc;
     if (got != c) {
         static const char *const msgs[] = {"expected '{'", "expected '}'",
@@ -118,39 +118,39 @@ int vs_expect(vs_stream *s, int c)
         const char *m = c == '{' ? msgs[0] : c == '}' ? msgs[1]
                       : c == '[' ? msgs[2] : c == ']' ? msgs[3]
                       : c == ':' ? msgs[4] : c == ',' ? msgs[5] : msgs[6];
-        return fail(s, VS_BAD, m);
+        return fail(s, IMP_SYNTAX, m);
     }
     s->pos++;
-    return VS_OK;
+    return IMP_OK;
 }
 
 int vs_open(vs_stream *s, int open, int *more)
 {
     int c, rc = vs_expect(s, open);
-    if (rc != VS_OK || (rc = vs_peek(s, &c)) != VS_OK)
+    if (rc != IMP_OK || (rc = vs_peek(s, &c)) != IMP_OK)
         return rc;
     *more = c != (open == '[' ? ']' : '}');
     if (!*more)
         s->pos++;
-    return VS_OK;
+    return IMP_OK;
 }
 
 int vs_next_member(vs_stream *s, int close, int *more)
 {
     int c;
     int rc = vs_peek(s, &c);
-    if (rc != VS_OK)
+    if (rc != IMP_OK)
         return rc;
     if (c == ',') {
         *more = 1;
     } else if (c == close) {
         *more = 0;
     } else {
-        return fail(s, VS_BAD, close == ']' ? "expected ',' or ']'"
+        return fail(s, IMP_SYNTAX, close == ']' ? "expected ',' or ']'"
                                             : "expected ',' or '}'");
     }
     s->pos++;
-    return VS_OK;
+    return IMP_OK;
 }
 
 int vs_uint(vs_stream *s, uint64_t *v)
@@ -161,34 +161,34 @@ int vs_uint(vs_stream *s, uint64_t *v)
     if (s->end - s->pos < VS_LOOKAHEAD) {
         int c;
         int rc = vs_peek(s, &c);
-        if (rc != VS_OK)
+        if (rc != IMP_OK)
             return rc;
-        if ((rc = fill(s, VS_LOOKAHEAD)) != VS_OK)
+        if ((rc = fill(s, VS_LOOKAHEAD)) != IMP_OK)
             return rc;
     }
     const unsigned char *p = s->buf + s->pos;
     s->tok_off = vs_offset(s);
     if (*p < '0' || *p > '9')
-        return fail(s, VS_BAD, *p == '-' ? "a negative number"
+        return fail(s, IMP_SYNTAX, *p == '-' ? "a negative number"
                                          : "expected a number");
     uint64_t x = (uint64_t)(*p++ - '0');
     if (x == 0 && *p >= '0' && *p <= '9')
-        return fail(s, VS_BAD, "a number with a leading zero");
+        return fail(s, IMP_SYNTAX, "a number with a leading zero");
     while (*p >= '0' && *p <= '9') {
         unsigned d = (unsigned)(*p - '0');
         if (x > (UINT64_MAX - d) / 10)
-            return fail(s, VS_BAD, "a number beyond 2^64");
+            return fail(s, IMP_SYNTAX, "a number beyond 2^64");
         x = x * 10 + d;
         p++;
     }
     if (*p == '.' || *p == 'e' || *p == 'E')
-        return fail(s, VS_BAD, "expected an integer");
+        return fail(s, IMP_SYNTAX, "expected an integer");
     if ((size_t)(p - s->buf) == s->end) /* no byte after it */
-        return s->eof ? fail(s, VS_CUT, "the input ends inside a number")
-                      : fail(s, VS_BAD, "a number too long");
+        return s->eof ? fail(s, IMP_CUT, "the input ends inside a number")
+                      : fail(s, IMP_SYNTAX, "a number too long");
     s->pos = (size_t)(p - s->buf);
     *v = x;
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* The general path of vs_uints: each number and comma on its own. */
@@ -199,14 +199,14 @@ static int uints_slow(vs_stream *s, unsigned n, uint64_t *v,
     s->rec_slow = 1;
     for (unsigned k = 0; k < n; k++) {
         if (k > 0) {
-            if ((rc = vs_next_member(s, ']', &go_on)) != VS_OK)
+            if ((rc = vs_next_member(s, ']', &go_on)) != IMP_OK)
                 return rc;
             if (!go_on) { /* at the ']' just read */
                 s->pos--;
-                return fail(s, VS_BAD, short_msg);
+                return fail(s, IMP_SYNTAX, short_msg);
             }
         }
-        if ((rc = vs_uint(s, &v[k])) != VS_OK)
+        if ((rc = vs_uint(s, &v[k])) != IMP_OK)
             return rc;
         s->rec_off[k] = s->tok_off;
     }
@@ -227,7 +227,7 @@ int vs_uints(vs_stream *s, unsigned n, uint64_t *v, const char *short_msg,
      * longer number, a sign, an error) goes the general way from the
      * start. The NUL after the data stops every loop. */
     if (n == 0 || n > VS_MAX_UINTS)
-        return fail(s, VS_BAD, short_msg);
+        return fail(s, IMP_SYNTAX, short_msg);
     if (s->end - s->pos < (size_t)n * 24 + 8 && !s->eof)
         return uints_slow(s, n, v, short_msg, more);
     const unsigned char *p = s->buf + s->pos;
@@ -257,7 +257,7 @@ int vs_uints(vs_stream *s, unsigned n, uint64_t *v, const char *short_msg,
     if (*p == ',' || *p == ']') {
         *more = *p == ',';
         s->pos = (size_t)(p + 1 - s->buf);
-        return VS_OK;
+        return IMP_OK;
     }
     /* blank space to the end of the buffer, or a wrong byte: the general
      * step may refill the buffer, so the numbers' offsets are kept first */
@@ -293,7 +293,7 @@ static int text_add(vs_stream *s, const void *p, size_t n)
         s->text_cut = 1;
         n = s->text_max - s->text_len;
         if (n == 0)
-            return VS_OK;
+            return IMP_OK;
     }
     if (s->text_len + n + 1 > s->text_cap) {
         size_t cap = s->text_cap ? s->text_cap : 256;
@@ -301,13 +301,13 @@ static int text_add(vs_stream *s, const void *p, size_t n)
             cap *= 2;
         char *t = realloc(s->text, cap);
         if (!t)
-            return fail(s, VS_NOMEM, "out of memory");
+            return fail(s, IMP_NOMEM, "out of memory");
         s->text = t;
         s->text_cap = cap;
     }
     memcpy(s->text + s->text_len, p, n);
     s->text_len += n;
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* Decodes the escape at pos (the byte after '\'); 12 bytes are there or
@@ -329,7 +329,7 @@ static int escape(vs_stream *s)
         const char *t = (const char *)p;
         long cp = jescape_hex4(t + 1), lo = -1;
         if (cp < 0)
-            return fail(s, VS_BAD, "a bad \\u escape");
+            return fail(s, IMP_SYNTAX, "a bad \\u escape");
         size_t used = 5;
         if (cp >= 0xd800 && cp < 0xdc00 && t[5] == '\\' && t[6] == 'u')
             lo = jescape_hex4(t + 7);
@@ -343,7 +343,7 @@ static int escape(vs_stream *s)
         return text_add(s, u, n);
     }
     default:
-        return fail(s, VS_BAD, "a bad escape in a string");
+        return fail(s, IMP_SYNTAX, "a bad escape in a string");
     }
     s->pos++;
     return text_add(s, &one, 1);
@@ -352,8 +352,8 @@ static int escape(vs_stream *s)
 int vs_string(vs_stream *s)
 {
     int rc = vs_expect(s, '"');
-    if (rc != VS_OK)
-        return rc == VS_BAD ? fail(s, VS_BAD, "expected a string") : rc;
+    if (rc != IMP_OK)
+        return rc == IMP_SYNTAX ? fail(s, IMP_SYNTAX, "expected a string") : rc;
     s->text_len = 0;
     s->text_cut = 0;
     for (;;) {
@@ -361,13 +361,13 @@ int vs_string(vs_stream *s)
         const unsigned char *q = p;
         while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
             q++;
-        if ((rc = text_add(s, p, (size_t)(q - p))) != VS_OK)
+        if ((rc = text_add(s, p, (size_t)(q - p))) != IMP_OK)
             return rc;
         s->pos = (size_t)(q - s->buf);
         if (q == e) {
             if (s->eof)
-                return fail(s, VS_CUT, "the input ends inside a string");
-            if ((rc = fill(s, VS_LOOKAHEAD)) != VS_OK)
+                return fail(s, IMP_CUT, "the input ends inside a string");
+            if ((rc = fill(s, VS_LOOKAHEAD)) != IMP_OK)
                 return rc;
             continue;
         }
@@ -376,9 +376,9 @@ int vs_string(vs_stream *s)
             break;
         }
         if (*q < 0x20)
-            return fail(s, VS_BAD, "a control character in a string");
+            return fail(s, IMP_SYNTAX, "a control character in a string");
         s->pos++; /* the backslash */
-        if ((rc = fill(s, 12)) != VS_OK)
+        if ((rc = fill(s, 12)) != IMP_OK)
             return rc;
         if (s->end - s->pos < 12 && s->eof) {
             /* an escape cut by the end of the input, or one at the end of
@@ -386,14 +386,14 @@ int vs_string(vs_stream *s)
             const unsigned char *t = s->buf + s->pos;
             size_t have = s->end - s->pos;
             if (have == 0 || (*t == 'u' && have < 5))
-                return fail(s, VS_CUT, "the input ends inside a string");
+                return fail(s, IMP_CUT, "the input ends inside a string");
         }
-        if ((rc = escape(s)) != VS_OK)
+        if ((rc = escape(s)) != IMP_OK)
             return rc;
     }
     if (s->text)
         s->text[s->text_len] = '\0';
-    return VS_OK;
+    return IMP_OK;
 }
 
 /* A byte of a number or of true, false, null. */
@@ -411,18 +411,18 @@ int vs_skip(vs_stream *s)
     unsigned char want[VS_MAX_DEPTH / 8];
     int rc, c;
     for (;;) {
-        if ((rc = vs_peek(s, &c)) != VS_OK)
+        if ((rc = vs_peek(s, &c)) != IMP_OK)
             return rc;
         if (c == '"') {
             size_t keep = s->text_max;
             s->text_max = 0; /* validate only */
             rc = vs_string(s);
             s->text_max = keep;
-            if (rc != VS_OK)
+            if (rc != IMP_OK)
                 return rc;
         } else if (c == '[' || c == '{') {
             if (depth == VS_MAX_DEPTH)
-                return fail(s, VS_BAD, "nested too deeply");
+                return fail(s, IMP_SYNTAX, "nested too deeply");
             if (c == '[')
                 want[depth / 8] |= (unsigned char)(1u << depth % 8);
             else
@@ -433,12 +433,12 @@ int vs_skip(vs_stream *s)
         } else if (c == ']' || c == '}') {
             if (depth == 0 || ((want[(depth - 1) / 8] >> (depth - 1) % 8 & 1) !=
                                (c == ']')))
-                return fail(s, VS_BAD, "unmatched bracket");
+                return fail(s, IMP_SYNTAX, "unmatched bracket");
             depth--;
             s->pos++;
         } else if (c == ',' || c == ':') {
             if (depth == 0)
-                return fail(s, VS_BAD, "expected a value");
+                return fail(s, IMP_SYNTAX, "expected a value");
             s->pos++;
             continue;
         } else {
@@ -451,21 +451,21 @@ int vs_skip(vs_stream *s)
                 }
                 if (s->pos < s->end || s->eof)
                     break;
-                if ((rc = fill(s, VS_LOOKAHEAD)) != VS_OK)
+                if ((rc = fill(s, VS_LOOKAHEAD)) != IMP_OK)
                     return rc;
             }
             if (n == 0)
-                return fail(s, VS_BAD, "expected a value");
+                return fail(s, IMP_SYNTAX, "expected a value");
         }
         if (depth == 0)
-            return VS_OK;
+            return IMP_OK;
     }
 }
 
 int vs_skip_bom(vs_stream *s)
 {
     int rc = fill(s, 3);
-    if (rc == VS_OK && s->end - s->pos >= 3 &&
+    if (rc == IMP_OK && s->end - s->pos >= 3 &&
         memcmp(s->buf + s->pos, "\xef\xbb\xbf", 3) == 0)
         s->pos += 3;
     return rc;
@@ -475,9 +475,9 @@ int vs_at_end(vs_stream *s)
 {
     int c;
     int rc = vs_peek(s, &c);
-    if (rc == VS_CUT)
-        return VS_OK;
-    if (rc != VS_OK)
+    if (rc == IMP_CUT)
+        return IMP_OK;
+    if (rc != IMP_OK)
         return rc;
-    return fail(s, VS_BAD, "data after the end of the snapshot");
+    return fail(s, IMP_SYNTAX, "data after the end of the snapshot");
 }

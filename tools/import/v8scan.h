@@ -15,15 +15,11 @@
 #include <stdint.h>
 
 #include "lines.h"
+#include "status.h"
 
-/* Results of the vs_* calls. */
-enum vs_status {
-    VS_OK = 0,
-    VS_CUT = 1,   /* the input ended inside the JSON text */
-    VS_BAD = 2,   /* not what the snapshot format has there: err_msg */
-    VS_READ = 3,  /* the read callback failed: sys_errno */
-    VS_NOMEM = 4
-};
+/* The vs_* calls return an import_status (status.h): IMP_OK, IMP_CUT (the
+ * input ended inside the JSON text), IMP_SYNTAX (not what the snapshot
+ * format has there: err_msg), IMP_READ (sys_errno) or IMP_NOMEM. */
 
 /* Deepest nesting vs_skip accepts (jansson's limit, as jscan.h). */
 #define VS_MAX_DEPTH 2048
@@ -58,8 +54,8 @@ typedef struct vs_stream {
 } vs_stream;
 
 /* Prepares s to read through fn with a cap-byte buffer (at least 64;
- * 0 = 1 MiB), keeping at most text_max bytes of a string. Returns VS_OK or
- * VS_NOMEM. vs_free releases the buffers. */
+ * 0 = 1 MiB), keeping at most text_max bytes of a string. Returns IMP_OK or
+ * IMP_NOMEM. vs_free releases the buffers. */
 int vs_init(vs_stream *s, lr_read_fn fn, void *opaque, size_t cap,
             size_t text_max);
 void vs_free(vs_stream *s);
@@ -67,11 +63,11 @@ void vs_free(vs_stream *s);
 /* Input offset of the next unread byte. */
 uint64_t vs_offset(const vs_stream *s);
 
-/* The next byte after blank space, not consumed, in *c; VS_CUT at the end
+/* The next byte after blank space, not consumed, in *c; IMP_CUT at the end
  * of the input. */
 int vs_peek(vs_stream *s, int *c);
 
-/* Consumes the byte c after blank space; VS_BAD (with what, e.g. "',' or
+/* Consumes the byte c after blank space; IMP_SYNTAX (with what, e.g. "',' or
  * ']'", in the message) if another byte is there. */
 int vs_expect(vs_stream *s, int c);
 
@@ -95,7 +91,7 @@ int vs_uint(vs_stream *s, uint64_t *v);
 int vs_uints(vs_stream *s, unsigned n, uint64_t *v, const char *short_msg,
              int *more);
 
-/* After vs_uints returned VS_OK, and before anything else reads from s:
+/* After vs_uints returned IMP_OK, and before anything else reads from s:
  * the input offset where its number k began. */
 uint64_t vs_uints_offset(const vs_stream *s, unsigned k);
 
@@ -111,7 +107,7 @@ int vs_skip(vs_stream *s);
  * files (sniff.h lets one through). */
 int vs_skip_bom(vs_stream *s);
 
-/* After the snapshot's closing '}': VS_OK if only blank space follows. */
+/* After the snapshot's closing '}': IMP_OK if only blank space follows. */
 int vs_at_end(vs_stream *s);
 
 #endif /* V8SCAN_H */
