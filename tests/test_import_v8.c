@@ -612,3 +612,37 @@ Test(import_v8_scan, skip_checks_brackets)
     vs_free(&s);
     free(deep);
 }
+
+/* One policy with the dump_all scanner (jescape.h): UTF-8 is checked,
+ * whatever buffer boundary splits a sequence; a sequence cut by the end
+ * of the input is a cut input; escapes are refused with the same words. */
+Test(import_v8_scan, utf8_and_escapes_as_dump_all)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        const char *msg; /* NULL: IMP_OK */
+    } cases[] = {
+        {"\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"", IMP_OK, NULL},
+        {"\"a\xff\"", IMP_SYNTAX, "invalid UTF-8"},
+        {"\"a\xc3(\"", IMP_SYNTAX, "invalid UTF-8"},
+        {"\"\xed\xa0\x80\"", IMP_SYNTAX, "invalid UTF-8"}, /* a surrogate */
+        {"\"\xc0\xaf\"", IMP_SYNTAX, "invalid UTF-8"},     /* overlong */
+        {"\"a\xe2\x82", IMP_CUT, NULL},
+        {"\"a\\q\"", IMP_SYNTAX, "invalid escape"},
+        {"\"a\\u12G4\"", IMP_SYNTAX, "invalid \\u escape"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int policy = TSRC_WHOLE; policy <= TSRC_RANDOM; policy++) {
+            vs_stream s;
+            tsource src;
+            scan_open(&s, &src, cases[i].text, policy);
+            cr_assert_eq(vs_string(&s), cases[i].rc, "case %zu, policy %d",
+                         i, policy);
+            if (cases[i].rc == IMP_OK)
+                cr_assert_eq(memcmp(s.text, cases[i].text + 1, s.text_len), 0);
+            if (cases[i].msg)
+                cr_assert_str_eq(s.err_msg, cases[i].msg, "case %zu", i);
+            vs_free(&s);
+        }
+}

@@ -273,33 +273,6 @@ static inline int push_ref(js_scanner *s, size_t *n, uint64_t v)
 /* Strings                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0. The
- * rules are RFC 3629: no overlong forms, no surrogates, nothing above
- * U+10FFFF. p is NUL-terminated, so reading continuation bytes is safe. */
-static size_t utf8_len(const unsigned char *p)
-{
-    unsigned c = p[0];
-    if (c < 0xc2)
-        return 0;
-    if (c < 0xe0)
-        return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (c < 0xf0) {
-        if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-            return 0;
-        unsigned v = ((c & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
-        return v < 0x800 || (v >= 0xd800 && v <= 0xdfff) ? 0 : 3;
-    }
-    if (c < 0xf5) {
-        if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-            (p[3] & 0xc0) != 0x80)
-            return 0;
-        unsigned long v = ((c & 0x07ul) << 18) | ((p[1] & 0x3ful) << 12) |
-                          ((p[2] & 0x3ful) << 6) | (p[3] & 0x3ful);
-        return v < 0x10000 || v > 0x10ffff ? 0 : 4;
-    }
-    return 0;
-}
-
 /* Where a decoded string goes. */
 enum smode {
     S_SKIP, /* validate only */
@@ -379,7 +352,7 @@ static const char *scan_string_rest(ctx *c, const char *start, const char *p,
             return p + 1;
         }
         if (k == 4) {
-            size_t u = utf8_len((const unsigned char *)p);
+            size_t u = jescape_utf8_len((const unsigned char *)p);
             if (u == 0)
                 return syntax(c, p, "invalid UTF-8");
             p += u;
@@ -409,7 +382,7 @@ static const char *scan_string_rest(ctx *c, const char *start, const char *p,
             return syntax(c, p, p >= c->end ? "unterminated string"
                                             : "control character in string");
         if (k == 4) {
-            size_t u = utf8_len((const unsigned char *)p);
+            size_t u = jescape_utf8_len((const unsigned char *)p);
             if (u == 0)
                 return syntax(c, p, "invalid UTF-8");
             if (emit(c, mode, o, limit, p, u) < 0)
@@ -418,47 +391,17 @@ static const char *scan_string_rest(ctx *c, const char *start, const char *p,
             continue;
         }
         /* k == 2: an escape */
-        const char *esc = p;
-        char ch;
-        switch (p[1]) {
-        case '"': ch = '"'; break;
-        case '\\': ch = '\\'; break;
-        case '/': ch = '/'; break;
-        case 'b': ch = '\b'; break;
-        case 'f': ch = '\f'; break;
-        case 'n': ch = '\n'; break;
-        case 'r': ch = '\r'; break;
-        case 't': ch = '\t'; break;
-        case 'u': {
-            long v = jescape_hex4(p + 2);
-            if (v < 0)
-                return syntax(c, esc, "invalid \\u escape");
-            p += 6;
-            unsigned long cp = (unsigned long)v;
-            if (v >= 0xd800 && v <= 0xdbff) {
-                long lo = p[0] == '\\' && p[1] == 'u' ? jescape_hex4(p + 2) : -1;
-                if (lo < 0xdc00 || lo > 0xdfff)
-                    return syntax(c, esc, "invalid Unicode surrogate pair");
-                cp = 0x10000 + (((unsigned long)v - 0xd800) << 10) +
-                     ((unsigned long)lo - 0xdc00);
-                p += 6;
-            } else if (v >= 0xdc00 && v <= 0xdfff) {
-                return syntax(c, esc, "invalid Unicode surrogate pair");
-            } else if (v == 0 && mode == S_KEY) {
-                return syntax(c, esc, "NUL byte in an object key");
-            }
-            char u8[4];
-            if (emit(c, mode, o, limit, u8, jescape_utf8(u8, cp)) < 0)
-                return NULL;
-            continue;
-        }
-        default:
-            return syntax(c, esc, p + 1 >= c->end ? "unterminated string"
-                                                  : "invalid escape");
-        }
-        if (emit(c, mode, o, limit, &ch, 1) < 0)
+        char u8[4];
+        size_t un;
+        const char *msg;
+        size_t used = jescape_decode(p + 1, 0, u8, &un, &msg);
+        if (used == 0)
+            return syntax(c, p, p + 1 >= c->end ? "unterminated string" : msg);
+        if (mode == S_KEY && un == 1 && u8[0] == '\0')
+            return syntax(c, p, "NUL byte in an object key");
+        if (emit(c, mode, o, limit, u8, un) < 0)
             return NULL;
-        p += 2;
+        p += 1 + used;
     }
 }
 

@@ -311,42 +311,17 @@ static int text_add(vs_stream *s, const void *p, size_t n)
 }
 
 /* Decodes the escape at pos (the byte after '\'); 12 bytes are there or
- * the input ends. */
+ * the input ends. Lone surrogates pass, as V8 writes them (jescape.h). */
 static int escape(vs_stream *s)
 {
-    const unsigned char *p = s->buf + s->pos;
-    char one;
-    switch (*p) {
-    case '"': one = '"'; break;
-    case '\\': one = '\\'; break;
-    case '/': one = '/'; break;
-    case 'b': one = '\b'; break;
-    case 'f': one = '\f'; break;
-    case 'n': one = '\n'; break;
-    case 'r': one = '\r'; break;
-    case 't': one = '\t'; break;
-    case 'u': {
-        const char *t = (const char *)p;
-        long cp = jescape_hex4(t + 1), lo = -1;
-        if (cp < 0)
-            return fail(s, IMP_SYNTAX, "a bad \\u escape");
-        size_t used = 5;
-        if (cp >= 0xd800 && cp < 0xdc00 && t[5] == '\\' && t[6] == 'u')
-            lo = jescape_hex4(t + 7);
-        if (lo >= 0xdc00 && lo < 0xe000) {
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            used = 11;
-        }
-        char u[4];
-        size_t n = jescape_utf8(u, (unsigned long)cp);
-        s->pos += used;
-        return text_add(s, u, n);
-    }
-    default:
-        return fail(s, IMP_SYNTAX, "a bad escape in a string");
-    }
-    s->pos++;
-    return text_add(s, &one, 1);
+    char u[4];
+    size_t n;
+    const char *msg;
+    size_t used = jescape_decode((const char *)s->buf + s->pos, 1, u, &n, &msg);
+    if (used == 0)
+        return fail(s, IMP_SYNTAX, msg);
+    s->pos += used;
+    return text_add(s, u, n);
 }
 
 int vs_string(vs_stream *s)
@@ -359,7 +334,7 @@ int vs_string(vs_stream *s)
     for (;;) {
         const unsigned char *p = s->buf + s->pos, *e = s->buf + s->end;
         const unsigned char *q = p;
-        while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
+        while (q < e && *q != '"' && *q != '\\' && *q >= 0x20 && *q < 0x80)
             q++;
         if ((rc = text_add(s, p, (size_t)(q - p))) != IMP_OK)
             return rc;
@@ -377,6 +352,25 @@ int vs_string(vs_stream *s)
         }
         if (*q < 0x20)
             return fail(s, IMP_SYNTAX, "a control character in a string");
+        if (*q >= 0x80) { /* a UTF-8 sequence, whole in the buffer */
+            if (s->end - s->pos < 4 && !s->eof) {
+                if ((rc = fill(s, 4)) != IMP_OK)
+                    return rc;
+                continue;
+            }
+            size_t u = jescape_utf8_len(q), have = (size_t)(e - q);
+            if (u == 0) { /* a sequence cut by the end of the input? */
+                int cut = s->eof && have < 4 && *q >= 0xc2 && *q < 0xf5;
+                for (size_t i = 1; cut && i < have; i++)
+                    cut = (q[i] & 0xc0) == 0x80;
+                return cut ? fail(s, IMP_CUT, "the input ends inside a string")
+                           : fail(s, IMP_SYNTAX, "invalid UTF-8");
+            }
+            if ((rc = text_add(s, q, u)) != IMP_OK)
+                return rc;
+            s->pos += u;
+            continue;
+        }
         s->pos++; /* the backslash */
         if ((rc = fill(s, 12)) != IMP_OK)
             return rc;
