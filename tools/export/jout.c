@@ -3,11 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
-#include "cli_swar.h"
+#include "simd.h"
 #include "jout.h"
 
 /* ------------------------------------------------------------------ */
@@ -147,55 +144,12 @@ void jout_fmt_8digits(char *p, uint32_t v)
     memcpy(p + 6, digit_pairs + 2 * (lo % 100), 2);
 }
 
-/* An id is written for every object and reference: this is export's
- * hottest formatting, so there is a vector way (x86-64), a word way
- * (other little-endian machines) and a byte way. */
-#if defined(__SSE2__)
-/* Bytes in the order they are printed, then each byte's two nibbles side
- * by side (high first): 16 digits in one register. A digit above 9 gets
- * 'a' - '0' - 10 added. */
+/* An id is written for every object and reference: export's hottest
+ * formatting (simd.h holds its vector and word ways). */
 void jout_fmt_hex16(char *p, uint64_t v)
 {
-    __m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    __m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), low4);
-    __m128i lo = _mm_and_si128(x, low4);
-    __m128i nib = _mm_unpacklo_epi8(hi, lo);
-    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)),
-                                   _mm_set1_epi8('a' - '0' - 10));
-    __m128i digits =
-        _mm_add_epi8(_mm_add_epi8(nib, _mm_set1_epi8('0')), letter);
-    _mm_storeu_si128((__m128i *)(void *)p, digits);
+    simd_fmt_hex16(p, v);
 }
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* The 8 hex digits of x as ASCII, the first digit in the lowest byte:
- * each nibble spread into a byte of its own, 10..15 given the distance
- * from '9' + 1 to 'a', and the bytes reversed so that the most
- * significant digit comes first. */
-static inline uint64_t hex8(uint32_t x)
-{
-    uint64_t t = x;
-    t = ((t & 0xffff0000u) << 16) | (t & 0xffffu);
-    t = ((t & 0x0000ff000000ff00u) << 8) | (t & 0x000000ff000000ffu);
-    t = ((t & 0x00f000f000f000f0u) << 4) | (t & 0x000f000f000f000fu);
-    uint64_t letter = ((t + 0x0606060606060606u) >> 4) & 0x0101010101010101u;
-    return __builtin_bswap64(t + 0x3030303030303030u + letter * ('a' - '9' - 1));
-}
-
-void jout_fmt_hex16(char *p, uint64_t v)
-{
-    uint64_t hi = hex8((uint32_t)(v >> 32)), lo = hex8((uint32_t)v);
-    memcpy(p, &hi, 8);
-    memcpy(p + 8, &lo, 8);
-}
-#else
-void jout_fmt_hex16(char *p, uint64_t v)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++)
-        p[i] = hex[(v >> (60 - 4 * i)) & 0xf];
-}
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Strings                                                             */

@@ -15,9 +15,8 @@
 #include <string.h>
 
 #include "jescape.h"
-#include "cli_swar.h"
 #include "jscan.h"
-#include "jsimd.h"
+#include "simd.h"
 
 /* ------------------------------------------------------------------ */
 /* Character tables                                                    */
@@ -103,10 +102,8 @@ static const struct {
 static inline int quoted_is(const char *q, const char *end,
                             const char *quoted, size_t n)
 {
-#if JSIMD
     if (end - q >= 16) /* a call to memcmp cost more than the scan it saved */
-        return jsimd_prefix_is(q, quoted, n + 2);
-#endif
+        return simd_prefix_is(q, quoted, n + 2);
     return (size_t)(end - q) > n + 1 && memcmp(q, quoted, n + 2) == 0;
 }
 
@@ -124,7 +121,6 @@ static inline int key_is(const char *q, const char *end, enum key k)
 #define KEY_HASH(a, b, n) \
     (((unsigned)(unsigned char)(a) ^ (unsigned)(unsigned char)(b) * 5u ^ \
       (unsigned)(n) * 2u) & 63u)
-#if JSIMD
 #define KS(a, b, n, k) [KEY_HASH(a, b, n)] = k
 static const unsigned char key_slot[64] = {
     KS('a', 'd', 7, K_ADDRESS),     KS('t', 'y', 4, K_TYPE),
@@ -140,7 +136,6 @@ static const unsigned char key_slot[64] = {
     KS('s', 'i', 9, K_SINGLETON),   KS('f', 'l', 5, K_FLAGS),
 };
 #undef KS
-#endif
 
 /* The text fields; those unescaped into the scanner's text buffer (which
  * may move while it grows) get their pointers when the line is done. */
@@ -184,25 +179,18 @@ typedef struct ctx {
  * annotate). */
 static inline int plain_key(const ctx *c, const char *p, const char **q)
 {
-#if JSIMD
     const char *k = p + 1;
     if (c->end - k < 16)
         return -1;
-    unsigned m = jsimd_string_stops(k);
+    unsigned m = simd_string_stops(k);
     unsigned n = (unsigned)__builtin_ctz(m | 1u << 15);
     if (n > 14 || k[n] != '"' || k[n + 1] != ':')
         return -1;
     unsigned char cand = key_slot[KEY_HASH(k[0], k[1], n)];
     *q = k + n + 2;
-    return keys[cand].len == n && jsimd_prefix_is(k, keys[cand].quoted, n + 2)
+    return keys[cand].len == n && simd_prefix_is(k, keys[cand].quoted, n + 2)
                ? cand
                : K_OTHER;
-#else
-    (void)c;
-    (void)p;
-    (void)q;
-    return -1;
-#endif
 }
 
 static inline const char *skip_ws(ctx *c, const char *p)
@@ -318,16 +306,12 @@ static int emit(ctx *c, enum smode mode, sout *o, size_t limit, const char *b,
  * not be plain or the last few bytes of the line. */
 static inline const char *plain_run(const ctx *c, const char *p)
 {
-#if JSIMD
     while (c->end - p >= 16) {
-        unsigned m = jsimd_string_stops(p);
+        unsigned m = simd_string_stops(p);
         if (m)
             return p + __builtin_ctz(m);
         p += 16;
     }
-#endif
-    while (c->end - p >= 8 && !cli_swar_json_special(cli_swar_load(p)))
-        p += 8;
     return p;
 }
 
@@ -689,37 +673,17 @@ static const char *sout_text(ctx *c, const sout *o, enum smode mode)
 }
 
 /* The hex digits at q: their value in *v (when at most 16) and their
- * count. Sixteen (SSE2) or eight at a time where the line holds 17 more
- * bytes (an address is 12 digits; a loop per digit was a sixth of the
- * import); one at a time near the end of the line. */
+ * count. Sixteen at a time where the line holds 17 more bytes (an address
+ * is 12 digits; a loop per digit was a sixth of the import); one at a
+ * time near the end of the line. */
 static size_t hex_run(const ctx *c, const char *q, uint64_t *v)
 {
-#if JSIMD
     if (c->end - q >= 17) {
-        unsigned d = jsimd_hex_run(q, v);
-        if (d == 0)
-            *v = 0;
-        else if (d == 16 && hex_value[(unsigned char)q[16]] != NH)
+        unsigned d = simd_hex_run(q, v);
+        if (d == 16 && hex_value[(unsigned char)q[16]] != NH)
             return 17; /* too long: the caller's general path says so */
         return d;
     }
-#elif CLI_SWAR_LE
-    if (c->end - q >= 17) {
-        uint64_t w = cli_swar_load(q);
-        unsigned d = cli_swar_hex_digits(w);
-        if (d < 8) {
-            *v = d ? cli_swar_hex_value(w, d) : 0;
-            return d;
-        }
-        uint64_t hi = cli_swar_hex_value(w, 8);
-        w = cli_swar_load(q + 8);
-        d = cli_swar_hex_digits(w);
-        *v = d ? hi << (4 * d) | cli_swar_hex_value(w, d) : hi;
-        if (d == 8 && hex_value[(unsigned char)q[16]] != NH)
-            return 17; /* too long: the caller's general path says so */
-        return 8 + d;
-    }
-#endif
     const char *start = q;
     uint64_t x = 0;
     unsigned h;
@@ -994,7 +958,6 @@ static inline uint32_t gc_flag_at(const ctx *c, const char *p, unsigned *from,
     return 0;
 }
 
-#if JSIMD
 /* The "flags" objects dump_all writes most, whole, and their bits: one
  * compare each instead of a member at a time (every line of a Ruby heap
  * has one; the first alone is on 87% of them). */
@@ -1012,7 +975,6 @@ static const struct {
     FS("{\"wb_protected\":true}", JS_GC_WB_PROTECTED),
 #undef FS
 };
-#endif
 
 /* "flags": {"wb_protected":true, "old":true, ...}. */
 static const char *field_flags(ctx *c, const char *p)
@@ -1021,15 +983,13 @@ static const char *field_flags(ctx *c, const char *p)
     const uint32_t gc = JS_GC_WB_PROTECTED | JS_GC_OLD | JS_GC_UNCOLLECTIBLE |
                         JS_GC_MARKED;
     L->bits &= ~gc;
-#if JSIMD
     for (size_t i = 0; i < sizeof flag_sets / sizeof flag_sets[0]; i++)
         if (c->end - p >= flag_sets[i].len &&
-            jsimd_equal(p, flag_sets[i].text, flag_sets[i].len)) {
+            simd_equal(p, flag_sets[i].text, flag_sets[i].len)) {
             L->has |= JS_HAS_FLAGS;
             L->bits |= flag_sets[i].bits;
             return p + flag_sets[i].len;
         }
-#endif
     if (*p != '{') {
         const char *q = skip_value(c, p, 2);
         if (q)

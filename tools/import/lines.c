@@ -6,10 +6,8 @@
 
 #include "gunzip.h"
 #include "lines.h"
+#include "simd.h"
 
-#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
-#include <emmintrin.h>
-#endif
 
 #define LR_INITIAL_CAP ((size_t)1 << 20)
 #define LR_CHUNK ((size_t)1 << 20)
@@ -337,36 +335,9 @@ void lr_take_line(lr *r, size_t len)
     r->lineno++;
 }
 
-/* How many '\n' the n bytes at p hold. With SSE2, sixteen bytes a
- * compare: each match is -1 in its byte, subtracted from byte counters
- * that are summed before they can wrap (255 rounds); no popcount, which
- * is a libgcc call without -mpopcnt (1.7% of the import). */
-static uint64_t count_newlines(const unsigned char *p, size_t n)
-{
-    uint64_t k = 0;
-    size_t i = 0;
-#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
-    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-    __m128i sums = zero;
-    while (n - i >= 16) {
-        size_t rounds = (n - i) / 16 < 255 ? (n - i) / 16 : 255;
-        __m128i acc = zero;
-        for (size_t r = 0; r < rounds; r++, i += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(
-                _mm_loadu_si128((const __m128i *)(const void *)(p + i)), nl));
-        sums = _mm_add_epi64(sums, _mm_sad_epu8(acc, zero));
-    }
-    k = (uint64_t)_mm_cvtsi128_si64(sums) +
-        (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
-#endif
-    for (; i < n; i++)
-        k += p[i] == '\n';
-    return k;
-}
-
 void lr_skip_lines(lr *r, size_t n)
 {
-    r->lineno += count_newlines(r->buf + r->start, n);
+    r->lineno += simd_count_byte(r->buf + r->start, n, '\n');
     r->start += n;
     r->line = NULL;
     r->len = 0;
