@@ -51,11 +51,8 @@ struct gz_in {
 
 static void fail(inflater *f, int error, int sys_errno, const char *msg)
 {
-    if (f->error == IMP_OK) {
-        f->error = error;
-        f->sys_errno = sys_errno;
-        snprintf(f->message, sizeof f->message, "%s", msg);
-    }
+    import_status_keep(&f->error, &f->sys_errno, f->message,
+                       sizeof f->message, error, sys_errno, msg);
     f->done = 1;
 }
 

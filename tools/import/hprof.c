@@ -2125,11 +2125,8 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
               const import_options *opt, import_stats *st)
 {
     hp *m = calloc(1, sizeof *m);
-    if (!m) {
-        if (opt->report)
-            opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0, "out of memory");
-        return IMPORT_FAILED;
-    }
+    if (!m)
+        return import_nomem(opt);
     m->w = w;
     m->opt = opt;
     m->st = st;
@@ -2138,11 +2135,8 @@ int hprof_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     if (opt->jvm && strcmp(opt->jvm, "art") == 0) {
         /* --jvm=art: an Android dump, whatever its header says */
         if (!(m->android = hpa_new(opt->hprof_heaps))) {
-            if (opt->report)
-                opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0,
-                            "out of memory");
             free(m);
-            return IMPORT_FAILED;
+            return import_nomem(opt);
         }
     }
     lr_init(&m->r, read, opaque, 0);

@@ -83,6 +83,13 @@ void import_say(const import_options *opt, char *msg, size_t cap, int kind,
     opt->report(opt->report_ctx, kind, line, msg);
 }
 
+int import_nomem(const import_options *opt)
+{
+    if (opt->report)
+        opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0, "out of memory");
+    return IMPORT_FAILED;
+}
+
 #define say(m, kind, line, ...)                                            \
     import_say((m)->opt, (m)->msg, sizeof (m)->msg, (kind), (line), __VA_ARGS__)
 
@@ -709,11 +716,8 @@ static int ruby_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
                     const import_options *opt, import_stats *st)
 {
     imp *m = calloc(1, sizeof *m);
-    if (!m) {
-        if (opt->report)
-            opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0, "out of memory");
-        return IMPORT_FAILED;
-    }
+    if (!m)
+        return import_nomem(opt);
     import_options o = *opt;
     m->w = w;
     m->opt = &o;
@@ -879,11 +883,9 @@ int import_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
     else
         result = ruby_run(w, sniff_read, &src, &o, st);
     st->kind = kind;
+    if (ids.nomem && result != IMPORT_FAILED)
+        result = import_nomem(&o);
     char msg[512];
-    if (ids.nomem && result != IMPORT_FAILED) {
-        import_say(&o, msg, sizeof msg, IMPORT_DIAG_ERROR, 0, "out of memory");
-        result = IMPORT_FAILED;
-    }
     if (ids.renamed > 0) {
         st->ids_renamed = ids.renamed;
         st->first_repeated = ids.first;

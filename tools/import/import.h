@@ -104,6 +104,10 @@ void import_say(const import_options *opt, char *msg, size_t cap, int kind,
 #endif
     ;
 
+/* Reports "out of memory" about the input as a whole and returns
+ * IMPORT_FAILED: for an importer that cannot even start. */
+int import_nomem(const import_options *opt);
+
 /* The writer's failure rc, as import_say reports it: "cannot write the
  * dump: " and the writer's message. */
 const char *import_writer_message(heapfmt_writer *w, int rc);

@@ -595,54 +595,18 @@ after:
 /* Known keys                                                          */
 /* ------------------------------------------------------------------ */
 
-/* By length, then name: a loop over keys[] made the import 6% slower,
- * as the keys the importer does not read ("encoding", "method") come
- * through here on every line. */
+/* A decoded key's number: key_slot names the one known key it can be, as
+ * for plain_key (a loop over keys[] made the import 6% slower, as the
+ * keys the importer does not read, "encoding", "method", come through
+ * here on every line). */
 static enum key lookup_key(const char *k, size_t n)
 {
-#define IS(lit) (n == sizeof lit - 1 && memcmp(k, lit, sizeof lit - 1) == 0)
-    switch (n) {
-    case 4:
-        if (IS("type")) return K_TYPE;
-        if (IS("name")) return K_NAME;
-        if (IS("file")) return K_FILE;
-        if (IS("line")) return K_LINE;
-        if (IS("root")) return K_ROOT;
-        break;
-    case 5:
-        if (IS("class")) return K_CLASS;
-        if (IS("value")) return K_VALUE;
-        if (IS("flags")) return K_FLAGS;
-        break;
-    case 6:
-        if (IS("frozen")) return K_FROZEN;
-        if (IS("shared")) return K_SHARED;
-        if (IS("struct")) return K_STRUCT;
-        break;
-    case 7:
-        if (IS("address")) return K_ADDRESS;
-        if (IS("memsize")) return K_MEMSIZE;
-        break;
-    case 8:
-        if (IS("bytesize")) return K_BYTESIZE;
-        if (IS("capacity")) return K_CAPACITY;
-        if (IS("embedded")) return K_EMBEDDED;
-        break;
-    case 9:
-        if (IS("slot_size")) return K_SLOT_SIZE;
-        if (IS("singleton")) return K_SINGLETON;
-        break;
-    case 10:
-        if (IS("references")) return K_REFERENCES;
-        if (IS("generation")) return K_GENERATION;
-        if (IS("superclass")) return K_SUPERCLASS;
-        if (IS("imemo_type")) return K_IMEMO_TYPE;
-        break;
-    default:
-        break;
-    }
-    return K_OTHER;
-#undef IS
+    if (n < 2)
+        return K_OTHER;
+    unsigned char cand = key_slot[KEY_HASH(k[0], k[1], n)];
+    return keys[cand].len == n && memcmp(k, keys[cand].name, n) == 0
+               ? (enum key)cand
+               : K_OTHER;
 }
 
 int js_parse_address(const char *p, size_t n, uint64_t *out)

@@ -41,11 +41,8 @@ int lr_is_gzip(const lr *r)
 /* Remembers a failure; it is reported once the lines before it are out. */
 static void defer(lr *r, int error, int sys_errno, const char *msg)
 {
-    if (r->error == IMP_OK) {
-        r->error = error;
-        r->sys_errno = sys_errno;
-        snprintf(r->message, sizeof r->message, "%s", msg);
-    }
+    import_status_keep(&r->error, &r->sys_errno, r->message,
+                       sizeof r->message, error, sys_errno, msg);
     r->eof = 1;
 }
 

@@ -6,6 +6,8 @@
 #ifndef IMPORT_STATUS_H
 #define IMPORT_STATUS_H
 
+#include <stdio.h>
+
 enum import_status {
     IMP_OK = 0,
     IMP_SYNTAX = 1,  /* not what the format has there: invalid JSON, a
@@ -17,5 +19,19 @@ enum import_status {
     IMP_CORRUPT = 6, /* a damaged gzip stream */
     IMP_STOP = 7     /* the import stops; the reason is already reported */
 };
+
+/* Keeps a reader's first failure (status, errno, message of cap bytes)
+ * and drops later ones, which follow from it: the line and gzip readers
+ * report it once the data before it is out. */
+static inline void import_status_keep(int *status, int *sys_errno,
+                                      char *message, size_t cap, int st,
+                                      int err, const char *msg)
+{
+    if (*status == IMP_OK) {
+        *status = st;
+        *sys_errno = err;
+        snprintf(message, cap, "%s", msg);
+    }
+}
 
 #endif /* IMPORT_STATUS_H */

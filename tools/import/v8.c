@@ -1006,9 +1006,7 @@ int v8_run(heapfmt_writer *w, lr_read_fn read, void *opaque,
                   IMP_OK) {
         if (m)
             v8_free(m);
-        if (opt->report)
-            opt->report(opt->report_ctx, IMPORT_DIAG_ERROR, 0, "out of memory");
-        return IMPORT_FAILED;
+        return import_nomem(opt);
     }
     m->w = w;
     m->opt = opt;
