@@ -448,26 +448,26 @@ static int write_object(imp *m, const js_line *l, uint64_t line)
         return rc;
     o.size = import_size(l);
 
-    if (l->has & (JS_HAS_FROZEN | JS_HAS_FLAGS)) {
+    /* frozen and the GC flags when the line has them (false ones too),
+     * embedded and shared when true */
+    static const struct {
+        uint32_t js;
+        uint64_t of;
+    } flag_of[] = {
+        {JS_FROZEN, HEAPFMT_OF_FROZEN},
+        {JS_GC_OLD, HEAPFMT_OF_OLD},
+        {JS_GC_UNCOLLECTIBLE, HEAPFMT_OF_UNCOLLECTIBLE},
+        {JS_GC_MARKED, HEAPFMT_OF_MARKED},
+        {JS_GC_WB_PROTECTED, HEAPFMT_OF_WB_PROTECTED},
+        {JS_EMBEDDED, HEAPFMT_OF_RUBY_EMBEDDED},
+        {JS_SHARED, HEAPFMT_OF_RUBY_SHARED},
+    };
+    if ((l->has & (JS_HAS_FROZEN | JS_HAS_FLAGS)) ||
+        (l->bits & (JS_EMBEDDED | JS_SHARED)))
         o.fields |= HEAPFMT_F_FLAGS;
-        if (l->bits & JS_FROZEN)
-            o.flags |= HEAPFMT_OF_FROZEN;
-        if (l->bits & JS_GC_OLD)
-            o.flags |= HEAPFMT_OF_OLD;
-        if (l->bits & JS_GC_UNCOLLECTIBLE)
-            o.flags |= HEAPFMT_OF_UNCOLLECTIBLE;
-        if (l->bits & JS_GC_MARKED)
-            o.flags |= HEAPFMT_OF_MARKED;
-        if (l->bits & JS_GC_WB_PROTECTED)
-            o.flags |= HEAPFMT_OF_WB_PROTECTED;
-    }
-    if (l->bits & (JS_EMBEDDED | JS_SHARED)) {
-        o.fields |= HEAPFMT_F_FLAGS;
-        if (l->bits & JS_EMBEDDED)
-            o.flags |= HEAPFMT_OF_RUBY_EMBEDDED;
-        if (l->bits & JS_SHARED)
-            o.flags |= HEAPFMT_OF_RUBY_SHARED;
-    }
+    for (size_t i = 0; i < sizeof flag_of / sizeof flag_of[0]; i++)
+        if (l->bits & flag_of[i].js)
+            o.flags |= flag_of[i].of;
     const js_text *v = (l->has & JS_HAS_VALUE)       ? &l->value
                        : (l->has & JS_HAS_STRUCT)     ? &l->struct_name
                        : (l->has & JS_HAS_IMEMO_TYPE) ? &l->imemo_type
