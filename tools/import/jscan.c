@@ -214,6 +214,26 @@ static const char *syntax(ctx *c, const char *at, const char *msg)
     return NULL;
 }
 
+/* The step after a member or an element at p (blank space first): a ','
+ * (*more = 1; returns the next one's start) or the closing byte close
+ * (*more = 0; returns the byte after it); else NULL, a syntax error. */
+static inline const char *next_member(ctx *c, const char *p, char close,
+                                      int *more)
+{
+    p = skip_ws(c, p);
+    if (*p == ',') {
+        *more = 1;
+        return skip_ws(c, p + 1);
+    }
+    if (*p == close) {
+        *more = 0;
+        return p + 1;
+    }
+    return syntax(c, p, p >= c->end       ? "unexpected end of line"
+                        : close == '}' ? "expected ',' or '}'"
+                                       : "expected ',' or ']'");
+}
+
 static void field_error(ctx *c, enum key k, const char *at, const char *msg)
 {
     c->field_err |= 1u << k;
@@ -567,25 +587,16 @@ key:
 after:
     if (top == 0)
         return p;
-    p = skip_ws(c, p);
-    if (stack[(top - 1) / 8] & (1u << ((top - 1) % 8))) {
-        if (*p == ',') {
-            p = skip_ws(c, p + 1);
-            goto key;
-        }
-        if (*p != '}')
-            return syntax(c, p, p >= c->end ? "unexpected end of line"
-                                            : "expected ',' or '}'");
-    } else {
-        if (*p == ',') {
-            p = skip_ws(c, p + 1);
+    {
+        int in_object = stack[(top - 1) / 8] & (1u << ((top - 1) % 8)), more;
+        if (!(p = next_member(c, p, in_object ? '}' : ']', &more)))
+            return NULL;
+        if (more) {
+            if (in_object)
+                goto key;
             goto value;
         }
-        if (*p != ']')
-            return syntax(c, p, p >= c->end ? "unexpected end of line"
-                                            : "expected ',' or ']'");
     }
-    p++;
     top--;
     depth--;
     goto after;
@@ -870,17 +881,11 @@ static const char *field_refs(ctx *c, const char *p)
             }
             p = e;
         }
-        p = skip_ws(c, p);
-        if (*p == ',') {
-            p = skip_ws(c, p + 1);
-            continue;
-        }
-        if (*p == ']') {
-            p++;
+        int more;
+        if (!(p = next_member(c, p, ']', &more)))
+            return NULL;
+        if (!more)
             break;
-        }
-        return syntax(c, p, p >= c->end ? "unexpected end of line"
-                                        : "expected ',' or ']'");
     }
 done:
     if (bad) {
@@ -992,15 +997,9 @@ static const char *field_flags(ctx *c, const char *p)
         } else if (!(p = skip_value(c, p, 3))) {
             return NULL;
         }
-        p = skip_ws(c, p);
-        if (*p == ',') {
-            p = skip_ws(c, p + 1);
-            continue;
-        }
-        if (*p == '}')
-            return p + 1;
-        return syntax(c, p, p >= c->end ? "unexpected end of line"
-                                        : "expected ',' or '}'");
+        int more;
+        if (!(p = next_member(c, p, '}', &more)) || !more)
+            return p;
     }
 }
 
@@ -1142,7 +1141,9 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
         return IMP_SYNTAX;
     }
     p = skip_ws(&c, p + 1);
-    if (*p != '}') {
+    if (*p == '}') {
+        p++;
+    } else {
         unsigned prev = LINE_START;
         for (;;) {
             if (*p != '"') {
@@ -1178,19 +1179,14 @@ static int scan(js_scanner *s, const char *line, size_t n, js_line *out,
             p = skip_ws(&c, q);
             if (!(p = member(&c, k, p)))
                 return s->err_msg ? IMP_SYNTAX : fail_nomem(s);
-            p = skip_ws(&c, p);
-            if (*p == ',') {
-                p = skip_ws(&c, p + 1);
-                continue;
-            }
-            if (*p == '}')
+            int more;
+            if (!(p = next_member(&c, p, '}', &more)))
+                return IMP_SYNTAX;
+            if (!more)
                 break;
-            syntax(&c, p, p >= c.end ? "unexpected end of line"
-                                     : "expected ',' or '}'");
-            return IMP_SYNTAX;
         }
     }
-    p = skip_ws(&c, p + 1);
+    p = skip_ws(&c, p);
     if (len) {
         if (*p != '\n')
             return IMP_SYNTAX; /* not one whole line: js_scan says more */
