@@ -1003,59 +1003,63 @@ static const char *field_flags(ctx *c, const char *p)
     }
 }
 
+/* How each known key's value is read: its kind, whether the line is
+ * unusable without it (core), its js_line field (at: offsetof; T_* for a
+ * text) and its bit in has (a boolean's: in bits). */
+enum how_kind { H_SKIP, H_ADDRESS, H_UINT, H_TEXT, H_BOOL, H_REFS, H_FLAGS };
+#define AT(f) offsetof(js_line, f)
+static const struct {
+    unsigned char kind, core;
+    unsigned short at;
+    uint32_t bit;
+} how[K_COUNT] = {
+    [K_ADDRESS] = {H_ADDRESS, 1, AT(address), JS_HAS_ADDRESS},
+    [K_CLASS] = {H_ADDRESS, 1, AT(klass), JS_HAS_CLASS},
+    [K_SUPERCLASS] = {H_ADDRESS, 0, AT(super), JS_HAS_SUPER},
+    [K_TYPE] = {H_TEXT, 1, T_TYPE, JS_HAS_TYPE},
+    [K_ROOT] = {H_TEXT, 1, T_ROOT, JS_HAS_ROOT},
+    [K_NAME] = {H_TEXT, 1, T_NAME, JS_HAS_NAME},
+    [K_FILE] = {H_TEXT, 1, T_FILE, JS_HAS_FILE},
+    [K_STRUCT] = {H_TEXT, 0, T_STRUCT, JS_HAS_STRUCT},
+    [K_IMEMO_TYPE] = {H_TEXT, 0, T_IMEMO, JS_HAS_IMEMO_TYPE},
+    [K_VALUE] = {H_TEXT, 0, T_VALUE, JS_HAS_VALUE},
+    [K_REFERENCES] = {H_REFS, 0, 0, 0},
+    [K_MEMSIZE] = {H_UINT, 1, AT(memsize), JS_HAS_MEMSIZE},
+    [K_LINE] = {H_UINT, 1, AT(line), JS_HAS_LINE},
+    [K_GENERATION] = {H_UINT, 1, AT(generation), JS_HAS_GENERATION},
+    [K_BYTESIZE] = {H_UINT, 0, AT(bytesize), JS_HAS_BYTESIZE},
+    [K_CAPACITY] = {H_UINT, 0, AT(capacity), JS_HAS_CAPACITY},
+    [K_SLOT_SIZE] = {H_UINT, 0, AT(slot_size), JS_HAS_SLOT_SIZE},
+    [K_FROZEN] = {H_BOOL, 0, 0, JS_FROZEN},
+    [K_EMBEDDED] = {H_BOOL, 0, 0, JS_EMBEDDED},
+    [K_SHARED] = {H_BOOL, 0, 0, JS_SHARED},
+    [K_SINGLETON] = {H_BOOL, 0, 0, JS_SINGLETON},
+    [K_FLAGS] = {H_FLAGS, 0, 0, 0},
+};
+#undef AT
+
 /* The value of a top-level member with key k, at p. */
 static const char *member(ctx *c, enum key k, const char *p)
 {
     js_line *L = c->out;
-    switch (k) {
-    case K_ADDRESS:
-        return field_address(c, p, k, &L->address, JS_HAS_ADDRESS, 1);
-    case K_CLASS:
-        return field_address(c, p, k, &L->klass, JS_HAS_CLASS, 1);
-    case K_SUPERCLASS:
-        return field_address(c, p, k, &L->super, JS_HAS_SUPER, 0);
-    case K_TYPE:
-        return field_text(c, p, k, T_TYPE, (size_t)-1, JS_HAS_TYPE, 1);
-    case K_ROOT:
-        return field_text(c, p, k, T_ROOT, (size_t)-1, JS_HAS_ROOT, 1);
-    case K_NAME:
-        return field_text(c, p, k, T_NAME, (size_t)-1, JS_HAS_NAME, 1);
-    case K_FILE:
-        return field_text(c, p, k, T_FILE, (size_t)-1, JS_HAS_FILE, 1);
-    case K_STRUCT:
-        return field_text(c, p, k, T_STRUCT, (size_t)-1, JS_HAS_STRUCT, 0);
-    case K_IMEMO_TYPE:
-        return field_text(c, p, k, T_IMEMO, (size_t)-1, JS_HAS_IMEMO_TYPE, 0);
-    case K_VALUE:
-        return field_text(c, p, k, T_VALUE, JS_VALUE_MAX, JS_HAS_VALUE, 0);
-    case K_REFERENCES:
+    uint64_t *u = (uint64_t *)(void *)((char *)L + how[k].at);
+    switch (how[k].kind) {
+    case H_ADDRESS:
+        return field_address(c, p, k, u, how[k].bit, how[k].core);
+    case H_UINT:
+        return field_uint(c, p, k, u, how[k].bit, how[k].core);
+    case H_TEXT:
+        return field_text(c, p, k, how[k].at,
+                          how[k].at == T_VALUE ? JS_VALUE_MAX : (size_t)-1,
+                          how[k].bit, how[k].core);
+    case H_BOOL:
+        if (k == K_FROZEN) /* "frozen": false is said too */
+            L->has |= JS_HAS_FROZEN;
+        return field_bool(c, p, how[k].bit, 2);
+    case H_REFS:
         return field_refs(c, p);
-    case K_MEMSIZE:
-        return field_uint(c, p, k, &L->memsize, JS_HAS_MEMSIZE, 1);
-    case K_LINE:
-        return field_uint(c, p, k, &L->line, JS_HAS_LINE, 1);
-    case K_GENERATION:
-        return field_uint(c, p, k, &L->generation, JS_HAS_GENERATION, 1);
-    case K_BYTESIZE:
-        return field_uint(c, p, k, &L->bytesize, JS_HAS_BYTESIZE, 0);
-    case K_CAPACITY:
-        return field_uint(c, p, k, &L->capacity, JS_HAS_CAPACITY, 0);
-    case K_SLOT_SIZE:
-        return field_uint(c, p, k, &L->slot_size, JS_HAS_SLOT_SIZE, 0);
-    case K_FROZEN:
-        L->has |= JS_HAS_FROZEN;
-        return field_bool(c, p, JS_FROZEN, 2);
-    case K_EMBEDDED:
-        return field_bool(c, p, JS_EMBEDDED, 2);
-    case K_SHARED:
-        return field_bool(c, p, JS_SHARED, 2);
-    case K_SINGLETON:
-        return field_bool(c, p, JS_SINGLETON, 2);
-    case K_FLAGS:
+    case H_FLAGS:
         return field_flags(c, p);
-    case K_OTHER:
-    case K_COUNT:
-        break;
     }
     return skip_value(c, p, 2);
 }
