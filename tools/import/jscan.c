@@ -435,6 +435,17 @@ static inline const char *scan_string(ctx *c, const char *p, enum smode mode,
 
 enum nkind { N_UINT, N_OTHER, N_BIG };
 
+/* The digits of a fraction or an exponent at p, one at least: the byte
+ * after them, or NULL (the number at start is invalid). */
+static const char *digit_run(ctx *c, const char *p, const char *start)
+{
+    if (!is_digit((unsigned char)*p))
+        return syntax(c, start, "invalid number");
+    while (is_digit((unsigned char)*p))
+        p++;
+    return p;
+}
+
 /* Scans a number at p. *kind: N_UINT with *u set for a non-negative
  * integer that fits 64 bits (or -0), N_BIG for a larger one, N_OTHER for
  * a negative number, a fraction or an exponent. */
@@ -465,21 +476,16 @@ static const char *scan_number(ctx *c, const char *p, uint64_t *u,
     }
     int real = 0;
     if (*p == '.') {
-        p++;
-        if (!is_digit((unsigned char)*p))
-            return syntax(c, start, "invalid number");
-        while (is_digit((unsigned char)*p))
-            p++;
+        if (!(p = digit_run(c, p + 1, start)))
+            return NULL;
         real = 1;
     }
     if (*p == 'e' || *p == 'E') {
         p++;
         if (*p == '+' || *p == '-')
             p++;
-        if (!is_digit((unsigned char)*p))
-            return syntax(c, start, "invalid number");
-        while (is_digit((unsigned char)*p))
-            p++;
+        if (!(p = digit_run(c, p, start)))
+            return NULL;
         real = 1;
     }
     /* "-0" is the integer 0, as jansson reads it. */
