@@ -643,6 +643,8 @@ Test(import_v8_scan, utf8_and_escapes_as_dump_all)
                 cr_assert_eq(memcmp(s.text, cases[i].text + 1, s.text_len), 0);
             if (cases[i].msg)
                 cr_assert_str_eq(s.err_msg, cases[i].msg, "case %zu", i);
+            if (cases[i].rc == IMP_CUT) /* the offset: the input's end */
+                cr_assert_eq(s.err_off, strlen(cases[i].text), "case %zu", i);
             vs_free(&s);
         }
 }

@@ -363,8 +363,10 @@ int vs_string(vs_stream *s)
                 int cut = s->eof && have < 4 && *q >= 0xc2 && *q < 0xf5;
                 for (size_t i = 1; cut && i < have; i++)
                     cut = (q[i] & 0xc0) == 0x80;
-                return cut ? fail(s, IMP_CUT, "the input ends inside a string")
-                           : fail(s, IMP_SYNTAX, "invalid UTF-8");
+                if (!cut)
+                    return fail(s, IMP_SYNTAX, "invalid UTF-8");
+                s->pos = s->end; /* where the input ends, as for text */
+                return fail(s, IMP_CUT, "the input ends inside a string");
             }
             if ((rc = text_add(s, q, u)) != IMP_OK)
                 return rc;
