@@ -96,12 +96,6 @@ TOOL_LIBS_histo  := -pthread
 # heapfmt-core demangles C++ class names with libstdc++'s __cxa_demangle.
 TOOL_LIBS_core   := -lstdc++
 
-# Tools built on another tool's code: heapfmt-graph owners runs
-# heapfmt-diff's three-dump comparison. They get -Itools/<dir> and link
-# that tool's objects except its main.o.
-TOOL_USES_graph := diff
-# heapfmt-report draws the answers of histo, heapfmt-diff and heapfmt-graph.
-TOOL_USES_report := histo diff graph
 TOOL_LIBS_report := -pthread
 
 tool_name = $(or $(TOOL_NAME_$(1)),heapfmt-$(1))
@@ -114,9 +108,23 @@ COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/obj/%.o)
 # An archive, so that a tool links only the common code it uses (and the
 # libraries of that code only if it uses it).
 COMMON_A := $(BUILD)/obj/tools/libcommon.a
-TOOL_CPPFLAGS := -Ilibheapfmt -Ilibheapfmt/common -Itools/common
+
+# analysis/: the engines the tools are front ends of (histograms, the
+# three-dump comparison, the reference graph, dominators, paths,
+# owners). An archive like COMMON_A: every tool links it and takes only
+# what it calls; no tool links another tool's objects.
+ANALYSIS_SRCS := $(wildcard analysis/*.c)
+ANALYSIS_OBJS := $(ANALYSIS_SRCS:%.c=$(BUILD)/obj/%.o)
+ANALYSIS_A := $(BUILD)/obj/analysis/libanalysis.a
+
+TOOL_CPPFLAGS := -Ilibheapfmt -Ilibheapfmt/common -Itools/common -Ianalysis
 
 $(COMMON_A): $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(ANALYSIS_A): $(ANALYSIS_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -125,17 +133,21 @@ $(BUILD)/obj/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(COMPILE) $(TOOL_CPPFLAGS) -c $< -o $@
 
-# The objects of a tool that another tool or a test links: all but main.o.
-tool_lib_objs = $(filter-out %/main.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/$(1)/*.c)))
+$(BUILD)/obj/analysis/%.o: analysis/%.c
+	@mkdir -p $(@D)
+	$(COMPILE) $(TOOL_CPPFLAGS) -c $< -o $@
+
+# A tool: its objects (and TOOL_DEP_OBJS_<dir>, objects from outside
+# tools/ a fragment adds), then the engines, the shared command-line code
+# and the library (each archive may call into the ones after it).
+TOOL_ARCHIVES := $(ANALYSIS_A) $(COMMON_A) $(LIB_A)
 
 define TOOL_RULES
 TOOL_OBJS_$(1) := $$(patsubst %.c,$$(BUILD)/obj/%.o,$$(wildcard tools/$(1)/*.c))
-TOOL_DEP_OBJS_$(1) := $$(foreach u,$$(TOOL_USES_$(1)),$$(call tool_lib_objs,$$(u)))
 TOOL_BINS += $$(BUILD)/bin/$(call tool_name,$(1))
-$$(TOOL_OBJS_$(1)): TOOL_CPPFLAGS += $$(foreach u,$$(TOOL_USES_$(1)),-Itools/$$(u))
-$$(BUILD)/bin/$(call tool_name,$(1)): $$(TOOL_OBJS_$(1)) $$(TOOL_DEP_OBJS_$(1)) $$(COMMON_A) $$(LIB_A)
+$$(BUILD)/bin/$(call tool_name,$(1)): $$(TOOL_OBJS_$(1)) $$(TOOL_ARCHIVES)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(TOOL_OBJS_$(1)) $$(TOOL_DEP_OBJS_$(1)) $$(COMMON_A) $$(LIB_A) $$(TOOL_LIBS_$(1)) $$(LIB_LIBS)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(TOOL_OBJS_$(1)) $$(TOOL_DEP_OBJS_$(1)) $$(TOOL_ARCHIVES) $$(TOOL_LIBS_$(1)) $$(LIB_LIBS)
 endef
 
 TOOL_BINS :=
@@ -178,13 +190,14 @@ SUPPORT_SRCS := $(wildcard tests/support/*.c)
 SUPPORT_OBJS := $(SUPPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_TESTS    := $(sort $(wildcard tests/cli/*.sh))
 # -Ilibheapfmt also gives the tests the internal *_internal.h headers.
-TEST_CPPFLAGS := -Ilibheapfmt -Ilibheapfmt/common -Itests/support -Itools/common
+TEST_CPPFLAGS := -Ilibheapfmt -Ilibheapfmt/common -Itests/support -Itools/common \
+                 -Ianalysis
 TEST_LIBS     := -lcriterion -ljansson $(LIB_LIBS)
 
-# The tool a test is about: test_<dir>_*.c, where tools/<dir> is a tool,
-# tests that tool's code. It gets -Itools/<dir> and links the tool's
-# objects except main.o (and the tool's extra libraries, and the code of
-# the tools it uses).
+# Every test links the engines' archive (analysis/). The tool a test is
+# about: test_<dir>_*.c, where tools/<dir> is a tool, tests that tool's
+# front end too. It gets -Itools/<dir> and links the tool's objects
+# except main.o (and the tool's extra libraries).
 test_tool = $(filter $(TOOL_DIRS),$(word 2,$(subst _, ,$(1))))
 
 $(BUILD)/obj/tests/support/%.o: tests/support/%.c
@@ -194,13 +207,13 @@ $(BUILD)/obj/tests/support/%.o: tests/support/%.c
 define TEST_RULES
 $$(BUILD)/obj/tests/$(1).o: tests/$(1).c
 	@mkdir -p $$(@D)
-	$$(COMPILE) $$(TEST_CPPFLAGS) $(2:%=-Itools/%) $(foreach u,$(TOOL_USES_$(2)),-Itools/$(u)) -c $$< -o $$@
+	$$(COMPILE) $$(TEST_CPPFLAGS) $(2:%=-Itools/%) -c $$< -o $$@
 
 $$(BUILD)/tests/$(1): $$(BUILD)/obj/tests/$(1).o $$(SUPPORT_OBJS) \
-    $(if $(2),$$(filter-out %/main.o,$$(TOOL_OBJS_$(2))) $$(TOOL_DEP_OBJS_$(2))) $$(COMMON_A) $$(LIB_A)
+    $(if $(2),$$(filter-out %/main.o,$$(TOOL_OBJS_$(2)))) $$(TOOL_ARCHIVES)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(COMMON_A) \
-	  $$(LIB_A) $(if $(2),$$(TOOL_LIBS_$(2))) $$(TEST_LIBS)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(TOOL_ARCHIVES) \
+	  $(if $(2),$$(TOOL_LIBS_$(2))) $$(TEST_LIBS)
 endef
 
 $(foreach t,$(TEST_NAMES),$(eval $(call TEST_RULES,$(t),$(call test_tool,$(t)))))
@@ -424,7 +437,8 @@ help:
 	@sed -n 's/^## \([^:]*\): \(.*\)/\1\t\2/p' $(filter-out %.d,$(MAKEFILE_LIST)) | \
 	  awk -F '\t' '{ printf "  %-10s %s\n", $$1, $$2 }'
 
--include $(LIB_OBJS:.o=.d) $(COMMON_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) \
+-include $(LIB_OBJS:.o=.d) $(COMMON_OBJS:.o=.d) $(ANALYSIS_OBJS:.o=.d) \
+         $(SUPPORT_OBJS:.o=.d) \
          $(NOZSTD_OBJS:.o=.d) $(BUILD)/obj/tests/nozstd/test_nozstd.d \
          $(BUILD)/obj/tests/hostile/mkhostile.d \
          $(foreach t,$(TOOL_DIRS),$(TOOL_OBJS_$(t):.o=.d)) \

@@ -24,7 +24,7 @@ Gem::Specification.new do |s|
   s.required_ruby_version = ">= 2.6"
   s.files = Dir.chdir(__dir__) do
     Dir["libheapfmt/*.{c,h}", "libheapfmt/common/*.{c,h}", "bindings/ruby/*.{c,h,md,mk}",
-        "tools/*/*.{c,h}", "ext/heapfmt/extconf.rb", "lib/**/*.rb", "exe/*", "man/*.1",
+        "analysis/*.{c,h}", "tools/*/*.{c,h}", "ext/heapfmt/extconf.rb", "lib/**/*.rb", "exe/*", "man/*.1",
         "Makefile", "heapfmt.gemspec", "README.md", "LICENSE"]
   end
   s.bindir = "exe"

@@ -38,9 +38,9 @@ FUZZ_LIBS     = $(or $(LIB_LIBS),-lzstd -lz -pthread)
 
 # The importer harness needs the importer's work function (tools/import).
 FUZZ_HAVE_IMPORT := $(wildcard tools/import/import.h)
-# The graph harness needs heapfmt-graph's code, and heapfmt-diff's and the
-# tools' common code it uses.
-FUZZ_HAVE_GRAPH := $(wildcard tools/graph/graph.h)
+# The graph harness needs the engines of analysis/ (the graph, and the
+# diff's code it uses) and the tools' common code they use.
+FUZZ_HAVE_GRAPH := $(wildcard analysis/graph.h)
 # The core harness needs heapfmt-core's code (tools/core) and libstdc++
 # (its demangler).
 FUZZ_HAVE_CORE := $(wildcard tools/core/glibc.h)
@@ -70,8 +70,7 @@ FUZZ_COMPILE   = $(FUZZ_CC) -std=c11 -Wall -Wextra -D_DEFAULT_SOURCE \
 FUZZ_LIB_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard libheapfmt/*.c libheapfmt/common/*.c))
 FUZZ_IMPORT_OBJS = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o, \
                    $(filter-out tools/import/main.c,$(wildcard tools/import/*.c)))
-FUZZ_GRAPH_SRCS  = $(filter-out %/main.c,$(wildcard tools/graph/*.c) \
-                   $(wildcard tools/diff/*.c)) $(wildcard tools/common/*.c)
+FUZZ_GRAPH_SRCS  = $(wildcard analysis/*.c) $(wildcard tools/common/*.c)
 FUZZ_GRAPH_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_GRAPH_SRCS))
 # The malloc tracker's dealings with its host: its descriptor, wake-up and
 # signal code, without the allocation hooks (they would replace malloc).
@@ -80,7 +79,7 @@ FUZZ_HM_OBJS     = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_HM_SRCS))
 FUZZ_CORE_SRCS   = $(filter-out %/main.c,$(wildcard tools/core/*.c)) \
                    $(wildcard tools/common/*.c)
 FUZZ_CORE_OBJS   = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_CORE_SRCS))
-FUZZ_INCLUDES    = -Ilibheapfmt -Ilibheapfmt/common -Itools/import -Itools/graph -Itools/diff \
+FUZZ_INCLUDES    = -Ilibheapfmt -Ilibheapfmt/common -Itools/import -Ianalysis \
                    -Itools/common -Ilibheapfmt-malloc -Itools/core
 
 # The code under test is instrumented for coverage; the harnesses' own code
@@ -147,8 +146,7 @@ FUZZ_REPLAY_HM_OBJS = $(patsubst libheapfmt-malloc/%.c,$(FUZZ_REPLAY_DIR)/hm/%.o
 FUZZ_REPLAY_TOOL_OBJS = $(if $(FUZZ_HAVE_IMPORT), \
                         $(filter-out %/main.o,$(TOOL_OBJS_import))) \
                         $(if $(FUZZ_HAVE_GRAPH), \
-                        $(filter-out %/main.o,$(TOOL_OBJS_graph) \
-                        $(TOOL_OBJS_diff)) $(COMMON_A)) \
+                        $(ANALYSIS_A) $(COMMON_A)) \
                         $(if $(FUZZ_HAVE_CORE), \
                         $(filter-out %/main.o,$(TOOL_OBJS_core)) $(COMMON_A))
 

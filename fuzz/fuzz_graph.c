@@ -38,7 +38,7 @@
 #include "cli_exit.h"
 #include "domtree.h"
 #include "fuzz_util.h"
-#include "node.h"
+#include "graph.h"
 #include "shortest_paths.h"
 #include "rollup.h"
 
@@ -117,8 +117,8 @@ static void check_graph(const graph *g)
     for (size_t e = 0; e < g->nedges; e++) {
         CHECK(g->dst[e] < g->nnodes, "edge %zu to %u", e, g->dst[e]);
         char buf[64];
-        node_label_text(g, e, buf, sizeof buf);
-        CHECK(node_edge_source(g, e) < g->nnodes, "edge source");
+        graph_label_text(g, e, buf, sizeof buf);
+        CHECK(graph_edge_source(g, e) < g->nnodes, "edge source");
     }
     for (uint32_t v = 0; v < g->nobjects; v++) {
         graph_kind_text t;
@@ -178,7 +178,7 @@ static void check_paths(const graph *g)
         CHECK(nodes[n - 1] == v, "a path ends at its node");
         for (long i = 1; i < n; i++) {
             CHECK(g->dst[edges[i]] == nodes[i], "hop %ld edge", i);
-            CHECK(node_edge_source(g, edges[i]) == nodes[i - 1],
+            CHECK(graph_edge_source(g, edges[i]) == nodes[i - 1],
                      "hop %ld source", i);
         }
         diff_mem_free(g->mem, nodes);

@@ -56,7 +56,7 @@ static void tgraph_build(graph *g, uint32_t nobjects, uint32_t nroots,
 }
 
 /* Marks the last edge of about half the objects that have edges as
- * their class edge (graph.h), as load.c does for the class references. */
+ * their class edge (graph.h), as graph_load.c does for the class references. */
 static void tgraph_classes(graph *g, tprng *r)
 {
     g->class_bits = calloc((size_t)g->nobjects / 8 + 1, 1);

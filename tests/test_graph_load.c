@@ -91,7 +91,7 @@ static const char *label_of(const graph *g, uint32_t src, uint32_t dst,
 {
     for (uint32_t e = g->off[src]; e < g->off[src + 1]; e++)
         if (g->dst[e] == dst) {
-            node_label_text(g, e, buf, cap);
+            graph_label_text(g, e, buf, cap);
             return buf;
         }
     cr_assert_fail("no edge %u -> %u", src, dst);
@@ -206,8 +206,8 @@ Test(graph_load, target_ids_are_the_references_unresolved)
             cr_assert_lt(er, r.off[v + 1]);
             cr_assert_eq(r.id[r.dst[er]], id, "edge %zu of node %u", e, v);
             char a[64], b[64];
-            node_label_text(&r, er, a, sizeof a);
-            node_label_text(&t, e, b, sizeof b);
+            graph_label_text(&r, er, a, sizeof a);
+            graph_label_text(&t, e, b, sizeof b);
             cr_assert_str_eq(b, a);
             er++;
         }
@@ -279,13 +279,13 @@ Test(graph_load, closure_path_goes_through_proc_and_environment)
     char buf[64];
     cr_assert(graph_is_root(&g, nodes[0]));
     cr_assert_eq(g.id[nodes[1]], 0x2000u);
-    node_label_text(&g, edges[1], buf, sizeof buf);
+    graph_label_text(&g, edges[1], buf, sizeof buf);
     cr_assert_str_eq(buf, "HANDLER");
     cr_assert_eq(g.id[nodes[2]], 0x3000u);
-    node_label_text(&g, edges[2], buf, sizeof buf);
+    graph_label_text(&g, edges[2], buf, sizeof buf);
     cr_assert_str_eq(buf, "env");
     cr_assert_eq(g.id[nodes[3]], 0x4000u);
-    node_label_text(&g, edges[3], buf, sizeof buf);
+    graph_label_text(&g, edges[3], buf, sizeof buf);
     cr_assert_str_eq(buf, "big");
     free(nodes);
     free(edges);
@@ -362,7 +362,7 @@ static int edges_to(const graph *g, uint32_t src, uint32_t dst, char *buf,
     buf[0] = '\0';
     for (uint32_t e = g->off[src]; e < g->off[src + 1]; e++)
         if (g->dst[e] == dst) {
-            node_label_text(g, e, buf, cap);
+            graph_label_text(g, e, buf, cap);
             n++;
         }
     return n;
@@ -480,7 +480,7 @@ Test(graph_load, a_singleton_class_holds_its_methods)
     for (int i = 1; i < 6; i++)
         cr_assert_eq(g.id[nodes[i]], want[i - 1], "hop %d", i);
     char buf[64];
-    node_label_text(&g, edges[2], buf, sizeof buf);
+    graph_label_text(&g, edges[2], buf, sizeof buf);
     cr_assert_str_eq(buf, "(class)");
     free(nodes);
     free(edges);
@@ -533,7 +533,7 @@ Test(graph_load, paths_prefer_references_to_class_edges)
         cr_assert_eq(g.id[nodes[1]], cases[c].second, "case %zu", c);
         if (cases[c].second == 0x1000) {
             char buf[64];
-            node_label_text(&g, edges[2], buf, sizeof buf);
+            graph_label_text(&g, edges[2], buf, sizeof buf);
             cr_assert_str_eq(buf, "(class)");
         }
         for (long i = 1; i < n; i++) /* each hop is an edge of the graph */
@@ -582,7 +582,7 @@ Test(graph_load, class_edges_without_kinds_and_as_ids)
     uint32_t last = g.off[v + 1] - 1;
     cr_assert_eq(g.target_id[last], (uint64_t)K_SINGLE);
     char buf[64];
-    node_label_text(&g, last, buf, sizeof buf);
+    graph_label_text(&g, last, buf, sizeof buf);
     cr_assert_str_eq(buf, "(class)");
     cr_assert(graph_find(&g, 0x7000, &v));
     cr_assert_eq(g.off[v + 1] - g.off[v], 1u, "listed already: no second");

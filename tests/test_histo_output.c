@@ -18,7 +18,7 @@
 #include "cli_progress.h"
 #include "heapfmt.h"
 #include "cli_escape.h"
-#include "histo.h"
+#include "histo_print.h"
 #include "tassert.h"
 #include "tio.h"
 

@@ -12,7 +12,7 @@
 
 #include "cli_exit.h"
 #include "cli_stack.h"
-#include "histo.h"
+#include "histo_print.h"
 #include "test_stack_dumps.h"
 
 /* 16 objects, 13528 bytes. */

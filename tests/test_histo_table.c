@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli_strmap.h"
-#include "histo.h"
+#include "histo_print.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

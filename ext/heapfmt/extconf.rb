@@ -20,7 +20,7 @@ require "shellwords"
 
 root = File.expand_path("../..", __dir__)
 binding_dir = File.join(root, "bindings", "ruby")
-%w[libheapfmt bindings/ruby Makefile].each do |f|
+%w[libheapfmt analysis bindings/ruby Makefile].each do |f|
   abort "heapfmt: #{File.join(root, f)} is missing" unless File.exist?(File.join(root, f))
 end
 

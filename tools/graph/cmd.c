@@ -7,32 +7,15 @@
 #include "cli_num.h"
 #include "cmd.h"
 
-int cmd_load(graph *g, const char *path, const cmd_options *opt,
-             unsigned keep)
-{
-    graph_options go = {.keep_weak = opt->weak || (keep & LOAD_WEAK) != 0,
-                        .class_refs = !opt->no_class_refs,
-                        .keep_labels = (keep & LOAD_LABELS) != 0,
-                        .keep_index = (keep & LOAD_INDEX) != 0,
-                        .keep_objects = (keep & LOAD_OBJECTS) != 0,
-                        .target_ids = (keep & LOAD_TARGET_IDS) != 0,
-                        .progress = 1,
-                        .mem = opt->mem};
-    int rc = graph_load(g, path, &go);
-    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE)
-        cmd_warn_graph(g);
-    return rc;
-}
-
 int cmd_load_for_ids(graph *g, char *const *args, int nargs,
-                     const cmd_options *opt, unsigned keep)
+                     const graph_query *opt, unsigned keep)
 {
     for (int i = 1; i < nargs; i++) { /* usage errors before the work */
         uint64_t id;
         if (cmd_parse_id(args[i], &id) != 0)
             return CLI_EXIT_USAGE;
     }
-    int rc = cmd_load(g, args[0], opt, LOAD_LABELS | LOAD_OBJECTS | keep);
+    int rc = graph_query_load(g, args[0], opt, LOAD_LABELS | LOAD_OBJECTS | keep);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         graph_free(g);
     return rc;
@@ -62,7 +45,7 @@ int cmd_parse_id(const char *s, uint64_t *id)
     return 0;
 }
 
-int cmd_one_dump_by_class_or_site(const char *name, const cmd_options *opt,
+int cmd_one_dump_by_class_or_site(const char *name, const graph_query *opt,
                                   int nargs)
 {
     if (nargs != 1) {
@@ -76,28 +59,4 @@ int cmd_one_dump_by_class_or_site(const char *name, const cmd_options *opt,
         return -1;
     }
     return 0;
-}
-
-void cmd_warn_graph(const graph *g)
-{
-    if (g->dangling > 0)
-        cli_note(g->d.name,
-                 "%s reference%s to objects not in the dump %s left out",
-                 cli_fmt_count(g->dangling).s, g->dangling == 1 ? "" : "s",
-                 g->dangling == 1 ? "was" : "were");
-    if (g->duplicates > 0)
-        cli_warn(g->d.name,
-                 "%s object%s the id of an earlier one; references go to "
-                 "the first",
-                 cli_fmt_count(g->duplicates).s,
-                 g->duplicates == 1 ? " repeats" : "s repeat");
-}
-
-int cmd_worse(int a, int b)
-{
-    if (a == CLI_EXIT_ERROR || b == CLI_EXIT_ERROR)
-        return CLI_EXIT_ERROR;
-    if (a == CLI_EXIT_INCOMPLETE || b == CLI_EXIT_INCOMPLETE)
-        return CLI_EXIT_INCOMPLETE;
-    return a != CLI_EXIT_OK ? a : b;
 }

@@ -3,14 +3,13 @@
  * class and by allocation site. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cmd.h"
 #include "domtree.h"
-#include "dominators.h"
+#include "graph_dominators.h"
 #include "node.h"
 #include "rank.h"
 #include "rollup.h"
@@ -70,47 +69,7 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
     return out_finish(&o);
 }
 
-/* A regular file can be read twice: the objects' ids, sizes and kinds
- * then need no memory while the tree is computed. */
-static int rereadable(const char *path)
-{
-    struct stat st;
-    return strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
-           S_ISREG(st.st_mode);
-}
-
-int dominators_tree(const cmd_options *opt, const char *path, graph *g,
-                    dom_tree *t)
-{
-    memset(t, 0, sizeof *t);
-    int twice = rereadable(path);
-    int rc = cmd_load(g, path, opt, twice ? 0 : LOAD_OBJECTS);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
-        return rc;
-    int failed = dom_build(g, t, 1) != 0;
-    if (!failed && twice) {
-        int rrc = graph_reread(g, path);
-        if (rrc != CLI_EXIT_OK && rrc != CLI_EXIT_INCOMPLETE)
-            return rrc;
-    }
-    failed = failed || dom_retained(g, t) != 0;
-    if (failed) {
-        cli_error(g->d.name, "out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    if (t->unreachable > 0)
-        cli_note(g->d.name,
-                 "%s object%s (%s) %s not reachable from any root and %s "
-                 "left out",
-                 cli_fmt_count(t->unreachable).s,
-                 t->unreachable == 1 ? "" : "s",
-                 cli_fmt_bytes(t->unreachable_bytes).s,
-                 t->unreachable == 1 ? "is" : "are",
-                 t->unreachable == 1 ? "is" : "are");
-    return rc;
-}
-
-int cmd_dominators(const cmd_options *opt, char *const *args, int nargs)
+int cmd_dominators(const graph_query *opt, char *const *args, int nargs)
 {
     if (cmd_one_dump_by_class_or_site("dominators", opt, nargs) != 0)
         return CLI_EXIT_USAGE;

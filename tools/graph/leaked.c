@@ -173,12 +173,12 @@ static int by_object(const graph *g, const unsigned char *reached,
     return out_finish(&o);
 }
 
-int cmd_leaked(const cmd_options *opt, char *const *args, int nargs)
+int cmd_leaked(const graph_query *opt, char *const *args, int nargs)
 {
     if (cmd_one_dump_by_class_or_site("leaked", opt, nargs) != 0)
         return CLI_EXIT_USAGE;
     graph g;
-    int rc = cmd_load(&g, args[0], opt, LOAD_OBJECTS);
+    int rc = graph_query_load(&g, args[0], opt, LOAD_OBJECTS);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         graph_free(&g);
         return rc;

@@ -12,7 +12,7 @@
 #include "cmd.h"
 #include "out.h"
 #include "page_pool.h"
-#include "summary.h"
+#include "diff_summary.h"
 
 #define MAX_CLASSES 64
 
@@ -84,7 +84,7 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-typedef int (*command_fn)(const cmd_options *, char *const *, int);
+typedef int (*command_fn)(const graph_query *, char *const *, int);
 
 static const struct command {
     const char *name;
@@ -99,7 +99,7 @@ static const struct command {
 
 /* Parses the options; returns CLI_GO_ON, or the exit code after --help,
  * --version or a usage message. */
-static int parse(int argc, char **argv, cmd_options *opt,
+static int parse(int argc, char **argv, graph_query *opt,
                  const char **classes)
 {
     int c;
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     }
     /* Without a command, only --help and --version make sense. */
     int shift = cmd != NULL;
-    cmd_options opt;
+    graph_query opt;
     memset(&opt, 0, sizeof opt);
     opt.format = OUT_TABLE;
     opt.npaths = 1;

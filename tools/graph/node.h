@@ -3,7 +3,7 @@
  * A node is five cells: id, class, type, bytes, site. An object gives its
  * own; a ROOT record gives no id, the class "(root)" and its kind as type;
  * the virtual root (all roots together) the class "(roots)". An edge is
- * one cell, "via": its label as text (see node_label_text). */
+ * one cell, "via": its label as text (see graph_label_text). */
 #ifndef GRAPH_NODE_H
 #define GRAPH_NODE_H
 
@@ -20,16 +20,7 @@ void node_cells(out *o, const graph *g, uint32_t v);
  * file is null. */
 void node_group_cells(out *o, const graph *g, const tuple *k, unsigned by);
 
-/* The text of a label: a field, global or constant name as recorded,
- * "[12]" for an index, "[key]" for a hash key, any other description as
- * recorded; " (weak)" after a weak one. Written into buf (NUL-terminated,
- * cut to fit); returns its length, 0 for an edge without label. */
-size_t node_label_text(const graph *g, size_t edge, char *buf, size_t cap);
-
 /* The "via" cell of an edge: its label, or null. GRAPH_NONE: null. */
 void node_via_cell(out *o, const graph *g, size_t edge);
-
-/* The source node of edge e (binary search of the offsets). */
-uint32_t node_edge_source(const graph *g, size_t e);
 
 #endif /* GRAPH_NODE_H */

@@ -77,7 +77,7 @@ static int distinct_paths(walk *w, uint32_t t, uint64_t k)
     for (size_t e = 0; e < g->nedges; e++) {
         if (g->dst[e] != t)
             continue;
-        uint32_t s = node_edge_source(g, e);
+        uint32_t s = graph_edge_source(g, e);
         if (w->p->dist[s] == GRAPH_NONE)
             continue;
         if (diff_mem_reserve(g->mem, (void **)&ways, &cap, n + 1, sizeof *ways) !=
@@ -93,14 +93,14 @@ static int distinct_paths(walk *w, uint32_t t, uint64_t k)
     uint64_t printed = 0;
     for (size_t i = 0; i < n && printed < k && rc >= 0; i++) {
         rc = print_path(w, t, printed + 1,
-                        node_edge_source(g, ways[i].edge), ways[i].edge);
+                        graph_edge_source(g, ways[i].edge), ways[i].edge);
         printed += rc == 0;
     }
     diff_mem_free(g->mem, ways);
     return rc < 0 ? -1 : 0;
 }
 
-int cmd_path(const cmd_options *opt, char *const *args, int nargs)
+int cmd_path(const graph_query *opt, char *const *args, int nargs)
 {
     if (nargs < 2) {
         cli_usage_error("path: expected a dump and object ids");
@@ -146,5 +146,5 @@ int cmd_path(const cmd_options *opt, char *const *args, int nargs)
     }
     paths_free(&p);
     graph_free(&g);
-    return cmd_worse(rc, found);
+    return graph_worse(rc, found);
 }

@@ -21,7 +21,7 @@ typedef struct listing {
 static void row(listing *l, uint32_t target, size_t e)
 {
     out_id(&l->o, l->g->id[target]);
-    node_cells(&l->o, l->g, node_edge_source(l->g, e));
+    node_cells(&l->o, l->g, graph_edge_source(l->g, e));
     node_via_cell(&l->o, l->g, e);
     l->rows++;
 }
@@ -32,7 +32,7 @@ static int full(const listing *l)
 }
 
 /* The kinds whose class is one of names: a flag per kind. */
-static unsigned char *class_kinds(const graph *g, const cmd_options *opt)
+static unsigned char *class_kinds(const graph *g, const graph_query *opt)
 {
     size_t nk = tuples_count(&g->kinds);
     unsigned char *want = diff_mem_alloc(g->mem, nk ? nk : 1);
@@ -50,7 +50,7 @@ static unsigned char *class_kinds(const graph *g, const cmd_options *opt)
     return want;
 }
 
-static int by_class(listing *l, const cmd_options *opt)
+static int by_class(listing *l, const graph_query *opt)
 {
     const graph *g = l->g;
     unsigned char *want = class_kinds(g, opt);
@@ -98,7 +98,7 @@ static int by_ids(listing *l, char *const *ids, int nids)
     return rc;
 }
 
-int cmd_referrers(const cmd_options *opt, char *const *args, int nargs)
+int cmd_referrers(const graph_query *opt, char *const *args, int nargs)
 {
     if (nargs < 1 || (nargs < 2 && opt->nclasses == 0)) {
         cli_usage_error("referrers: expected a dump and object ids, or "
@@ -122,11 +122,11 @@ int cmd_referrers(const cmd_options *opt, char *const *args, int nargs)
     if (nargs > 1)
         found = by_ids(&l, args + 1, nargs - 1);
     if (opt->nclasses > 0 && found != CLI_EXIT_USAGE)
-        found = cmd_worse(found, by_class(&l, opt));
+        found = graph_worse(found, by_class(&l, opt));
     if (out_finish(&l.o) != 0) {
         cli_error(g.d.name, "out of memory");
         found = CLI_EXIT_ERROR;
     }
     graph_free(&g);
-    return cmd_worse(rc, found);
+    return graph_worse(rc, found);
 }

@@ -1,5 +1,5 @@
 /* histo_print.c -- choosing the output format. */
-#include "histo.h"
+#include "histo_print.h"
 
 int histo_print(FILE *out, const histo_table *t, const histo_options *opt)
 {

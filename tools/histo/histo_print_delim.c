@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "cli_escape.h"
-#include "histo.h"
+#include "histo_print.h"
 
 typedef struct delim {
     FILE *out;

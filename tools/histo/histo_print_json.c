@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli_escape.h"
-#include "histo.h"
+#include "histo_print.h"
 
 static void put_u64(FILE *out, const char *key, uint64_t v)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cli_escape.h"
-#include "histo.h"
+#include "histo_print.h"
 
 typedef struct layout {
     const histo_table *t;

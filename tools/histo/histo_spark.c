@@ -1,7 +1,7 @@
 /* histo_spark.c -- one-line sparklines for trends over several dumps. */
 #include <string.h>
 
-#include "histo.h"
+#include "histo_print.h"
 
 static const char *const blocks[8] = {
     "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",

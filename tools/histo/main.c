@@ -11,7 +11,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "histo.h"
+#include "histo_print.h"
 
 static void usage(void)
 {

@@ -12,8 +12,7 @@
 #include "cli_stack.h"
 #include "diff.h"
 #include "html.h"
-#include "node.h"
-#include "owners.h"
+#include "graph_owners.h"
 #include "report.h"
 
 /* One node of a path, with the edge into it, in the blob under the names
@@ -25,7 +24,7 @@ static void node_out(report *r, const graph *g, uint32_t v, uint32_t edge,
     FILE *f = r->body;
     char text[512];
     cli_name cv, ck, ct; /* names shown cut (cli_name_cut) */
-    size_t via_len = node_label_text(g, edge, text, sizeof text);
+    size_t via_len = graph_label_text(g, edge, text, sizeof text);
     const char *via = cli_name_cut(text, via_len, &cv, &via_len);
     json_open(j, '{');
     json_key(j, "via");
@@ -95,7 +94,7 @@ static const html_col owner_columns[] = {
 
 static int owners_section(report *r)
 {
-    cmd_options opt;
+    graph_query opt;
     memset(&opt, 0, sizeof opt);
     opt.weak = r->opt->weak;
     owners_result res;

@@ -7,7 +7,7 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_names.h"
-#include "dominators.h"
+#include "graph_dominators.h"
 #include "html.h"
 #include "report.h"
 #include "rollup.h"
@@ -122,7 +122,7 @@ int report_retained(report *r)
                     "records its blocks, not the pointers between them)");
         return CLI_EXIT_OK;
     }
-    cmd_options opt;
+    graph_query opt;
     memset(&opt, 0, sizeof opt);
     opt.weak = r->opt->weak;
     graph g;

@@ -1,5 +1,7 @@
-/* names.c -- the text of a graph's kinds, root kinds and edge labels, from
- * the reader's tables (final names: read after the whole dump). */
+/* graph_names.c -- the text of a graph's kinds, root kinds and edge
+ * labels, from the reader's tables (final names: read after the whole dump). */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli_search.h"
@@ -76,4 +78,62 @@ void graph_edge_label(const graph *g, size_t e, graph_label *out)
         out->name = s->ptr;
         out->name_len = s->len;
     }
+}
+
+/* Appends len bytes to buf at *n, cut to fit. */
+static void append(char *buf, size_t cap, size_t *n, const char *s,
+                   size_t len)
+{
+    if (*n + 1 >= cap)
+        return;
+    if (len > cap - 1 - *n)
+        len = cap - 1 - *n;
+    memcpy(buf + *n, s, len);
+    *n += len;
+    buf[*n] = '\0';
+}
+
+size_t graph_label_text(const graph *g, size_t edge, char *buf, size_t cap)
+{
+    graph_label l;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (edge == GRAPH_NONE)
+        return 0;
+    graph_edge_label(g, edge, &l);
+    switch (l.kind) {
+    case HEAPFMT_LABEL_NONE:
+        break;
+    case HEAPFMT_LABEL_INDEX: {
+        char num[32];
+        int k = snprintf(num, sizeof num, "[%" PRIu64 "]", l.index);
+        append(buf, cap, &n, num, (size_t)k);
+        break;
+    }
+    case HEAPFMT_LABEL_KEY:
+        append(buf, cap, &n, "[", 1);
+        append(buf, cap, &n, l.name, l.name_len);
+        append(buf, cap, &n, "]", 1);
+        break;
+    default:
+        append(buf, cap, &n, l.name, l.name_len);
+    }
+    if (l.weak)
+        append(buf, cap, &n, n ? " (weak)" : "(weak)", n ? 7 : 6);
+    return n;
+}
+
+uint32_t graph_edge_source(const graph *g, size_t e)
+{
+    /* The last node whose edges start at or before e: nodes without
+     * edges share their offset with the next, which has e. */
+    size_t lo = 0, hi = g->nnodes;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->off[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
 }

@@ -1,4 +1,4 @@
-/* input.c -- one dump of a diff: reading it, and naming its classes. */
+/* diff_input.c -- one dump of a diff: reading it, and naming its classes. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include "cli_progress.h"
 #include "cli_scan.h"
 #include "cli_stack.h"
-#include "input.h"
+#include "diff_input.h"
 #include "diff_match.h"
 #include "objset.h"
 

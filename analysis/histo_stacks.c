@@ -1,7 +1,7 @@
 /* histo_stacks.c -- histo --by=stack and --by=frame: stacks counted by
  * the reader's stack slot (objects, and lifespans) become rows named by
- * cli_stack.h, and -f folded prints them for flamegraph.pl and
- * speedscope.
+ * cli_stack.h (folded names for -f folded, which
+ * tools/histo/histo_print_folded.c prints).
  *
  * Names are made once per distinct stack, at the end of the scan, from
  * the reader's table entries as they are then (a stack defined after an
@@ -42,16 +42,4 @@ int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
     }
     cli_buf_free(&b);
     return rc;
-}
-
-void histo_print_folded(FILE *out, const histo_table *t,
-                        const histo_options *opt)
-{
-    for (size_t i = 0; i < t->nshown; i++) {
-        const histo_row *r = &t->rows[i];
-        uint64_t v = opt->sort == HISTO_SORT_COUNT ? histo_count(t, r, 0)
-                                                   : histo_bytes(t, r, 0);
-        fwrite(r->name, 1, r->len, out);
-        fprintf(out, " %llu\n", (unsigned long long)v);
-    }
 }

@@ -46,7 +46,7 @@
 #define GRAPH_LABEL_WEAK (1u << 28)
 #define GRAPH_LABEL_VALUE_MAX ((1u << 28) - 1u)
 /* The kind of the reference of an object to its class, which the graph
- * adds (load.c): 7 is reserved in the format (a record with it is
+ * adds (graph_load.c): 7 is reserved in the format (a record with it is
  * corrupt), so no label read from a dump has it. */
 #define GRAPH_LABEL_KIND_CLASS 7u
 #define GRAPH_LABEL_CLASS (GRAPH_LABEL_KIND_CLASS << GRAPH_LABEL_KIND_SHIFT)
@@ -74,7 +74,7 @@ typedef struct graph_big_index {
 } graph_big_index;
 
 /* The label of one hop of a path, read again from the dump for a graph
- * that kept no labels (hops.c): the first reference of `from` to `to`,
+ * that kept no labels (graph_hops.c): the first reference of `from` to `to`,
  * or its class edge. */
 typedef struct graph_hop {
     uint32_t from, to;
@@ -153,8 +153,8 @@ int graph_find(const graph *g, uint64_t id, uint32_t *node);
 int graph_index_build(graph *g);
 void graph_index_drop(graph *g);
 
-/* Adds each object's reference to its class as its last edge (load.c,
- * class_edges.c): to a resolved graph, before its id index is dropped,
+/* Adds each object's reference to its class as its last edge (graph_load.c,
+ * graph_class_edges.c): to a resolved graph, before its id index is dropped,
  * or to one with target_ids. cls: each object's class slot, or NULL to
  * take it from its kind; labels: give them labels (GRAPH_LABEL_CLASS).
  * Returns 0, -1 (no memory) or -2 (too many references). */
@@ -221,5 +221,14 @@ void graph_kind_text_of(const graph *g, uint32_t kind, graph_kind_text *out);
 
 /* The kind text of a ROOT node's record. */
 const char *graph_root_kind(const graph *g, uint32_t v, size_t *len);
+
+/* The text of a label: a field, global or constant name as recorded,
+ * "[12]" for an index, "[key]" for a hash key, any other description as
+ * recorded; " (weak)" after a weak one. Written into buf (NUL-terminated,
+ * cut to fit); returns its length, 0 for an edge without label. */
+size_t graph_label_text(const graph *g, size_t edge, char *buf, size_t cap);
+
+/* The source node of edge e (binary search of the offsets). */
+uint32_t graph_edge_source(const graph *g, size_t e);
 
 #endif /* GRAPH_GRAPH_H */

@@ -1,4 +1,4 @@
-/* summary.h -- per-class (or per-site, per-stack, per-frame) totals of a
+/* diff_summary.h -- per-class (or per-site, per-stack, per-frame) totals of a
  * diff.
  *
  * Counts are kept per kind while dumps are matched (a kind is a class,

@@ -1,4 +1,4 @@
-/* hops.c -- the labels of a few hops, read again from the dump.
+/* graph_hops.c -- the labels of a few hops, read again from the dump.
  *
  * heapfmt-graph owners keeps no labels while it computes (4 bytes per
  * reference, a quarter of its peak memory) yet prints the label of each

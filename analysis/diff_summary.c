@@ -1,9 +1,9 @@
-/* summary.c -- per-class (or per-site) totals of a diff. */
+/* diff_summary.c -- per-class (or per-site) totals of a diff. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_msg.h"
-#include "summary.h"
+#include "diff_summary.h"
 
 /* qsort has no context argument: each row carries a pointer to the names
  * while it is sorted, instead of a global. */

@@ -1,4 +1,5 @@
-/* histo.h -- the work of histo, separate from its command line.
+/* histo.h -- the histogram engine of histo and heapfmt-report, apart
+ * from any printing (tools/histo/histo_print.h prints its tables).
  *
  * histo turns one or more dumps into per-class (or per-type, per-site,
  * per-stack, per-frame) histograms, merged by display name into one table:
@@ -6,9 +7,8 @@
  *     histo_table_init()     an empty table for N dumps
  *     histo_collect()        read dump i into column i (footer or scan)
  *     histo_table_finish()   filter, sort, cut to --top, sum the rest
- *     histo_print()          table, TSV, CSV or JSON
  *
- * histo_run() does all of it for a list of paths. Memory is proportional
+ * histo_build() does all of it for a list of paths. Memory is proportional
  * to the number of distinct names times the number of dumps, never to the
  * number of objects. */
 #ifndef HISTO_H
@@ -329,33 +329,6 @@ int histo_stacks_to_table(histo_table *t, size_t d, const histo_acc *a,
                           const histo_options *opt,
                           histo_stack_resolver resolve, void *ctx);
 
-/* Prints the shown rows of a one-dump table of folded stacks: the name, a
- * space, and the bytes (the count with --sort=count). */
-void histo_print_folded(FILE *out, const histo_table *t,
-                        const histo_options *opt);
-
-/* ---- histo_spark.c ---- */
-
-/* Writes a sparkline of n values (v[0], v[stride], ...) into buf: one
- * glyph per value, scaled from the smallest to the largest; all equal
- * values give a flat middle line. unicode selects the block glyphs
- * U+2581..U+2588, else the ASCII ramp "_.-~=+*#". Returns the length
- * written (always NUL-terminated; cut short when cap is too small). */
-size_t histo_sparkline(char *buf, size_t cap, const uint64_t *v, size_t n,
-                       size_t stride, int unicode);
-
-/* ---- histo_print*.c ---- */
-
-/* Prints the finished table in opt->format to out. Returns 0, or -1 when
- * out of memory (only the table format allocates, before printing). */
-int histo_print(FILE *out, const histo_table *t, const histo_options *opt);
-int histo_print_table(FILE *out, const histo_table *t,
-                      const histo_options *opt);
-void histo_print_delimited(FILE *out, const histo_table *t,
-                           const histo_options *opt, int csv);
-void histo_print_json(FILE *out, const histo_table *t,
-                      const histo_options *opt);
-
 /* ---- histo_words.c ---- */
 
 /* "class", "type", "site", "stack", "frame", "imemo" or "iseq", and its
@@ -394,7 +367,7 @@ static inline uint64_t histo_line_bytes(const uint64_t *cb, size_t d)
  * second), "same" or "changed". */
 const char *histo_row_status(const histo_table *t, const histo_row *r);
 
-/* ---- histo_run.c ---- */
+/* ---- histo_build.c ---- */
 
 /* Reads every dump into t and finishes it (histo_table_finish): the
  * table histo_run prints. Returns CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (some
@@ -403,12 +376,6 @@ const char *histo_row_status(const histo_table *t, const histo_row *r);
  * every case. */
 int histo_build(histo_table *t, const char *const *paths, size_t npaths,
                 const histo_options *opt);
-
-/* Reads every dump, then prints the result to out. Returns the exit code:
- * CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (some dump incomplete; the partial
- * result was printed) or CLI_EXIT_ERROR (nothing printed). */
-int histo_run(FILE *out, const char *const *paths, size_t npaths,
-              const histo_options *opt);
 
 /* Objects and bytes of one class index, as a scan counted them. */
 typedef struct histo_class_total {

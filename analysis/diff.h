@@ -20,14 +20,14 @@
 #include "nameid.h"
 #include "notes.h"
 #include "olist.h"
-#include "summary.h"
+#include "diff_summary.h"
 #include "tuples.h"
 
 #define DIFF_DEFAULT_CHUNK (1u << 18) /* objects per streamed chunk */
 
 typedef struct diff_options {
     unsigned by;          /* DIFF_BY_CLASS and/or DIFF_BY_SITE */
-    enum diff_sort sort;  /* how rows are ordered (summary.h) */
+    enum diff_sort sort;  /* how rows are ordered (diff_summary.h) */
     int list;             /* list objects instead of summing them */
     uint64_t top;         /* most rows or objects to report; 0: all */
     const filter *filter; /* NULL: every class */

@@ -16,7 +16,7 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "diff.h"
-#include "input.h"
+#include "diff_input.h"
 #include "diff_match.h"
 #include "objset.h"
 

@@ -1,4 +1,4 @@
-/* input.h -- one dump of a diff: reading it, and naming its classes.
+/* diff_input.h -- one dump of a diff: reading it, and naming its classes.
  *
  * Reading turns each OBJECT record into (id, local kind, size) for a sink.
  * The local kind numbers the combination of the reader's class slot, and,
@@ -23,7 +23,7 @@
 #include "cli_dump.h"
 #include "ident.h"
 #include "nameid.h"
-#include "summary.h"
+#include "diff_summary.h"
 #include "tuples.h"
 
 /* What a local kind holds besides the class (input_open's want). */

@@ -1,10 +1,10 @@
-/* load.c -- read a dump into a graph: nodes, then references resolved to
+/* graph_load.c -- read a dump into a graph: nodes, then references resolved to
  * node numbers in place.
  *
  * Each object also references its class: the object of its CLASS record's
  * id (spec/FORMAT.md 6.3), added once the references are resolved, as the
  * object's last edge (labeled GRAPH_LABEL_CLASS), unless the object lists
- * it already (class_edges.c). Producers leave the class out of the
+ * it already (graph_class_edges.c). Producers leave the class out of the
  * references (Ruby's own mark function reports it, ObjectSpace.dump_all
  * and HeapFmt.dump skip it; HPROF has it in the record only), so adding
  * it when the graph is built serves every dump, those already written
@@ -234,7 +234,7 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
     g->off[n] = (uint32_t)l->nraw;
     g->nobjects++;
     if (l->opt->class_refs && !l->opt->keep_objects) {
-        /* the class edge waits as the class's slot (class_edges.c); set
+        /* the class edge waits as the class's slot (graph_class_edges.c); set
          * before the references, whose failure may end the block with
          * this object counted */
         if (diff_mem_reserve(g->mem, (void **)&l->cls, &l->cap_cls, n + 1,
@@ -374,7 +374,7 @@ int graph_find(const graph *g, uint64_t id, uint32_t *node)
     return 1;
 }
 
-/* Adds the class edges (class_edges.c), with their labels when labels
+/* Adds the class edges (graph_class_edges.c), with their labels when labels
  * are kept. Returns 0, -1 (no memory) or -2 (too many references,
  * reported). */
 static int add_classes(loader *l)

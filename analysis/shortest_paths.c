@@ -2,7 +2,7 @@
  * search. */
 #include <string.h>
 
-#include "node.h"
+#include "graph.h"
 #include "shortest_paths.h"
 
 /* Reaches the target of edge e from u, if nothing reached it before. */
@@ -19,7 +19,7 @@ static inline void reach(const graph *g, paths *p, uint32_t *queue,
 
 /* One layer of the search: the nodes at distance d (queue[lo..hi)) reach
  * those at d + 1 through their references first, then through their
- * class edges (an object's last edge, load.c). */
+ * class edges (an object's last edge, graph_load.c). */
 static void layer(const graph *g, paths *p, uint32_t *queue, size_t lo,
                   size_t hi, size_t *tail)
 {
@@ -132,7 +132,7 @@ long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
         }
         (*edges)[i] = e;
         if (e != GRAPH_NONE)
-            v = node_edge_source(g, e);
+            v = graph_edge_source(g, e);
     }
     return (long)n;
 }

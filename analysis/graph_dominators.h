@@ -1,18 +1,18 @@
-/* dominators.h -- the work of heapfmt-graph dominators, apart from its
- * printing, for heapfmt-report. */
+/* graph_dominators.h -- the work of heapfmt-graph dominators, apart from
+ * its printing, for it and heapfmt-report. */
 #ifndef GRAPH_DOMINATORS_H
 #define GRAPH_DOMINATORS_H
 
-#include "cmd.h"
 #include "domtree.h"
 #include "graph.h"
+#include "graph_query.h"
 
 /* Loads the dump at path into g (objects, no edges) and computes its
  * dominator tree with retained sizes into t; warns about unreachable
  * objects. Returns CLI_EXIT_OK or CLI_EXIT_INCOMPLETE, else
  * CLI_EXIT_ERROR (message printed). g and t must be freed (graph_free,
  * dom_free) in every case. */
-int dominators_tree(const cmd_options *opt, const char *path, graph *g,
+int dominators_tree(const graph_query *opt, const char *path, graph *g,
                     dom_tree *t);
 
 #endif /* GRAPH_DOMINATORS_H */

@@ -1,5 +1,5 @@
-/* class_edges.c -- each object's reference to its class, added to a
- * loaded graph (graph.h, load.c).
+/* graph_class_edges.c -- each object's reference to its class, added to a
+ * loaded graph (graph.h, graph_load.c).
  *
  * The class object of a CLASS record is known by its id (spec/FORMAT.md
  * 6.3, 6.4): the classes are few, so each is looked up once, by the

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "graph_query.h"
 #include "rollup.h"
 
 /* The group of each kind of g. Returns an array of kind count, or NULL. */

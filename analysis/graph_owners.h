@@ -1,14 +1,14 @@
-/* owners.h -- the work of heapfmt-graph owners, apart from its printing,
- * for heapfmt-report. */
+/* graph_owners.h -- the work of heapfmt-graph owners, apart from its
+ * printing, for it and heapfmt-report. */
 #ifndef GRAPH_OWNERS_H
 #define GRAPH_OWNERS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmd.h"
 #include "domtree.h"
 #include "graph.h"
+#include "graph_query.h"
 #include "shortest_paths.h"
 
 /* What one owner holds of the leak. */
@@ -36,7 +36,7 @@ typedef struct owners_result {
  * Returns CLI_EXIT_OK or CLI_EXIT_INCOMPLETE with res filled, else
  * CLI_EXIT_ERROR (message printed). res must be freed with owners_free
  * in every case. */
-int owners_compute(const cmd_options *opt, char *const *args, uint64_t top,
+int owners_compute(const graph_query *opt, char *const *args, uint64_t top,
                    owners_result *res);
 
 void owners_free(owners_result *res);

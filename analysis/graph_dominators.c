@@ -1,0 +1,49 @@
+/* graph_dominators.c -- a dump's dominator tree with retained sizes, for
+ * heapfmt-graph dominators and heapfmt-report's retained section. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "graph_dominators.h"
+
+/* A regular file can be read twice: the objects' ids, sizes and kinds
+ * then need no memory while the tree is computed. */
+static int rereadable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+int dominators_tree(const graph_query *opt, const char *path, graph *g,
+                    dom_tree *t)
+{
+    memset(t, 0, sizeof *t);
+    int twice = rereadable(path);
+    int rc = graph_query_load(g, path, opt, twice ? 0 : LOAD_OBJECTS);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        return rc;
+    int failed = dom_build(g, t, 1) != 0;
+    if (!failed && twice) {
+        int rrc = graph_reread(g, path);
+        if (rrc != CLI_EXIT_OK && rrc != CLI_EXIT_INCOMPLETE)
+            return rrc;
+    }
+    failed = failed || dom_retained(g, t) != 0;
+    if (failed) {
+        cli_error(g->d.name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    if (t->unreachable > 0)
+        cli_note(g->d.name,
+                 "%s object%s (%s) %s not reachable from any root and %s "
+                 "left out",
+                 cli_fmt_count(t->unreachable).s,
+                 t->unreachable == 1 ? "" : "s",
+                 cli_fmt_bytes(t->unreachable_bytes).s,
+                 t->unreachable == 1 ? "is" : "are",
+                 t->unreachable == 1 ? "is" : "are");
+    return rc;
+}
