@@ -1,5 +1,6 @@
 /* shortest_paths.c -- shortest paths from the roots, by breadth-first
  * search. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
@@ -142,4 +143,39 @@ void paths_free(paths *p)
     diff_mem_free(p->mem, p->dist);
     diff_mem_free(p->mem, p->pedge);
     p->dist = p->pedge = NULL;
+}
+
+static int way_cmp(const void *a, const void *b)
+{
+    const paths_way *x = a, *y = b;
+    if (x->dist != y->dist)
+        return x->dist < y->dist ? -1 : 1;
+    return (x->edge > y->edge) - (x->edge < y->edge);
+}
+
+int paths_ways_to(const graph *g, const paths *p, uint32_t t,
+                  paths_way **out, size_t *nout)
+{
+    paths_way *ways = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *nout = 0;
+    for (size_t e = 0; e < g->nedges; e++) {
+        if (g->dst[e] != t)
+            continue;
+        uint32_t s = graph_edge_source(g, e);
+        if (p->dist[s] == GRAPH_NONE)
+            continue;
+        if (diff_mem_reserve(g->mem, (void **)&ways, &cap, n + 1, sizeof *ways) !=
+            0) {
+            diff_mem_free(g->mem, ways);
+            return -1;
+        }
+        ways[n++] = (paths_way){p->dist[s], (uint32_t)e};
+    }
+    if (n > 1)
+        qsort(ways, n, sizeof *ways, way_cmp);
+    *out = ways;
+    *nout = n;
+    return 0;
 }

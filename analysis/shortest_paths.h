@@ -47,6 +47,19 @@ int paths_detach(const graph *g, paths *p);
 long paths_to(const graph *g, const paths *p, uint32_t v, uint32_t **nodes,
               uint32_t **edges);
 
+/* A reference to an object, and how far its referrer is from a root. */
+typedef struct paths_way {
+    uint32_t dist; /* of the referrer */
+    uint32_t edge;
+} paths_way;
+
+/* The references to t whose referrers a root reaches, those nearest a
+ * root first (ties by edge): the start of each distinct path to t.
+ * *ways is allocated (diff_mem_free; NULL when none), *n its entries.
+ * Returns 0 or -1 (no memory). */
+int paths_ways_to(const graph *g, const paths *p, uint32_t t,
+                  paths_way **ways, size_t *n);
+
 void paths_free(paths *p);
 
 #endif /* GRAPH_SHORTEST_PATHS_H */

@@ -15,7 +15,8 @@ int cmd_load_for_ids(graph *g, char *const *args, int nargs,
         if (cmd_parse_id(args[i], &id) != 0)
             return CLI_EXIT_USAGE;
     }
-    int rc = graph_query_load(g, args[0], opt, LOAD_LABELS | LOAD_OBJECTS | keep);
+    int rc =
+        graph_query_load(g, args[0], opt, LOAD_LABELS | LOAD_OBJECTS | keep);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         graph_free(g);
     return rc;

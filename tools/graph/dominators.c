@@ -41,23 +41,16 @@ static int top_objects(const graph *g, const dom_tree *t, uint64_t top,
 static int top_groups(const graph *g, const dom_tree *t, unsigned by,
                       uint64_t top, int format)
 {
-    static const char *const cols_class[] = {"class", "objects", "bytes",
-                                             "retained_size"};
-    static const char *const cols_site[] = {"site", "objects", "bytes",
-                                            "retained_size"};
-    static const char *const cols_both[] = {"class", "site", "objects",
-                                            "bytes", "retained_size"};
+    static const char *const tail[] = {"objects", "bytes", "retained_size"};
     rollup r;
     if (rollup_build(g, t, by, &r) != 0) {
         rollup_free(&r);
         return -1;
     }
-    const char *const *cols = by == GROUP_CLASS  ? cols_class
-                              : by == GROUP_SITE ? cols_site
-                                                 : cols_both;
+    const char *cols[5];
     out o;
-    out_begin(&o, stdout, format, g->mem, by == (GROUP_CLASS | GROUP_SITE) ? 5 : 4,
-              cols);
+    out_begin(&o, stdout, format, g->mem,
+              node_group_columns(by, tail, 3, cols), cols);
     for (size_t i = 0; i < r.nrows && i < top; i++) {
         const rollup_row *row = &r.rows[i];
         node_group_cells(&o, g, tuples_get(&r.groups, row->group), by);

@@ -56,6 +56,19 @@ void node_group_cells(out *o, const graph *g, const tuple *k, unsigned by)
     }
 }
 
+size_t node_group_columns(unsigned by, const char *const *tail, size_t n,
+                          const char **cols)
+{
+    size_t k = 0;
+    if (by & DIFF_BY_CLASS)
+        cols[k++] = "class";
+    if (by & DIFF_BY_SITE)
+        cols[k++] = "site";
+    for (size_t i = 0; i < n; i++)
+        cols[k++] = tail[i];
+    return k;
+}
+
 void node_via_cell(out *o, const graph *g, size_t edge)
 {
     char buf[512];

@@ -20,6 +20,12 @@ void node_cells(out *o, const graph *g, uint32_t v);
  * file is null. */
 void node_group_cells(out *o, const graph *g, const tuple *k, unsigned by);
 
+/* The column names of those rows: "class" and/or "site", as by has them,
+ * then the n names of tail, into cols (room for n + 2). Returns the
+ * count. */
+size_t node_group_columns(unsigned by, const char *const *tail, size_t n,
+                          const char **cols);
+
 /* The "via" cell of an edge: its label, or null. GRAPH_NONE: null. */
 void node_via_cell(out *o, const graph *g, size_t edge);
 

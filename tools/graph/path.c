@@ -2,7 +2,6 @@
  * given object, one row per hop; with -k N, up to N distinct paths, each
  * reaching the object through a different reference (nearest first). */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cli_exit.h"
 #include "cli_msg.h"
@@ -54,41 +53,15 @@ static int print_path(walk *w, uint32_t target, uint64_t number, uint32_t src,
     return 0;
 }
 
-typedef struct way {
-    uint32_t dist; /* of the referrer */
-    uint32_t edge;
-} way;
-
-static int way_cmp(const void *a, const void *b)
-{
-    const way *x = a, *y = b;
-    if (x->dist != y->dist)
-        return x->dist < y->dist ? -1 : 1;
-    return (x->edge > y->edge) - (x->edge < y->edge);
-}
-
 /* Up to k paths to t, each through a different reference to it, those
  * from the referrers nearest a root first. Returns 0 or -1. */
 static int distinct_paths(walk *w, uint32_t t, uint64_t k)
 {
     const graph *g = w->g;
-    way *ways = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t e = 0; e < g->nedges; e++) {
-        if (g->dst[e] != t)
-            continue;
-        uint32_t s = graph_edge_source(g, e);
-        if (w->p->dist[s] == GRAPH_NONE)
-            continue;
-        if (diff_mem_reserve(g->mem, (void **)&ways, &cap, n + 1, sizeof *ways) !=
-            0) {
-            diff_mem_free(g->mem, ways);
-            return -1;
-        }
-        ways[n++] = (way){w->p->dist[s], (uint32_t)e};
-    }
-    if (n > 1)
-        qsort(ways, n, sizeof *ways, way_cmp);
+    paths_way *ways;
+    size_t n;
+    if (paths_ways_to(g, w->p, t, &ways, &n) != 0)
+        return -1;
     int rc = 0;
     uint64_t printed = 0;
     for (size_t i = 0; i < n && printed < k && rc >= 0; i++) {

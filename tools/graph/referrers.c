@@ -1,11 +1,13 @@
 /* referrers.c -- heapfmt-graph referrers: the objects (and roots) that
- * reference the given objects, one row per reference. */
+ * reference the given objects, one row per reference
+ * (analysis/graph_referrers.h walks them). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cmd.h"
+#include "graph_referrers.h"
 #include "node.h"
 
 static const char *const columns[] = {"target", NODE_COLUMNS, "via"};
@@ -17,43 +19,27 @@ typedef struct listing {
     uint64_t rows, top;
 } listing;
 
-/* One row: the target, the referrer (the source of edge e), the label. */
-static void row(listing *l, uint32_t target, size_t e)
-{
-    out_id(&l->o, l->g->id[target]);
-    node_cells(&l->o, l->g, graph_edge_source(l->g, e));
-    node_via_cell(&l->o, l->g, e);
-    l->rows++;
-}
-
 static int full(const listing *l)
 {
     return l->top != 0 && l->rows >= l->top;
 }
 
-/* The kinds whose class is one of names: a flag per kind. */
-static unsigned char *class_kinds(const graph *g, const graph_query *opt)
+/* One row: the target, the referrer (the source of edge e), the label.
+ * Returns nonzero when the listing is full. */
+static int row(void *ctx, uint32_t target, size_t e)
 {
-    size_t nk = tuples_count(&g->kinds);
-    unsigned char *want = diff_mem_alloc(g->mem, nk ? nk : 1);
-    if (want == NULL)
-        return NULL;
-    for (size_t k = 0; k < nk; k++) {
-        graph_kind_text t;
-        graph_kind_text_of(g, (uint32_t)k, &t);
-        want[k] = 0;
-        for (size_t i = 0; i < opt->nclasses; i++)
-            if (strlen(opt->classes[i]) == t.klass_len &&
-                memcmp(opt->classes[i], t.klass, t.klass_len) == 0)
-                want[k] = 1;
-    }
-    return want;
+    listing *l = ctx;
+    out_id(&l->o, l->g->id[target]);
+    node_cells(&l->o, l->g, graph_edge_source(l->g, e));
+    node_via_cell(&l->o, l->g, e);
+    l->rows++;
+    return full(l);
 }
 
 static int by_class(listing *l, const graph_query *opt)
 {
     const graph *g = l->g;
-    unsigned char *want = class_kinds(g, opt);
+    unsigned char *want = graph_class_kinds(g, opt->classes, opt->nclasses);
     if (want == NULL) {
         cli_error(g->d.name, "out of memory");
         return CLI_EXIT_ERROR;
@@ -61,11 +47,8 @@ static int by_class(listing *l, const graph_query *opt)
     uint64_t targets = 0;
     for (uint32_t v = 0; v < g->nobjects; v++)
         targets += want[g->kind[v]];
-    for (size_t e = 0; e < g->nedges && !full(l); e++) {
-        uint32_t t = g->dst[e];
-        if (t < g->nobjects && want[g->kind[t]])
-            row(l, t, e);
-    }
+    if (!full(l))
+        graph_referrers_of_kinds(g, want, row, l);
     diff_mem_free(g->mem, want);
     if (targets == 0)
         cli_warn(g->d.name, "no object of %s%s in the dump", opt->classes[0],
@@ -87,12 +70,7 @@ static int by_ids(listing *l, char *const *ids, int nids)
             rc = CLI_EXIT_ERROR;
             continue;
         }
-        uint64_t before = l->rows;
-        for (size_t e = 0; e < g->nedges && !full(l); e++)
-            if (g->target_id != NULL ? g->target_id[e] == id
-                                     : g->dst[e] == t)
-                row(l, t, e);
-        if (l->rows == before)
+        if (graph_referrers_of(g, id, t, row, l) == 0)
             cli_warn(g->d.name, "nothing in the dump references %s", ids[i]);
     }
     return rc;
