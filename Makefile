@@ -153,13 +153,6 @@ endef
 TOOL_BINS :=
 $(foreach t,$(TOOL_DIRS),$(eval $(call TOOL_RULES,$(t))))
 
-# heapfmt-replay writes its page with heapfmt-report's page machinery
-# (the page, its HTML and JSON helpers, its script), not its analyses.
-REPLAY_PAGE_OBJS := $(addprefix $(BUILD)/obj/tools/report/,page.o html.o json.o script.o)
-TOOL_DEP_OBJS_replay += $(REPLAY_PAGE_OBJS)
-$(BUILD)/bin/heapfmt-replay: $(REPLAY_PAGE_OBJS)
-$(BUILD)/obj/tools/replay/%.o: TOOL_CPPFLAGS += -Itools/report
-
 # heapfmt-replay-child (tools/replay/child/): one replay, run under the
 # allocator being measured, found by heapfmt-replay in BINDIR/../lib as
 # heapfmt-malloc finds the tracker. Built without sanitizers whatever

@@ -16,10 +16,10 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
-#include "html.h"
-#include "json.h"
+#include "cli_html.h"
+#include "cli_json.h"
 #include "output.h"
-#include "page.h"
+#include "cli_page.h"
 
 double overhead(uint64_t rss, int64_t live)
 {

@@ -11,7 +11,7 @@
 #include "cli_names.h"
 #include "cli_stack.h"
 #include "diff.h"
-#include "html.h"
+#include "cli_html.h"
 #include "graph_owners.h"
 #include "report.h"
 

@@ -9,7 +9,7 @@
 #include "cli_dump.h"
 #include "cli_exit.h"
 #include "cli_native.h"
-#include "html.h"
+#include "cli_html.h"
 #include "report.h"
 
 /* Reads the META pairs at the start of the dump (they come first, spec

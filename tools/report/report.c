@@ -8,8 +8,8 @@
 #include "cli_msg.h"
 #include "cli_names.h"
 #include "cli_num.h"
-#include "html.h"
-#include "page.h"
+#include "cli_html.h"
+#include "cli_page.h"
 #include "report.h"
 
 int report_worse(int a, int b)

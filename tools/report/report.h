@@ -35,8 +35,8 @@
 #include <stdio.h>
 
 #include "histo.h"
-#include "html.h"
-#include "json.h"
+#include "cli_html.h"
+#include "cli_json.h"
 
 /* The most rows of each part of the page. */
 #define REPORT_TOP_CLASSES 50  /* trend, dominators by class */

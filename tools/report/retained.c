@@ -8,7 +8,7 @@
 #include "cli_msg.h"
 #include "cli_names.h"
 #include "graph_dominators.h"
-#include "html.h"
+#include "cli_html.h"
 #include "report.h"
 #include "rollup.h"
 

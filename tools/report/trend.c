@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli_exit.h"
-#include "html.h"
+#include "cli_html.h"
 #include "report.h"
 
 static const html_col columns[] = {

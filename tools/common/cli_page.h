@@ -1,7 +1,7 @@
-/* page.h -- the HTML page around the sections: head, style, the error
+/* cli_page.h -- the HTML page around the sections: head, style, the error
  * box, the data blob and the script. */
-#ifndef REPORT_PAGE_H
-#define REPORT_PAGE_H
+#ifndef CLI_PAGE_H
+#define CLI_PAGE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -18,4 +18,4 @@ void page_write_titled(FILE *out, const char *title, const char *body,
 /* The inline script (script.c). */
 extern const char page_script[];
 
-#endif /* REPORT_PAGE_H */
+#endif /* CLI_PAGE_H */

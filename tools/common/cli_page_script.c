@@ -1,10 +1,10 @@
-/* script.c -- the page's inline script. It draws from the data blob what
+/* cli_page_script.c -- the page's inline script. It draws from the data blob what
  * the plain tables cannot show: the overview bars, sparklines of counts
  * and bytes, the owners' paths as chains of boxes, the treemap of
  * retained sizes and the flame graph; and it sorts the sortable tables.
  * Each drawing is guarded: an error is written into #errors (which the
  * browser test checks is empty) and the other drawings still happen. */
-#include "page.h"
+#include "cli_page.h"
 
 const char page_script[] =
     "(function () {\n"

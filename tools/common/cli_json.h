@@ -1,9 +1,9 @@
-/* json.h -- writing the report's data blob, a JSON document, value by
+/* cli_json.h -- writing the report's data blob, a JSON document, value by
  * value: the commas between values are this file's business, not the
  * sections'. Strings are written by cli_escape.h (any bytes give valid
  * JSON). */
-#ifndef REPORT_JSON_H
-#define REPORT_JSON_H
+#ifndef CLI_JSON_H
+#define CLI_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,4 +35,4 @@ void json_signed(json *j, int negative, uint64_t magnitude);
 void json_bool(json *j, int v);
 void json_null(json *j);
 
-#endif /* REPORT_JSON_H */
+#endif /* CLI_JSON_H */

@@ -1,10 +1,10 @@
-/* html.c -- escaped text and plain tables. */
+/* cli_html.c -- escaped text and plain tables. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "cli_escape.h"
 #include "cli_num.h"
-#include "html.h"
+#include "cli_html.h"
 
 void html_text(FILE *f, const char *s, size_t len)
 {

@@ -1,7 +1,7 @@
-/* page.c -- the page around the sections. Nothing is fetched: the style,
+/* cli_page.c -- the page around the sections. Nothing is fetched: the style,
  * the data and the script are all inline, so the file opens from disk
  * anywhere. */
-#include "page.h"
+#include "cli_page.h"
 
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}"

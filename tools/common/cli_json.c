@@ -1,9 +1,10 @@
-/* json.c -- the report's JSON writer. */
+/* cli_json.c -- the JSON writer of the HTML pages (heapfmt-report,
+ * heapfmt-replay). */
 #include <inttypes.h>
 #include <string.h>
 
 #include "cli_escape.h"
-#include "json.h"
+#include "cli_json.h"
 
 void json_init(json *j, FILE *f)
 {

@@ -1,11 +1,11 @@
-/* html.h -- the page's plain HTML: escaped text and the tables that show
+/* cli_html.h -- the page's plain HTML: escaped text and the tables that show
  * the key numbers without JavaScript.
  *
  * Names come from the dump and are hostile input: every one goes through
  * html_text, which writes the text form of cli_escape.h (control bytes
  * and invalid UTF-8 made visible) with & < > " ' as entities. */
-#ifndef REPORT_HTML_H
-#define REPORT_HTML_H
+#ifndef CLI_HTML_H
+#define CLI_HTML_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,4 +41,4 @@ void html_cell_u64(FILE *f, uint64_t v);
 /* A cell for a value that is not known: empty. */
 void html_cell_none(FILE *f);
 
-#endif /* REPORT_HTML_H */
+#endif /* CLI_HTML_H */
