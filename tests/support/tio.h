@@ -29,7 +29,7 @@ uint64_t tprng_below(tprng *p, uint64_t n);
 uint64_t tfib_collider(uint64_t i);
 /* The inverse of an odd number modulo 2^64. */
 uint64_t tfib_inverse(uint64_t odd);
-/* The splitmix64 finalizer (tools/diff/tuples.c hashed with it before it
+/* The splitmix64 finalizer (analysis/tuples.c hashed with it before it
  * was seeded) and its inverse: keys that collide under it are made by
  * running it backwards. */
 uint64_t tsplitmix_mix(uint64_t x);
