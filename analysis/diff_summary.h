@@ -44,9 +44,11 @@ static inline tuple summary_group_key(const tuple *kind, unsigned by)
 }
 
 /* Parses a --by value: class, site, class,site (either order), stack,
- * frame, imemo or iseq into DIFF_BY_* bits. Returns 0, or -1 after a usage message (cli_msg.h) for
- * anything else. */
+ * frame, imemo or iseq into DIFF_BY_* bits. Returns 0, or -1 for anything
+ * else (the front end says it, listing DIFF_BY_VALUES). */
 int summary_parse_by(const char *s, unsigned *by);
+
+#define DIFF_BY_VALUES "class, site, class,site, stack, frame, imemo or iseq"
 
 /* [DIFF_NEW] new (two dumps) or retained (three); [DIFF_FREED] freed. */
 typedef struct diff_stat {

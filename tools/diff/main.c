@@ -105,8 +105,11 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                             NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0)
+            if (summary_parse_by(optarg, &opt->by) != 0) {
+                cli_usage_error("invalid --by value '%s': expected "
+                                DIFF_BY_VALUES, optarg);
                 return CLI_EXIT_USAGE;
+            }
             break;
         case 'l':
             opt->list = 1;

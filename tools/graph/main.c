@@ -136,8 +136,11 @@ static int parse(int argc, char **argv, graph_query *opt,
             opt->no_class_refs = 1;
             break;
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0)
+            if (summary_parse_by(optarg, &opt->by) != 0) {
+                cli_usage_error("invalid --by value '%s': expected "
+                                DIFF_BY_VALUES, optarg);
                 return CLI_EXIT_USAGE;
+            }
             break;
         case OPT_OBJECTS:
             opt->objects = 1;
