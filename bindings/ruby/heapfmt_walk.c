@@ -162,6 +162,12 @@ typedef struct walk {
         uint32_t id;
     } paths[256]; /* allocation-site paths written, direct-mapped */
 
+    /* The allocation sites of the heap page being written, by slot
+     * (page_sites), or NULL: each object looks its own up. */
+    const struct hr_allocation_info **sites;
+    const struct hr_allocation_info **site_buf; /* sites' memory */
+    size_t csites, slot;
+
     uint64_t objects, truncated;
     char buf[HR_LABEL_MAX + HR_PATH_MAX + 48]; /* a value made here */
 } walk;
@@ -883,7 +889,8 @@ static void preview(walk *k, VALUE v, int t, heapfmt_object *o)
 
 static void allocation_site(walk *k, VALUE v, heapfmt_object *o)
 {
-    const struct hr_allocation_info *info = k->ctx->lookup(v);
+    const struct hr_allocation_info *info =
+        k->sites ? k->sites[k->slot] : k->ctx->lookup(v);
     if (!info)
         return;
     if (info->path) {
@@ -1409,6 +1416,14 @@ static void weak_refs(walk *k, VALUE v)
     k->labeled = k->labeled || n > strong;
 }
 
+/* Whether the VM's functions (mark, memsize, GC flags) apply to an
+ * object of type t: not to a free slot, a node, a zombie or a moved one. */
+static int has_vm_functions(int t)
+{
+    return t != RUBY_T_NONE && t != RUBY_T_NODE && t != RUBY_T_ZOMBIE &&
+           t != RUBY_T_MOVED;
+}
+
 static int write_object(walk *k, VALUE v, size_t stride)
 {
     int t = RB_BUILTIN_TYPE(v);
@@ -1497,14 +1512,46 @@ static int write_object(walk *k, VALUE v, size_t stride)
     return HEAPFMT_OK;
 }
 
+/* Looks up the allocation sites of a heap page's objects (tracing on)
+ * before any of them is written: in k->sites, by slot. One by one, each
+ * lookup (a probe of objspace's hash table, then the record it finds) met
+ * its cache misses alone, between two objects' worth of other work; in a
+ * row, the processor overlaps the probes of neighbouring objects, and the
+ * records are prefetched. Leaves k->sites NULL when out of memory (each
+ * object then looks its own up). */
+static void page_sites(walk *k, char *start, char *end, size_t stride)
+{
+    size_t n = ((size_t)(end - start) + stride - 1) / stride;
+    k->sites = NULL;
+    if (grow((void **)&k->site_buf, &k->csites, n, sizeof *k->site_buf) < 0)
+        return;
+    hr_lookup_fn lookup = k->ctx->lookup;
+    size_t i = 0;
+    for (char *p = start; p < end; p += stride, i++) {
+        VALUE v = (VALUE)p;
+        const struct hr_allocation_info *info = NULL;
+        if (RBASIC(v)->flags && has_vm_functions(RB_BUILTIN_TYPE(v)) &&
+            (info = lookup(v)) != NULL)
+            __builtin_prefetch(info);
+        k->site_buf[i] = info;
+    }
+    k->sites = k->site_buf;
+}
+
 static int heap_i(void *vstart, void *vend, size_t stride, void *data)
 {
     walk *k = data;
-    for (char *p = vstart; p < (char *)vend; p += stride) {
+    if (k->ctx->lookup)
+        page_sites(k, vstart, vend, stride);
+    k->slot = 0;
+    for (char *p = vstart; p < (char *)vend; p += stride, k->slot++) {
         VALUE v = (VALUE)p;
-        if (RBASIC(v)->flags && write_object(k, v, stride) != HEAPFMT_OK)
+        if (RBASIC(v)->flags && write_object(k, v, stride) != HEAPFMT_OK) {
+            k->sites = NULL;
             return 1;
+        }
     }
+    k->sites = NULL;
     return 0;
 }
 
@@ -1556,10 +1603,8 @@ static int floor_i(void *vstart, void *vend, size_t stride, void *data)
         VALUE v = (VALUE)p;
         if (!RBASIC(v)->flags)
             continue;
-        int t = RB_BUILTIN_TYPE(v);
         k->objects++;
-        if (t == RUBY_T_NONE || t == RUBY_T_NODE || t == RUBY_T_ZOMBIE ||
-            t == RUBY_T_MOVED)
+        if (!has_vm_functions(RB_BUILTIN_TYPE(v)))
             continue;
         k->skip = RBASIC_CLASS(v);
         k->truncated += object_flags(k, v, 1) + rb_obj_memsize_of(v);
@@ -1707,6 +1752,7 @@ void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
     free(k.labels);
     free(k.weak);
     free(k.scratch);
+    free(k.site_buf);
     for (size_t i = 0; i < HR_IVMAPS; i++)
         free(k.ivmaps[i].names);
 }
