@@ -1305,14 +1305,17 @@ class Bench:
                     rows.get("shape", "records") == "records":
                 pd = rows["pause"].get("ObjectSpace.dump_all", {})
                 pc = rows["pause"].get("no dump (sleep 0.2 s)", {})
+                pf = rows["pause"].get("bare fork", {})
                 add("HeapFmt.dump fork:true pause, %s, s" % key,
                     pz["seconds"], 0.02, pz["seconds"] <= 0.02,
                     "longest stop another thread saw (median of %d runs, "
                     "the longest %.3f s; the requested GC excluded); "
+                    "floor, a bare Process.fork of this process: %.3f s; "
                     "dump_all's: %.3f s (its writes release the GVL; the "
                     "dump takes %.2f s); the ticker alone: %.3f s" %
-                    (self.runs, pz["max_seconds"], pd.get("seconds", 0),
-                     base["wall_s"], pc.get("seconds", 0)))
+                    (self.runs, pz["max_seconds"], pf.get("seconds", 0),
+                     pd.get("seconds", 0), base["wall_s"],
+                     pc.get("seconds", 0)))
 
     def ruby_text(self):
         """The Ruby section of the table."""

@@ -27,8 +27,10 @@
 #           thread: a figure, not a target).
 #   pause   the longest time another thread of the application was stopped
 #           during HeapFmt.dump(fork: true) (the requested GC excluded: gc:
-#           false) and during dump_all, and the ticker's own longest gap
-#           while nothing runs (the scheduler's share, on a shared machine)
+#           false), during a bare Process.fork (the floor: fork(2) copies
+#           the process's page tables with the GVL held) and during
+#           dump_all, and the ticker's own longest gap while nothing runs
+#           (the scheduler's share, on a shared machine)
 #   import_throughput_MB_per_s, when HEAPFMT_IMPORT is given
 # The heap is app-like: objects with instance variables, strings, arrays,
 # hashes, symbols, floats, times (bench/app_record.rb).
@@ -154,6 +156,13 @@ pauses = {
   # the control: the ticker's own gaps, from the machine's scheduler
   "no dump (sleep 0.2 s)" => Array.new(runs) { pause { sleep 0.2 } },
   "HeapFmt.dump fork:true" => Array.new(runs) { GC.start; pause { HeapFmt.dump(path, gc: false, fork: true) } },
+  # the floor of a fork: true dump's pause: fork(2) of this process alone,
+  # whose page tables the kernel copies with the GVL held (the dump's own
+  # work before and after it is under a millisecond)
+  "bare fork" => Array.new(runs) do
+    GC.start
+    pause { Process.wait(Process.fork { exit!(0) }) }
+  end,
   "ObjectSpace.dump_all" => Array.new([runs, 2].min) do
     GC.start
     pause { File.open(json, "w") { |f| ObjectSpace.dump_all(output: f) } }
