@@ -994,11 +994,13 @@ class Bench:
             f = line.split("\t")
             if f[0] in ("writer", "pause"):
                 section = f[0]
-            elif section == "writer" and len(f) == 8:
+            elif section == "writer" and len(f) in (8, 9):
                 rows[f[0]] = {"cpu_s": float(f[1]), "cpu_min_s": float(f[2]),
                               "wall_s": float(f[3]), "wall_min_s": float(f[4]),
                               "child_cpu_s": float(f[5]), "bytes": int(f[6]),
-                              "objects": int(f[7])}
+                              "objects": int(f[7]),
+                              "thread_cpu_s": float(f[8]) if len(f) > 8
+                              else 0.0}
             elif len(f) == 2 and f[0] == "import_throughput_MB_per_s":
                 rows["import_MB_per_s"] = float(f[1])
             elif section == "pause" and len(f) == 3:
@@ -1281,12 +1283,17 @@ class Bench:
             r = base["cpu_s"] / hf["cpu_s"]
             nl = rows.get("HeapFmt.dump labels:false", {})
             floor = rows.get("walk floor", {})
+            t0 = rows.get("HeapFmt.dump threads:false", {})
+            own = hf.get("thread_cpu_s", 0)
             add("HeapFmt.dump vs dump_all, CPU, %s (%.1fM objects)" %
                 (key, hf["objects"] / 1e6), r, goal, r >= goal,
-                "%.2f s vs %.2f s of CPU; wall %.1fx (%.2f s vs %.2f s); "
-                "labels:false %.2f s CPU (%.1fx); walk floor %.2f s; "
-                "load average %s" %
-                (hf["cpu_s"], base["cpu_s"], base["wall_s"] / hf["wall_s"],
+                "%.2f s vs %.2f s of CPU (walk thread %.2f s, compression "
+                "thread %.2f s; threads:false %.2f s); wall %.1fx (%.2f s "
+                "vs %.2f s); labels:false %.2f s CPU (%.1fx); walk floor "
+                "%.2f s; load average %s" %
+                (hf["cpu_s"], base["cpu_s"], own,
+                 hf["cpu_s"] - own if own else 0, t0.get("cpu_s", 0),
+                 base["wall_s"] / hf["wall_s"],
                  hf["wall_s"], base["wall_s"], nl.get("cpu_s", 0),
                  base["cpu_s"] / nl["cpu_s"] if nl.get("cpu_s") else 0,
                  floor.get("cpu_s", 0), self.load_text()))

@@ -21,7 +21,9 @@
 # Prints TSV sections:
 #   writer  one row per writer: cpu_s, cpu_min_s, wall_s, wall_min_s (CPU:
 #           this process's threads, and for fork: true the child's, which
-#           the child_cpu_s column also gives alone), bytes, objects. The
+#           the child_cpu_s column also gives alone), bytes, objects,
+#           thread_cpu_s (the calling thread's CPU: the walk; the rest of
+#           the process's is the compression thread's). The
 #           "walk floor" row is HeapFmt.dump's walk through the VM's
 #           functions writing nothing (labels need the VM on the walk
 #           thread: a figure, not a target).
@@ -76,22 +78,30 @@ def cpu
   Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
 end
 
+# CPU seconds of the calling thread alone: HeapFmt.dump walks on it, and
+# the rest of the process's CPU is its compression thread's.
+def thread_cpu
+  Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
+end
+
 # CPU seconds of the reaped children so far.
 def children_cpu
   t = Process.times
   t.cutime + t.cstime
 end
 
-# One run of a writer: [cpu_s, wall_s, child_cpu_s, objects].
+# One run of a writer: [cpu_s, wall_s, child_cpu_s, objects, thread_cpu_s].
 def once
   GC.start
   c0 = cpu
   k0 = children_cpu
+  t0 = thread_cpu
   t = clock
   n = yield
   wall = clock - t
+  own = thread_cpu - t0
   child = children_cpu - k0
-  [cpu - c0 + child, wall, child, n]
+  [cpu - c0 + child, wall, child, n, own]
 end
 
 def median(v)
@@ -123,12 +133,13 @@ runs.times do
   end
 end
 
-puts %w[writer cpu_s cpu_min_s wall_s wall_min_s child_cpu_s bytes objects].join("\t")
+puts %w[writer cpu_s cpu_min_s wall_s wall_min_s child_cpu_s bytes objects thread_cpu_s].join("\t")
 writers.each_key do |name|
   s = samples[name]
   puts [name, format("%.4f", median(s.map { |r| r[0] })), format("%.4f", s.map { |r| r[0] }.min),
         format("%.4f", median(s.map { |r| r[1] })), format("%.4f", s.map { |r| r[1] }.min),
-        format("%.4f", median(s.map { |r| r[2] })), bytes[name], s.last[3]].join("\t")
+        format("%.4f", median(s.map { |r| r[2] })), bytes[name], s.last[3],
+        format("%.4f", median(s.map { |r| r[4] }))].join("\t")
 end
 
 # ---- pause: the longest gap a ticking thread sees ----
