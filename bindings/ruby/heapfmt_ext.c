@@ -178,6 +178,70 @@ static hr_lookup_fn find_allocation_lookup(void)
 #endif
 }
 
+/* objspace's table of traced allocations (object -> record), for a walk
+ * that reads it in one pass. objspace keeps it in a static variable of
+ * its own (Ruby 3.1: tmp_trace_arg->object_table), reachable only through
+ * the code of objspace_lookup_allocation_info, which loads the variable
+ * (mov REG, [rip + disp32]) and hands a field of what it points to (mov
+ * rdi, [REG + disp8]) to st_lookup. Used only when that code has this
+ * shape, the variable lies in objspace's own image, the field holds a
+ * table of st_init_numtable's type, and the table gives a fresh object
+ * the record lookup gives it; else NULL, and the walk looks each object
+ * up. Allocates one Ruby object (the probe). x86-64, Ruby 3.1 (the
+ * layouts read here are checked only there). */
+static st_table *find_allocation_table(hr_lookup_fn lookup)
+{
+#if defined(__x86_64__) && RUBY_API_VERSION_CODE >= 30100 && \
+    RUBY_API_VERSION_CODE < 30200
+    const unsigned char *code;
+    memcpy(&code, &lookup, sizeof code);
+    Dl_info fi, vi;
+    if (!dladdr(code, &fi) || fi.dli_fname == NULL)
+        return NULL;
+    const unsigned char *var = NULL;
+    int reg = -1, field = -1;
+    for (int i = 0; i < 24 && var == NULL; i++) {
+        if (code[i] != 0x48 || code[i + 1] != 0x8b ||
+            (code[i + 2] & 0xc7) != 0x05)
+            continue; /* not mov r64, [rip + disp32] */
+        int32_t disp;
+        memcpy(&disp, code + i + 3, sizeof disp);
+        var = code + i + 7 + disp;
+        reg = (code[i + 2] >> 3) & 7;
+        for (int j = i + 7; j < i + 24 && field < 0; j++)
+            if (reg != 4 && code[j] == 0x48 && code[j + 1] == 0x8b &&
+                code[j + 2] == (0x78 | reg)) /* mov rdi, [REG + disp8] */
+                field = code[j + 3];
+    }
+    if (var == NULL || field < 0 || !dladdr(var, &vi) ||
+        vi.dli_fname == NULL || strcmp(vi.dli_fname, fi.dli_fname) != 0)
+        return NULL;
+    const char *arg;
+    memcpy(&arg, var, sizeof arg);
+    if (arg == NULL)
+        return NULL;
+    st_table *t;
+    memcpy(&t, arg + field, sizeof t);
+    if (t == NULL)
+        return NULL;
+    st_table *ref = st_init_numtable();
+    int same_type = t->type == ref->type;
+    st_free_table(ref);
+    if (!same_type)
+        return NULL;
+    VALUE probe = rb_obj_alloc(rb_cObject);
+    st_data_t rec = 0;
+    void *info = lookup(probe);
+    int found = info != NULL && st_lookup(t, (st_data_t)probe, &rec) &&
+                (void *)rec == info;
+    RB_GC_GUARD(probe);
+    return found ? t : NULL;
+#else
+    (void)lookup;
+    return NULL;
+#endif
+}
+
 static int auto_compact_enabled(void)
 {
     if (!rb_respond_to(rb_mGC, id_auto_compact))
@@ -373,6 +437,7 @@ static void fill_context(dump_args *a)
      * gc.compactions counts. */
     c->ids_stable = !auto_compact_enabled();
     c->lookup = find_allocation_lookup();
+    c->allocations = c->lookup ? find_allocation_table(c->lookup) : NULL;
     flag_ids(c);
     c->codec = a->codec;
     c->level = a->level;

@@ -48,6 +48,11 @@ typedef struct hr_context {
     /* objspace_lookup_allocation_info, when objspace is loaded and its
      * layout is known; else NULL. */
     hr_lookup_fn lookup;
+    /* objspace's own table behind lookup (object -> record), when it
+     * could be found and checked (heapfmt_ext.c, find_allocation_table):
+     * the walk then reads it in one pass, not object by object. NULL
+     * otherwise. Only read. */
+    st_table *allocations;
 
     /* IDs rb_obj_gc_flags returns. */
     ID id_wb_protected, id_old, id_uncollectible, id_marked, id_pinned;
