@@ -1595,13 +1595,14 @@ static int site_i(st_data_t key, st_data_t value, st_data_t data)
 /* Sorts the sites by object: a radix sort, least significant digit
  * first, of their offsets from the lowest in 8-byte words, HR_SITE_BITS
  * a pass (3 passes for a heap spanning up to 64 GiB), through tmp, with
- * count's 2^HR_SITE_BITS slots. Digits of 11 bits keep the counts in the
- * first-level cache and the scatter to few enough streams. */
-static void sort_sites(struct hr_site *v, struct hr_site *tmp, size_t *count,
-                       size_t n)
+ * count's 2^HR_SITE_BITS slots; returns the one of v and tmp that holds
+ * the result. Digits of 11 bits keep the counts in the first-level cache
+ * and the scatter to few enough streams. */
+static struct hr_site *sort_sites(struct hr_site *v, struct hr_site *tmp,
+                                  size_t *count, size_t n)
 {
     if (n < 2)
-        return;
+        return v;
     VALUE lo = v[0].obj, hi = v[0].obj;
     for (size_t i = 1; i < n; i++) {
         lo = v[i].obj < lo ? v[i].obj : lo;
@@ -1626,8 +1627,7 @@ static void sort_sites(struct hr_site *v, struct hr_site *tmp, size_t *count,
         from = to;
         to = x;
     }
-    if (from != v)
-        memcpy(v, from, n * sizeof *v);
+    return from; /* v or tmp: no copy back */
 }
 
 /* Reads objspace's table (tracing on, ctx->allocations) into
@@ -1656,8 +1656,8 @@ static void load_sites(walk *k)
     k->csite_tab = n;
     k->nsite_tab = 0;
     st_foreach(t, site_i, (st_data_t)k);
-    sort_sites(v, tmp, count, k->nsite_tab);
-    free(tmp);
+    k->site_tab = sort_sites(v, tmp, count, k->nsite_tab);
+    free(k->site_tab == v ? tmp : v);
     free(count);
     k->site_at = 0;
 }
