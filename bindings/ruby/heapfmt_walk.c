@@ -1580,7 +1580,11 @@ static void page_sites(walk *k, char *start, char *end, size_t stride)
 
 /* ---- objspace's table in one pass ---- */
 
-#define HR_SITE_BITS 11
+/* Bits of a radix sort's digit at most (count: 32 KiB), and the size of
+ * an object slot in Ruby 3.1 (sizeof(RVALUE), the only Ruby whose table
+ * is read whole). */
+#define HR_SITE_BITS 12
+#define HR_SITE_SLOT 40u
 
 static int site_i(st_data_t key, st_data_t value, st_data_t data)
 {
@@ -1593,11 +1597,12 @@ static int site_i(st_data_t key, st_data_t value, st_data_t data)
 }
 
 /* Sorts the sites by object: a radix sort, least significant digit
- * first, of their offsets from the lowest in 8-byte words, HR_SITE_BITS
- * a pass (3 passes for a heap spanning up to 64 GiB), through tmp, with
- * count's 2^HR_SITE_BITS slots; returns the one of v and tmp that holds
- * the result. Digits of 11 bits keep the counts in the first-level cache
- * and the scatter to few enough streams. */
+ * first, of (object - lowest) / HR_SITE_SLOT, in as few passes of at
+ * most HR_SITE_BITS bits as the range needs (2 for a heap of 16M
+ * slots), through tmp, with count's 2^HR_SITE_BITS slots. Objects are
+ * at least a slot apart, so the quotient orders them; the result is
+ * checked anyway. Returns the one of v and tmp that holds it, or NULL if
+ * it is not strictly increasing. */
 static struct hr_site *sort_sites(struct hr_site *v, struct hr_site *tmp,
                                   size_t *count, size_t n)
 {
@@ -1608,13 +1613,17 @@ static struct hr_site *sort_sites(struct hr_site *v, struct hr_site *tmp,
         lo = v[i].obj < lo ? v[i].obj : lo;
         hi = v[i].obj > hi ? v[i].obj : hi;
     }
+    unsigned bits = 0;
+    while (bits < 64 && ((hi - lo) / HR_SITE_SLOT) >> bits)
+        bits++;
+    unsigned passes = (bits + HR_SITE_BITS - 1) / HR_SITE_BITS;
+    unsigned digit = passes ? (bits + passes - 1) / passes : 0;
+    const size_t mask = ((size_t)1 << digit) - 1;
     struct hr_site *from = v, *to = tmp;
-    const size_t mask = ((size_t)1 << HR_SITE_BITS) - 1;
-    for (unsigned shift = 3; shift < 64 && ((hi - lo) >> shift) != 0;
-         shift += HR_SITE_BITS) {
+    for (unsigned pass = 0, shift = 0; pass < passes; pass++, shift += digit) {
         memset(count, 0, (mask + 1) * sizeof *count);
         for (size_t i = 0; i < n; i++)
-            count[((from[i].obj - lo) >> shift) & mask]++;
+            count[((from[i].obj - lo) / HR_SITE_SLOT >> shift) & mask]++;
         size_t sum = 0;
         for (size_t d = 0; d <= mask; d++) {
             size_t c = count[d];
@@ -1622,11 +1631,15 @@ static struct hr_site *sort_sites(struct hr_site *v, struct hr_site *tmp,
             sum += c;
         }
         for (size_t i = 0; i < n; i++)
-            to[count[((from[i].obj - lo) >> shift) & mask]++] = from[i];
+            to[count[((from[i].obj - lo) / HR_SITE_SLOT >> shift) & mask]++] =
+                from[i];
         struct hr_site *x = from;
         from = to;
         to = x;
     }
+    for (size_t i = 1; i < n; i++)
+        if (from[i - 1].obj >= from[i].obj)
+            return NULL;
     return from; /* v or tmp: no copy back */
 }
 
@@ -1658,6 +1671,8 @@ static void load_sites(walk *k)
     st_foreach(t, site_i, (st_data_t)k);
     k->site_tab = sort_sites(v, tmp, count, k->nsite_tab);
     free(k->site_tab == v ? tmp : v);
+    if (k->site_tab == NULL) /* not in order: each page is looked up */
+        free(tmp);
     free(count);
     k->site_at = 0;
 }
