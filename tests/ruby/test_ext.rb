@@ -203,6 +203,36 @@ Check.eq(o&.generation, ObjectSpace.allocation_generation(traced),
 Check.eq(d.objects[hex(traced_arr)]&.line, traced_line + 2, "allocation line 2")
 Check.eq(d.objects[hex(ARR)]&.file, nil, "untraced object has no site")
 d = o = nil
+
+# With tracing still on, the dump reads objspace's table whole (x86-64,
+# Ruby 3.1; a page at a time elsewhere): every object's site and
+# generation as objspace gives them, fork: false and true, with objects
+# allocated in runs and freed between them (the table out of address
+# order).
+ObjectSpace.trace_object_allocations_start
+kept = []
+20.times do |i|
+  batch = Array.new(500) { |j| "site #{i} #{j}" }
+  kept.concat(batch.select.with_index { |_, j| (j % 3).zero? })
+  GC.start if i % 5 == 4
+end
+[false, true].each do |fork|
+  path = tmp("alloc_on_#{fork}.dump")
+  HeapFmt.dump(path, fork: fork)
+  d = Dump.new(path)
+  bad = kept.reject do |x|
+    o = d.objects[hex(x)]
+    o && o.file == ObjectSpace.allocation_sourcefile(x) &&
+      o.line == ObjectSpace.allocation_sourceline(x) &&
+      o.generation == ObjectSpace.allocation_generation(x)
+  end
+  Check.eq(bad.size, 0, "tracing on, fork: #{fork}: the sites of #{kept.size} " \
+                        "objects as objspace gives them")
+  with_site = d.objects.each_value.count(&:file)
+  Check.ok(with_site >= kept.size, "tracing on: #{with_site} objects with a site")
+end
+ObjectSpace.trace_object_allocations_stop
+d = kept = nil
 ObjectSpace.trace_object_allocations_clear
 
 # ---- targets: IO, StringIO, an object with #write, levels ----
