@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,7 +189,18 @@ static hr_lookup_fn find_allocation_lookup(void)
  * table of st_init_numtable's type, and the table gives a fresh object
  * the record lookup gives it; else NULL, and the walk looks each object
  * up. Allocates one Ruby object (the probe). x86-64, Ruby 3.1 (the
- * layouts read here are checked only there). */
+ * layouts read here are checked only there).
+ *
+ * Until the table is known to be one, every pointer found in the code is
+ * read through the kernel (read_own): a build whose code has the shape but
+ * other meanings would hand us an address that may not be mapped, and the
+ * host must get an answer, not a SIGSEGV. */
+static int read_own(void *out, const void *at, size_t n)
+{
+    struct iovec to = {out, n}, from = {(void *)(uintptr_t)at, n};
+    return process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
+}
+
 static st_table *find_allocation_table(hr_lookup_fn lookup)
 {
 #if defined(__x86_64__) && RUBY_API_VERSION_CODE >= 30100 && \
@@ -217,15 +229,14 @@ static st_table *find_allocation_table(hr_lookup_fn lookup)
         vi.dli_fname == NULL || strcmp(vi.dli_fname, fi.dli_fname) != 0)
         return NULL;
     const char *arg;
-    memcpy(&arg, var, sizeof arg);
-    if (arg == NULL)
-        return NULL;
     st_table *t;
-    memcpy(&t, arg + field, sizeof t);
-    if (t == NULL)
-        return NULL;
+    const struct st_hash_type *type;
+    if (!read_own(&arg, var, sizeof arg) || arg == NULL ||
+        !read_own(&t, arg + field, sizeof t) || t == NULL ||
+        !read_own(&type, &t->type, sizeof type))
+        return NULL; /* unmapped, or a sandbox without process_vm_readv */
     st_table *ref = st_init_numtable();
-    int same_type = t->type == ref->type;
+    int same_type = type == ref->type;
     st_free_table(ref);
     if (!same_type)
         return NULL;
