@@ -57,4 +57,11 @@ void cli_print_version(void);
  * cli_standard_option(c, argv, usage);`. */
 int cli_standard_option(int c, char *const argv[], void (*usage)(void));
 
+/* The last entries of every tool's long option table: --help and
+ * --version (handled by cli_standard_option), then the end mark. */
+#define CLI_STANDARD_LONG_OPTIONS                                            \
+    {"help", no_argument, NULL, 'h'},                                        \
+    {"version", no_argument, NULL, 'V'},                                     \
+    {NULL, 0, NULL, 0}
+
 #endif /* CLI_MSG_H */

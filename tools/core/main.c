@@ -13,12 +13,12 @@
 
 #include "bindex.h"
 #include "blockclass.h"
-#include "cli_codec.h"
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
+#include "cli_writer_opts.h"
 #include "core.h"
 #include "dump.h"
 #include "glibc.h"
@@ -80,9 +80,7 @@ enum {
     OPT_SEARCH,
     OPT_DEBUG_DIR,
     OPT_NO_DEBUG,
-    OPT_CODEC,
-    OPT_NO_SYMBOLS,
-    OPT_THREADS
+    OPT_NO_SYMBOLS
 };
 
 static const struct option long_options[] = {
@@ -94,13 +92,9 @@ static const struct option long_options[] = {
     {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
     {"no-debug-files", no_argument, NULL, OPT_NO_DEBUG},
     {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
-    {"codec", required_argument, NULL, OPT_CODEC},
-    {"level", required_argument, NULL, 'l'},
-    {"threads", no_argument, NULL, OPT_THREADS},
+    CLI_WRITER_LONG_OPTIONS,
     {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 typedef struct args {
@@ -436,10 +430,8 @@ int main(int argc, char **argv)
     args a;
     memset(&a, 0, sizeof a);
     a.output = "-";
-    heapfmt_writer_options wopt = HEAPFMT_WRITER_OPTIONS_INIT;
-    a.wopt = wopt;
     a.mod.search = a.search;
-    cli_codec_choice codec = CLI_CODEC_CHOICE_INIT;
+    cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
     uint64_t v;
     int c;
     opterr = 0;
@@ -481,16 +473,11 @@ int main(int argc, char **argv)
         case OPT_NO_SYMBOLS:
             a.no_symbols = 1;
             break;
-        case OPT_CODEC:
-            if (cli_option_codec(optarg, &codec) != 0)
-                return CLI_EXIT_USAGE;
-            break;
         case 'l':
-            if (cli_option_level(optarg, &codec) != 0)
+        case CLI_OPT_CODEC:
+        case CLI_OPT_THREADS:
+            if (cli_writer_option(c, optarg, &wo) != 0)
                 return CLI_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            a.wopt.threads = 1;
             break;
         case 'v':
             a.verbose = 1;
@@ -499,8 +486,9 @@ int main(int argc, char **argv)
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (cli_codec_apply(&codec, &a.wopt) != 0)
+    if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
+    a.wopt = wo.w;
     int operands = argc - optind;
     if (a.pid > 0 ? operands != 0 : operands != 1) {
         cli_usage_error(a.pid > 0 ? "-p takes no CORE operand"

@@ -73,9 +73,7 @@ static const struct option long_options[] = {
     {"sort", required_argument, NULL, 's'},
     {"format", required_argument, NULL, 'f'},
     {"human", no_argument, NULL, 'H'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 static int parse_format(const char *s, int *format)

@@ -72,9 +72,7 @@ static const struct option long_options[] = {
     {"time", required_argument, NULL, OPT_TIME},
     {"release", required_argument, NULL, OPT_RELEASE},
     {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 /* Checks the text of --host or --release: 1 to IDENT_MAX_TEXT bytes.

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_codec.h"
+#include "cli_writer_opts.h"
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
@@ -34,12 +34,7 @@ static void usage(void)
         "  -o, --output FILE     write to FILE; - for standard output, which\n"
         "                        must not be a terminal (default -)\n"
         "      --profile=P       app (default) or random, see above\n"
-        "      --codec=CODEC     compress blocks with zstd (default),\n"
-        "                        deflate, or store them uncompressed\n"
-        "  -l, --level L         the codec's level: zstd 1-%d, deflate\n"
-        "                        1-%d; 0 = store blocks (default 1)\n"
-        "      --threads         compress on a worker thread while the\n"
-        "                        next block is filled\n"
+        CLI_WRITER_HELP
         "      --block-size B    target uncompressed bytes per block\n"
         "                        (%u to %u, default %u; %u with\n"
         "                        --threads)\n"
@@ -59,31 +54,26 @@ static void usage(void)
         "\n"
         "Exit status: 0 success, 1 error (nothing is left behind in FILE),\n"
         "2 usage error.\nThe manual: man heapfmt-gen.\n",
-        cli_progname(), HEAPFMT_ZSTD_MAX_LEVEL, HEAPFMT_DEFLATE_MAX_LEVEL,
-        HEAPFMT_MIN_BLOCK_SIZE, HEAPFMT_MAX_BLOCK,
+        cli_progname(), CLI_WRITER_HELP_ARGS, HEAPFMT_MIN_BLOCK_SIZE, HEAPFMT_MAX_BLOCK,
         HEAPFMT_DEFAULT_BLOCK_SIZE, HEAPFMT_THREAD_BLOCK_SIZE);
 }
 
-enum { OPT_BLOCK_SIZE = 256, OPT_NO_SITES, OPT_NO_LABELS, OPT_PROFILE, OPT_CODEC,
-       OPT_THREADS, OPT_STACKS, OPT_LISTED_INDEXES };
+enum { OPT_NO_SITES = 256, OPT_NO_LABELS, OPT_PROFILE, OPT_STACKS,
+       OPT_LISTED_INDEXES };
 
 static const struct option long_options[] = {
     {"objects", required_argument, NULL, 'n'},
     {"seed", required_argument, NULL, 's'},
     {"classes", required_argument, NULL, 'c'},
     {"output", required_argument, NULL, 'o'},
-    {"level", required_argument, NULL, 'l'},
-    {"codec", required_argument, NULL, OPT_CODEC},
-    {"threads", no_argument, NULL, OPT_THREADS},
+    CLI_WRITER_LONG_OPTIONS,
+    CLI_BLOCK_SIZE_LONG_OPTION,
     {"profile", required_argument, NULL, OPT_PROFILE},
-    {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
     {"no-sites", no_argument, NULL, OPT_NO_SITES},
     {"no-labels", no_argument, NULL, OPT_NO_LABELS},
     {"stacks", no_argument, NULL, OPT_STACKS},
     {"listed-indexes", no_argument, NULL, OPT_LISTED_INDEXES},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 /* Writes the dump to path; returns the exit code. */
@@ -122,8 +112,7 @@ int main(int argc, char **argv)
 {
     cli_set_progname("heapfmt-gen");
     gen_options gopt = GEN_OPTIONS_INIT;
-    heapfmt_writer_options wopt = HEAPFMT_WRITER_OPTIONS_INIT;
-    cli_codec_choice codec = CLI_CODEC_CHOICE_INIT;
+    cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
     const char *output = "-";
     uint64_t v;
     int c;
@@ -153,15 +142,11 @@ int main(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             break;
         case 'l':
-            if (cli_option_level(optarg, &codec) != 0)
+        case CLI_OPT_CODEC:
+        case CLI_OPT_THREADS:
+        case CLI_OPT_BLOCK_SIZE:
+            if (cli_writer_option(c, optarg, &wo) != 0)
                 return CLI_EXIT_USAGE;
-            break;
-        case OPT_CODEC:
-            if (cli_option_codec(optarg, &codec) != 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            wopt.threads = 1;
             break;
         case OPT_PROFILE:
             if (strcmp(optarg, gen_profile_name(GEN_PROFILE_APP)) == 0) {
@@ -174,12 +159,6 @@ int main(int argc, char **argv)
                                 "random", optarg);
                 return CLI_EXIT_USAGE;
             }
-            break;
-        case OPT_BLOCK_SIZE:
-            if (cli_option_u64("--block-size", optarg, HEAPFMT_MIN_BLOCK_SIZE,
-                               HEAPFMT_MAX_BLOCK, &v) != 0)
-                return CLI_EXIT_USAGE;
-            wopt.block_size = (uint32_t)v;
             break;
         case OPT_NO_SITES:
             gopt.sites = 0;
@@ -201,7 +180,7 @@ int main(int argc, char **argv)
         cli_usage_error("unexpected argument '%s'", argv[optind]);
         return CLI_EXIT_USAGE;
     }
-    if (cli_codec_apply(&codec, &wopt) != 0)
+    if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
-    return generate(output, &gopt, &wopt);
+    return generate(output, &gopt, &wo.w);
 }

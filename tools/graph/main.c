@@ -79,9 +79,7 @@ static const struct option long_options[] = {
     {"by", required_argument, NULL, 'b'},
     {"class", required_argument, NULL, OPT_CLASS},
     {"objects", no_argument, NULL, OPT_OBJECTS},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 typedef int (*command_fn)(const graph_query *, char *const *, int);

@@ -91,9 +91,7 @@ static const struct option long_options[] = {
     {"human", no_argument, NULL, 'H'},
     {"scan", no_argument, NULL, 'S'},
     {"jobs", required_argument, NULL, 'j'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 /* Finds arg in a NULL-terminated list of words; returns its index or, after

@@ -8,12 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_codec.h"
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
+#include "cli_writer_opts.h"
 #include "heapfmt.h"
 #include "import.h"
 #include "jscan.h"
@@ -32,12 +32,7 @@ static void usage(void)
         "\n"
         "  -o, --output FILE     write to FILE; - for standard output, which\n"
         "                        must not be a terminal (default -)\n"
-        "      --codec=CODEC     compress blocks with zstd (default),\n"
-        "                        deflate, or store them uncompressed\n"
-        "  -l, --level L         the codec's level: zstd 1-%d, deflate\n"
-        "                        1-%d; 0 = store blocks (default 1)\n"
-        "      --threads         compress on a worker thread while the\n"
-        "                        next block is filled\n"
+        CLI_WRITER_HELP
         "      --from=KIND       read FILE as ruby (dump_all), v8\n"
         "                        (.heapsnapshot) or hprof; default: from\n"
         "                        its first bytes\n"
@@ -73,8 +68,7 @@ static void usage(void)
         "Exit status: 0 success, 1 error (nothing is left behind in FILE),\n"
         "2 usage error, 3 lines were skipped or the input was truncated (the\n"
         "dump holds everything else).\nThe manual: man heapfmt-import.\n",
-        cli_progname(), HEAPFMT_ZSTD_MAX_LEVEL, HEAPFMT_DEFLATE_MAX_LEVEL,
-        JS_VALUE_MAX, IMPORT_PREVIEW);
+        cli_progname(), CLI_WRITER_HELP_ARGS, JS_VALUE_MAX, IMPORT_PREVIEW);
 }
 
 enum {
@@ -82,8 +76,6 @@ enum {
     OPT_PREVIEW,
     OPT_MAX_LINE,
     OPT_ONE_PASS,
-    OPT_CODEC,
-    OPT_THREADS,
     OPT_FROM,
     OPT_JVM,
     OPT_DUMP,
@@ -93,9 +85,7 @@ enum {
 
 static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
-    {"codec", required_argument, NULL, OPT_CODEC},
-    {"level", required_argument, NULL, 'l'},
-    {"threads", no_argument, NULL, OPT_THREADS},
+    CLI_WRITER_LONG_OPTIONS,
     {"strict", no_argument, NULL, OPT_STRICT},
     {"from", required_argument, NULL, OPT_FROM},
     {"jvm", required_argument, NULL, OPT_JVM},
@@ -106,9 +96,7 @@ static const struct option long_options[] = {
     {"one-pass", no_argument, NULL, OPT_ONE_PASS},
     {"listed-indexes", no_argument, NULL, OPT_LISTED_INDEXES},
     {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 /* Reads from a file descriptor (the lr_read_fn of the tool). */
@@ -256,11 +244,9 @@ int main(int argc, char **argv)
     run_args a;
     memset(&a, 0, sizeof a);
     a.output = "-";
-    heapfmt_writer_options wopt = HEAPFMT_WRITER_OPTIONS_INIT;
     import_options iopt = IMPORT_OPTIONS_INIT;
-    a.wopt = wopt;
     a.iopt = iopt;
-    cli_codec_choice codec = CLI_CODEC_CHOICE_INIT;
+    cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
     uint64_t v;
     int c;
 
@@ -271,16 +257,11 @@ int main(int argc, char **argv)
             if (cli_output_option(optarg, &a.output) != 0)
                 return CLI_EXIT_USAGE;
             break;
-        case OPT_CODEC:
-            if (cli_option_codec(optarg, &codec) != 0)
-                return CLI_EXIT_USAGE;
-            break;
         case 'l':
-            if (cli_option_level(optarg, &codec) != 0)
+        case CLI_OPT_CODEC:
+        case CLI_OPT_THREADS:
+            if (cli_writer_option(c, optarg, &wo) != 0)
                 return CLI_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            a.wopt.threads = 1;
             break;
         case OPT_FROM:
             if (strcmp(optarg, "ruby") == 0) {
@@ -352,8 +333,9 @@ int main(int argc, char **argv)
         cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
         return CLI_EXIT_USAGE;
     }
-    if (cli_codec_apply(&codec, &a.wopt) != 0)
+    if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
+    a.wopt = wo.w;
     a.input = optind < argc ? argv[optind] : "-";
     if (*a.input == '\0') {
         cli_usage_error("empty input file name");

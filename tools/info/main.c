@@ -46,9 +46,7 @@ enum { OPT_VERIFY = 256 };
 static const struct option long_options[] = {
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"plain", no_argument, NULL, 'p'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 int main(int argc, char **argv)

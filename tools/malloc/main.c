@@ -105,9 +105,7 @@ static const struct option long_options[] = {
     {"record", no_argument, NULL, 'r'},
     {"mark-interval", required_argument, NULL, OPT_MARK},
     {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 static int set(const char *var, const char *value)

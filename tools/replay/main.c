@@ -64,9 +64,7 @@ static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"max-memory", required_argument, NULL, 'M'},
     {"timeout", required_argument, NULL, 't'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 /* 90% of MemAvailable, or 0 when /proc/meminfo does not say. */

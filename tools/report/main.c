@@ -42,9 +42,7 @@ enum { OPT_WEAK = 256 };
 static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"weak", no_argument, NULL, OPT_WEAK},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 int main(int argc, char **argv)

@@ -77,9 +77,7 @@ static const struct option long_options[] = {
     {"ext", required_argument, NULL, OPT_EXT},
     {"timeout", required_argument, NULL, 't'},
     {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    CLI_STANDARD_LONG_OPTIONS,
 };
 
 typedef struct options {
