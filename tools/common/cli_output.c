@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_output.h"
@@ -178,6 +179,15 @@ void cli_output_discard(cli_output *o)
     o->fd = -1;
     if (!temp)
         remove_direct(o->path);
+}
+
+int cli_output_end(cli_output *o, int code)
+{
+    if (code == CLI_EXIT_ERROR) {
+        cli_output_discard(o);
+        return code;
+    }
+    return cli_output_commit(o) == 0 ? code : CLI_EXIT_ERROR;
 }
 
 int cli_output_write_all(const char *path, const char *const *inputs,

@@ -57,6 +57,11 @@ int cli_output_commit(cli_output *o);
  * open. */
 void cli_output_discard(cli_output *o);
 
+/* Ends an output by the exit code of the work that wrote it: discards it
+ * after CLI_EXIT_ERROR, else commits it. Returns code, or CLI_EXIT_ERROR
+ * when the commit fails. */
+int cli_output_end(cli_output *o, int code);
+
 /* A whole output made in memory: opens path as cli_output_open does
  * (text: a terminal is accepted), writes the len bytes at data, and
  * commits, or discards what was written on a failure. heapfmt-report's

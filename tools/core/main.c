@@ -411,10 +411,7 @@ static int run(args *a)
     code = incomplete ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
 out:
     heapfmt_writer_free(w);
-    if (code != CLI_EXIT_ERROR && cli_output_commit(&out) != 0)
-        code = CLI_EXIT_ERROR;
-    if (code == CLI_EXIT_ERROR)
-        cli_output_discard(&out);
+    code = cli_output_end(&out, code);
     roots_free(&rs);
     classes_free(&cls);
     bindex_free(&x);

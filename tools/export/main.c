@@ -111,11 +111,7 @@ static int run(const char *input, const char *output,
     }
     jout_free(&out);
     cli_dump_close(&d);
-    if (rc == CLI_EXIT_ERROR)
-        cli_output_discard(&o);
-    else if (cli_output_commit(&o) != 0)
-        rc = CLI_EXIT_ERROR;
-    return rc;
+    return cli_output_end(&o, rc);
 }
 
 int main(int argc, char **argv)

@@ -101,11 +101,7 @@ static int generate(const char *path, const gen_options *gopt,
         }
     }
     heapfmt_writer_free(w);
-    if (rc != HEAPFMT_OK) {
-        cli_output_discard(&o);
-        return CLI_EXIT_ERROR;
-    }
-    return cli_output_commit(&o) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+    return cli_output_end(&o, rc == HEAPFMT_OK ? CLI_EXIT_OK : CLI_EXIT_ERROR);
 }
 
 int main(int argc, char **argv)

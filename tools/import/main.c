@@ -231,11 +231,7 @@ static int run(run_args *a)
     }
     heapfmt_writer_free(w);
     cli_close_input(in_fd);
-    if (code == CLI_EXIT_ERROR)
-        cli_output_discard(&o);
-    else if (cli_output_commit(&o) != 0)
-        code = CLI_EXIT_ERROR;
-    return code;
+    return cli_output_end(&o, code);
 }
 
 int main(int argc, char **argv)
