@@ -20,6 +20,7 @@
 
 #include "attach.h"
 #include "cli_exit.h"
+#include "cli_installed.h"
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "hm_settings.h"
@@ -132,21 +133,9 @@ static int set_u64(const char *opt, const char *var, const char *arg,
  * HEAPFMT_MALLOC_LIB when set. */
 static int find_tracker(char *out, size_t len)
 {
-    const char *env = getenv("HEAPFMT_MALLOC_LIB");
-    if (env != NULL && env[0] != 0) {
-        snprintf(out, len, "%s", env);
-    } else {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0)
-            return -1;
-        self[n] = 0;
-        char *slash = strrchr(self, '/');
-        if (slash == NULL)
-            return -1;
-        *slash = 0;
-        snprintf(out, len, "%s/../lib/libheapfmt-malloc.so", self);
-    }
+    if (cli_installed_path("HEAPFMT_MALLOC_LIB", "../lib/libheapfmt-malloc.so",
+                           out, len) != 0)
+        return -1;
     struct stat st;
     return stat(out, &st) == 0 ? 0 : -1;
 }

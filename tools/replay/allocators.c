@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "allocators.h"
+#include "cli_installed.h"
 #include "cli_msg.h"
 #include "run.h"
 
@@ -197,25 +198,9 @@ void alloc_free(alloc_spec *specs, size_t n)
  * BINDIR/../lib/heapfmt-replay-child beside this program. */
 static int child_exe(char *buf, size_t len)
 {
-    const char *env = getenv("HEAPFMT_REPLAY_CHILD");
-    if (env != NULL && env[0] != 0) {
-        snprintf(buf, len, "%s", env);
-    } else {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0)
-            return -1;
-        self[n] = 0;
-        char *slash = strrchr(self, '/');
-        if (slash == NULL)
-            return -1;
-        *slash = 0;
-        int n2 = snprintf(buf, len, "%s/../lib/heapfmt-replay-child", self);
-        if (n2 < 0 || (size_t)n2 >= len) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-    }
+    if (cli_installed_path("HEAPFMT_REPLAY_CHILD",
+                           "../lib/heapfmt-replay-child", buf, len) != 0)
+        return -1;
     return access(buf, X_OK);
 }
 

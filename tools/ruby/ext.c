@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli_elf.h"
+#include "cli_installed.h"
 #include "ext.h"
 
 #ifndef HEAPFMT_RUBY_SITEARCHDIR /* the Makefile gives Ruby's sitearchdir */
@@ -61,17 +62,9 @@ int ext_find(const target *t, const char *given, char *path, char *err,
     } else {
         if (env != NULL && env[0] != '\0')
             snprintf(cand[n++], PATH_MAX, "%s", env);
-        char self[PATH_MAX];
-        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (len > 0) {
-            self[len] = '\0';
-            char *slash = strrchr(self, '/');
-            if (slash != NULL) {
-                *slash = '\0';
-                snprintf(cand[n++], PATH_MAX, "%.*s/../ruby/heapfmt/heapfmt.so",
-                         PATH_MAX - 32, self);
-            }
-        }
+        if (cli_installed_path(NULL, "../ruby/heapfmt/heapfmt.so", cand[n],
+                               PATH_MAX) == 0)
+            n++;
         snprintf(cand[n++], PATH_MAX, "%s/heapfmt/heapfmt.so",
                  HEAPFMT_RUBY_SITEARCHDIR);
     }
