@@ -53,6 +53,24 @@ int cli_open_input(const char *path, int *fd)
     return 0;
 }
 
+int cli_check_operands(const char *const *ops, size_t n,
+                       const char *empty_msg, const char *stdin_msg)
+{
+    size_t stdin_uses = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ops[i][0] == '\0') {
+            cli_usage_error("%s", empty_msg);
+            return -1;
+        }
+        stdin_uses += strcmp(ops[i], "-") == 0;
+    }
+    if (stdin_msg != NULL && stdin_uses > 1) {
+        cli_usage_error("%s", stdin_msg);
+        return -1;
+    }
+    return 0;
+}
+
 void cli_close_input(int fd)
 {
     if (fd >= 0 && fd != STDIN_FILENO)

@@ -16,6 +16,14 @@ const char *cli_output_name(const char *path);
  * directories. Returns 0 and stores the descriptor, or -1. */
 int cli_open_input(const char *path, int *fd);
 
+/* Checks the n file operands of a tool (argv after the options): an
+ * empty one is the usage error empty_msg; when stdin_msg is not NULL, so
+ * is "-" (standard input) given more than once, as stdin_msg. Empty
+ * names are looked for first. Returns 0, or -1 after the message (the
+ * caller exits CLI_EXIT_USAGE). */
+int cli_check_operands(const char *const *ops, size_t n,
+                       const char *empty_msg, const char *stdin_msg);
+
 /* Closes a descriptor from cli_open_input (standard input is left open). */
 void cli_close_input(int fd);
 

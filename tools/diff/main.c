@@ -167,18 +167,11 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
         cli_usage_error("expected two or three dumps, got %d", n);
         return CLI_EXIT_USAGE;
     }
-    int stdin_uses = 0;
-    for (int i = optind; i < argc; i++) {
-        if (argv[i][0] == '\0') {
-            cli_usage_error("empty file name");
-            return CLI_EXIT_USAGE;
-        }
-        stdin_uses += strcmp(argv[i], "-") == 0;
-    }
-    if (stdin_uses > 1) {
-        cli_usage_error("standard input (-) can be only one of the dumps");
+    if (cli_check_operands((const char *const *)argv + optind, (size_t)n,
+                           "empty file name",
+                           "standard input (-) can be only one of the "
+                           "dumps") != 0)
         return CLI_EXIT_USAGE;
-    }
     return CLI_GO_ON;
 }
 

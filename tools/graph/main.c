@@ -159,12 +159,10 @@ static int parse(int argc, char **argv, graph_query *opt,
         cli_usage_error("--weak and --no-weak contradict each other");
         return CLI_EXIT_USAGE;
     }
-    for (int i = optind; i < argc; i++) {
-        if (argv[i][0] == '\0') {
-            cli_usage_error("empty argument");
-            return CLI_EXIT_USAGE;
-        }
-    }
+    if (cli_check_operands((const char *const *)argv + optind,
+                           (size_t)(argc - optind), "empty argument",
+                           NULL) != 0)
+        return CLI_EXIT_USAGE;
     return CLI_GO_ON;
 }
 

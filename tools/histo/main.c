@@ -199,18 +199,9 @@ int main(int argc, char **argv)
         cli_usage_error("no dump given");
         return CLI_EXIT_USAGE;
     }
-    int stdin_uses = 0;
-    for (size_t k = 0; k < ndumps; k++) {
-        if (paths[k][0] == '\0') {
-            cli_usage_error("empty file name");
-            return CLI_EXIT_USAGE;
-        }
-        stdin_uses += strcmp(paths[k], "-") == 0;
-    }
-    if (stdin_uses > 1) {
-        cli_usage_error("standard input (-) can be read only once");
+    if (cli_check_operands(paths, ndumps, "empty file name",
+                           "standard input (-) can be read only once") != 0)
         return CLI_EXIT_USAGE;
-    }
     if (opt.format == HISTO_FORMAT_FOLDED) {
         /* Folded stacks are stacks: --by=stack unless said otherwise, and
          * nothing else makes sense. */
