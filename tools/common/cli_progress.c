@@ -6,12 +6,25 @@
 #include "cli_num.h"
 #include "cli_progress.h"
 
-uint64_t cli_now_ns(void)
+uint64_t cli_clock_ns(clockid_t clock)
 {
     struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    if (clock_gettime(clock, &ts) != 0)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cli_now_ns(void)
+{
+    return cli_clock_ns(CLOCK_MONOTONIC);
+}
+
+double cli_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void cli_progress_begin_at(cli_progress *p, FILE *out, const char *name,

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 
 #define CLI_PROGRESS_DELAY_NS 500000000ull    /* quiet for the first 0.5 s */
@@ -55,5 +56,11 @@ void cli_progress_format(char *buf, size_t cap, const char *name,
 
 /* Monotonic clock in nanoseconds. */
 uint64_t cli_now_ns(void);
+
+/* The clocks tools time their work with, for -v and the bench:
+ * CLOCK_MONOTONIC (wall) or CLOCK_PROCESS_CPUTIME_ID (CPU), in
+ * nanoseconds or seconds; 0 when the clock cannot be read. */
+uint64_t cli_clock_ns(clockid_t clock);
+double cli_seconds(clockid_t clock);
 
 #endif /* CLI_PROGRESS_H */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli_proc.h"
+#include "cli_progress.h"
 #include "cli_ptrace.h"
 
 #if defined(__linux__) && defined(__x86_64__)
@@ -29,13 +30,6 @@ _Static_assert(sizeof(struct user_regs_struct) <= sizeof(((cli_tracee *)0)->regs
 #define RETURN_ADDRESS 0 /* a call returns here: a fault we catch */
 #define RED_ZONE 128
 #define XSTATE_MAX 16384 /* AVX-512 takes 2.7 KiB, AMX tiles 11 KiB */
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int fail(char *err, size_t errlen, int code, const char *fmt,
                 const char *what)
@@ -62,7 +56,7 @@ static int wait_change(pid_t tid, int *status, uint64_t deadline)
             errno = ESRCH;
             return -1;
         }
-        uint64_t now = now_ns();
+        uint64_t now = cli_now_ns();
         if (now > deadline) {
             errno = ETIMEDOUT;
             return -1;
@@ -142,7 +136,7 @@ int cli_tracee_stop(cli_tracee *t, pid_t pid, pid_t tid, char *err,
         return fail(err, errlen, e, "ptrace interrupt: %s", strerror(e));
     }
     int status;
-    uint64_t deadline = now_ns() + STEP_TIMEOUT_NS;
+    uint64_t deadline = cli_now_ns() + STEP_TIMEOUT_NS;
     for (;;) {
         if (wait_change(tid, &status, deadline) != 0) {
             int e = errno;
@@ -213,7 +207,7 @@ int cli_tracee_call(cli_tracee *t, uint64_t fn, const uint64_t *args,
     if (ptrace(PTRACE_SETREGS, t->tid, NULL, &r) != 0 ||
         ptrace(PTRACE_CONT, t->tid, NULL, NULL) != 0)
         return fail(err, errlen, errno, "ptrace: %s", strerror(errno));
-    uint64_t deadline = now_ns() + t->call_timeout_ns;
+    uint64_t deadline = cli_now_ns() + t->call_timeout_ns;
     for (;;) {
         int status;
         if (wait_change(t->tid, &status, deadline) != 0) {
@@ -222,7 +216,7 @@ int cli_tracee_call(cli_tracee *t, uint64_t fn, const uint64_t *args,
                 /* Stop it again so that release can put it back. */
                 int st2;
                 if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) == 0 &&
-                    wait_change(t->tid, &st2, now_ns() + STEP_TIMEOUT_NS) == 0 &&
+                    wait_change(t->tid, &st2, cli_now_ns() + STEP_TIMEOUT_NS) == 0 &&
                     WIFSTOPPED(st2))
                     return fail(err, errlen, ETIMEDOUT, "%s",
                                 "the call did not return in time");

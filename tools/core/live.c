@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_progress.h"
 #include "grow.h"
 #include "live.h"
 
@@ -34,19 +35,6 @@
 #define PAGE 4096u
 #define RED_ZONE 128u     /* below a stack pointer, as roots.c reads it */
 
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static uint64_t cpu_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 long proc_status(int pid, const char *key)
 {
@@ -517,7 +505,8 @@ int live_open(image *im, int pid, uint64_t *pause_us, char *err,
     prebufs pb = {NULL, 0, 0};
     prealloc(&pb, pid, dirty, ndirty);
     tracee t = {NULL, 0, 0};
-    uint64_t t0 = now_us(), c0 = cpu_us();
+    uint64_t t0 = cli_clock_ns(CLOCK_MONOTONIC) / 1000u;
+    uint64_t c0 = cli_clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1000u;
     if (stop_all(pid, &t, err, errlen) != 0) {
         release(&t);
         free(dirty);
@@ -561,8 +550,8 @@ int live_open(image *im, int pid, uint64_t *pause_us, char *err,
     if (mem >= 0)
         close(mem);
     release(&t);
-    *pause_us = now_us() - t0;
-    im->pause_cpu_us = cpu_us() - c0;
+    *pause_us = cli_clock_ns(CLOCK_MONOTONIC) / 1000u - t0;
+    im->pause_cpu_us = cli_clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1000u - c0;
     free(dirty);
     prebufs_free(&pb);
     /* the main thread first, as in a core */

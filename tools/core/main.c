@@ -18,6 +18,7 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
+#include "cli_progress.h"
 #include "cli_writer_opts.h"
 #include "core.h"
 #include "dump.h"
@@ -109,20 +110,6 @@ typedef struct args {
     heapfmt_writer_options wopt;
 } args;
 
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* CPU seconds of each phase, for -v (and the bench). */
 enum { PH_IMAGE, PH_HEAP, PH_INDEX, PH_DUMP, PH_N };
 static double phase_cpu[PH_N];
@@ -130,7 +117,7 @@ static double phase_mark;
 
 static void phase_end(int ph)
 {
-    double now = cpu_seconds();
+    double now = cli_seconds(CLOCK_PROCESS_CPUTIME_ID);
     phase_cpu[ph] += now - phase_mark;
     phase_mark = now;
 }
@@ -198,8 +185,9 @@ static void verbose_summary(const char *name, const image *im,
     peak = peak > other ? peak - other : 0;
     fprintf(stderr, "%s: %s: CPU %.2f s: image and files %.2f, heap %.2f, "
                     "index and roots %.2f, dump %.2f\n",
-            cli_progname(), name, cpu_seconds(), phase_cpu[PH_IMAGE],
-            phase_cpu[PH_HEAP], phase_cpu[PH_INDEX], phase_cpu[PH_DUMP]);
+            cli_progname(), name, cli_seconds(CLOCK_PROCESS_CPUTIME_ID),
+            phase_cpu[PH_IMAGE], phase_cpu[PH_HEAP], phase_cpu[PH_INDEX],
+            phase_cpu[PH_DUMP]);
     fprintf(stderr, "%s: %s: %.2f s; index %s; peak memory %s beyond the "
                     "%s (%.1f bytes a block)\n",
             cli_progname(), name, secs, cli_fmt_bytes(x->bytes).s,
@@ -215,7 +203,7 @@ static int run(args *a)
     const char *name = a->core;
     image im;
     uint64_t pause_us = 0;
-    double t0 = seconds();
+    double t0 = cli_seconds(CLOCK_MONOTONIC);
     if (a->pid > 0) {
         snprintf(pidname, sizeof pidname, "process %d", a->pid);
         name = pidname;
@@ -407,7 +395,8 @@ static int run(args *a)
                  (unsigned)HEAPFMT_MAX_REFS);
     }
     if (a->verbose)
-        verbose_summary(name, &im, &ms, &h, nfree, &x, &st, seconds() - t0);
+        verbose_summary(name, &im, &ms, &h, nfree, &x, &st,
+                        cli_seconds(CLOCK_MONOTONIC) - t0);
     code = incomplete ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
 out:
     heapfmt_writer_free(w);

@@ -13,6 +13,7 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
+#include "cli_progress.h"
 #include "cli_writer_opts.h"
 #include "heapfmt.h"
 #include "import.h"
@@ -132,14 +133,6 @@ static void report(void *ctx, int kind, uint64_t line, const char *msg)
         cli_error(file, "%s", msg);
 }
 
-static double seconds(clockid_t clock)
-{
-    struct timespec ts;
-    if (clock_gettime(clock, &ts) != 0)
-        return 0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void print_stats(const char *in_name, const import_stats *st,
                         const heapfmt_writer_options *wopt,
                         uint64_t out_bytes, double secs, double cpu)
@@ -208,8 +201,8 @@ static int run(run_args *a)
         if (!a->one_pass && S_ISREG(si.st_mode))
             a->iopt.rewind = fd_rewind;
         import_stats st;
-        double t0 = seconds(CLOCK_MONOTONIC);
-        double c0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
+        double t0 = cli_seconds(CLOCK_MONOTONIC);
+        double c0 = cli_seconds(CLOCK_PROCESS_CPUTIME_ID);
         int r = import_run(w, fd_read, &in_fd, &a->iopt, &st);
         if (r == IMPORT_FAILED) {
             code = CLI_EXIT_ERROR;
@@ -226,8 +219,8 @@ static int run(run_args *a)
         }
         if (a->verbose && code != CLI_EXIT_ERROR)
             print_stats(in_name, &st, &a->wopt, heapfmt_writer_offset(w),
-                        seconds(CLOCK_MONOTONIC) - t0,
-                        seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
+                        cli_seconds(CLOCK_MONOTONIC) - t0,
+                        cli_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0);
     }
     heapfmt_writer_free(w);
     cli_close_input(in_fd);
