@@ -9,6 +9,8 @@ int cli_writer_option(int c, const char *arg, cli_writer_opts *o)
 {
     uint64_t v;
     switch (c) {
+    case 'o':
+        return cli_output_option(arg, &o->output);
     case 'l':
         return cli_option_level(arg, &o->codec);
     case CLI_OPT_CODEC:

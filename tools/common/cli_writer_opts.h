@@ -1,13 +1,14 @@
 /* cli_writer_opts.h -- the writer options of the tools that write dumps
- * (heapfmt-core, -gen, -import): --codec, -l/--level, --threads and
- * --block-size, parsed and checked into one heapfmt_writer_options.
+ * (heapfmt-core, -gen, -import): -o/--output, --codec, -l/--level,
+ * --threads and --block-size, parsed and checked into the output's name
+ * and one heapfmt_writer_options.
  *
  *     static const struct option long_options[] = {
  *         ...,
  *         CLI_WRITER_LONG_OPTIONS,
  *         CLI_STANDARD_LONG_OPTIONS,
  *     };
- *     case 'l': case CLI_OPT_CODEC: case CLI_OPT_THREADS:
+ *     CLI_WRITER_OPTION_CASES:
  *         if (cli_writer_option(c, optarg, &wo) != 0)
  *             return CLI_EXIT_USAGE;
  *         break;
@@ -29,12 +30,22 @@
 
 enum { CLI_OPT_CODEC = 0x1000, CLI_OPT_THREADS, CLI_OPT_BLOCK_SIZE };
 
-/* --codec, -l/--level and --threads, for a tool's long option table (its
- * short options name "l:"). */
+/* -o/--output, --codec, -l/--level and --threads, for a tool's long
+ * option table (its short options name "o:l:"). */
 #define CLI_WRITER_LONG_OPTIONS                                              \
+    {"output", required_argument, NULL, 'o'},                                \
     {"codec", required_argument, NULL, CLI_OPT_CODEC},                       \
     {"level", required_argument, NULL, 'l'},                                 \
     {"threads", no_argument, NULL, CLI_OPT_THREADS}
+
+/* The case labels of the codes cli_writer_option takes (a tool without
+ * --block-size in its table never sees CLI_OPT_BLOCK_SIZE). */
+#define CLI_WRITER_OPTION_CASES                                              \
+    case 'o':                                                                \
+    case 'l':                                                                \
+    case CLI_OPT_CODEC:                                                      \
+    case CLI_OPT_THREADS:                                                    \
+    case CLI_OPT_BLOCK_SIZE
 
 /* --block-size, for the tools that offer it. */
 #define CLI_BLOCK_SIZE_LONG_OPTION                                           \
@@ -55,12 +66,14 @@ enum { CLI_OPT_CODEC = 0x1000, CLI_OPT_THREADS, CLI_OPT_BLOCK_SIZE };
 typedef struct cli_writer_opts {
     heapfmt_writer_options w; /* the result, complete after _finish */
     cli_codec_choice codec;   /* --codec and --level as given */
+    const char *output;       /* -o: the dump's file, "-" (the default)
+                                 for standard output */
 } cli_writer_opts;
 
 #define CLI_WRITER_OPTS_INIT                                                 \
-    { HEAPFMT_WRITER_OPTIONS_INIT, CLI_CODEC_CHOICE_INIT }
+    { HEAPFMT_WRITER_OPTIONS_INIT, CLI_CODEC_CHOICE_INIT, "-" }
 
-/* Takes one writer option: c as getopt_long returned it ('l',
+/* Takes one writer option: c as getopt_long returned it ('o', 'l',
  * CLI_OPT_CODEC, CLI_OPT_THREADS, CLI_OPT_BLOCK_SIZE), arg its argument.
  * Returns 0, or -1 after a usage error (the caller exits CLI_EXIT_USAGE). */
 int cli_writer_option(int c, const char *arg, cli_writer_opts *o);

@@ -85,7 +85,6 @@ enum {
 };
 
 static const struct option long_options[] = {
-    {"output", required_argument, NULL, 'o'},
     {"pid", required_argument, NULL, 'p'},
     {"free", required_argument, NULL, OPT_FREE},
     {"sysroot", required_argument, NULL, OPT_SYSROOT},
@@ -415,7 +414,6 @@ int main(int argc, char **argv)
     cli_set_progname("heapfmt-core");
     args a;
     memset(&a, 0, sizeof a);
-    a.output = "-";
     a.mod.search = a.search;
     cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
     uint64_t v;
@@ -423,10 +421,6 @@ int main(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:p:l:vhV", long_options, NULL)) != -1) {
         switch (c) {
-        case 'o':
-            if (cli_output_option(optarg, &a.output) != 0)
-                return CLI_EXIT_USAGE;
-            break;
         case 'p':
             if (cli_option_u64("--pid", optarg, 1, 0x7fffffff, &v) != 0)
                 return CLI_EXIT_USAGE;
@@ -459,9 +453,7 @@ int main(int argc, char **argv)
         case OPT_NO_SYMBOLS:
             a.no_symbols = 1;
             break;
-        case 'l':
-        case CLI_OPT_CODEC:
-        case CLI_OPT_THREADS:
+        CLI_WRITER_OPTION_CASES:
             if (cli_writer_option(c, optarg, &wo) != 0)
                 return CLI_EXIT_USAGE;
             break;
@@ -475,6 +467,7 @@ int main(int argc, char **argv)
     if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
     a.wopt = wo.w;
+    a.output = wo.output;
     int operands = argc - optind;
     if (a.pid > 0 ? operands != 0 : operands != 1) {
         cli_usage_error(a.pid > 0 ? "-p takes no CORE operand"

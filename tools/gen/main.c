@@ -65,7 +65,6 @@ static const struct option long_options[] = {
     {"objects", required_argument, NULL, 'n'},
     {"seed", required_argument, NULL, 's'},
     {"classes", required_argument, NULL, 'c'},
-    {"output", required_argument, NULL, 'o'},
     CLI_WRITER_LONG_OPTIONS,
     CLI_BLOCK_SIZE_LONG_OPTION,
     {"profile", required_argument, NULL, OPT_PROFILE},
@@ -109,7 +108,6 @@ int main(int argc, char **argv)
     cli_set_progname("heapfmt-gen");
     gen_options gopt = GEN_OPTIONS_INIT;
     cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
-    const char *output = "-";
     uint64_t v;
     int c;
 
@@ -133,14 +131,7 @@ int main(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             gopt.classes = (uint32_t)v;
             break;
-        case 'o':
-            if (cli_output_option(optarg, &output) != 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'l':
-        case CLI_OPT_CODEC:
-        case CLI_OPT_THREADS:
-        case CLI_OPT_BLOCK_SIZE:
+        CLI_WRITER_OPTION_CASES:
             if (cli_writer_option(c, optarg, &wo) != 0)
                 return CLI_EXIT_USAGE;
             break;
@@ -178,5 +169,5 @@ int main(int argc, char **argv)
     }
     if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
-    return generate(output, &gopt, &wo.w);
+    return generate(wo.output, &gopt, &wo.w);
 }

@@ -85,7 +85,6 @@ enum {
 };
 
 static const struct option long_options[] = {
-    {"output", required_argument, NULL, 'o'},
     CLI_WRITER_LONG_OPTIONS,
     {"strict", no_argument, NULL, OPT_STRICT},
     {"from", required_argument, NULL, OPT_FROM},
@@ -232,7 +231,6 @@ int main(int argc, char **argv)
     cli_set_progname("heapfmt-import");
     run_args a;
     memset(&a, 0, sizeof a);
-    a.output = "-";
     import_options iopt = IMPORT_OPTIONS_INIT;
     a.iopt = iopt;
     cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
@@ -242,13 +240,7 @@ int main(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:l:vhV", long_options, NULL)) != -1) {
         switch (c) {
-        case 'o':
-            if (cli_output_option(optarg, &a.output) != 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'l':
-        case CLI_OPT_CODEC:
-        case CLI_OPT_THREADS:
+        CLI_WRITER_OPTION_CASES:
             if (cli_writer_option(c, optarg, &wo) != 0)
                 return CLI_EXIT_USAGE;
             break;
@@ -325,6 +317,7 @@ int main(int argc, char **argv)
     if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
     a.wopt = wo.w;
+    a.output = wo.output;
     a.input = optind < argc ? argv[optind] : "-";
     if (*a.input == '\0') {
         cli_usage_error("empty input file name");
