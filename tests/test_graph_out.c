@@ -40,27 +40,27 @@ static void expect(int format, const char *name, const char *file,
 
 Test(graph_out, tsv_escapes_once)
 {
-    expect(OUT_TSV, "A\\B", "lib\\x.rb",
+    expect(CLI_ROW_TSV, "A\\B", "lib\\x.rb",
            "class\tsite\tbytes\nA\\\\B\tlib\\\\x.rb:12\t7\n");
-    expect(OUT_TSV, "Tab\there", "a\tb.rb",
+    expect(CLI_ROW_TSV, "Tab\there", "a\tb.rb",
            "class\tsite\tbytes\nTab\\there\ta\\tb.rb:12\t7\n");
 }
 
 Test(graph_out, csv_quotes_as_histo_does)
 {
     /* nothing to quote: the TSV's text with commas */
-    expect(OUT_CSV, "A\\B", "lib\\x.rb",
+    expect(CLI_ROW_CSV, "A\\B", "lib\\x.rb",
            "class,site,bytes\nA\\\\B,lib\\\\x.rb:12,7\n");
-    expect(OUT_CSV, "Tab\there", "a\tb.rb",
+    expect(CLI_ROW_CSV, "Tab\there", "a\tb.rb",
            "class,site,bytes\nTab\\there,a\\tb.rb:12,7\n");
     /* a comma or a quote, in a name or a site: quoted, quotes doubled,
      * the site's ":line" inside the quotes */
-    expect(OUT_CSV, "Hash, big", "x,y.rb",
+    expect(CLI_ROW_CSV, "Hash, big", "x,y.rb",
            "class,site,bytes\n\"Hash, big\",\"x,y.rb:12\",7\n");
-    expect(OUT_CSV, "Say \"hi\"", "q\"\\.rb",
+    expect(CLI_ROW_CSV, "Say \"hi\"", "q\"\\.rb",
            "class,site,bytes\n\"Say \"\"hi\"\"\",\"q\"\"\\\\.rb:12\",7\n");
     /* a space at either end, which some readers trim: quoted */
-    expect(OUT_CSV, " Lead", "trail .rb",
+    expect(CLI_ROW_CSV, " Lead", "trail .rb",
            "class,site,bytes\n\" Lead\",trail .rb:12,7\n");
 }
 

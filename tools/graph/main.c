@@ -106,7 +106,7 @@ static int parse(int argc, char **argv, graph_query *opt,
                             NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (out_parse_format(optarg, &opt->format) != 0) {
+            if (cli_row_format_parse(optarg, &opt->format) != 0) {
                 cli_usage_error("invalid --format value '%s': expected "
                                 "table, tsv, csv or json",
                                 optarg);
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
     int shift = cmd != NULL;
     graph_query opt;
     memset(&opt, 0, sizeof opt);
-    opt.format = OUT_TABLE;
+    opt.format = CLI_ROW_TABLE;
     opt.npaths = 1;
     const char *classes[MAX_CLASSES];
     opt.classes = classes;

@@ -9,18 +9,6 @@
 /* The escaped text form of a cut name: each byte at most 4 ("\xHH"). */
 #define OUT_TEXT_MAX (4 * sizeof(cli_name) + 24)
 
-int out_parse_format(const char *s, int *format)
-{
-    static const char *const names[] = {"table", "tsv", "csv", "json"};
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(s, names[i]) == 0) {
-            *format = i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 void out_begin(out *o, FILE *f, int format, const diff_mem *mem,
                size_t ncols, const char *const *names)
 {
@@ -30,12 +18,12 @@ void out_begin(out *o, FILE *f, int format, const diff_mem *mem,
     o->mem = mem;
     o->ncols = ncols;
     o->names = names;
-    if (format == OUT_TSV || format == OUT_CSV) {
+    if (format == CLI_ROW_TSV || format == CLI_ROW_CSV) {
         for (size_t i = 0; i < ncols; i++)
-            fprintf(f, "%s%s", i ? (format == OUT_TSV ? "\t" : ",") : "",
+            fprintf(f, "%s%s", i ? (format == CLI_ROW_TSV ? "\t" : ",") : "",
                     names[i]);
         fputc('\n', f);
-    } else if (format == OUT_JSON) {
+    } else if (format == CLI_ROW_JSON) {
         fputc('[', f);
     }
 }
@@ -84,14 +72,14 @@ static void free_cells(out *o)
 static void open_cell(out *o)
 {
     FILE *f = o->f;
-    if (o->format == OUT_JSON) {
+    if (o->format == CLI_ROW_JSON) {
         if (o->col == 0)
             fputs(o->rows ? ",\n {" : "\n {", f);
         else
             fputs(", ", f);
         fprintf(f, "\"%s\": ", o->names[o->col]);
-    } else if (o->col > 0 && o->format != OUT_TABLE) {
-        fputc(o->format == OUT_TSV ? '\t' : ',', f);
+    } else if (o->col > 0 && o->format != CLI_ROW_TABLE) {
+        fputc(o->format == CLI_ROW_TSV ? '\t' : ',', f);
     }
 }
 
@@ -101,9 +89,9 @@ static void close_cell(out *o)
         return;
     o->col = 0;
     o->rows++;
-    if (o->format == OUT_JSON) {
+    if (o->format == CLI_ROW_JSON) {
         fputc('}', o->f);
-    } else if (o->format != OUT_TABLE) {
+    } else if (o->format != CLI_ROW_TABLE) {
         fputc('\n', o->f);
     } else if (o->streaming && !o->failed) { /* the row just kept */
         print_row(o, o->cells);
@@ -121,13 +109,13 @@ void out_text(out *o, const char *s, size_t len)
     s = cli_name_cut(s, len, &cut, &len);
     open_cell(o);
     switch (o->format) {
-    case OUT_TABLE:
+    case CLI_ROW_TABLE:
         keep_text(o, s, len);
         break;
-    case OUT_TSV:
+    case CLI_ROW_TSV:
         cli_put_text(o->f, s, len);
         break;
-    case OUT_CSV:
+    case CLI_ROW_CSV:
         cli_put_csv(o->f, s, len);
         break;
     default:
@@ -141,9 +129,9 @@ void out_text(out *o, const char *s, size_t len)
 static void ascii_cell(out *o, const char *s, size_t len, int number)
 {
     open_cell(o);
-    if (o->format == OUT_TABLE)
+    if (o->format == CLI_ROW_TABLE)
         keep(o, s, len, number);
-    else if (o->format == OUT_JSON && !number)
+    else if (o->format == CLI_ROW_JSON && !number)
         fprintf(o->f, "\"%s\"", s);
     else
         fputs(s, o->f);
@@ -178,13 +166,13 @@ void out_site(out *o, const char *file, size_t len, uint64_t line)
     snprintf(buf + n, sizeof buf - n, ":%" PRIu64, line);
     open_cell(o);
     switch (o->format) {
-    case OUT_TABLE:
+    case CLI_ROW_TABLE:
         keep(o, buf, strlen(buf), 0);
         break;
-    case OUT_TSV:
+    case CLI_ROW_TSV:
         fputs(buf, o->f);
         break;
-    case OUT_CSV: /* the raw name decides the quotes, escaped once */
+    case CLI_ROW_CSV: /* the raw name decides the quotes, escaped once */
         cli_put_csv_site(o->f, file, len, line);
         break;
     default:
@@ -198,9 +186,9 @@ void out_site(out *o, const char *file, size_t len, uint64_t line)
 void out_null(out *o)
 {
     open_cell(o);
-    if (o->format == OUT_TABLE)
+    if (o->format == CLI_ROW_TABLE)
         keep(o, "", 0, 0);
-    else if (o->format == OUT_JSON)
+    else if (o->format == CLI_ROW_JSON)
         fputs("null", o->f);
     close_cell(o);
 }
@@ -291,13 +279,13 @@ static void print_kept(out *o)
 int out_finish(out *o)
 {
     int rc = 0;
-    if (o->format == OUT_TABLE) {
+    if (o->format == CLI_ROW_TABLE) {
         if (o->failed) {
             rc = -1;
         } else if (o->rows > 0 && !o->streaming) {
             print_kept(o);
         }
-    } else if (o->format == OUT_JSON) {
+    } else if (o->format == CLI_ROW_JSON) {
         fputs(o->rows ? "\n]\n" : "]\n", o->f);
     }
     free_cells(o);

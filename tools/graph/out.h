@@ -22,12 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli_row_format.h"
 #include "diff_mem.h"
-
-enum out_format { OUT_TABLE, OUT_TSV, OUT_CSV, OUT_JSON };
-
-/* Parses "table", "tsv", "csv" or "json"; returns -1 otherwise. */
-int out_parse_format(const char *s, int *format);
 
 typedef struct out_cell {
     char *text;   /* escaped text form, NUL-terminated (table only) */

@@ -18,6 +18,7 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
+#include "cli_row_format.h"
 #include "compile.h"
 #include "output.h"
 #include "trace.h"
@@ -85,7 +86,7 @@ static uint64_t default_limit(void)
 typedef struct options {
     const char *allocators;
     int explicit_allocators;
-    enum out_format format;
+    int format; /* enum cli_row_format */
     const char *page;
     run_opts run;
 } options;
@@ -104,15 +105,7 @@ static int parse(int argc, char **argv, options *o)
             o->explicit_allocators = 1;
             break;
         case 'f':
-            if (strcmp(optarg, "table") == 0)
-                o->format = OUT_TABLE;
-            else if (strcmp(optarg, "tsv") == 0)
-                o->format = OUT_TSV;
-            else if (strcmp(optarg, "csv") == 0)
-                o->format = OUT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                o->format = OUT_JSON;
-            else {
+            if (cli_row_format_parse(optarg, &o->format) != 0) {
                 cli_usage_error("invalid --format '%s': expected one of "
                                 "table, tsv, csv, json", optarg);
                 return CLI_EXIT_USAGE;
@@ -144,7 +137,7 @@ static int parse(int argc, char **argv, options *o)
 int main(int argc, char **argv)
 {
     cli_set_progname("heapfmt-replay");
-    options o = {DEFAULT_ALLOCATORS, 0, OUT_TABLE, NULL, {0, 0}};
+    options o = {DEFAULT_ALLOCATORS, 0, CLI_ROW_TABLE, NULL, {0, 0}};
     int rc = parse(argc, argv, &o);
     if (rc != CLI_GO_ON)
         return rc;
@@ -228,11 +221,11 @@ int main(int argc, char **argv)
         failed = 1;
     } else if (page_on_stdout) {
         /* the page is the output */
-    } else if (o.format == OUT_TABLE) {
+    } else if (o.format == CLI_ROW_TABLE) {
         print_table(stdout, &r);
         print_notes(stdout, &r);
-    } else if (o.format == OUT_TSV || o.format == OUT_CSV) {
-        print_delim(stdout, &r, o.format == OUT_CSV);
+    } else if (o.format == CLI_ROW_TSV || o.format == CLI_ROW_CSV) {
+        print_delim(stdout, &r, o.format == CLI_ROW_CSV);
     } else {
         print_json(stdout, &r);
     }

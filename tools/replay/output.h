@@ -10,8 +10,6 @@
 #include "compile.h"
 #include "trace.h"
 
-enum out_format { OUT_TABLE, OUT_TSV, OUT_CSV, OUT_JSON };
-
 typedef struct replay {
     const char *name; /* the trace, for messages and the page */
     const trace *t;

@@ -1,0 +1,15 @@
+/* cli_row_format.h -- --format for the tools that print rows of results
+ * (heapfmt-graph, heapfmt-replay): table for people, TSV, CSV and JSON
+ * for programs. Each tool says in its man page what its rows hold; the
+ * names are the same everywhere. (heapfmt-diff has the same four in an
+ * order of its own, which its tests iterate over.) */
+#ifndef CLI_ROW_FORMAT_H
+#define CLI_ROW_FORMAT_H
+
+enum cli_row_format { CLI_ROW_TABLE, CLI_ROW_TSV, CLI_ROW_CSV, CLI_ROW_JSON };
+
+/* Parses "table", "tsv", "csv" or "json" into *format; returns 0, or -1
+ * for any other name (the tool prints its usage error). */
+int cli_row_format_parse(const char *name, int *format);
+
+#endif /* CLI_ROW_FORMAT_H */
