@@ -79,17 +79,26 @@ typedef struct scan_ctx {
 
 /* Notes that objects of class slot with neither type nor site have local
  * kind lk, so that the next ones skip the hash table. Returns 0 or -1. */
+/* Grows a per-class-slot array (*a, *n entries) to hold slot, the new
+ * entries UNSET. Returns 0 or -1. */
+static int slot_array_fit(input *in, uint32_t **a, size_t *n, uint32_t slot)
+{
+    if (slot < *n)
+        return 0;
+    size_t old = *n, cap = old;
+    if (diff_mem_reserve(in->mem, (void **)a, &cap, (size_t)slot + 1,
+                         sizeof **a) != 0)
+        return -1;
+    for (size_t i = old; i < cap; i++)
+        (*a)[i] = UNSET;
+    *n = cap;
+    return 0;
+}
+
 static int remember_slot_kind(input *in, uint32_t slot, uint32_t lk)
 {
-    if (slot >= in->nslot_kind) {
-        size_t old = in->nslot_kind, cap = old;
-        if (diff_mem_reserve(in->mem, (void **)&in->slot_kind, &cap,
-                        (size_t)slot + 1, sizeof *in->slot_kind) != 0)
-            return -1;
-        for (size_t i = old; i < cap; i++)
-            in->slot_kind[i] = UNSET;
-        in->nslot_kind = cap;
-    }
+    if (slot_array_fit(in, &in->slot_kind, &in->nslot_kind, slot) != 0)
+        return -1;
     in->slot_kind[slot] = lk;
     return 0;
 }
@@ -309,15 +318,8 @@ static int slot_class(input *in, cli_strmap *t, uint32_t slot, int final,
     uint32_t id;
     if (nameid_get(t, name, len, &id) != 0)
         return -1;
-    if (slot >= in->nslot_class) {
-        size_t old = in->nslot_class, cap = old;
-        if (diff_mem_reserve(in->mem, (void **)&in->slot_class, &cap,
-                        (size_t)slot + 1, sizeof *in->slot_class) != 0)
-            return -1;
-        for (size_t i = old; i < cap; i++)
-            in->slot_class[i] = UNSET;
-        in->nslot_class = cap;
-    }
+    if (slot_array_fit(in, &in->slot_class, &in->nslot_class, slot) != 0)
+        return -1;
     in->slot_class[slot] = id;
     *out = id;
     return 0;
