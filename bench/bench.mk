@@ -51,6 +51,12 @@ $(BENCH_OUT)/malloc_heavy: bench/malloc_heavy.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -pthread -o $@ $<
 
+# The floor of an LD_PRELOAD tracker (issue 39): a forwarding shim.
+$(BENCH_OUT)/malloc_shim_floor.so: bench/malloc_shim_floor.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
+	  -fPIC -shared -o $@ $<
+
 # heapfmt-core's heap (issue 33): plain C, no library.
 $(BENCH_OUT)/core_heap: bench/core_heap.c
 	@mkdir -p $(@D)
@@ -62,7 +68,7 @@ $(BENCH_OUT)/core_heap: bench/core_heap.c
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/gzip_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
-               $(BENCH_OUT)/malloc_heavy \
+               $(BENCH_OUT)/malloc_heavy $(BENCH_OUT)/malloc_shim_floor.so \
                $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog \
                $(BUILD)/tests/replay_prog
 

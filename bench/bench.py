@@ -1103,6 +1103,11 @@ class Bench:
         cases = [("heavy alone", argv),
                  ("heavy sampled", [hm, "--mode=sampled"] + quiet + argv),
                  ("heavy exact", [hm, "--mode=exact"] + quiet + argv)]
+        shim = self.helper("malloc_shim_floor.so")
+        if os.path.exists(shim):
+            cases.append(("heavy shim floor", ["env", "LD_PRELOAD=" + shim] + argv))
+        else:
+            self.skipped.append(("forwarding shim floor", "malloc_shim_floor.so not built"))
         out = self.path("heaptrack-heavy")
         if shutil.which("heaptrack"):
             cases.append(("heavy heaptrack", ["heaptrack", "-o", out] + argv))
@@ -1251,18 +1256,22 @@ class Bench:
             return
         calls = getattr(self, "heavy_calls", 0)
         ht = self.find("heavy heaptrack")
+        shim = self.find("heavy shim floor")
         for mode, goal in (("sampled", 1.05), ("exact", 2.5)):
             c = self.find("heavy %s" % mode)
             r = c["cpu_s"] / alone["cpu_s"]
             add("heapfmt-malloc %s / alone, malloc-heavy program (CPU)" % mode,
                 r, goal, r <= goal,
                 "%.2f s vs %.2f s for %.1fM calls (%.1fM calls a CPU second "
-                "alone): %.1f ns a call added%s; load average %s"
+                "alone): %.1f ns a call added%s%s; load average %s"
                 % (c["cpu_s"], alone["cpu_s"], calls / 1e6,
                    calls / alone["cpu_s"] / 1e6,
                    (c["cpu_s"] - alone["cpu_s"]) / calls * 1e9 if calls else 0,
                    "; heaptrack %.1fx" % (ht["cpu_s"] / alone["cpu_s"])
-                   if ht and mode == "exact" else "", self.load_text()))
+                   if ht and mode == "exact" else "",
+                   "; floor, a forwarding shim (bench/malloc_shim_floor.c): "
+                   "%.2fx" % (shim["cpu_s"] / alone["cpu_s"])
+                   if shim and mode == "sampled" else "", self.load_text()))
 
     def ruby_targets(self, add):
         """Issue 36: HeapFmt.dump with default options at least 4x faster
