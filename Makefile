@@ -141,13 +141,18 @@ $(BUILD)/obj/analysis/%.o: analysis/%.c
 # tools/ a fragment adds), then the engines, the shared command-line code
 # and the library (each archive may call into the ones after it).
 TOOL_ARCHIVES := $(ANALYSIS_A) $(COMMON_A) $(LIB_A)
+# On the link line the first two are one group: the engines call the
+# shared helpers, and tools/common's printing wrappers of the dump reading
+# (cli_dump.c, cli_scan.c) call analysis/dump_read.c.
+TOOL_LINK_ARCHIVES := -Wl,--start-group $(ANALYSIS_A) $(COMMON_A) \
+                      -Wl,--end-group $(LIB_A)
 
 define TOOL_RULES
 TOOL_OBJS_$(1) := $$(patsubst %.c,$$(BUILD)/obj/%.o,$$(wildcard tools/$(1)/*.c))
 TOOL_BINS += $$(BUILD)/bin/$(call tool_name,$(1))
 $$(BUILD)/bin/$(call tool_name,$(1)): $$(TOOL_OBJS_$(1)) $$(TOOL_ARCHIVES)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(TOOL_OBJS_$(1)) $$(TOOL_DEP_OBJS_$(1)) $$(TOOL_ARCHIVES) $$(TOOL_LIBS_$(1)) $$(LIB_LIBS)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(TOOL_OBJS_$(1)) $$(TOOL_DEP_OBJS_$(1)) $$(TOOL_LINK_ARCHIVES) $$(TOOL_LIBS_$(1)) $$(LIB_LIBS)
 endef
 
 TOOL_BINS :=
@@ -205,7 +210,7 @@ $$(BUILD)/obj/tests/$(1).o: tests/$(1).c
 $$(BUILD)/tests/$(1): $$(BUILD)/obj/tests/$(1).o $$(SUPPORT_OBJS) \
     $(if $(2),$$(filter-out %/main.o,$$(TOOL_OBJS_$(2)))) $$(TOOL_ARCHIVES)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(TOOL_ARCHIVES) \
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(TOOL_LINK_ARCHIVES) \
 	  $(if $(2),$$(TOOL_LIBS_$(2))) $$(TEST_LIBS)
 endef
 

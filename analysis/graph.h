@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli_dump.h"
+#include "dump_read.h"
 #include "cli_names.h"
 #include "diff_mem.h"
 #include "id_index.h"
@@ -64,8 +64,9 @@ typedef struct graph_options {
                          nothing is resolved, so dangling references and
                          duplicate ids go uncounted. For answers that only
                          compare targets with given ids. */
-    int progress;     /* show a progress line on a terminal */
+    int progress;     /* report progress through ctx's hooks */
     const diff_mem *mem;
+    an_ctx *ctx;      /* failures and warnings (status.h); may be NULL */
 } graph_options;
 
 typedef struct graph_big_index {
@@ -87,7 +88,8 @@ typedef struct graph_hop {
 
 typedef struct graph {
     const diff_mem *mem;
-    cli_dump d;            /* kept open: its tables name classes, strings */
+    an_dump d;             /* kept open: its tables name classes, strings */
+    an_ctx *ctx;           /* graph_options' */
     heapfmt_allocator alloc; /* the reader's view of mem */
     uint32_t nobjects;
     uint32_t nroots;
@@ -116,13 +118,13 @@ typedef struct graph {
                               (from, to); an "edge" is then an index here */
     size_t nhops;
     int labeled;           /* the dump has labeled references */
-    int status;            /* CLI_EXIT_OK or CLI_EXIT_INCOMPLETE */
+    int status;            /* AN_OK or AN_INCOMPLETE */
 } graph;
 
-/* Reads the dump at path ("-" is standard input) into g. Prints errors
- * and reading warnings itself. Returns CLI_EXIT_OK, CLI_EXIT_INCOMPLETE
- * (g holds what could be read), or CLI_EXIT_ERROR (g empty). g must be
- * freed with graph_free in every case. */
+/* Reads the dump at path ("-" is standard input) into g; reading
+ * warnings go to opt->ctx. Returns AN_OK, AN_INCOMPLETE (g holds what
+ * could be read), or AN_ERROR (g empty; the message on opt->ctx). g must
+ * be freed with graph_free in every case. */
 int graph_load(graph *g, const char *path, const graph_options *opt);
 
 void graph_free(graph *g);
@@ -140,9 +142,8 @@ static inline int graph_is_root(const graph *g, uint32_t v)
 
 /* Reads the dump at path again, the one loaded without keep_objects,
  * and fills in id, size and kind of every object, names from this read.
- * For a file only. Returns the exit code as graph_load does, and
- * CLI_EXIT_ERROR (message printed) when the file no longer holds the
- * same objects. */
+ * For a file only. Returns the status as graph_load does (on g->ctx), and
+ * AN_ERROR when the file no longer holds the same objects. */
 int graph_reread(graph *g, const char *path);
 
 /* Finds the object with this id; returns 1 and stores it, or 0. Uses the
@@ -196,9 +197,9 @@ static inline int graph_edge_is_class(const graph *g, size_t e)
  * its ids again (graph_reread): each hop's label is that of the first
  * reference of `from` to `to` (weak ones only when keep_weak), or
  * "(class)" when there is none (the class edge). Takes hops (sorted by
- * from, then to; no repeats), to free with the graph. Returns CLI_EXIT_OK
- * or CLI_EXIT_INCOMPLETE, else CLI_EXIT_ERROR with the message printed
- * (no memory, the file changed). */
+ * from, then to; no repeats), to free with the graph. Returns AN_OK
+ * or AN_INCOMPLETE, else AN_ERROR with the message on g->ctx (no memory,
+ * the file changed). */
 int graph_hop_labels(graph *g, const char *path, graph_hop *hops, size_t n,
                      int keep_weak);
 

@@ -3,8 +3,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "cli_num.h"
 #include "graph_dominators.h"
 
@@ -23,27 +21,25 @@ int dominators_tree(const graph_query *opt, const char *path, graph *g,
     memset(t, 0, sizeof *t);
     int twice = rereadable(path);
     int rc = graph_query_load(g, path, opt, twice ? 0 : LOAD_OBJECTS);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
     int failed = dom_build(g, t, 1) != 0;
     if (!failed && twice) {
         int rrc = graph_reread(g, path);
-        if (rrc != CLI_EXIT_OK && rrc != CLI_EXIT_INCOMPLETE)
+        if (rrc != AN_OK && rrc != AN_INCOMPLETE)
             return rrc;
     }
     failed = failed || dom_retained(g, t) != 0;
-    if (failed) {
-        cli_error(g->d.name, "out of memory");
-        return CLI_EXIT_ERROR;
-    }
+    if (failed)
+        return an_no_memory(opt->ctx, g->d.name);
     if (t->unreachable > 0)
-        cli_note(g->d.name,
-                 "%s object%s (%s) %s not reachable from any root and %s "
-                 "left out",
-                 cli_fmt_count(t->unreachable).s,
-                 t->unreachable == 1 ? "" : "s",
-                 cli_fmt_bytes(t->unreachable_bytes).s,
-                 t->unreachable == 1 ? "is" : "are",
-                 t->unreachable == 1 ? "is" : "are");
+        an_note(opt->ctx, g->d.name,
+                "%s object%s (%s) %s not reachable from any root and %s "
+                "left out",
+                cli_fmt_count(t->unreachable).s,
+                t->unreachable == 1 ? "" : "s",
+                cli_fmt_bytes(t->unreachable_bytes).s,
+                t->unreachable == 1 ? "is" : "are",
+                t->unreachable == 1 ? "is" : "are");
     return rc;
 }

@@ -9,8 +9,8 @@
 
 /* Loads the dump at path into g (objects, no edges) and computes its
  * dominator tree with retained sizes into t; warns about unreachable
- * objects. Returns CLI_EXIT_OK or CLI_EXIT_INCOMPLETE, else
- * CLI_EXIT_ERROR (message printed). g and t must be freed (graph_free,
+ * objects (through opt->ctx). Returns AN_OK or AN_INCOMPLETE, else
+ * AN_ERROR (the message on opt->ctx). g and t must be freed (graph_free,
  * dom_free) in every case. */
 int dominators_tree(const graph_query *opt, const char *path, graph *g,
                     dom_tree *t);

@@ -11,9 +11,6 @@
  * ended (a reader's names are final only then). */
 #include <string.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
-#include "cli_scan.h"
 #include "cli_search.h"
 #include "graph.h"
 
@@ -78,14 +75,14 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     if (rec->tag == HEAPFMT_TAG_OBJECT) {
         if (rl->next >= g->nobjects || rec->u.object->id != g->id[rl->next]) {
             rl->changed = 1;
-            return CLI_EXIT_ERROR;
+            return AN_ERROR;
         }
         u = rl->next++;
         labeled = (rec->u.object->fields & HEAPFMT_F_LABELS) != 0;
     } else if (rec->tag == HEAPFMT_TAG_ROOT) {
         if (rl->nroots >= g->nroots) {
             rl->changed = 1;
-            return CLI_EXIT_ERROR;
+            return AN_ERROR;
         }
         u = g->nobjects + rl->nroots++;
         labeled = rec->u.root->labeled;
@@ -96,8 +93,8 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     if (rc == HEAPFMT_E_CORRUPT)
         return 0; /* the scan reports the block, as the load did */
     if (rc != 0) {
-        cli_dump_error(&g->d, rc);
-        return CLI_EXIT_ERROR;
+        an_dump_fail(g->ctx, &g->d, rc);
+        return AN_ERROR;
     }
     return 0;
 }
@@ -126,7 +123,7 @@ int graph_hop_labels(graph *g, const char *path, graph_hop *hops, size_t n,
     g->hops = hops;
     g->nhops = n;
     if (n == 0)
-        return CLI_EXIT_OK;
+        return AN_OK;
     for (size_t h = 0; h < n; h++) { /* no reference found: the class */
         hops[h].kind = GRAPH_LABEL_KIND_CLASS;
         hops[h].weak = 0;
@@ -136,30 +133,27 @@ int graph_hop_labels(graph *g, const char *path, graph_hop *hops, size_t n,
     }
     relabel rl = {g, hops, n, NULL, 0, 0, keep_weak, 0};
     rl.slot = diff_mem_alloc(g->mem, n * sizeof *rl.slot);
-    if (rl.slot == NULL) {
-        cli_error(g->d.name, "out of memory");
-        return CLI_EXIT_ERROR;
-    }
+    if (rl.slot == NULL)
+        return an_no_memory(g->ctx, g->d.name);
     memset(rl.slot, 0xff, n * sizeof *rl.slot);
-    cli_dump d;
+    an_dump d;
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
-    int rc = cli_dump_open(&d, path, &ro);
-    if (rc == CLI_EXIT_OK) {
-        rc = cli_scan(&d, on_record, &rl);
+    int rc = an_dump_open(&d, path, &ro, g->ctx);
+    if (rc == AN_OK) {
+        rc = an_scan(&d, on_record, &rl, g->ctx);
         if (rl.changed ||
-            ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) &&
+            ((rc == AN_OK || rc == AN_INCOMPLETE) &&
              (rl.next != g->nobjects || rl.nroots != g->nroots))) {
-            cli_error(g->d.name, "the file changed while it was read");
-            rc = CLI_EXIT_ERROR;
-        } else if ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) &&
+            rc = an_fail(g->ctx, AN_ERROR, g->d.name,
+                         "the file changed while it was read");
+        } else if ((rc == AN_OK || rc == AN_INCOMPLETE) &&
                    copy_names(&rl, d.reader) != 0) {
-            cli_error(g->d.name, "out of memory");
-            rc = CLI_EXIT_ERROR;
+            rc = an_no_memory(g->ctx, g->d.name);
         }
-        cli_dump_close(&d);
-    } else if (rc == CLI_EXIT_INCOMPLETE) {
-        rc = CLI_EXIT_ERROR; /* cut in its header now, not the first time */
+        an_dump_close(&d);
+    } else if (rc == AN_INCOMPLETE) {
+        rc = AN_ERROR; /* cut in its header now, not the first time (said) */
     }
     diff_mem_free(g->mem, rl.slot);
     return rc;

@@ -19,10 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
-#include "cli_progress.h"
-#include "cli_scan.h"
 #include "graph.h"
 
 #define PROGRESS_EVERY 65536u
@@ -49,20 +45,18 @@ typedef struct loader {
     uint32_t *cls;
     size_t cap_cls;
     uint32_t tick;
-    cli_progress progress;
 } loader;
 
 static int no_memory(const loader *l)
 {
-    cli_error(l->g->d.name, "out of memory");
-    return CLI_EXIT_ERROR;
+    return an_no_memory(l->g->ctx, l->g->d.name);
 }
 
 static int too_many(const loader *l, const char *what, uint64_t max)
 {
-    cli_error(l->g->d.name, "too many %s for heapfmt-graph (at most %llu)",
-              what, (unsigned long long)max);
-    return CLI_EXIT_ERROR;
+    return an_fail(l->g->ctx, AN_ERROR, l->g->d.name,
+                   "too many %s for heapfmt-graph (at most %llu)", what,
+                   (unsigned long long)max);
 }
 
 static inline void put_u64(unsigned char *p, size_t i, uint64_t v)
@@ -173,19 +167,19 @@ static int add_refs(loader *l, heapfmt_reader *r, int has_labels,
 static int refs_failed(loader *l, int rc)
 {
     if (rc == -100)
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     if (rc == HEAPFMT_E_CORRUPT) { /* say why the block ends here */
         const heapfmt_error *e = heapfmt_reader_error(l->g->d.reader);
-        cli_warn(l->g->d.name, "%s; rest of the block skipped",
-                 e->code == rc && e->message[0] != '\0'
-                     ? e->message
-                     : heapfmt_strerror(rc));
+        an_warn(l->g->ctx, l->g->d.name, "%s; rest of the block skipped",
+                e->code == rc && e->message[0] != '\0'
+                    ? e->message
+                    : heapfmt_strerror(rc));
         return 0;
     }
     if (rc == HEAPFMT_E_NOMEM)
         return no_memory(l);
-    cli_dump_error(&l->g->d, rc);
-    return CLI_EXIT_ERROR;
+    an_dump_fail(l->g->ctx, &l->g->d, rc);
+    return AN_ERROR;
 }
 
 /* Stores size and kind of object n. Returns 0, -1 (no memory) or -2 (too
@@ -253,7 +247,7 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
         l->tick = PROGRESS_EVERY;
         heapfmt_progress p;
         heapfmt_reader_progress(r, &p);
-        cli_progress_tick(&l->progress, p.offset, g->nobjects);
+        an_progress_tick(g->ctx, p.offset, g->nobjects);
     }
     return 0;
 }
@@ -488,18 +482,19 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
 {
     memset(g, 0, sizeof *g);
     g->mem = opt->mem;
+    g->ctx = opt->ctx;
     g->d.fd = -1;
     tuples_init(&g->kinds, g->mem, UINT32_MAX - 1);
     g->alloc = diff_mem_heapfmt(g->mem);
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
-    int rc = cli_dump_open(&g->d, path, &ro);
-    if (rc != CLI_EXIT_OK) {
+    int rc = an_dump_open(&g->d, path, &ro, g->ctx);
+    if (rc != AN_OK) {
         /* Cut inside its header: an empty graph, still well formed. */
-        if (rc == CLI_EXIT_INCOMPLETE) {
+        if (rc == AN_INCOMPLETE) {
             g->off = diff_mem_alloc(g->mem, 2 * sizeof *g->off);
             if (g->off == NULL)
-                rc = CLI_EXIT_ERROR;
+                rc = AN_ERROR;
             else
                 g->off[0] = g->off[1] = 0;
         }
@@ -514,13 +509,14 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
     /* No room is taken by the footer's counts: memory follows the records
      * read (the arrays grow in place, by mremap, at no copying cost). */
     if (opt->progress)
-        cli_progress_begin(&l.progress, g->d.name, file_size(g->d.fd));
-    rc = cli_scan(&g->d, on_record, &l);
-    cli_progress_end(&l.progress);
-    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+        an_progress_begin(g->ctx, g->d.name, file_size(g->d.fd));
+    rc = an_scan(&g->d, on_record, &l, g->ctx);
+    if (opt->progress)
+        an_progress_end(g->ctx);
+    if (rc == AN_OK || rc == AN_INCOMPLETE) {
         int rrc = append_roots(&l) != 0 ? -1 : resolve(&l);
         if (rrc == -2)
-            rc = CLI_EXIT_ERROR; /* said */
+            rc = AN_ERROR; /* said */
         else if (rrc != 0)
             rc = no_memory(&l);
     }
@@ -552,7 +548,7 @@ void graph_free(graph *g)
     diff_mem_free(g->mem, g->root_kind);
     diff_mem_free(g->mem, g->off);
     tuples_free(&g->kinds);
-    cli_dump_close(&g->d);
+    an_dump_close(&g->d);
     memset(g, 0, sizeof *g);
     g->d.fd = -1;
 }
@@ -580,16 +576,14 @@ static int on_reread(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
         return 0;
     if (rr->next >= g->nobjects) {
         rr->changed = 1;
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     g->id[rr->next] = rec->u.object->id;
     int rc = set_object(g, rr->next++, rec->u.object);
-    if (rc != 0) {
-        cli_error(g->d.name, "%s",
-                  rc == -2 ? "too many classes, types and sites"
-                           : "out of memory");
-        return CLI_EXIT_ERROR;
-    }
+    if (rc != 0)
+        return an_fail(g->ctx, AN_ERROR, g->d.name, "%s",
+                       rc == -2 ? "too many classes, types and sites"
+                                : "out of memory");
     return 0;
 }
 
@@ -599,28 +593,24 @@ int graph_reread(graph *g, const char *path)
     g->id = diff_mem_alloc(g->mem, n * sizeof *g->id);
     g->size = diff_mem_alloc(g->mem, n * sizeof *g->size);
     g->kind = diff_mem_alloc(g->mem, n * sizeof *g->kind);
-    if (g->id == NULL || g->size == NULL || g->kind == NULL) {
-        cli_error(g->d.name, "out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    cli_dump d;
+    if (g->id == NULL || g->size == NULL || g->kind == NULL)
+        return an_no_memory(g->ctx, g->d.name);
+    an_dump d;
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
-    int rc = cli_dump_open(&d, path, &ro);
-    if (rc != CLI_EXIT_OK) /* cut in its header, as it was the first time */
-        return rc == CLI_EXIT_INCOMPLETE && g->nobjects != 0 ? CLI_EXIT_ERROR
-                                                             : rc;
+    int rc = an_dump_open(&d, path, &ro, g->ctx);
+    if (rc != AN_OK) /* cut in its header, as it was the first time */
+        return rc == AN_INCOMPLETE && g->nobjects != 0 ? AN_ERROR : rc;
     /* Names come from this reader now: the first one's tables go. */
-    cli_dump_close(&g->d);
+    an_dump_close(&g->d);
     g->d = d;
     tuples_free(&g->kinds);
     tuples_init(&g->kinds, g->mem, UINT32_MAX - 1);
     rereader rr = {g, 0, 0, 0};
-    rc = cli_scan(&g->d, on_reread, &rr);
-    if (rr.changed || ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) &&
-                       (rr.next != g->nobjects || rr.nroots != g->nroots))) {
-        cli_error(g->d.name, "the file changed while it was read");
-        return CLI_EXIT_ERROR;
-    }
+    rc = an_scan(&g->d, on_reread, &rr, g->ctx);
+    if (rr.changed || ((rc == AN_OK || rc == AN_INCOMPLETE) &&
+                       (rr.next != g->nobjects || rr.nroots != g->nroots)))
+        return an_fail(g->ctx, AN_ERROR, g->d.name,
+                       "the file changed while it was read");
     return rc;
 }

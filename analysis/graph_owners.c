@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cli_exit.h"
-#include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_search.h"
 #include "diff.h"
@@ -26,7 +25,7 @@ typedef struct held {
 } held;
 
 /* The ids heapfmt-diff reports as retained across the three dumps,
- * sorted. Returns the exit code of the diff; *ids is NULL on error. */
+ * sorted. Returns the status of the diff; *ids is NULL on error. */
 static int leaked_ids(const graph_query *opt, char *const *args,
                       uint64_t **ids, size_t *n)
 {
@@ -34,16 +33,19 @@ static int leaked_ids(const graph_query *opt, char *const *args,
     dopt.list = 1;
     dopt.mem = opt->mem;
     diff_result res;
+    /* the diff prints its failures (CLI_EXIT_ codes) */
     int rc = diff_compute((const char *const *)args, 3, &dopt, &res);
+    rc = rc == CLI_EXIT_OK           ? AN_OK
+         : rc == CLI_EXIT_INCOMPLETE ? AN_INCOMPLETE
+                                     : AN_ERROR;
     *ids = NULL;
     *n = 0;
-    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+    if (rc == AN_OK || rc == AN_INCOMPLETE) {
         notes_print(&res.warnings);
         size_t count = res.items.n;
         *ids = diff_mem_alloc(opt->mem, (count ? count : 1) * sizeof **ids);
         if (*ids == NULL) {
-            cli_error(NULL, "out of memory");
-            rc = CLI_EXIT_ERROR;
+            rc = an_no_memory(opt->ctx, NULL);
         } else {
             for (size_t i = 0; i < count; i++)
                 (*ids)[i] = res.items.v[i].id;
@@ -178,7 +180,7 @@ static int hop_cmp(const void *a, const void *b)
 }
 
 /* Reads the labels of the hops on the top owners' paths again (the graph
- * kept none). Returns the exit code of the read. */
+ * kept none). Returns the status of the read. */
 static int label_paths(owners_result *res, const char *path, int keep_weak)
 {
     graph *g = &res->g;
@@ -191,8 +193,7 @@ static int label_paths(owners_result *res, const char *path, int keep_weak)
             if (diff_mem_reserve(g->mem, (void **)&hops, &cap, n + 1,
                                  sizeof *hops) != 0) {
                 diff_mem_free(g->mem, hops);
-                cli_error(g->d.name, "out of memory");
-                return CLI_EXIT_ERROR;
+                return an_no_memory(g->ctx, g->d.name);
             }
             hops[n++] = (graph_hop){.from = from[v], .to = v};
         }
@@ -210,7 +211,7 @@ static int label_paths(owners_result *res, const char *path, int keep_weak)
  * loaded; the shortest paths are kept as each node's predecessor and the
  * dominator tree is built dropping the edges; then the objects are read
  * again, and at the end the labels of the few hops printed. Returns the
- * exit code; failures are said. */
+ * status, the failure on opt->ctx. */
 static int build(owners_result *res, const graph_query *opt, const char *path)
 {
     graph *g = &res->g;
@@ -219,14 +220,12 @@ static int build(owners_result *res, const graph_query *opt, const char *path)
      * (a fifth of it at a million objects). */
     diff_mem_trim(opt->mem);
     int rc = graph_query_load(g, path, opt, 0);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
     if (paths_build(g, &res->p) != 0 || paths_detach(g, &res->p) != 0 ||
-        dom_build(g, &res->t, 1) != 0) {
-        cli_error(g->d.name, "out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    return graph_worse(rc, graph_reread(g, path));
+        dom_build(g, &res->t, 1) != 0)
+        return an_no_memory(opt->ctx, g->d.name);
+    return an_worse(rc, graph_reread(g, path));
 }
 
 int owners_compute(const graph_query *opt, char *const *args, uint64_t top,
@@ -243,8 +242,8 @@ int owners_compute(const graph_query *opt, char *const *args, uint64_t top,
     res->nleaked = nids;
     graph *g = &res->g;
     int lrc = build(res, opt, args[2]);
-    rc = graph_worse(rc, lrc);
-    if (lrc != CLI_EXIT_OK && lrc != CLI_EXIT_INCOMPLETE) {
+    rc = an_worse(rc, lrc);
+    if (lrc != AN_OK && lrc != AN_INCOMPLETE) {
         diff_mem_free(opt->mem, ids);
         return rc;
     }
@@ -254,24 +253,21 @@ int owners_compute(const graph_query *opt, char *const *args, uint64_t top,
     int failed = h == NULL;
     diff_mem_free(opt->mem, ids);
     if (!failed && unreachable > 0)
-        cli_note(g->d.name,
-                 "%s of the leaked objects are not reachable from any root "
-                 "(garbage not yet collected) and have no owner",
-                 cli_fmt_count(unreachable).s);
+        an_note(opt->ctx, g->d.name,
+                "%s of the leaked objects are not reachable from any root "
+                "(garbage not yet collected) and have no owner",
+                cli_fmt_count(unreachable).s);
     if (!failed && nids == 0)
-        cli_warn(NULL, "no object is new in %s and still alive in %s: "
-                       "nothing leaked",
-                 args[1], args[2]);
+        an_warn(opt->ctx, NULL,
+                "no object is new in %s and still alive in %s: "
+                "nothing leaked",
+                args[1], args[2]);
     if (!failed)
         failed = rank_owners(res, h, n, top) != 0;
     diff_mem_free(opt->mem, h);
-    if (failed) {
-        cli_error(g->d.name, "out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    lrc = label_paths(res, args[2], opt->weak);
-    rc = graph_worse(rc, lrc);
-    return lrc == CLI_EXIT_ERROR ? CLI_EXIT_ERROR : rc;
+    if (failed)
+        return an_no_memory(opt->ctx, g->d.name);
+    return an_worse(rc, label_paths(res, args[2], opt->weak));
 }
 
 void owners_free(owners_result *res)

@@ -32,10 +32,9 @@ typedef struct owners_result {
 
 /* Computes the owners of the objects new in args[1] and still alive in
  * args[2] (args[0] is the first dump), keeping the best top (0: all).
- * Prints errors and warnings on stderr as heapfmt-graph owners does.
- * Returns CLI_EXIT_OK or CLI_EXIT_INCOMPLETE with res filled, else
- * CLI_EXIT_ERROR (message printed). res must be freed with owners_free
- * in every case. */
+ * Warnings go through opt->ctx. Returns AN_OK or AN_INCOMPLETE with res
+ * filled, else AN_ERROR (the message on opt->ctx). res must be freed
+ * with owners_free in every case. */
 int owners_compute(const graph_query *opt, char *const *args, uint64_t top,
                    owners_result *res);
 

@@ -1,6 +1,4 @@
 /* graph_query.c -- the load every question about a graph makes. */
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "cli_num.h"
 #include "graph_query.h"
 
@@ -14,9 +12,10 @@ int graph_query_load(graph *g, const char *path, const graph_query *opt,
                         .keep_objects = (keep & LOAD_OBJECTS) != 0,
                         .target_ids = (keep & LOAD_TARGET_IDS) != 0,
                         .progress = 1,
-                        .mem = opt->mem};
+                        .mem = opt->mem,
+                        .ctx = opt->ctx};
     int rc = graph_load(g, path, &go);
-    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE)
+    if (rc == AN_OK || rc == AN_INCOMPLETE)
         graph_query_warn(g);
     return rc;
 }
@@ -24,23 +23,14 @@ int graph_query_load(graph *g, const char *path, const graph_query *opt,
 void graph_query_warn(const graph *g)
 {
     if (g->dangling > 0)
-        cli_note(g->d.name,
-                 "%s reference%s to objects not in the dump %s left out",
-                 cli_fmt_count(g->dangling).s, g->dangling == 1 ? "" : "s",
-                 g->dangling == 1 ? "was" : "were");
+        an_note(g->ctx, g->d.name,
+                "%s reference%s to objects not in the dump %s left out",
+                cli_fmt_count(g->dangling).s, g->dangling == 1 ? "" : "s",
+                g->dangling == 1 ? "was" : "were");
     if (g->duplicates > 0)
-        cli_warn(g->d.name,
-                 "%s object%s the id of an earlier one; references go to "
-                 "the first",
-                 cli_fmt_count(g->duplicates).s,
-                 g->duplicates == 1 ? " repeats" : "s repeat");
-}
-
-int graph_worse(int a, int b)
-{
-    if (a == CLI_EXIT_ERROR || b == CLI_EXIT_ERROR)
-        return CLI_EXIT_ERROR;
-    if (a == CLI_EXIT_INCOMPLETE || b == CLI_EXIT_INCOMPLETE)
-        return CLI_EXIT_INCOMPLETE;
-    return a != CLI_EXIT_OK ? a : b;
+        an_warn(g->ctx, g->d.name,
+                "%s object%s the id of an earlier one; references go to "
+                "the first",
+                cli_fmt_count(g->duplicates).s,
+                g->duplicates == 1 ? " repeats" : "s repeat");
 }

@@ -27,6 +27,7 @@ typedef struct graph_query {
     size_t nclasses;
     int objects;            /* leaked: one row per object */
     const diff_mem *mem;    /* NULL: malloc */
+    an_ctx *ctx;            /* failures, warnings, progress (status.h) */
 } graph_query;
 
 /* What graph_query_load keeps (graph_options). */
@@ -40,16 +41,13 @@ enum {
 
 /* Loads a dump for a question, with a progress line on a terminal;
  * weak references are kept with q->weak (or LOAD_WEAK), each object's
- * reference to its class unless q->no_class_refs. Returns the load's exit
- * code (graph_load). */
+ * reference to its class unless q->no_class_refs. Returns the load's
+ * status (graph_load). */
 int graph_query_load(graph *g, const char *path, const graph_query *q,
                      unsigned keep);
 
 /* Warnings about what the graph left out (dangling references,
- * duplicate ids), on stderr. */
+ * duplicate ids), through g->ctx. */
 void graph_query_warn(const graph *g);
-
-/* The worse of two exit codes: error over incomplete over success. */
-int graph_worse(int a, int b);
 
 #endif /* GRAPH_QUERY_H */

@@ -13,7 +13,7 @@
  * labels, the id index, objects kept or read again later.
  *
  * Checks:
- *   - graph_load gives one of its three exit codes; with OK or
+ *   - graph_load gives one of its three statuses; with OK or
  *     INCOMPLETE, the graph is well formed: offsets non-decreasing from 0
  *     to nedges, every target a node, the virtual root past the nodes,
  *     every label decodes, every kind names its class;
@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "domtree.h"
 #include "fuzz_util.h"
 #include "graph.h"
@@ -194,7 +194,7 @@ static void check_tree(graph *g, const char *path, int reread)
         return;
     if (reread) {
         int rc = graph_reread(g, path);
-        CHECK(rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE,
+        CHECK(rc == AN_OK || rc == AN_INCOMPLETE,
                  "the same file read again fails: %d", rc);
     }
     if (dom_retained(g, &t) != 0) {
@@ -337,10 +337,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        .mem = &mem};
     graph g;
     int rc = graph_load(&g, path, &o);
-    CHECK(rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE ||
-                 rc == CLI_EXIT_ERROR,
+    CHECK(rc == AN_OK || rc == AN_INCOMPLETE ||
+                 rc == AN_ERROR,
              "graph_load returned %d", rc);
-    if (rc != CLI_EXIT_ERROR) {
+    if (rc != AN_ERROR) {
         if (!reread) {
             check_graph(&g);
             check_paths(&g);

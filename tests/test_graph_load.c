@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "domtree.h"
 #include "node.h"
 #include "shortest_paths.h"
@@ -148,7 +148,7 @@ Test(graph_load, roots_labels_dangling_and_duplicates)
     tdump d;
     write_cache(&d);
     graph g;
-    cr_assert_eq(load(&g, d.path, 1), CLI_EXIT_OK);
+    cr_assert_eq(load(&g, d.path, 1), AN_OK);
     cr_assert_eq(g.nobjects, 106u);
     cr_assert_eq(g.nroots, 1u);
     cr_assert_eq(g.dangling, 1u, "0xdead is not in the dump");
@@ -183,10 +183,10 @@ Test(graph_load, target_ids_are_the_references_unresolved)
     tdump d;
     write_cache(&d);
     graph r, t;
-    cr_assert_eq(load(&r, d.path, 1), CLI_EXIT_OK);
+    cr_assert_eq(load(&r, d.path, 1), AN_OK);
     graph_options o = {.keep_weak = 1, .keep_labels = 1, .keep_objects = 1,
                        .target_ids = 1};
-    cr_assert_eq(graph_load(&t, d.path, &o), CLI_EXIT_OK);
+    cr_assert_eq(graph_load(&t, d.path, &o), AN_OK);
     cr_assert_null(t.dst);
     cr_assert(!id_index_built(&t.index));
     cr_assert_eq(t.dangling + t.duplicates, 0u, "nothing resolved");
@@ -224,7 +224,7 @@ Test(graph_load, weak_references_hold_nothing)
     tdump d;
     write_cache(&d);
     graph g;
-    cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+    cr_assert_eq(load(&g, d.path, 0), AN_OK);
     cr_assert_eq(g.weak_dropped, 1u);
     dom_tree t;
     cr_assert_eq(dom_build(&g, &t, 0), 0);
@@ -270,7 +270,7 @@ Test(graph_load, closure_path_goes_through_proc_and_environment)
     tdump_finish(&d);
 
     graph g;
-    cr_assert_eq(load(&g, d.path, 1), CLI_EXIT_OK);
+    cr_assert_eq(load(&g, d.path, 1), AN_OK);
     paths p;
     cr_assert_eq(paths_build(&g, &p), 0);
     uint32_t *nodes, *edges;
@@ -319,7 +319,7 @@ Test(graph_load, a_cut_dump_keeps_what_came_before)
     free(data);
     graph g;
     int rc = load(&g, d.path, 1);
-    cr_assert_eq(rc, CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(rc, AN_INCOMPLETE);
     cr_assert_eq(g.nobjects, 106u, "every object of the whole blocks");
     graph_free(&g);
     unlink(d.path);
@@ -339,7 +339,7 @@ Test(graph_load, labels_of_big_indexes_are_exact)
     obj(&d, 0x2028, C_ARRAY, 40, NULL, 0, NULL);
     tdump_finish(&d);
     graph g;
-    cr_assert_eq(load(&g, d.path, 1), CLI_EXIT_OK);
+    cr_assert_eq(load(&g, d.path, 1), AN_OK);
     char buf[64];
     cr_assert_str_eq(label_of(&g, 0, 1, buf, sizeof buf), "[1099511627776]");
     cr_assert_str_eq(label_of(&g, 0, 2, buf, sizeof buf),
@@ -412,7 +412,7 @@ Test(graph_load, the_class_is_a_labeled_reference)
     tdump d;
     write_classes(&d);
     graph g;
-    cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+    cr_assert_eq(load(&g, d.path, 0), AN_OK);
     char buf[64];
     cr_assert_eq(edges_to(&g, node_of(&g, 0x1000), node_of(&g, K_FOO), buf,
                           sizeof buf),
@@ -441,7 +441,7 @@ Test(graph_load, the_class_is_a_labeled_reference)
     graph_free(&g);
 
     graph_options o = {.keep_labels = 1, .keep_index = 1, .keep_objects = 1};
-    cr_assert_eq(graph_load(&g, d.path, &o), CLI_EXIT_OK);
+    cr_assert_eq(graph_load(&g, d.path, &o), AN_OK);
     cr_assert_eq(g.class_edges, 0u, "without class_refs");
     cr_assert_eq(edges_to(&g, node_of(&g, 0x1000), node_of(&g, K_FOO), buf,
                           sizeof buf),
@@ -457,7 +457,7 @@ Test(graph_load, a_singleton_class_holds_its_methods)
     tdump d;
     write_classes(&d);
     graph g;
-    cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+    cr_assert_eq(load(&g, d.path, 0), AN_OK);
     dom_tree t;
     cr_assert_eq(dom_build(&g, &t, 0), 0);
     cr_assert_eq(dom_retained(&g, &t), 0);
@@ -524,7 +524,7 @@ Test(graph_load, paths_prefer_references_to_class_edges)
         tdump d;
         write_two_ways(&d, cases[c].other, cases[c].longer);
         graph g;
-        cr_assert_eq(load(&g, d.path, 0), CLI_EXIT_OK);
+        cr_assert_eq(load(&g, d.path, 0), AN_OK);
         paths p;
         cr_assert_eq(paths_build(&g, &p), 0);
         uint32_t *nodes, *edges;
@@ -555,13 +555,13 @@ Test(graph_load, class_edges_without_kinds_and_as_ids)
     write_classes(&d);
     graph g;
     graph_options o = {.class_refs = 1};
-    cr_assert_eq(graph_load(&g, d.path, &o), CLI_EXIT_OK);
+    cr_assert_eq(graph_load(&g, d.path, &o), AN_OK);
     cr_assert_eq(g.class_edges, 7u);
     cr_assert_null(g.label);
     dom_tree t;
     cr_assert_eq(dom_build(&g, &t, 1), 0);
     cr_assert_null(g.dst, "the edges are dropped");
-    cr_assert_eq(graph_reread(&g, d.path), CLI_EXIT_OK);
+    cr_assert_eq(graph_reread(&g, d.path), AN_OK);
     cr_assert_eq(dom_retained(&g, &t), 0);
     cr_assert_eq(t.unreachable, 0u);
     uint32_t *pre = dom_numbers(&g, &t);
@@ -574,7 +574,7 @@ Test(graph_load, class_edges_without_kinds_and_as_ids)
 
     graph_options ids = {.class_refs = 1, .keep_labels = 1,
                          .keep_objects = 1, .target_ids = 1};
-    cr_assert_eq(graph_load(&g, d.path, &ids), CLI_EXIT_OK);
+    cr_assert_eq(graph_load(&g, d.path, &ids), AN_OK);
     /* nothing resolves ids: 0x6000's class, not in the dump, has one too
      * (no given id can be it: referrers finds each in the dump first) */
     cr_assert_eq(g.class_edges, 8u);

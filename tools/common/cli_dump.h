@@ -1,23 +1,15 @@
 /* cli_dump.h -- open a heapfmt dump for reading, from a path or "-".
  *
- * A failed open becomes one line on stderr, e.g.
+ * The printing wrapper of analysis/dump_read.h for the tools that read
+ * dumps themselves: a failed open becomes one line on stderr, e.g.
  *     heapfmt-info: notes.json: not a heapfmt dump (looks like JSON ...)
  *     heapfmt-info: missing.dump: No such file or directory */
 #ifndef CLI_DUMP_H
 #define CLI_DUMP_H
 
-#include "cli_undefined.h"
-#include "heapfmt.h"
+#include "dump_read.h"
 
-typedef struct cli_dump {
-    const char *path;       /* as given on the command line */
-    const char *name;       /* for messages: the path, or "(stdin)" */
-    int fd;                 /* -1 when closed */
-    heapfmt_reader *reader; /* NULL when closed */
-    cli_undefined undef;    /* ids used but not defined before: cli_scan
-                               counts them, a tool that decodes labels
-                               adds theirs (cli_undefined_labels) */
-} cli_dump;
+typedef an_dump cli_dump;
 
 /* Opens path ("-" for standard input) and reads the file header. opt may
  * be NULL. Returns CLI_EXIT_OK with d filled, or, after printing the

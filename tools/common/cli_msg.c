@@ -115,6 +115,21 @@ void cli_note(const char *file, const char *fmt, ...)
     va_end(ap);
 }
 
+void cli_verror(const char *file, const char *fmt, va_list ap)
+{
+    vreport(file, NULL, fmt, ap);
+}
+
+void cli_vwarn(const char *file, const char *fmt, va_list ap)
+{
+    vwarn(file, "warning", fmt, ap);
+}
+
+void cli_vnote(const char *file, const char *fmt, va_list ap)
+{
+    vwarn(file, "note", fmt, ap);
+}
+
 void cli_usage_error(const char *fmt, ...)
 {
     va_list ap;

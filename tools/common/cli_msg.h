@@ -29,6 +29,15 @@ void cli_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
  * no rule gets notes, never warnings. */
 void cli_note(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 
+/* cli_error, cli_warn and cli_note with a va_list (an engine's hook). */
+#include <stdarg.h>
+void cli_verror(const char *file, const char *fmt, va_list ap)
+    CLI_PRINTF(2, 0);
+void cli_vwarn(const char *file, const char *fmt, va_list ap)
+    CLI_PRINTF(2, 0);
+void cli_vnote(const char *file, const char *fmt, va_list ap)
+    CLI_PRINTF(2, 0);
+
 /* From now on, cli_warn (and cli_note) prints a warning (file and text) only the first
  * time: for a tool that reads each dump several times (heapfmt-report),
  * whose every reading warns about the same truncation. Set once in

@@ -1,9 +1,10 @@
 /* cli_scan.h -- read every record of an open dump, keeping what survives.
  *
- * The loop every reading tool shares: records go to a callback; a corrupt
- * block is reported as a warning and skipped; a truncated or damaged dump
- * ends with a warning that says what was lost, and the exit code
- * CLI_EXIT_INCOMPLETE, so the tool still prints what it read. */
+ * The printing wrapper of analysis/dump_read.h's scan: records go to a
+ * callback; a corrupt block is reported as a warning and skipped; a
+ * truncated or damaged dump ends with a warning that says what was lost,
+ * and the exit code CLI_EXIT_INCOMPLETE, so the tool still prints what it
+ * read. */
 #ifndef CLI_SCAN_H
 #define CLI_SCAN_H
 
@@ -12,8 +13,7 @@
 /* Called for each record. Return 0 to go on; any other value stops the
  * scan and is returned by cli_scan (an exit code; the callback prints its
  * own message). */
-typedef int (*cli_scan_fn)(void *ctx, heapfmt_reader *r,
-                           const heapfmt_record *rec);
+typedef an_scan_fn cli_scan_fn;
 
 /* Reads d to its end. Returns CLI_EXIT_OK for a complete dump,
  * CLI_EXIT_INCOMPLETE (after warnings on stderr) when blocks were lost or
@@ -23,24 +23,19 @@ typedef int (*cli_scan_fn)(void *ctx, heapfmt_reader *r,
  * nonzero value. */
 int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx);
 
-/* How read errors are met. */
-enum cli_scan_policy {
-    CLI_SCAN_KEEP_GOING, /* cli_scan's: skip corrupt blocks, end a cut or
-                            damaged dump with CLI_EXIT_INCOMPLETE */
-    CLI_SCAN_STRICT      /* verification: the first damage ends the scan,
-                            as an error (cli_dump_error), with
-                            cli_dump_exit_code's code */
-};
+/* How read errors are met (an_scan_policy): CLI_SCAN_KEEP_GOING skips
+ * corrupt blocks and ends a cut or damaged dump with CLI_EXIT_INCOMPLETE;
+ * CLI_SCAN_STRICT (verification) ends at the first damage, as an error
+ * (cli_dump_error), with cli_dump_exit_code's code. */
+#define CLI_SCAN_KEEP_GOING AN_SCAN_KEEP_GOING
+#define CLI_SCAN_STRICT AN_SCAN_STRICT
 
 /* What a scan met: corrupt blocks skipped, and what ended it (HEAPFMT_DONE,
  * or the reader's status). */
-typedef struct cli_scan_report {
-    uint64_t skipped;
-    int end;
-} cli_scan_report;
+typedef an_scan_report cli_scan_report;
 
 /* cli_scan with a policy; rep (may be NULL) receives what the scan met. */
-int cli_scan_with(cli_dump *d, enum cli_scan_policy policy, cli_scan_fn fn,
+int cli_scan_with(cli_dump *d, enum an_scan_policy policy, cli_scan_fn fn,
                   void *ctx, cli_scan_report *rep);
 
 #endif /* CLI_SCAN_H */

@@ -15,11 +15,21 @@ int cmd_load_for_ids(graph *g, char *const *args, int nargs,
         if (cmd_parse_id(args[i], &id) != 0)
             return CLI_EXIT_USAGE;
     }
-    int rc =
-        graph_query_load(g, args[0], opt, LOAD_LABELS | LOAD_OBJECTS | keep);
+    int rc = cli_an_exit(opt->ctx, graph_query_load(g, args[0], opt,
+                                                     LOAD_LABELS |
+                                                         LOAD_OBJECTS | keep));
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         graph_free(g);
     return rc;
+}
+
+int graph_worse(int a, int b)
+{
+    if (a == CLI_EXIT_ERROR || b == CLI_EXIT_ERROR)
+        return CLI_EXIT_ERROR;
+    if (a == CLI_EXIT_INCOMPLETE || b == CLI_EXIT_INCOMPLETE)
+        return CLI_EXIT_INCOMPLETE;
+    return a != CLI_EXIT_OK ? a : b;
 }
 
 int cmd_parse_id(const char *s, uint64_t *id)

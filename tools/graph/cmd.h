@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_ctx.h"
 #include "graph.h"
 #include "graph_query.h"
 
@@ -18,10 +19,16 @@ int cmd_owners(const graph_query *opt, char *const *args, int nargs);
 int cmd_leaked(const graph_query *opt, char *const *args, int nargs);
 
 /* For the subcommands on one dump and object ids (args[1..]): checks the
- * ids, then loads args[0] keeping labels, objects, and what keep adds. Returns the exit code: CLI_EXIT_OK or
- * CLI_EXIT_INCOMPLETE with g loaded, else g is freed. */
+ * ids, then loads args[0] keeping labels, objects, and what keep adds.
+ * Returns the exit code: CLI_EXIT_OK or CLI_EXIT_INCOMPLETE with g
+ * loaded, else g is freed (and the failure said). The subcommands call
+ * the engines with opt->ctx (main.c's) and turn each status into an
+ * exit code with cli_an_exit, which prints the failure. */
 int cmd_load_for_ids(graph *g, char *const *args, int nargs,
                      const graph_query *opt, unsigned keep);
+
+/* The worse of two exit codes: error over incomplete over success. */
+int graph_worse(int a, int b);
 
 /* Parses an object id as given on the command line: 0x-prefixed
  * hexadecimal or decimal. Returns 0, or -1 after a usage message. */

@@ -68,7 +68,7 @@ int cmd_dominators(const graph_query *opt, char *const *args, int nargs)
         return CLI_EXIT_USAGE;
     graph g;
     dom_tree t;
-    int rc = dominators_tree(opt, args[0], &g, &t);
+    int rc = cli_an_exit(opt->ctx, dominators_tree(opt, args[0], &g, &t));
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
         uint64_t top = opt->top_given ? opt->top : DEFAULT_TOP;
         if ((opt->by == 0 ? top_objects(&g, &t, top, opt->format)

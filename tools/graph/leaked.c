@@ -66,7 +66,8 @@ int cmd_leaked(const graph_query *opt, char *const *args, int nargs)
     if (cmd_one_dump_by_class_or_site("leaked", opt, nargs) != 0)
         return CLI_EXIT_USAGE;
     graph g;
-    int rc = graph_query_load(&g, args[0], opt, LOAD_OBJECTS);
+    int rc = cli_an_exit(opt->ctx,
+                         graph_query_load(&g, args[0], opt, LOAD_OBJECTS));
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         graph_free(&g);
         return rc;

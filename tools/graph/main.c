@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
@@ -221,6 +222,8 @@ int main(int argc, char **argv)
     static page_pool pool;
     const diff_mem mem = {page_pool_resize, &pool, page_pool_trim_hook};
     opt.mem = &mem;
+    cli_ctx ctx; /* the engines' failures and warnings, said here */
+    opt.ctx = cli_ctx_init(&ctx);
     rc = cmd->run(&opt, argv + optind, argc - optind);
     page_pool_trim(&pool);
     return cli_finish_stdout(rc);

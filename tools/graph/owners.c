@@ -58,8 +58,10 @@ int cmd_owners(const graph_query *opt, char *const *args, int nargs)
         return CLI_EXIT_USAGE;
     }
     owners_result res;
-    int rc = owners_compute(opt, args, opt->top_given ? opt->top : DEFAULT_TOP,
-                            &res);
+    int rc = cli_an_exit(opt->ctx,
+                         owners_compute(opt, args,
+                                        opt->top_given ? opt->top : DEFAULT_TOP,
+                                        &res));
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
         out o;
         int failed = 0;

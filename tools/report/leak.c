@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_names.h"
@@ -97,9 +98,11 @@ static int owners_section(report *r)
     graph_query opt;
     memset(&opt, 0, sizeof opt);
     opt.weak = r->opt->weak;
+    cli_ctx ctx;
+    opt.ctx = cli_ctx_init(&ctx);
     owners_result res;
-    int rc = owners_compute(&opt, (char *const *)r->paths, REPORT_TOP_OWNERS,
-                            &res);
+    int rc = cli_ctx_exit(&ctx, owners_compute(&opt, (char *const *)r->paths,
+                                               REPORT_TOP_OWNERS, &res));
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         owners_free(&res);
         return rc;

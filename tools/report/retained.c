@@ -4,6 +4,7 @@
  * for the shown classes, the treemap's drill-down. */
 #include <string.h>
 
+#include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_names.h"
@@ -125,9 +126,11 @@ int report_retained(report *r)
     graph_query opt;
     memset(&opt, 0, sizeof opt);
     opt.weak = r->opt->weak;
+    cli_ctx ctx;
+    opt.ctx = cli_ctx_init(&ctx);
     graph g;
     dom_tree t;
-    int rc = dominators_tree(&opt, path, &g, &t);
+    int rc = cli_ctx_exit(&ctx, dominators_tree(&opt, path, &g, &t));
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
         rollup ru;
         if (rollup_build(&g, &t, GROUP_CLASS, &ru) != 0) {

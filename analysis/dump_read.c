@@ -1,0 +1,177 @@
+/* dump_read.c -- open a dump and read its records, for the engines. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump_read.h"
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+/* "-" is standard input, named "(stdin)" in messages. */
+static int is_stdin(const char *path)
+{
+    return strcmp(path, "-") == 0;
+}
+
+static int open_input(an_dump *d, an_ctx *c)
+{
+    if (is_stdin(d->path)) {
+        d->fd = STDIN_FILENO;
+        return AN_OK;
+    }
+    int f;
+    do
+        f = open(d->path, O_RDONLY | O_CLOEXEC);
+    while (f < 0 && errno == EINTR);
+    if (f < 0)
+        return an_fail(c, AN_ERROR, d->path, "%s", strerror(errno));
+    struct stat st;
+    if (fstat(f, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(f);
+        return an_fail(c, AN_ERROR, d->path, "%s", strerror(EISDIR));
+    }
+    d->fd = f;
+    return AN_OK;
+}
+
+int an_dump_open(an_dump *d, const char *path,
+                 const heapfmt_reader_options *opt, an_ctx *c)
+{
+    d->path = path;
+    d->name = is_stdin(path) ? "(stdin)" : path;
+    d->fd = -1;
+    d->reader = NULL;
+    memset(&d->undef, 0, sizeof d->undef);
+    if (open_input(d, c) != AN_OK)
+        return AN_ERROR;
+    errno = 0;
+    int rc = heapfmt_reader_open_fd(&d->reader, opt, d->fd);
+    if (rc != HEAPFMT_OK) {
+        int st;
+        if (d->reader != NULL)
+            st = an_dump_fail(c, d, rc);
+        else
+            st = an_fail(c, an_dump_status(rc), d->name, "%s",
+                         rc != HEAPFMT_E_NOMEM && errno != 0
+                             ? strerror(errno)
+                             : heapfmt_strerror(rc));
+        an_dump_close(d);
+        return st;
+    }
+    return AN_OK;
+}
+
+void an_dump_close(an_dump *d)
+{
+    heapfmt_reader_free(d->reader);
+    d->reader = NULL;
+    if (d->fd >= 0 && d->fd != STDIN_FILENO)
+        close(d->fd);
+    d->fd = -1;
+}
+
+int an_dump_status(int rc)
+{
+    return rc == HEAPFMT_E_TRUNCATED ? AN_INCOMPLETE : AN_ERROR;
+}
+
+int an_dump_fail(an_ctx *c, const an_dump *d, int rc)
+{
+    const heapfmt_error *e =
+        d->reader != NULL ? heapfmt_reader_error(d->reader) : NULL;
+    if (e != NULL && e->code == rc && e->message[0] != '\0')
+        return an_fail(c, an_dump_status(rc), d->name, "%s", e->message);
+    return an_fail(c, an_dump_status(rc), d->name, "%s",
+                   heapfmt_strerror(rc));
+}
+
+/* A read error under the keep-going policy: a corrupt block is skipped
+ * with a warning (1: go on); a cut or damaged end says what was kept. */
+static int lenient(an_dump *d, int rc, an_scan_report *rep, int *st,
+                   an_ctx *c)
+{
+    const heapfmt_error *e = heapfmt_reader_error(d->reader);
+    if (rc == HEAPFMT_E_CORRUPT && heapfmt_reader_can_continue(d->reader)) {
+        an_warn(c, d->name, "%s; skipped", e->message);
+        rep->skipped++;
+        return 1;
+    }
+    if (rc == HEAPFMT_E_CORRUPT || rc == HEAPFMT_E_TRUNCATED) {
+        heapfmt_progress p;
+        heapfmt_reader_progress(d->reader, &p);
+        if (rep->skipped == 0 || rc == HEAPFMT_E_TRUNCATED)
+            an_warn(c, d->name, "%s", e->message);
+        an_warn(c, d->name,
+                "incomplete dump: results cover %llu objects in %llu "
+                "readable blocks",
+                (unsigned long long)p.objects, (unsigned long long)p.blocks);
+        *st = AN_INCOMPLETE;
+        return 0;
+    }
+    an_dump_fail(c, d, rc);
+    *st = AN_ERROR;
+    return 0;
+}
+
+/* Ids used before their definition (or without one): said once, at the
+ * end; the results show placeholders for them, so the dump counts as
+ * damaged. */
+static int undefined_ids(an_dump *d, int st, an_ctx *c)
+{
+    if (d->undef.count == 0 || st == AN_ERROR)
+        return st;
+    an_warn(c, d->name,
+            "%llu use%s of ids that no record read defines before them, "
+            "shown as placeholders (the first: %s)",
+            (unsigned long long)d->undef.count,
+            d->undef.count == 1 ? "" : "s", d->undef.first);
+    return AN_INCOMPLETE;
+}
+
+int an_scan_with(an_dump *d, enum an_scan_policy policy, an_scan_fn fn,
+                 void *user, an_scan_report *rep, an_ctx *c)
+{
+    an_scan_report own;
+    if (rep == NULL)
+        rep = &own;
+    rep->skipped = 0;
+    rep->end = HEAPFMT_DONE;
+    rep->stopped = 0;
+    heapfmt_record rec;
+    for (;;) {
+        int rc = heapfmt_reader_next(d->reader, &rec);
+        if (rc == HEAPFMT_OK) {
+            if (policy == AN_SCAN_KEEP_GOING && cli_undefined_maybe(&rec))
+                cli_undefined_each(&rec, cli_undefined_note, &d->undef);
+            int stop = fn(user, d->reader, &rec);
+            if (stop != 0) {
+                rep->stopped = 1;
+                return stop;
+            }
+            continue;
+        }
+        if (rc == HEAPFMT_DONE)
+            return policy == AN_SCAN_KEEP_GOING
+                       ? undefined_ids(d, AN_OK, c)
+                       : AN_OK;
+        int st;
+        if (policy == AN_SCAN_STRICT) {
+            st = an_dump_fail(c, d, rc);
+        } else if (lenient(d, rc, rep, &st, c)) {
+            continue;
+        } else {
+            st = undefined_ids(d, st, c);
+        }
+        rep->end = rc;
+        return st;
+    }
+}
+
+int an_scan(an_dump *d, an_scan_fn fn, void *user, an_ctx *c)
+{
+    return an_scan_with(d, AN_SCAN_KEEP_GOING, fn, user, NULL, c);
+}
