@@ -13,8 +13,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "diff.h"
 #include "diff_input.h"
 #include "diff_match.h"
@@ -52,10 +50,9 @@ typedef struct run {
     size_t nlife, clife;
 } run;
 
-static int nomem(void)
+static int nomem(const run *r)
 {
-    cli_error(NULL, "out of memory");
-    return CLI_EXIT_ERROR;
+    return an_no_memory(r->opt->ctx, NULL);
 }
 
 /* Grows a zero-filled diff_stat array to n entries exactly: there is one
@@ -156,12 +153,12 @@ static int unmatched(void *ctx, const objset *chunk, const dobj *o,
     stat_add(&s->bytes[r->change], size);
     if (r->opt->list) {
         if (update_pass(r) != 0)
-            return nomem();
+            return nomem(r);
         if (r->pass[cls]) {
             diff_item it = {objset_id(chunk, o), size, lk, (uint8_t)r->change,
                             1};
             if (olist_add(&r->res->items, &it) != 0)
-                return nomem();
+                return nomem(r);
         }
     }
     return 0;
@@ -172,7 +169,7 @@ static int defer(void *ctx, const objset *chunk, const dobj *o)
     run *r = ctx;
     if (objset_push(&r->deferred, objset_id(chunk, o), objset_kind(chunk, o),
                     objset_size(chunk, o)) != 0)
-        return nomem();
+        return nomem(r);
     return 0;
 }
 
@@ -182,10 +179,10 @@ static const diff_match_ops ops = {held_class, chunk_class, unmatched, defer};
 static int flush(run *r, objset *set, int final)
 {
     if (update_chunk_keys(r, final) != 0)
-        return nomem();
+        return nomem(r);
     if (r->change >= 0 && grow_stats(r->mem, &r->lstat, &r->nlstat,
                                      tuples_count(&r->cur->lkinds)) != 0)
-        return nomem();
+        return nomem(r);
     int rc = diff_match_chunk(&r->held, set, r->mark, r->avoid, &ops, r);
     objset_clear(set);
     return rc;
@@ -196,14 +193,14 @@ static int flush(run *r, objset *set, int final)
 static int held_sink(void *ctx, uint64_t id, uint32_t lk, uint64_t size)
 {
     run *r = ctx;
-    return objset_push(&r->held, id, lk, size) == 0 ? 0 : nomem();
+    return objset_push(&r->held, id, lk, size) == 0 ? 0 : nomem(r);
 }
 
 static int stream_sink(void *ctx, uint64_t id, uint32_t lk, uint64_t size)
 {
     run *r = ctx;
     if (objset_push(&r->chunk, id, lk, size) != 0)
-        return nomem();
+        return nomem(r);
     return r->chunk.n >= r->chunk_max ? flush(r, &r->chunk, 0) : 0;
 }
 
@@ -211,24 +208,23 @@ static int stream_sink(void *ctx, uint64_t id, uint32_t lk, uint64_t size)
 static int resolve(run *r, input *in, uint32_t **map)
 {
     int rc = input_resolve(in, &r->res->names, &r->res->kinds, map);
-    if (rc == -2) {
-        cli_error(in->name, "too many distinct classes, types and sites");
-        return CLI_EXIT_ERROR;
-    }
+    if (rc == -2)
+        return an_fail(r->opt->ctx, AN_ERROR, in->name,
+                       "too many distinct classes, types and sites");
     if (rc != 0)
-        return nomem();
-    return CLI_EXIT_OK;
+        return nomem(r);
+    return AN_OK;
 }
 
 /* Before a dump is closed: its lifespans, when it is the last one. */
 static int keep_lifespans(run *r, input *in)
 {
     if (!(in->want & INPUT_LIFE))
-        return CLI_EXIT_OK;
+        return AN_OK;
     return input_lifespans(in, &r->res->names, r->opt->by, &r->life,
                            &r->nlife, &r->clife) == 0
-               ? CLI_EXIT_OK
-               : nomem();
+               ? AN_OK
+               : nomem(r);
 }
 
 static int read_held(run *r, input *in)
@@ -238,17 +234,17 @@ static int read_held(run *r, input *in)
         (void)objset_reserve(&r->held, (size_t)expect); /* else: grow */
     r->cur = in;
     int rc = input_scan(in, held_sink, r);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
     uint32_t *map;
     int rrc = resolve(r, in, &map);
-    if (rrc != CLI_EXIT_OK)
+    if (rrc != AN_OK)
         return rrc;
     for (size_t i = 0; i < r->held.n; i++) {
         dobj *o = &r->held.v[i];
         if (objset_set_kind(&r->held, o, map[objset_kind(&r->held, o)]) != 0) {
             diff_mem_free(r->mem, map);
-            return nomem();
+            return nomem(r);
         }
     }
     diff_mem_free(r->mem, map);
@@ -257,14 +253,14 @@ static int read_held(run *r, input *in)
     r->held_key = diff_mem_alloc(
         r->mem, (r->nheld_key > 0 ? r->nheld_key : 1) * sizeof *r->held_key);
     if (r->held_key == NULL)
-        return nomem();
+        return nomem(r);
     for (size_t k = 0; k < r->nheld_key; k++) {
         const tuple *kind = tuples_get(&r->res->kinds, (uint32_t)k);
         if (identity(r, kind->klass, kind->stack, &r->held_key[k]) != 0)
-            return nomem();
+            return nomem(r);
     }
     int lrc = keep_lifespans(r, in);
-    if (lrc != CLI_EXIT_OK)
+    if (lrc != AN_OK)
         return lrc;
     input_close(in);
     objset_sort(&r->held);
@@ -280,7 +276,7 @@ static int read_streamed(run *r, input *in, uint32_t mark, uint32_t avoid,
     r->avoid = avoid;
     r->change = change;
     int rc = input_scan(in, stream_sink, r);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
     /* The end of the dump: every class has its final name now. */
     int frc = flush(r, &r->chunk, 1);
@@ -290,12 +286,12 @@ static int read_streamed(run *r, input *in, uint32_t mark, uint32_t avoid,
         return frc;
     uint32_t *map;
     int rrc = resolve(r, in, &map);
-    if (rrc != CLI_EXIT_OK)
+    if (rrc != AN_OK)
         return rrc;
     if (r->nlstat > 0 && grow_stats(r->mem, &r->kstat, &r->nkstat,
                                     tuples_count(&r->res->kinds)) != 0) {
         diff_mem_free(r->mem, map);
-        return nomem();
+        return nomem(r);
     }
     for (size_t lk = 0; lk < tuples_count(&in->lkinds) && lk < r->nlstat;
          lk++) {
@@ -316,7 +312,7 @@ static int read_streamed(run *r, input *in, uint32_t mark, uint32_t avoid,
     r->lstat = NULL;
     r->nlstat = 0;
     int lrc = keep_lifespans(r, in);
-    if (lrc != CLI_EXIT_OK)
+    if (lrc != AN_OK)
         return lrc;
     input_close(in);
     return rc;
@@ -330,7 +326,7 @@ static int walk_held(run *r, uint32_t need, uint32_t refuse, int change)
     tuples_drop_index(&r->res->kinds);
     if (grow_stats(r->mem, &r->kstat, &r->nkstat,
                    tuples_count(&r->res->kinds)) != 0)
-        return nomem();
+        return nomem(r);
     for (size_t i = 0; i < r->held.n; i++) {
         const dobj *o = &r->held.v[i];
         uint32_t marks = objset_marks(o);
@@ -344,16 +340,16 @@ static int walk_held(run *r, uint32_t need, uint32_t refuse, int change)
         if (r->opt->list) {
             uint32_t cls = tuples_get(&r->res->kinds, kind)->klass;
             if (update_pass(r) != 0)
-                return nomem();
+                return nomem(r);
             if (r->pass[cls]) {
                 diff_item it = {objset_id(&r->held, o), size, kind,
                                 (uint8_t)change, 0};
                 if (olist_add(&r->res->items, &it) != 0)
-                    return nomem();
+                    return nomem(r);
             }
         }
     }
-    return CLI_EXIT_OK;
+    return AN_OK;
 }
 
 /* ---- warnings ---- */
@@ -389,7 +385,7 @@ static int add_warnings(run *r)
                       "objects in the other dumps") != 0)
             return -1;
     for (int i = 0; i < r->n; i++)
-        if (r->in[i].status == CLI_EXIT_INCOMPLETE &&
+        if (r->in[i].status == AN_INCOMPLETE &&
             notes_add(w, r->in[i].name, "%s",
                       r->n == 2 ? two[i] : three[i]) != 0)
             return -1;
@@ -397,8 +393,8 @@ static int add_warnings(run *r)
 }
 
 /* --by=site, stack or frame: dumps with objects but none of what the
- * rows are made of have nothing to show; says why. Returns CLI_EXIT_OK or
- * CLI_EXIT_ERROR. */
+ * rows are made of have nothing to show; says why. Returns AN_OK or
+ * AN_ERROR. */
 static int check_keys(const run *r)
 {
     uint64_t objects = 0, sites = 0, stacks = 0, codes = 0;
@@ -411,7 +407,7 @@ static int check_keys(const run *r)
     unsigned by = r->opt->by;
     const char *what, *word, *why = "their writer did not record them";
     if (objects == 0)
-        return CLI_EXIT_OK;
+        return AN_OK;
     if ((by & DIFF_BY_SITE) && sites == 0) {
         what = "allocation sites";
         word = "site";
@@ -427,12 +423,12 @@ static int check_keys(const run *r)
         word = "iseq";
         why = "HeapFmt.dump records them in a Ruby heap";
     } else {
-        return CLI_EXIT_OK;
+        return AN_OK;
     }
-    cli_error(NULL, "no %s in these dumps (%s), so --by=%s has nothing to "
-                    "show",
-              what, why, word);
-    return CLI_EXIT_ERROR;
+    return an_fail(r->opt->ctx, AN_ERROR, NULL,
+                   "no %s in these dumps (%s), so --by=%s has nothing to "
+                   "show",
+                   what, why, word);
 }
 
 /* ---- the diff ---- */
@@ -468,26 +464,26 @@ static int compute(run *r, const char *const *paths)
     int life = !opt->list && (opt->by == DIFF_BY_SITE ||
                               opt->by == DIFF_BY_STACK ||
                               opt->by == DIFF_BY_FRAME);
-    int rc = CLI_EXIT_OK;
+    int rc = AN_OK;
     for (int i = 0; i < r->n; i++) {
         /* With three dumps, only d2's objects are ever reported. */
         int report = r->n == 2 || i == 1;
         unsigned w = report ? want : INPUT_STACK;
         if (life && i == r->n - 1)
             w |= INPUT_LIFE;
-        int orc = input_open(&r->in[i], paths[i], r->mem, w);
+        int orc = input_open(&r->in[i], paths[i], r->mem, w, opt->ctx);
         r->res->dumps[i] = r->in[i].name;
         r->res->paths[i] = paths[i];
-        if (orc == CLI_EXIT_INCOMPLETE)
+        if (orc == AN_INCOMPLETE)
             rc = orc; /* read as an empty, incomplete dump */
-        else if (orc != CLI_EXIT_OK)
+        else if (orc != AN_OK)
             return orc;
     }
     int held = r->n == 3 ? 1 : pick_held(r->in);
     int irc = read_held(r, &r->in[held]);
-    if (irc != CLI_EXIT_OK && irc != CLI_EXIT_INCOMPLETE)
+    if (irc != AN_OK && irc != AN_INCOMPLETE)
         return irc;
-    if (irc != CLI_EXIT_OK)
+    if (irc != AN_OK)
         rc = irc;
     if (r->n == 2) {
         /* Unmatched objects of the held dump are freed when it is the
@@ -495,9 +491,9 @@ static int compute(run *r, const char *const *paths)
         int other = 1 - held;
         irc = read_streamed(r, &r->in[other], OBJSET_MARK1, 0,
                             other == 1 ? DIFF_NEW : DIFF_FREED);
-        if (irc != CLI_EXIT_OK && irc != CLI_EXIT_INCOMPLETE)
+        if (irc != AN_OK && irc != AN_INCOMPLETE)
             return irc;
-        if (irc != CLI_EXIT_OK)
+        if (irc != AN_OK)
             rc = irc;
         irc = walk_held(r, 0, OBJSET_MARK1, held == 0 ? DIFF_FREED : DIFF_NEW);
     } else {
@@ -505,22 +501,22 @@ static int compute(run *r, const char *const *paths)
             irc = read_streamed(r, &r->in[i],
                                 i == 0 ? OBJSET_MARK1 : OBJSET_MARK2,
                                 i == 0 ? 0 : OBJSET_MARK1, -1);
-            if (irc != CLI_EXIT_OK && irc != CLI_EXIT_INCOMPLETE)
+            if (irc != AN_OK && irc != AN_INCOMPLETE)
                 return irc;
-            if (irc != CLI_EXIT_OK)
+            if (irc != AN_OK)
                 rc = irc;
         }
         /* Retained: seen in d3 (MARK2), not in d1 (MARK1). */
         irc = walk_held(r, OBJSET_MARK2, OBJSET_MARK1, DIFF_RETAINED);
     }
-    if (irc != CLI_EXIT_OK)
+    if (irc != AN_OK)
         return irc;
     objset_free(&r->held);
     objset_free(&r->chunk);
     objset_free(&r->deferred);
     diff_result *res = r->res;
-    if (!opt->list && !opt->empty_ok && check_keys(r) != CLI_EXIT_OK)
-        return CLI_EXIT_ERROR;
+    if (!opt->list && !opt->empty_ok && check_keys(r) != AN_OK)
+        return AN_ERROR;
     if (opt->list) {
         olist_finish(&res->items);
     } else {
@@ -529,15 +525,15 @@ static int compute(run *r, const char *const *paths)
                          diff_filter_active(opt->filter) ? r->pass : NULL,
                          opt->by, &res->names, r->life, r->nlife, opt->sort,
                          r->mem, &res->rows, &res->nrows, &res->total) != 0)
-            return nomem();
+            return nomem(r);
         for (size_t i = 0; i < res->nrows; i++)
             res->has_life |= res->rows[i].has_life;
     }
     if (add_warnings(r) != 0)
-        return nomem();
+        return nomem(r);
     for (int i = 0; i < r->n; i++)
-        res->dump_complete[i] = r->in[i].status == CLI_EXIT_OK;
-    res->complete = rc == CLI_EXIT_OK;
+        res->dump_complete[i] = r->in[i].status == AN_OK;
+    res->complete = rc == AN_OK;
     return rc;
 }
 
@@ -557,12 +553,11 @@ int diff_compute(const char *const *paths, int n, const diff_options *opt,
     tuples_init(&res->kinds, res->mem, OBJSET_MAX_KINDS);
     olist_init(&res->items, res->mem, opt->list ? opt->top : 0);
     notes_init(&res->warnings, res->mem);
-    if (n < 2 || n > 3) {
-        cli_error(NULL, "compare two or three dumps, not %d", n);
-        return CLI_EXIT_ERROR;
-    }
+    if (n < 2 || n > 3)
+        return an_fail(opt->ctx, AN_ERROR, NULL,
+                       "compare two or three dumps, not %d", n);
     if (nameid_init(&res->names) != 0)
-        return nomem();
+        return an_no_memory(opt->ctx, NULL);
 
     run r;
     memset(&r, 0, sizeof r);
@@ -594,7 +589,7 @@ int diff_compute(const char *const *paths, int n, const diff_options *opt,
     diff_mem_free(r.mem, r.held_key);
     diff_mem_free(r.mem, r.chunk_key);
     diff_mem_free(r.mem, r.life);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
+    if (rc != AN_OK && rc != AN_INCOMPLETE) {
         diff_result_free(res);
         res->ndumps = n;
     }

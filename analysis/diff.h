@@ -36,6 +36,7 @@ typedef struct diff_options {
     int empty_ok;         /* --by=site, stack, frame on dumps that record
                              none: one "(no site)" or "(no stack)" row, not
                              an error (heapfmt-report shows what there is) */
+    an_ctx *ctx;          /* failures, warnings, progress (status.h) */
 } diff_options;
 
 #define DIFF_OPTIONS_INIT { .by = DIFF_BY_CLASS }
@@ -65,13 +66,13 @@ typedef struct diff_result {
 } diff_result;
 
 /* Compares the dumps at paths[0..n) (n is 2 or 3; "-" is standard input,
- * for one of them at most). Prints errors and reading warnings to stderr
- * as it goes; the result's own warnings are in res->warnings, for the
- * caller to show (notes_print). Returns
- *   CLI_EXIT_OK          res filled;
- *   CLI_EXIT_INCOMPLETE  res filled from what could be read;
- *   CLI_EXIT_ERROR       nothing to show (message printed); res is empty
- *                        but must still be freed.
+ * for one of them at most). Reading warnings go to opt->ctx as they
+ * arise; the result's own warnings are in res->warnings, for the caller
+ * to show (notes_say) or print. Returns
+ *   AN_OK          res filled;
+ *   AN_INCOMPLETE  res filled from what could be read;
+ *   AN_ERROR       nothing to show (the message on opt->ctx); res is
+ *                  empty but must still be freed.
  * res must be freed with diff_result_free in every case. */
 int diff_compute(const char *const *paths, int n, const diff_options *opt,
                  diff_result *res);

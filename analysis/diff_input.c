@@ -5,11 +5,7 @@
 
 #include "cli_code.h"
 #include "cli_search.h"
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "cli_names.h"
-#include "cli_progress.h"
-#include "cli_scan.h"
 #include "cli_stack.h"
 #include "diff_input.h"
 #include "diff_match.h"
@@ -28,10 +24,11 @@ static int sorted_by_index(const heapfmt_footer *f)
 }
 
 int input_open(input *in, const char *path, const diff_mem *mem,
-               unsigned want)
+               unsigned want, an_ctx *ctx)
 {
     memset(in, 0, sizeof *in);
     in->mem = mem;
+    in->ctx = ctx;
     in->name = path;
     in->alloc = diff_mem_heapfmt(mem);
     in->want = want;
@@ -39,15 +36,15 @@ int input_open(input *in, const char *path, const diff_mem *mem,
     cli_strmap_init(&in->codes);
     heapfmt_reader_options opt = HEAPFMT_READER_OPTIONS_INIT;
     opt.allocator = &in->alloc;
-    int rc = cli_dump_open(&in->d, path, &opt);
+    int rc = an_dump_open(&in->d, path, &opt, ctx);
     in->name = in->d.name;
-    if (rc == CLI_EXIT_INCOMPLETE) {
+    if (rc == AN_INCOMPLETE) {
         /* Cut inside its header: an incomplete dump with nothing in it
-         * (the reason is printed). */
+         * (the reason is said). */
         in->status = rc;
         return rc;
     }
-    if (rc != CLI_EXIT_OK)
+    if (rc != AN_OK)
         return rc;
     const heapfmt_footer *f;
     /* Only a complete, seekable dump has a footer we can read now;
@@ -56,7 +53,7 @@ int input_open(input *in, const char *path, const diff_mem *mem,
         in->footer = f;
         in->footer_names = sorted_by_index(f);
     }
-    return CLI_EXIT_OK;
+    return AN_OK;
 }
 
 uint64_t input_footer_objects(const input *in)
@@ -72,7 +69,6 @@ typedef struct scan_ctx {
     input_sink sink;
     void *ctx;
     uint32_t tick;
-    cli_progress progress;
     int v8;                 /* -1 until the first object, then whether the
                                dump is a V8 snapshot's (META vm.name) */
 } scan_ctx;
@@ -151,8 +147,7 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     input *in = s->in;
     if (rec->tag == HEAPFMT_TAG_LIFESPAN) {
         if ((in->want & INPUT_LIFE) && keep_lifespan(in, rec->u.lifespan) != 0) {
-            cli_error(in->name, "out of memory");
-            return CLI_EXIT_ERROR;
+            return an_no_memory(in->ctx, in->name);
         }
         return 0;
     }
@@ -197,8 +192,7 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
             if ((o->stack->slot >= in->nslot_stack ||
                  in->slot_stack[o->stack->slot] == NULL) &&
                 remember_stack(in, o->stack) != 0) {
-                cli_error(in->name, "out of memory");
-                return CLI_EXIT_ERROR;
+                return an_no_memory(in->ctx, in->name);
             }
         }
     }
@@ -210,8 +204,7 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
                                                 : CLI_CODE_ISEQ,
                          o, buf, &key, &len)) {
             if (cli_strmap_add(&in->codes, key, len, &i) < 0) {
-                cli_error(in->name, "out of memory");
-                return CLI_EXIT_ERROR;
+                return an_no_memory(in->ctx, in->name);
             }
             k.frame = (uint32_t)i + 1;
             in->with_code++;
@@ -227,10 +220,10 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
         if (rc == 0 && bare)
             rc = remember_slot_kind(in, slot, lk);
         if (rc != 0) {
-            cli_error(in->name, "%s",
-                      rc == -2 ? "too many distinct classes, types and sites"
+            return an_fail(in->ctx, AN_ERROR, in->name, "%s",
+                           rc == -2
+                               ? "too many distinct classes, types and sites"
                                : "out of memory");
-            return CLI_EXIT_ERROR;
         }
     }
     in->objects++;
@@ -238,7 +231,7 @@ static int on_record(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
         s->tick = PROGRESS_EVERY;
         heapfmt_progress p;
         heapfmt_reader_progress(r, &p);
-        cli_progress_tick(&s->progress, p.offset, in->objects);
+        an_progress_tick(in->ctx, p.offset, in->objects);
     }
     return s->sink(s->ctx, o->id, lk, o->size);
 }
@@ -255,7 +248,7 @@ static uint64_t input_size(const input *in)
 int input_scan(input *in, input_sink sink, void *ctx)
 {
     if (in->d.reader == NULL) /* cut inside its header */
-        return in->status = CLI_EXIT_INCOMPLETE;
+        return in->status = AN_INCOMPLETE;
     scan_ctx s;
     memset(&s, 0, sizeof s);
     s.in = in;
@@ -263,9 +256,9 @@ int input_scan(input *in, input_sink sink, void *ctx)
     s.ctx = ctx;
     s.tick = PROGRESS_EVERY;
     s.v8 = -1;
-    cli_progress_begin(&s.progress, in->name, input_size(in));
-    in->status = cli_scan(&in->d, on_record, &s);
-    cli_progress_end(&s.progress);
+    an_progress_begin(in->ctx, in->name, input_size(in));
+    in->status = an_scan(&in->d, on_record, &s, in->ctx);
+    an_progress_end(in->ctx);
     ident_capture(&in->id, in->d.reader);
     return in->status;
 }
@@ -517,7 +510,7 @@ int input_lifespans(input *in, cli_strmap *t, unsigned by,
 
 void input_close(input *in)
 {
-    cli_dump_close(&in->d);
+    an_dump_close(&in->d);
     in->footer = NULL;
     tuples_free(&in->lkinds);
     cli_strmap_free(&in->codes);

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "cli_dump.h"
+#include "dump_read.h"
 #include "ident.h"
 #include "nameid.h"
 #include "diff_summary.h"
@@ -45,7 +45,8 @@ typedef struct input_life {
 } input_life;
 
 typedef struct input {
-    cli_dump d;
+    an_dump d;
+    an_ctx *ctx;            /* failures, warnings, progress */
     const char *name;       /* for messages: the path or "(stdin)" */
     const diff_mem *mem;
     heapfmt_allocator alloc; /* the readers' view of mem */
@@ -73,7 +74,7 @@ typedef struct input {
                                frame part is its index + 1 (0: none) */
     input_life *life;       /* INPUT_LIFE: the LIFESPAN records read */
     size_t nlife, clife;
-    int status;             /* CLI_EXIT_* of the scan */
+    int status;             /* AN_* of the scan */
     uint64_t objects;       /* objects read */
     uint64_t v8_sizeless;   /* objects of a V8 dump left out: size 0 */
     uint64_t with_site;     /* of which with an allocation site */
@@ -84,12 +85,12 @@ typedef struct input {
 
 /* Opens path ("-" for standard input) and, when it is seekable and
  * complete, reads its footer; want (INPUT_* bits) says what the local
- * kinds hold besides the class. Returns CLI_EXIT_OK; CLI_EXIT_INCOMPLETE
- * when the input ends inside the file header (printed): in then reads as
- * an incomplete dump without objects; or CLI_EXIT_ERROR after printing
- * why. */
+ * kinds hold besides the class. Returns AN_OK; AN_INCOMPLETE when the
+ * input ends inside the file header (said through ctx): in then reads as
+ * an incomplete dump without objects; or AN_ERROR with the reason on
+ * ctx. */
 int input_open(input *in, const char *path, const diff_mem *mem,
-               unsigned want);
+               unsigned want, an_ctx *ctx);
 
 /* The object count of the footer, or 0 when unknown. */
 uint64_t input_footer_objects(const input *in);
@@ -99,9 +100,8 @@ typedef int (*input_sink)(void *ctx, uint64_t id, uint32_t lkind,
                           uint64_t size);
 
 /* Reads every record, skipping damaged blocks with a warning. Returns
- * CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (warnings printed), CLI_EXIT_ERROR
- * (message printed: I/O error, out of memory...) or the sink's nonzero
- * value. Also sets in->status and captures in->id. */
+ * AN_OK, AN_INCOMPLETE (warnings said), AN_ERROR (the message on
+ * in->ctx: I/O error, out of memory...) or the sink's nonzero value. Also sets in->status and captures in->id. */
 int input_scan(input *in, input_sink sink, void *ctx);
 
 /* Brings in->lkind_class up to date for every local kind so far, with

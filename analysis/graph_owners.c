@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_exit.h"
 #include "cli_num.h"
 #include "cli_search.h"
 #include "diff.h"
@@ -32,16 +31,13 @@ static int leaked_ids(const graph_query *opt, char *const *args,
     diff_options dopt = DIFF_OPTIONS_INIT;
     dopt.list = 1;
     dopt.mem = opt->mem;
+    dopt.ctx = opt->ctx;
     diff_result res;
-    /* the diff prints its failures (CLI_EXIT_ codes) */
     int rc = diff_compute((const char *const *)args, 3, &dopt, &res);
-    rc = rc == CLI_EXIT_OK           ? AN_OK
-         : rc == CLI_EXIT_INCOMPLETE ? AN_INCOMPLETE
-                                     : AN_ERROR;
     *ids = NULL;
     *n = 0;
     if (rc == AN_OK || rc == AN_INCOMPLETE) {
-        notes_print(&res.warnings);
+        notes_say(&res.warnings, opt->ctx);
         size_t count = res.items.n;
         *ids = diff_mem_alloc(opt->mem, (count ? count : 1) * sizeof **ids);
         if (*ids == NULL) {

@@ -40,8 +40,8 @@ int notes_add(notes *w, const char *file, const char *fmt, ...)
     return 0;
 }
 
-void notes_print(const notes *w)
+void notes_say(const notes *w, an_ctx *c)
 {
     for (size_t i = 0; i < w->n; i++)
-        cli_warn(w->v[i].file, "%s", w->v[i].text);
+        an_warn(c, w->v[i].file, "%s", w->v[i].text);
 }

@@ -1,12 +1,13 @@
 /* notes.h -- the warnings of a diff, kept so that every output format can
  * show them: they go to stderr as "heapfmt-diff: FILE: warning: ..." lines
- * and into the "warnings" array of the JSON output. */
+ * (notes_say, through the front end's context) and into the "warnings"
+ * array of the JSON output. */
 #ifndef DIFF_NOTES_H
 #define DIFF_NOTES_H
 
 #include <stddef.h>
 
-#include "cli_msg.h"
+#include "status.h"
 #include "diff_mem.h"
 
 typedef struct note {
@@ -26,9 +27,9 @@ void notes_free(notes *w);
 /* Adds a warning about file (kept by pointer; NULL when about no single
  * dump): printf format, at most 1 KiB. Returns 0 or -1 (no memory). */
 int notes_add(notes *w, const char *file, const char *fmt, ...)
-    CLI_PRINTF(3, 4);
+    AN_PRINTF(3, 4);
 
-/* Prints every warning to stderr with cli_warn. */
-void notes_print(const notes *w);
+/* Says every warning through c's hook, in order. */
+void notes_say(const notes *w, an_ctx *c);
 
 #endif /* DIFF_NOTES_H */

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "diff.h"
 #include "test_diff_dumps.h"
 #include "tio.h"
@@ -140,7 +140,7 @@ static void check_two(const heap *b, const heap *a, unsigned fb, unsigned fa,
     opt.list = 1;
     opt.chunk = chunk;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
     cr_assert(res.complete);
     cr_assert_eq(res.warnings.n, 0, "unexpected warning: %s",
                  res.warnings.n ? res.warnings.v[0].text : "");
@@ -201,7 +201,7 @@ Test(diff, id_reuse_with_another_class)
     pair dumps = {0};
     pair_write(&dumps, before, 3, 0, after, 3, 0);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), AN_OK);
     cr_assert_eq(res.total.count[DIFF_NEW], 1);
     cr_assert_eq(res.total.bytes[DIFF_NEW], 40);
     cr_assert_eq(res.total.count[DIFF_FREED], 1);
@@ -240,7 +240,7 @@ Test(diff, per_class_sums)
     texps want = {0};
     td_expect2(&want, dumps.b.v, dumps.b.n, dumps.a.v, dumps.a.n);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), AN_OK);
     diff_stat total = {{0, 0}, {0, 0}};
     for (size_t c = 0; c < NCLASSES; c++) {
         const char *name = classes[c] ? classes[c] : "(no class)";
@@ -294,11 +294,11 @@ Test(diff, a_dump_against_itself_has_no_rows)
     td_path(pb, sizeof pb, "self.dump");
     td_write(pb, b.v, b.n, NULL, 0, 1);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pb, pb, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, pb, pb, NULL), AN_OK);
     cr_assert_eq(res.nrows, 0);
     cr_assert_eq(res.total.count[0] + res.total.count[1], 0);
     diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 3, pb, pb, pb), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 3, pb, pb, pb), AN_OK);
     cr_assert_eq(res.nrows, 0);
     diff_result_free(&res);
     heap_free(&b);
@@ -314,13 +314,13 @@ Test(diff, empty_dumps)
     td_write(pe, NULL, 0, NULL, 0, 1);
     td_write(p1, one, 1, NULL, 0, 1);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pe, p1, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, pe, p1, NULL), AN_OK);
     cr_assert_eq(res.total.count[DIFF_NEW], 1);
     diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 2, p1, pe, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, p1, pe, NULL), AN_OK);
     cr_assert_eq(res.total.count[DIFF_FREED], 1);
     diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 3, pe, pe, pe), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 3, pe, pe, pe), AN_OK);
     cr_assert_eq(res.nrows, 0);
     diff_result_free(&res);
     unlink(pe);
@@ -344,7 +344,7 @@ static void check_three(const heap *h1, const heap *h2, const heap *h3,
     opt.list = 1;
     opt.chunk = chunk;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 3, p1, p2, p3), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 3, p1, p2, p3), AN_OK);
     cr_assert_eq(res.warnings.n, 0);
     texps want = {0}, got = {0};
     td_expect3(&want, h1->v, h1->n, h2->v, h2->n, h3->v, h3->n);
@@ -441,7 +441,7 @@ Test(diff, late_class_names_from_a_pipe)
         int rc = which == 0
                      ? run_with_stdin(&res, &opt, dumps.pb, 2, "-", dumps.pa, NULL)
                      : run_with_stdin(&res, &opt, dumps.pa, 2, dumps.pb, "-", NULL);
-        cr_assert_eq(rc, CLI_EXIT_OK);
+        cr_assert_eq(rc, AN_OK);
         texps got = {0};
         td_got(&got, &res);
         td_assert_same(&want, &got);
@@ -470,7 +470,7 @@ Test(diff, three_dumps_with_d1_on_a_pipe)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.list = 1;
     diff_result res;
-    cr_assert_eq(run_with_stdin(&res, &opt, p1, 3, "-", p2, p3), CLI_EXIT_OK);
+    cr_assert_eq(run_with_stdin(&res, &opt, p1, 3, "-", p2, p3), AN_OK);
     texps want = {0}, got = {0};
     td_expect3(&want, h1.v, h1.n, h2.v, h2.n, h3.v, h3.n);
     td_got(&got, &res);
@@ -526,7 +526,7 @@ Test(diff, warnings_for_ids_that_cannot_be_compared)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int rc;
         diff_result res = warn_run(&cases[i].b, &cases[i].a, &rc);
-        cr_assert_eq(rc, CLI_EXIT_OK, "case %zu", i);
+        cr_assert_eq(rc, AN_OK, "case %zu", i);
         if (cases[i].want == NULL)
             cr_assert_eq(res.warnings.n, 0, "case %zu: unexpected %s", i,
                          res.warnings.v[0].text);
@@ -552,7 +552,7 @@ Test(diff, three_dumps_warn_about_each_step)
     td_write(p2, objs, 1, &m2, 0, 1);
     td_write(p3, objs, 1, &m3, 0, 1);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 3, p1, p2, p3), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 3, p1, p2, p3), AN_OK);
     cr_assert_eq(res.warnings.n, 2);
     cr_assert(td_warned(&res, "gc.compactions 0 vs 1"));
     cr_assert(td_warned(&res, "pid 1 vs 2"));
@@ -576,7 +576,7 @@ Test(diff, truncated_after_dump)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.list = 1;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), AN_INCOMPLETE);
     cr_assert_not(res.complete);
     cr_assert(td_warned(&res, "reported as freed"));
     /* Only objects of the lost half can be freed, none new; and the
@@ -594,14 +594,14 @@ Test(diff, truncated_after_dump)
     diff_result_free(&res);
 
     /* Truncated before: the lost objects look new. */
-    cr_assert_eq(td_run(&res, NULL, 2, dumps.pa, dumps.pb, NULL), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pa, dumps.pb, NULL), AN_INCOMPLETE);
     cr_assert(td_warned(&res, "reported as new"));
     cr_assert_gt(res.total.count[DIFF_NEW], 0);
     cr_assert_eq(res.total.count[DIFF_FREED], 0);
     diff_result_free(&res);
 
     /* Three dumps, d3 truncated: fewer retained, and a warning. */
-    cr_assert_eq(td_run(&res, NULL, 3, dumps.pb, dumps.pb, dumps.pa), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 3, dumps.pb, dumps.pb, dumps.pa), AN_INCOMPLETE);
     cr_assert(td_warned(&res, "not counted as retained"));
     diff_result_free(&res);
     heap_free(&b);
@@ -616,12 +616,12 @@ Test(diff, cut_inside_the_header_reads_as_empty)
     pair_write(&dumps, objs, 1, 0, objs, 1, 0);
     cr_assert_eq(truncate(dumps.pa, 5), 0);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 2, dumps.pb, dumps.pa, NULL), AN_INCOMPLETE);
     cr_assert_not(res.complete);
     cr_assert_eq(res.total.count[DIFF_FREED], 1); /* read as empty */
     cr_assert(td_warned(&res, "reported as freed"));
     diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 3, dumps.pa, dumps.pb, dumps.pb), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(td_run(&res, NULL, 3, dumps.pa, dumps.pb, dumps.pb), AN_INCOMPLETE);
     cr_assert_eq(res.total.count[DIFF_RETAINED], 1);
     diff_result_free(&res);
     unlink(dumps.pb);
@@ -640,13 +640,13 @@ Test(diff, unreadable_inputs_are_errors)
     fputs("{\"address\": \"0x7f\"}\n", f);
     fclose(f);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pb, pj, NULL), CLI_EXIT_ERROR);
+    cr_assert_eq(td_run(&res, NULL, 2, pb, pj, NULL), AN_ERROR);
     diff_result_free(&res);
     cr_assert_eq(td_run(&res, NULL, 2, pb, "/nonexistent/x.dump", NULL),
-                 CLI_EXIT_ERROR);
+                 AN_ERROR);
     diff_result_free(&res);
     cr_assert_eq(td_run(&res, NULL, 3, "/nonexistent/1", pb, pb),
-                 CLI_EXIT_ERROR);
+                 AN_ERROR);
     diff_result_free(&res);
     unlink(pb);
     unlink(pj);
@@ -696,7 +696,7 @@ Test(diff, grouped_by_site)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.by = DIFF_BY_SITE;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
     cr_assert_eq(res.nrows, 4);
     const diff_row *a1 = find_row(&res, NULL, "app/a.rb", 1);
     cr_assert_not_null(a1);
@@ -712,7 +712,7 @@ Test(diff, grouped_by_site)
     diff_result_free(&res);
 
     opt.by = DIFF_BY_CLASS | DIFF_BY_SITE;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
     cr_assert_eq(res.nrows, 5);
     const diff_row *s = find_row(&res, "String", "app/a.rb", 1);
     cr_assert_not_null(s);
@@ -732,10 +732,10 @@ Test(diff, by_site_without_any_site_is_an_error)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.by = DIFF_BY_SITE;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_ERROR);
+    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), AN_ERROR);
     diff_result_free(&res);
     /* Nothing at all to group is no error. */
-    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pb, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pb, NULL), AN_OK);
     cr_assert_eq(res.nrows, 0);
     diff_result_free(&res);
     unlink(dumps.pb);
@@ -749,7 +749,7 @@ Test(diff, list_has_type_site_and_huge_sizes)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.list = 1;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
     cr_assert_eq(res.items.n, 5);
     /* Largest first: the 5 GiB Hash. */
     const diff_item *it = &res.items.v[0];
@@ -781,7 +781,7 @@ Test(diff, class_and_match_filters)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.filter = &f;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
     cr_assert_eq(res.nrows, 1);
     cr_assert_eq(res.total.count[DIFF_NEW], 2);
     diff_result_free(&res);
@@ -789,7 +789,7 @@ Test(diff, class_and_match_filters)
     char err[128];
     cr_assert_eq(diff_filter_add_regex(&f, "^S.r", err, sizeof err), 0);
     opt.list = 1;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
     cr_assert_eq(res.items.n, 4); /* 2 Arrays, 2 new Strings */
     diff_result_free(&res);
     diff_filter_free(&f);
@@ -800,7 +800,7 @@ Test(diff, class_and_match_filters)
     cr_assert_gt(strlen(err), 0);
     opt.list = 0;
     opt.by = DIFF_BY_SITE;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
     cr_assert_eq(res.nrows, 1);
     cr_assert_eq(res.total.bytes[DIFF_NEW], 5ull << 30);
     diff_result_free(&res);
@@ -817,12 +817,12 @@ Test(diff, top_keeps_the_first_rows_and_objects)
     opt.list = 1;
     opt.chunk = 100;
     diff_result all;
-    cr_assert_eq(td_run(&all, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&all, &opt, 2, dumps.pb, dumps.pa, NULL), AN_OK);
     static const uint64_t tops[] = {1, 2, 10, 999, 100000};
     for (size_t t = 0; t < sizeof tops / sizeof *tops; t++) {
         opt.top = tops[t];
         diff_result res;
-        cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
+        cr_assert_eq(td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL), AN_OK);
         size_t want = all.items.n < tops[t] ? all.items.n : (size_t)tops[t];
         cr_assert_eq(res.items.n, want);
         for (size_t i = 0; i < want; i++) {
@@ -872,7 +872,7 @@ Test(diff, every_allocation_failure_is_clean)
         ref.list = list;
         ref.by = DIFF_BY_CLASS | DIFF_BY_SITE;
         diff_result want;
-        cr_assert_eq(td_run(&want, &ref, 2, dumps.pb, dumps.pa, NULL), CLI_EXIT_OK);
+        cr_assert_eq(td_run(&want, &ref, 2, dumps.pb, dumps.pa, NULL), AN_OK);
         for (unsigned long n = 1;; n++) {
             failing f = {0, n, 0};
             diff_mem mem = {failing_resize, &f, NULL};
@@ -884,20 +884,20 @@ Test(diff, every_allocation_failure_is_clean)
             diff_result res;
             int rc = td_run(&res, &opt, 2, dumps.pb, dumps.pa, NULL);
             if (f.calls < n) {
-                cr_assert_eq(rc, CLI_EXIT_OK);
+                cr_assert_eq(rc, AN_OK);
                 diff_result_free(&res);
                 cr_assert_eq(f.live, 0, "%ld blocks leak", f.live);
                 break; /* every allocation has failed once */
             }
             /* Either a clean error, or (when only the footer could not be
              * read) the same answer the slower way. */
-            if (rc == CLI_EXIT_OK) {
+            if (rc == AN_OK) {
                 cr_assert(memcmp(&res.total, &want.total, sizeof res.total) ==
                               0 &&
                               res.items.n == want.items.n,
                           "allocation %lu failed: a different answer", n);
             } else {
-                cr_assert_eq(rc, CLI_EXIT_ERROR,
+                cr_assert_eq(rc, AN_ERROR,
                              "allocation %lu failed: rc %d", n, rc);
             }
             diff_result_free(&res);

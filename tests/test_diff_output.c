@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "diff.h"
 #include "print.h"
 #include "test_diff_dumps.h"
@@ -61,7 +61,7 @@ static out run_print(int ndumps, int list, unsigned by, uint64_t top,
     diff_result res;
     int rc = ndumps == 2 ? td_run(&res, &opt, 2, p1, p2, NULL)
                          : td_run(&res, &opt, 3, p1, p2, p3);
-    cr_assert_eq(rc, CLI_EXIT_OK);
+    cr_assert_eq(rc, AN_OK);
     out o = {NULL, 0};
     FILE *f = open_memstream(&o.text, &o.len);
     cr_assert_not_null(f);
@@ -259,7 +259,7 @@ Test(output, csv_quotes_names_and_sites)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.by = DIFF_BY_CLASS | DIFF_BY_SITE;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, p1, p2, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 2, p1, p2, NULL), AN_OK);
     out o = {NULL, 0};
     FILE *f = open_memstream(&o.text, &o.len);
     cr_assert_not_null(f);
@@ -433,7 +433,7 @@ Test(output, nothing_changed)
     td_path(p, sizeof p, "same.dump");
     td_write(p, before, 3, NULL, 0, 1);
     diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, p, p, NULL), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, NULL, 2, p, p, NULL), AN_OK);
     static const char *const want[] = {
         "class\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n",
         "  \"rows\": [],\n",

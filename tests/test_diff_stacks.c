@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "cli_stack.h"
 #include "diff.h"
 #include "print.h"
@@ -55,7 +55,7 @@ static char *diff_paths(const char *const *paths, int n, unsigned by,
     *rc = diff_compute(paths, n, &opt, &res);
     FILE *out = tmpfile();
     cr_assert_not_null(out);
-    if (*rc == CLI_EXIT_OK || *rc == CLI_EXIT_INCOMPLETE)
+    if (*rc == AN_OK || *rc == AN_INCOMPLETE)
         diff_print(&res, format, 0, out);
     diff_result_free(&res);
     char *s = ts_slurp(out);
@@ -88,7 +88,7 @@ Test(diff_stacks, new_and_freed_by_frame)
 {
     int rc;
     char *s = diff_dumps(2, DIFF_BY_FRAME, DIFF_FORMAT_TSV, 0, &rc);
-    cr_expect_eq(rc, CLI_EXIT_OK);
+    cr_expect_eq(rc, AN_OK);
     cr_expect_str_eq(s, "frame\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n"
                         TS_F_LEAKY "\t4\t7168\t0\t0\n"
                         CLI_NO_STACK "\t1\t16\t0\t0\n"
@@ -101,7 +101,7 @@ Test(diff_stacks, new_and_freed_by_stack)
 {
     int rc;
     char *s = diff_dumps(2, DIFF_BY_STACK, DIFF_FORMAT_TSV, 0, &rc);
-    cr_expect_eq(rc, CLI_EXIT_OK);
+    cr_expect_eq(rc, AN_OK);
     cr_expect_str_eq(s, "stack\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n"
                         TS_S_LEAK_WORKER "\t1\t4096\t0\t0\n"
                         TS_S_LEAK_MAIN "\t3\t3072\t0\t0\n"
@@ -115,13 +115,13 @@ Test(diff_stacks, retained_by_frame_and_stack)
 {
     int rc;
     char *s = diff_dumps(3, DIFF_BY_FRAME, DIFF_FORMAT_TSV, 0, &rc);
-    cr_expect_eq(rc, CLI_EXIT_OK);
+    cr_expect_eq(rc, AN_OK);
     cr_expect_str_eq(s, "frame\tretained_count\tretained_bytes\n"
                         TS_F_LEAKY "\t2\t2048\n"
                         CLI_NO_STACK "\t1\t16\n");
     free(s);
     s = diff_dumps(3, DIFF_BY_STACK, DIFF_FORMAT_JSON, 0, &rc);
-    cr_expect_eq(rc, CLI_EXIT_OK);
+    cr_expect_eq(rc, AN_OK);
     cr_expect(strstr(s, "\"by\": \"stack\"") != NULL, "%s", s);
     cr_expect(strstr(s, "{\"stack\": \"" TS_S_LEAK_MAIN
                         "\", \"retained_count\": 2, \"retained_bytes\": "
@@ -139,7 +139,7 @@ Test(diff_stacks, lost_stacks)
     int rc;
     char *s = diff_dumps(2, DIFF_BY_FRAME, DIFF_FORMAT_TSV, TS_LOSE_STACKS,
                          &rc);
-    cr_expect_eq(rc, CLI_EXIT_INCOMPLETE);
+    cr_expect_eq(rc, AN_INCOMPLETE);
     cr_expect_str_eq(s, "frame\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n"
                         CLI_UNKNOWN_STACK "\t7\t9264\t0\t0\n"
                         CLI_NO_STACK "\t1\t16\t0\t0\n"
@@ -179,7 +179,7 @@ Test(diff_stacks, address_reused_by_another_stack)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc;
         char *s = diff_paths(paths, 2, cases[i].by, DIFF_FORMAT_TSV, &rc);
-        cr_expect_eq(rc, CLI_EXIT_OK);
+        cr_expect_eq(rc, AN_OK);
         cr_expect_str_eq(s, cases[i].want);
         free(s);
     }

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "diff.h"
 #include "test_diff_dumps.h"
 #include "tio.h"
@@ -301,7 +301,7 @@ Test(story, three_dump_leak_hunt, .timeout = 60)
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.list = 1;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 3, p[0], p[1], p[2]), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 3, p[0], p[1], p[2]), AN_OK);
     cr_assert_eq(res.warnings.n, 0);
     texps got = {0};
     td_got(&got, &res);
@@ -312,7 +312,7 @@ Test(story, three_dump_leak_hunt, .timeout = 60)
     diff_result_free(&res);
     opt.list = 0;
     opt.by = DIFF_BY_SITE;
-    cr_assert_eq(td_run(&res, &opt, 3, p[0], p[1], p[2]), CLI_EXIT_OK);
+    cr_assert_eq(td_run(&res, &opt, 3, p[0], p[1], p[2]), AN_OK);
     cr_assert_gt(res.nrows, 0);
     cr_assert_str_eq(nameid_text(&res.names, res.rows[0].file, NULL),
                      "app/middleware/audit_log.rb");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
@@ -188,11 +189,13 @@ int main(int argc, char **argv)
         return rc;
     }
     opt.filter = &f;
+    cli_ctx ctx; /* the engine's failures and warnings, said here */
+    opt.ctx = cli_ctx_init(&ctx);
     diff_result res;
-    rc = diff_compute((const char *const *)(argv + optind), argc - optind,
-                      &opt, &res);
+    rc = cli_ctx_exit(&ctx, diff_compute((const char *const *)(argv + optind),
+                                         argc - optind, &opt, &res));
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
-        notes_print(&res.warnings);
+        notes_say(&res.warnings, opt.ctx);
         diff_print(&res, format, human, stdout);
     }
     diff_result_free(&res);

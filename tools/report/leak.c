@@ -231,8 +231,10 @@ static int sites_section(report *r)
     opt.by = v->by;
     opt.top = REPORT_TOP_SITES;
     opt.empty_ok = 1; /* dumps without sites: one "(no site)" row */
+    cli_ctx ctx;
+    opt.ctx = cli_ctx_init(&ctx);
     diff_result res;
-    int rc = diff_compute(r->paths, 3, &opt, &res);
+    int rc = cli_ctx_exit(&ctx, diff_compute(r->paths, 3, &opt, &res));
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
         diff_result_free(&res);
         return rc;
@@ -240,7 +242,7 @@ static int sites_section(report *r)
     /* The warnings of this diff are those owners_section printed, when
      * it ran. */
     if (!r->shape.roots)
-        notes_print(&res.warnings);
+        notes_say(&res.warnings, opt.ctx);
     FILE *f = r->body;
     size_t shown = res.nrows < REPORT_TOP_SITES ? res.nrows
                                                 : REPORT_TOP_SITES;
