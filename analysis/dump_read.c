@@ -17,6 +17,11 @@ static int is_stdin(const char *path)
     return strcmp(path, "-") == 0;
 }
 
+const char *an_dump_name(const char *path)
+{
+    return is_stdin(path) ? "(stdin)" : path;
+}
+
 static int open_input(an_dump *d, an_ctx *c)
 {
     if (is_stdin(d->path)) {
@@ -42,7 +47,7 @@ int an_dump_open(an_dump *d, const char *path,
                  const heapfmt_reader_options *opt, an_ctx *c)
 {
     d->path = path;
-    d->name = is_stdin(path) ? "(stdin)" : path;
+    d->name = an_dump_name(path);
     d->fd = -1;
     d->reader = NULL;
     memset(&d->undef, 0, sizeof d->undef);

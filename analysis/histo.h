@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "cli_code.h"
-#include "cli_dump.h"
+#include "dump_read.h"
 #include "cli_native.h"
 #include "cli_names.h"
 #include "cli_num.h"
@@ -69,13 +69,15 @@ typedef struct histo_options {
     int all;            /* 2+ dumps: also show unchanged rows */
     int human;          /* table: 1,234,567 and KiB/MiB */
     int scan;           /* read every block, never the footer summary */
-    int progress;       /* progress line on stderr if it is a terminal */
+    int progress;       /* progress through ctx's hooks (a line on a
+                           terminal) */
     int unicode;        /* sparklines with block characters */
     unsigned jobs;      /* threads decoding the blocks of a scan (--jobs) */
     int empty_ok;       /* --by=site, stack, frame, imemo, iseq on a dump
                            that records none: one "(no site)" (...) row,
                            not an error (heapfmt-report shows what there
                            is) */
+    an_ctx *ctx;        /* failures, warnings, progress (status.h) */
 } histo_options;
 
 #define HISTO_OPTIONS_INIT                                                  \
@@ -89,7 +91,7 @@ typedef struct histo_options {
 typedef struct histo_dump {
     const char *path;  /* as given */
     const char *name;  /* for messages and headers: path or "(stdin)" */
-    int status;        /* CLI_EXIT_OK or CLI_EXIT_INCOMPLETE */
+    int status;        /* AN_OK or AN_INCOMPLETE */
     int from_footer;   /* the footer summary was used (no scan) */
     uint64_t count;    /* objects counted */
     uint64_t bytes;    /* their bytes */
@@ -200,15 +202,15 @@ static inline uint64_t histo_delta(uint64_t a, uint64_t b, int *neg)
 
 /* Reads the dump at path ("-": standard input) into column d of t, from
  * the footer summary when it can (complete, seekable dump, --by=class, no
- * --scan) or else by reading every block. Messages go to stderr. Returns
- * CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (what could be read is in t, warnings
- * said what was lost) or CLI_EXIT_ERROR (message printed; t may hold part
- * of the dump and should not be printed). */
+ * --scan) or else by reading every block. Warnings go to opt->ctx.
+ * Returns AN_OK, AN_INCOMPLETE (what could be read is in t, warnings said
+ * what was lost) or AN_ERROR (the message on opt->ctx; t may hold part of
+ * the dump and should not be printed). */
 int histo_collect(histo_table *t, size_t d, const char *path,
                   const histo_options *opt);
 
 /* The same on a dump already open (d->reader at its first record). */
-int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
+int histo_collect_dump(histo_table *t, size_t d, an_dump *dump,
                        const histo_options *opt);
 
 /* Display name for --by=type (see histo(1)): the type string's text (cut:
@@ -230,9 +232,8 @@ const char *histo_type_name(const heapfmt_rstring *s, cli_name *buf,
 /* Reads the complete dump at path, whose footer f is already read, into
  * column d with opt->jobs threads (any opt->by), each
  * decoding a contiguous range of blocks with its own reader. The table is
- * the same as a one-thread scan gives. Returns CLI_EXIT_OK,
- * CLI_EXIT_ERROR (out of memory, message printed; t may hold part of the
- * dump), or HISTO_JOBS_FALLBACK when a one-thread scan must be used
+ * the same as a one-thread scan gives. Returns AN_OK, AN_ERROR
+ * (out of memory, the message on opt->ctx; t may hold part of the dump), or HISTO_JOBS_FALLBACK when a one-thread scan must be used
  * instead: fewer than 2 jobs or blocks, standard input, or anything
  * unexpected in the blocks (a damaged block, counts that disagree with the
  * footer), which the one-thread scan then reports the usual way. */
@@ -370,9 +371,9 @@ const char *histo_row_status(const histo_table *t, const histo_row *r);
 /* ---- histo_build.c ---- */
 
 /* Reads every dump into t and finishes it (histo_table_finish): the
- * table histo_run prints. Returns CLI_EXIT_OK, CLI_EXIT_INCOMPLETE (some
- * dump incomplete; t holds what could be read) or CLI_EXIT_ERROR (message
- * printed; t must not be shown). t must be freed with histo_table_free in
+ * table histo_run prints. Returns AN_OK, AN_INCOMPLETE (some dump
+ * incomplete; t holds what could be read) or AN_ERROR (the message on
+ * opt->ctx; t must not be shown). t must be freed with histo_table_free in
  * every case. */
 int histo_build(histo_table *t, const char *const *paths, size_t npaths,
                 const histo_options *opt);

@@ -10,12 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_exit.h"
-#include "cli_file.h"
-#include "cli_msg.h"
 #include "cli_names.h"
-#include "cli_progress.h"
-#include "cli_scan.h"
 #include "cli_site.h"
 #include "histo.h"
 
@@ -25,14 +20,13 @@
 typedef struct scan {
     histo_acc acc;
     uint64_t tick;  /* objects left before the next progress tick */
-    cli_progress progress;
+    an_ctx *ctx;
     const char *name;
 } scan;
 
 static int out_of_memory(const scan *s)
 {
-    cli_error(s->name, "out of memory");
-    return CLI_EXIT_ERROR;
+    return an_no_memory(s->ctx, s->name);
 }
 
 static int on_object(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
@@ -50,7 +44,7 @@ static int on_object(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
         s->tick = TICK_OBJECTS;
         heapfmt_progress p;
         heapfmt_reader_progress(r, &p);
-        cli_progress_tick(&s->progress, p.offset, p.objects);
+        an_progress_tick(s->ctx, p.offset, p.objects);
     }
     return 0;
 }
@@ -138,7 +132,7 @@ static int scan_to_table(histo_table *t, size_t d, scan *s,
     return rc;
 }
 
-static uint64_t input_size(const cli_dump *dump)
+static uint64_t input_size(const an_dump *dump)
 {
     struct stat st;
     if (fstat(dump->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
@@ -148,12 +142,12 @@ static uint64_t input_size(const cli_dump *dump)
 
 /* A complete dump read by class: its footer's per-class summary must say
  * what the blocks held, as its totals must (the reader checks those).
- * Returns CLI_EXIT_OK, or CLI_EXIT_INCOMPLETE after a warning. */
-static int check_summary(cli_dump *dump, scan *s)
+ * Returns AN_OK, or AN_INCOMPLETE after a warning. */
+static int check_summary(an_dump *dump, scan *s)
 {
     const heapfmt_footer *f;
     if (heapfmt_reader_footer(dump->reader, &f) != HEAPFMT_OK)
-        return CLI_EXIT_OK;
+        return AN_OK;
     size_t n = heapfmt_reader_class_count(dump->reader);
     if (n > s->acc.cap)
         n = s->acc.cap;
@@ -170,11 +164,12 @@ static int check_summary(cli_dump *dump, scan *s)
     if (rc < 0)
         return out_of_memory(s);
     if (rc == 0)
-        return CLI_EXIT_OK;
-    cli_warn(dump->name, "%s", why);
-    cli_warn(dump->name, "incomplete dump: the footer disagrees with the "
-                         "blocks; results are what the blocks hold");
-    return CLI_EXIT_INCOMPLETE;
+        return AN_OK;
+    an_warn(s->ctx, dump->name, "%s", why);
+    an_warn(s->ctx, dump->name,
+            "incomplete dump: the footer disagrees with the blocks; "
+            "results are what the blocks hold");
+    return AN_INCOMPLETE;
 }
 
 /* --by=stack, frame: whether any object had a stack (or any lifespan
@@ -187,57 +182,58 @@ static int has_stacks(const histo_acc *a)
     return a->has_life;
 }
 
-static int collect_scan(histo_table *t, size_t d, cli_dump *dump,
+static int collect_scan(histo_table *t, size_t d, an_dump *dump,
                         const histo_options *opt)
 {
     scan s;
     memset(&s, 0, sizeof s);
     histo_acc_init(&s.acc, opt->by);
     s.name = dump->name;
+    s.ctx = opt->ctx;
     s.tick = TICK_OBJECTS;
     if (opt->progress)
-        cli_progress_begin(&s.progress, dump->name, input_size(dump));
-    int rc = cli_scan(dump, on_object, &s);
-    cli_progress_end(&s.progress);
-    if (rc == CLI_EXIT_OK && opt->by == HISTO_BY_CLASS)
+        an_progress_begin(opt->ctx, dump->name, input_size(dump));
+    int rc = an_scan(dump, on_object, &s, opt->ctx);
+    if (opt->progress)
+        an_progress_end(opt->ctx);
+    if (rc == AN_OK && opt->by == HISTO_BY_CLASS)
         rc = check_summary(dump, &s);
-    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+    if (rc == AN_OK || rc == AN_INCOMPLETE) {
         if (opt->by == HISTO_BY_SITE && histo_sites_count(&s.acc.sites) == 0 &&
             s.acc.no_site.count > 0 && !opt->empty_ok) {
-            cli_error(dump->name,
-                      "no allocation sites in this dump (its writer did not "
-                      "record them), so --by=site has nothing to show");
-            rc = CLI_EXIT_ERROR;
+            rc = an_fail(opt->ctx, AN_ERROR, dump->name,
+                         "no allocation sites in this dump (its writer did "
+                         "not record them), so --by=site has nothing to "
+                         "show");
         } else if ((opt->by == HISTO_BY_STACK || opt->by == HISTO_BY_FRAME) &&
                    s.acc.no_stack.count > 0 && !has_stacks(&s.acc) &&
                    !opt->empty_ok) {
-            cli_error(dump->name,
-                      "no call stacks in this dump (its writer did not "
-                      "record them), so --by=%s has nothing to show",
-                      histo_by_word(opt->by));
-            rc = CLI_EXIT_ERROR;
+            rc = an_fail(opt->ctx, AN_ERROR, dump->name,
+                         "no call stacks in this dump (its writer did not "
+                         "record them), so --by=%s has nothing to show",
+                         histo_by_word(opt->by));
         } else if ((opt->by == HISTO_BY_IMEMO || opt->by == HISTO_BY_ISEQ) &&
                    cli_strmap_count(&s.acc.codes) == 0 &&
                    s.acc.no_code.count > 0 && !opt->empty_ok) {
-            cli_error(dump->name,
-                      opt->by == HISTO_BY_IMEMO
-                          ? "no T_IMEMO objects in this dump (it is not a "
-                            "Ruby heap), so --by=imemo has nothing to show"
-                          : "no instruction sequences or Procs with a code "
-                            "location in this dump (a Ruby heap written by "
-                            "HeapFmt.dump has them), so --by=iseq has "
-                            "nothing to show");
-            rc = CLI_EXIT_ERROR;
+            rc = an_fail(opt->ctx, AN_ERROR, dump->name, "%s",
+                         opt->by == HISTO_BY_IMEMO
+                             ? "no T_IMEMO objects in this dump (it is not "
+                               "a Ruby heap), so --by=imemo has nothing to "
+                               "show"
+                             : "no instruction sequences or Procs with a "
+                               "code location in this dump (a Ruby heap "
+                               "written by HeapFmt.dump has them), so "
+                               "--by=iseq has nothing to show");
         } else if (scan_to_table(t, d, &s, dump->reader, opt) != 0) {
-            rc = CLI_EXIT_ERROR;
+            rc = AN_ERROR;
         }
     }
     histo_acc_free(&s.acc);
     return rc;
 }
 
-static int collect_footer(histo_table *t, size_t d, const cli_dump *dump,
-                          const heapfmt_footer *f)
+static int collect_footer(histo_table *t, size_t d, const an_dump *dump,
+                          const heapfmt_footer *f, an_ctx *ctx)
 {
     for (size_t i = 0; i < f->nclasses; i++) {
         const heapfmt_class_summary *c = &f->classes[i];
@@ -246,19 +242,17 @@ static int collect_footer(histo_table *t, size_t d, const cli_dump *dump,
         cli_name buf;
         size_t len;
         const char *name = cli_summary_shown(c, &buf, &len);
-        if (histo_table_add(t, d, name, len, c->count, c->bytes) != 0) {
-            cli_error(dump->name, "out of memory");
-            return CLI_EXIT_ERROR;
-        }
+        if (histo_table_add(t, d, name, len, c->count, c->bytes) != 0)
+            return an_no_memory(ctx, dump->name);
     }
-    return CLI_EXIT_OK;
+    return AN_OK;
 }
 
 /* The native heap's resident memory and live bytes (heapfmt-malloc
  * dumps), from META: all of it after a scan; from the pairs the dump
  * starts with when the counts came from elsewhere (the footer, other
  * readers), which is where heapfmt-malloc writes them. */
-static void note_native(histo_dump *hd, cli_dump *dump, int scanned)
+static void note_native(histo_dump *hd, an_dump *dump, int scanned)
 {
     if (!scanned) {
         heapfmt_record rec;
@@ -269,7 +263,7 @@ static void note_native(histo_dump *hd, cli_dump *dump, int scanned)
     hd->native_known = cli_native_read(dump->reader, &hd->native);
 }
 
-static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
+static int collect_dump(histo_table *t, size_t d, an_dump *dump,
                         const histo_options *opt, int *scanned);
 
 /* The footer answers only for blocks that are there: every block of its
@@ -279,38 +273,39 @@ static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
  * not describe its blocks (two writers of one file interleaved, a patched
  * file) is not shown: the blocks are read instead, with a warning, and
  * the dump counts as damaged. */
-static int collect_checked_footer(histo_table *t, size_t d, cli_dump *dump,
+static int collect_checked_footer(histo_table *t, size_t d, an_dump *dump,
                                   const heapfmt_footer *f,
                                   const histo_options *opt, int *scanned)
 {
     int rc = heapfmt_reader_check_blocks(dump->reader, HEAPFMT_CHECK_HEADERS);
     if (rc == HEAPFMT_OK) {
         t->dumps[d].from_footer = 1;
-        return collect_footer(t, d, dump, f);
+        return collect_footer(t, d, dump, f, opt->ctx);
     }
     if (rc != HEAPFMT_E_CORRUPT) {
-        cli_dump_error(dump, rc);
-        return CLI_EXIT_ERROR;
+        an_dump_fail(opt->ctx, dump, rc);
+        return AN_ERROR;
     }
-    cli_warn(dump->name, "%s", heapfmt_reader_error(dump->reader)->message);
-    cli_warn(dump->name, "the footer does not describe the blocks: reading "
-                         "them instead");
+    an_warn(opt->ctx, dump->name, "%s",
+            heapfmt_reader_error(dump->reader)->message);
+    an_warn(opt->ctx, dump->name,
+            "the footer does not describe the blocks: reading them instead");
     *scanned = 1;
     rc = collect_scan(t, d, dump, opt);
-    return rc == CLI_EXIT_OK ? CLI_EXIT_INCOMPLETE : rc;
+    return rc == AN_OK ? AN_INCOMPLETE : rc;
 }
 
-int histo_collect_dump(histo_table *t, size_t d, cli_dump *dump,
+int histo_collect_dump(histo_table *t, size_t d, an_dump *dump,
                        const histo_options *opt)
 {
     int scanned = 0;
     int rc = collect_dump(t, d, dump, opt, &scanned);
-    if (rc != CLI_EXIT_ERROR)
+    if (rc != AN_ERROR)
         note_native(&t->dumps[d], dump, scanned);
     return rc;
 }
 
-static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
+static int collect_dump(histo_table *t, size_t d, an_dump *dump,
                         const histo_options *opt, int *scanned)
 {
     histo_dump *hd = &t->dumps[d];
@@ -332,8 +327,8 @@ static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
         int footer_only = opt->by == HISTO_BY_CLASS && !opt->scan;
         if (rc != HEAPFMT_OK && rc != HEAPFMT_E_NO_FOOTER &&
             rc != HEAPFMT_E_CORRUPT && footer_only) {
-            cli_dump_error(dump, rc);
-            return hd->status = CLI_EXIT_ERROR;
+            an_dump_fail(opt->ctx, dump, rc);
+            return hd->status = AN_ERROR;
         }
     }
     if (f != NULL && opt->jobs > 1) { /* parallel block decode */
@@ -348,16 +343,16 @@ static int collect_dump(histo_table *t, size_t d, cli_dump *dump,
 int histo_collect(histo_table *t, size_t d, const char *path,
                   const histo_options *opt)
 {
-    cli_dump dump;
-    int rc = cli_dump_open(&dump, path, NULL);
-    if (rc != CLI_EXIT_OK) {
+    an_dump dump;
+    int rc = an_dump_open(&dump, path, NULL, opt->ctx);
+    if (rc != AN_OK) {
         /* Cut inside the file header: an incomplete dump with nothing
          * readable, still a column of the table. */
         t->dumps[d].path = path;
-        t->dumps[d].name = cli_input_name(path);
+        t->dumps[d].name = an_dump_name(path);
         return t->dumps[d].status = rc;
     }
     rc = histo_collect_dump(t, d, &dump, opt);
-    cli_dump_close(&dump);
+    an_dump_close(&dump);
     return rc;
 }

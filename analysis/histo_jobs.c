@@ -39,9 +39,6 @@
 #include <unistd.h>
 
 #include "cli_search.h"
-#include "cli_exit.h"
-#include "cli_file.h"
-#include "cli_msg.h"
 #include "cli_names.h"
 #include "cli_stack.h"
 #include "cli_site.h"
@@ -570,8 +567,7 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
         free(parts);
         free(tids);
         free(started);
-        cli_error(cli_input_name(path), "out of memory");
-        return CLI_EXIT_ERROR;
+        return an_no_memory(opt->ctx, an_dump_name(path));
     }
     for (size_t k = 0; k < nparts; k++) {
         part *p = &parts[k];
@@ -617,17 +613,15 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
         status = make_names(&nm, f, parts, nparts, opt->by);
     int rc = HISTO_JOBS_FALLBACK;
     if (status == PART_NOMEM) {
-        cli_error(cli_input_name(path), "out of memory");
-        rc = CLI_EXIT_ERROR;
+        rc = an_no_memory(opt->ctx, an_dump_name(path));
     } else if (status == PART_OK && opt->by != HISTO_BY_CLASS &&
                opt->by != HISTO_BY_TYPE &&
                lacks_keys(parts, nparts, opt->by)) {
         rc = HISTO_JOBS_FALLBACK; /* the one-thread scan explains */
     } else if (status == PART_OK) {
-        rc = CLI_EXIT_OK;
+        rc = AN_OK;
         if (merge(t, d, &nm, parts, nparts, opt) != 0) {
-            cli_error(cli_input_name(path), "out of memory");
-            rc = CLI_EXIT_ERROR;
+            rc = an_no_memory(opt->ctx, an_dump_name(path));
         }
     }
     free_names(&nm);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "cli_names.h"
 #include "heapfmt.h"
 #include "histo.h"
@@ -105,14 +105,14 @@ static histo_options opts(enum histo_by by, int scan)
 }
 
 /* Reads data (a whole or damaged dump) into column d of t, through a
- * seekable temporary file or a pipe. Returns histo's exit code. */
+ * seekable temporary file or a pipe. Returns histo's status. */
 static int collect(histo_table *t, size_t d, const tbuf *data, int src,
                    const histo_options *o)
 {
     int child = -1;
     int fd = src == SRC_PIPE ? tpipe_fd(data->data, data->len, &child)
                              : ttemp_fd(data->data, data->len);
-    cli_dump dump = {.path = "mem.dump", .name = "mem.dump", .fd = fd};
+    an_dump dump = {.path = "mem.dump", .name = "mem.dump", .fd = fd};
     int rc = heapfmt_reader_open_fd(&dump.reader, NULL, fd);
     if (rc == HEAPFMT_OK)
         rc = histo_collect_dump(t, d, &dump, o);
@@ -268,7 +268,7 @@ Test(histo_collect, known_dump_by_class_footer_and_scan)
                 histo_table t;
                 cr_assert_eq(histo_table_init(&t, 1), 0);
                 histo_options o = opts(HISTO_BY_CLASS, scan);
-                cr_assert_eq(collect(&t, 0, &k->dump, src, &o), CLI_EXIT_OK);
+                cr_assert_eq(collect(&t, 0, &k->dump, src, &o), AN_OK);
                 char what[96];
                 snprintf(what, sizeof what, "level %d block %u scan %d src %d",
                          layouts[i].level, layouts[i].block, scan, src);
@@ -276,7 +276,7 @@ Test(histo_collect, known_dump_by_class_footer_and_scan)
                 /* The footer is used exactly when it can be. */
                 cr_assert_eq(t.dumps[0].from_footer,
                              !scan && src == SRC_FILE, "%s", what);
-                cr_assert_eq(t.dumps[0].status, CLI_EXIT_OK);
+                cr_assert_eq(t.dumps[0].status, AN_OK);
                 cr_assert_eq(t.dumps[0].count, k->objects);
                 histo_table_free(&t);
             }
@@ -292,14 +292,14 @@ Test(histo_collect, known_dump_by_type_and_site)
             histo_table t;
             cr_assert_eq(histo_table_init(&t, 2), 0);
             histo_options o = opts(HISTO_BY_TYPE, 0);
-            cr_assert_eq(collect(&t, 0, &k->dump, src, &o), CLI_EXIT_OK);
+            cr_assert_eq(collect(&t, 0, &k->dump, src, &o), AN_OK);
             check_column(&t, 0, &k->by_type, "by type");
             cr_assert_eq(t.dumps[0].from_footer, 0);
             histo_table_free(&t);
 
             cr_assert_eq(histo_table_init(&t, 1), 0);
             o = opts(HISTO_BY_SITE, 0);
-            cr_assert_eq(collect(&t, 0, &k->dump, src, &o), CLI_EXIT_OK);
+            cr_assert_eq(collect(&t, 0, &k->dump, src, &o), AN_OK);
             check_column(&t, 0, &k->by_site, "by site");
             histo_table_free(&t);
         }
@@ -313,12 +313,12 @@ Test(histo_collect, by_site_without_sites_is_an_error, .init = cr_redirect_stder
     histo_table t;
     cr_assert_eq(histo_table_init(&t, 1), 0);
     histo_options o = opts(HISTO_BY_SITE, 0);
-    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), CLI_EXIT_ERROR);
+    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), AN_ERROR);
     histo_table_free(&t);
     /* the same dump by type is fine */
     cr_assert_eq(histo_table_init(&t, 1), 0);
     o = opts(HISTO_BY_TYPE, 0);
-    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), CLI_EXIT_OK);
+    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), AN_OK);
     check_column(&t, 0, &k->by_type, "by type without sites");
     histo_table_free(&t);
     free_known(k);
@@ -331,8 +331,8 @@ Test(histo_collect, two_dumps_match_by_name)
     histo_table t;
     cr_assert_eq(histo_table_init(&t, 2), 0);
     histo_options o = opts(HISTO_BY_CLASS, 0);
-    cr_assert_eq(collect(&t, 0, &a->dump, SRC_FILE, &o), CLI_EXIT_OK);
-    cr_assert_eq(collect(&t, 1, &b->dump, SRC_PIPE, &o), CLI_EXIT_OK);
+    cr_assert_eq(collect(&t, 0, &a->dump, SRC_FILE, &o), AN_OK);
+    cr_assert_eq(collect(&t, 1, &b->dump, SRC_PIPE, &o), AN_OK);
     check_column(&t, 0, &a->by_class, "dump a");
     check_column(&t, 1, &b->by_class, "dump b");
     cr_assert_eq(t.nrows, a->by_class.n);
@@ -388,7 +388,7 @@ Test(histo_collect, random_dumps_equal_the_model, .timeout = 60)
             histo_table t;
             cr_assert_eq(histo_table_init(&t, 1), 0);
             histo_options o = opts(HISTO_BY_CLASS, scan);
-            cr_assert_eq(collect(&t, 0, &dump, SRC_FILE, &o), CLI_EXIT_OK);
+            cr_assert_eq(collect(&t, 0, &dump, SRC_FILE, &o), AN_OK);
             char what[64];
             snprintf(what, sizeof what, "seed %llu scan %d",
                      (unsigned long long)seed, scan);
@@ -456,13 +456,13 @@ Test(histo_collect, truncated_dump_counts_every_whole_block, .timeout = 60,
             cr_assert_eq(histo_table_init(&t, 1), 0);
             histo_options o = opts(HISTO_BY_CLASS, 0);
             int rc = collect(&t, 0, &cut, src, &o);
-            cr_assert_eq(rc, CLI_EXIT_INCOMPLETE, "cut at %zu: rc %d", cuts[c],
+            cr_assert_eq(rc, AN_INCOMPLETE, "cut at %zu: rc %d", cuts[c],
                          rc);
             cr_assert_eq(t.dumps[0].count, expect,
                          "cut at %zu: %llu objects, want %llu", cuts[c],
                          (unsigned long long)t.dumps[0].count,
                          (unsigned long long)expect);
-            cr_assert_eq(t.dumps[0].status, CLI_EXIT_INCOMPLETE);
+            cr_assert_eq(t.dumps[0].status, AN_INCOMPLETE);
             /* never more of any class than the whole dump has */
             for (size_t i = 0; i < t.nrows; i++) {
                 size_t id = t.rows[i].id;
@@ -500,7 +500,7 @@ Test(histo_collect, damaged_block_is_skipped_in_a_scan, .init = cr_redirect_stde
         histo_table t;
         cr_assert_eq(histo_table_init(&t, 1), 0);
         histo_options o = opts(HISTO_BY_CLASS, 1);
-        cr_assert_eq(collect(&t, 0, &bad, SRC_FILE, &o), CLI_EXIT_INCOMPLETE);
+        cr_assert_eq(collect(&t, 0, &bad, SRC_FILE, &o), AN_INCOMPLETE);
         cr_assert_eq(t.dumps[0].count, k->objects - b[victim].objects,
                      "block %zu: %llu objects", victim,
                      (unsigned long long)t.dumps[0].count);
@@ -510,7 +510,7 @@ Test(histo_collect, damaged_block_is_skipped_in_a_scan, .init = cr_redirect_stde
          * gives the whole histogram. */
         cr_assert_eq(histo_table_init(&t, 1), 0);
         o = opts(HISTO_BY_CLASS, 0);
-        cr_assert_eq(collect(&t, 0, &bad, SRC_FILE, &o), CLI_EXIT_OK);
+        cr_assert_eq(collect(&t, 0, &bad, SRC_FILE, &o), AN_OK);
         check_column(&t, 0, &k->by_class, "footer of a damaged dump");
         histo_table_free(&t);
         tbuf_free(&bad);
@@ -528,7 +528,7 @@ Test(histo_collect, damaged_footer_falls_back_to_a_scan, .init = cr_redirect_std
     histo_table t;
     cr_assert_eq(histo_table_init(&t, 1), 0);
     histo_options o = opts(HISTO_BY_CLASS, 0);
-    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), CLI_EXIT_INCOMPLETE);
+    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), AN_INCOMPLETE);
     check_column(&t, 0, &k->by_class, "damaged footer");
     cr_assert_eq(t.dumps[0].from_footer, 0);
     histo_table_free(&t);
@@ -558,12 +558,12 @@ Test(histo_collect, by_path, .init = cr_redirect_stderr)
     histo_table t;
     cr_assert_eq(histo_table_init(&t, 3), 0);
     histo_options o = opts(HISTO_BY_CLASS, 0);
-    cr_assert_eq(histo_collect(&t, 0, good, &o), CLI_EXIT_OK);
+    cr_assert_eq(histo_collect(&t, 0, good, &o), AN_OK);
     check_column(&t, 0, &k->by_class, "by path");
     cr_assert_str_eq(t.dumps[0].path, good);
-    cr_assert_eq(histo_collect(&t, 1, text, &o), CLI_EXIT_ERROR);
+    cr_assert_eq(histo_collect(&t, 1, text, &o), AN_ERROR);
     cr_assert_eq(histo_collect(&t, 2, "/nonexistent/x.dump", &o),
-                 CLI_EXIT_ERROR);
+                 AN_ERROR);
     histo_table_free(&t);
     unlink(good);
     unlink(text);

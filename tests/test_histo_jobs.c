@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_exit.h"
+#include "status.h"
 #include "heapfmt.h"
 #include "histo.h"
 #include "tassert.h"
@@ -46,7 +46,7 @@ static histo_options opts(enum histo_by by, int scan, unsigned jobs)
     return o;
 }
 
-/* One column read from path; returns histo_collect's exit code. */
+/* One column read from path; returns histo_collect's status. */
 static int collect(histo_table *t, const char *path, enum histo_by by,
                    int scan, unsigned jobs)
 {
@@ -122,14 +122,14 @@ static void check_dump(const char *path, const char *what)
             histo_table many;
             int rc = collect(&many, path, bys[b], 1, jobs[j]);
             cr_assert_eq(rc, rc1, "%s: exit %d vs %d", w, rc, rc1);
-            if (rc == CLI_EXIT_OK)
+            if (rc == AN_OK)
                 assert_same(&one, &many, w);
             histo_table_free(&many);
         }
         if (bys[b] == HISTO_BY_CLASS) {
             histo_table footer;
             cr_assert_eq(collect(&footer, path, HISTO_BY_CLASS, 0, 3),
-                         CLI_EXIT_OK);
+                         AN_OK);
             cr_assert(footer.dumps[0].from_footer);
             assert_same(&one, &footer, what);
             histo_table_free(&footer);
@@ -163,7 +163,7 @@ Test(histo_jobs, random_dumps_same_table_as_one_thread, .timeout = 120)
             check_dump(path, what);
             if (block_count(path) >= 2)
                 cr_assert_eq(jobs_direct(path, HISTO_BY_CLASS, 2),
-                             CLI_EXIT_OK, "%s: the parallel path ran", what);
+                             AN_OK, "%s: the parallel path ran", what);
             unlink(path);
             tbuf_free(&dump);
             tmodel_free(&m);
@@ -228,11 +228,11 @@ Test(histo_jobs, names_defined_in_other_ranges)
         cr_assert_gt(block_count(path), 10);
         check_dump(path, level ? "late names, level 1" : "late names");
         for (int by = HISTO_BY_CLASS; by <= HISTO_BY_SITE; by++)
-            cr_assert_eq(jobs_direct(path, (enum histo_by)by, 3), CLI_EXIT_OK);
+            cr_assert_eq(jobs_direct(path, (enum histo_by)by, 3), AN_OK);
 
         /* The class named last is named in every thread's objects. */
         histo_table t;
-        cr_assert_eq(collect(&t, path, HISTO_BY_CLASS, 1, 4), CLI_EXIT_OK);
+        cr_assert_eq(collect(&t, path, HISTO_BY_CLASS, 1, 4), AN_OK);
         size_t id;
         cr_assert_eq(cli_strmap_find(&t.names, "Late::Named", 11, &id), 0);
         histo_row r = {0};
@@ -284,7 +284,7 @@ Test(histo_jobs, one_block_and_one_job_fall_back, .init = cr_redirect_stderr)
     to_file(&dump, path, sizeof path);
     cr_assert_gt(block_count(path), 2);
     cr_assert_eq(jobs_direct(path, HISTO_BY_CLASS, 1), HISTO_JOBS_FALLBACK);
-    cr_assert_eq(jobs_direct(path, HISTO_BY_CLASS, 2), CLI_EXIT_OK);
+    cr_assert_eq(jobs_direct(path, HISTO_BY_CLASS, 2), AN_OK);
     unlink(path);
     tbuf_free(&dump);
 }
@@ -316,9 +316,9 @@ Test(histo_jobs, damaged_block_reads_as_without_jobs,
     for (int by = HISTO_BY_CLASS; by <= HISTO_BY_TYPE; by++) {
         histo_table one, many;
         cr_assert_eq(collect(&one, path, (enum histo_by)by, 1, 1),
-                     CLI_EXIT_INCOMPLETE);
+                     AN_INCOMPLETE);
         cr_assert_eq(collect(&many, path, (enum histo_by)by, 1, 3),
-                     CLI_EXIT_INCOMPLETE);
+                     AN_INCOMPLETE);
         assert_same(&one, &many, "damaged block");
         cr_assert_lt(many.dumps[0].count, m.objects);
         histo_table_free(&one);
@@ -338,7 +338,7 @@ Test(histo_jobs, by_site_without_sites_is_the_same_error,
     to_file(&dump, path, sizeof path);
     cr_assert_eq(jobs_direct(path, HISTO_BY_SITE, 2), HISTO_JOBS_FALLBACK);
     histo_table t;
-    cr_assert_eq(collect(&t, path, HISTO_BY_SITE, 1, 2), CLI_EXIT_ERROR);
+    cr_assert_eq(collect(&t, path, HISTO_BY_SITE, 1, 2), AN_ERROR);
     histo_table_free(&t);
     unlink(path);
     tbuf_free(&dump);

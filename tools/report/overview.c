@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli_dump.h"
+#include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_native.h"
 #include "cli_html.h"
@@ -102,14 +103,17 @@ int report_overview(report *r)
 {
     histo_options opt = HISTO_OPTIONS_INIT;
     opt.top = REPORT_TOP_CLASSES;
-    int rc = histo_build(&r->classes, r->paths, r->ndumps, &opt);
+    cli_ctx ctx;
+    opt.ctx = cli_ctx_init(&ctx);
+    int rc = cli_ctx_exit(&ctx,
+                          histo_build(&r->classes, r->paths, r->ndumps, &opt));
     if (rc == CLI_EXIT_ERROR)
         return rc;
     const histo_table *t = &r->classes;
     FILE *f = r->body;
     fputs("<section id=\"overview\">\n<h2>Overview</h2>\n", f);
     for (size_t d = 0; d < r->ndumps; d++)
-        if (t->dumps[d].status != CLI_EXIT_OK) {
+        if (t->dumps[d].status != AN_OK) {
             fputs("<p class=\"warn incomplete\">Warning: ", f);
             html_text(f, t->dumps[d].name, strlen(t->dumps[d].name));
             fputs(" is incomplete (truncated or damaged): its numbers "
@@ -130,14 +134,14 @@ int report_overview(report *r)
         cli_dump dump = {.fd = -1};
         const heapfmt_reader *rd = NULL;
         /* Cut inside its header: histo said so; nothing to read. */
-        if (!(hd->status != CLI_EXIT_OK && hd->count == 0) &&
+        if (!(hd->status != AN_OK && hd->count == 0) &&
             read_meta(&dump, r->paths[d]) == 0)
             rd = dump.reader;
         json_open(&r->data, '{');
         json_key(&r->data, "file");
         json_cstr(&r->data, r->paths[d]);
         json_key(&r->data, "complete");
-        json_bool(&r->data, hd->status == CLI_EXIT_OK);
+        json_bool(&r->data, hd->status == AN_OK);
         json_key(&r->data, "objects");
         json_u64(&r->data, count);
         json_key(&r->data, "bytes");
@@ -156,7 +160,7 @@ int report_overview(report *r)
         html_cell_u64(f, d + 1);
         html_cell_text(f, r->paths[d], strlen(r->paths[d]));
         fprintf(f, "<td>%s</td>",
-                hd->status == CLI_EXIT_OK ? "complete"
+                hd->status == AN_OK ? "complete"
                                           : "<strong>incomplete</strong>");
         html_cell_u64(f, count);
         html_cell_u64(f, bytes);

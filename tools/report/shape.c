@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_dump.h"
+#include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_scan.h"
 #include "cli_stack.h"
@@ -21,7 +22,10 @@ static int last_dump_table(report *r, histo_table *t, enum histo_by by,
     opt.format = format;
     opt.top = top;
     opt.empty_ok = 1;
-    return histo_build(t, r->paths + r->ndumps - 1, 1, &opt);
+    cli_ctx ctx;
+    opt.ctx = cli_ctx_init(&ctx);
+    return cli_ctx_exit(&ctx,
+                        histo_build(t, r->paths + r->ndumps - 1, 1, &opt));
 }
 
 /* Whether a one-dump table has a row other than none's. */

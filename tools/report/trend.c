@@ -4,6 +4,7 @@
  * that grew (histo --by=frame: its classes are malloc, calloc...). */
 #include <string.h>
 
+#include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_html.h"
 #include "report.h"
@@ -54,7 +55,10 @@ int report_trend(report *r)
         opt.by = HISTO_BY_FRAME;
         opt.top = REPORT_TOP_CLASSES;
         opt.empty_ok = 1;
-        rc = histo_build(&frames, r->paths, r->ndumps, &opt);
+        cli_ctx ctx;
+        opt.ctx = cli_ctx_init(&ctx);
+        rc = cli_ctx_exit(&ctx,
+                          histo_build(&frames, r->paths, r->ndumps, &opt));
         if (rc == CLI_EXIT_ERROR) {
             histo_table_free(&frames);
             return rc;
