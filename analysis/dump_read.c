@@ -1,58 +1,21 @@
 /* dump_read.c -- open a dump and read its records, for the engines. */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "cli_file.h"
 #include "dump_read.h"
-
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
-
-/* "-" is standard input, named "(stdin)" in messages. */
-static int is_stdin(const char *path)
-{
-    return strcmp(path, "-") == 0;
-}
-
-const char *an_dump_name(const char *path)
-{
-    return is_stdin(path) ? "(stdin)" : path;
-}
-
-static int open_input(an_dump *d, an_ctx *c)
-{
-    if (is_stdin(d->path)) {
-        d->fd = STDIN_FILENO;
-        return AN_OK;
-    }
-    int f;
-    do
-        f = open(d->path, O_RDONLY | O_CLOEXEC);
-    while (f < 0 && errno == EINTR);
-    if (f < 0)
-        return an_fail(c, AN_ERROR, d->path, "%s", strerror(errno));
-    struct stat st;
-    if (fstat(f, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(f);
-        return an_fail(c, AN_ERROR, d->path, "%s", strerror(EISDIR));
-    }
-    d->fd = f;
-    return AN_OK;
-}
 
 int an_dump_open(an_dump *d, const char *path,
                  const heapfmt_reader_options *opt, an_ctx *c)
 {
     d->path = path;
-    d->name = an_dump_name(path);
+    d->name = cli_input_name(path);
     d->fd = -1;
     d->reader = NULL;
     memset(&d->undef, 0, sizeof d->undef);
-    if (open_input(d, c) != AN_OK)
-        return AN_ERROR;
+    int err = cli_open_input_quiet(path, &d->fd);
+    if (err != 0)
+        return an_fail(c, AN_ERROR, path, "%s", strerror(err));
     errno = 0;
     int rc = heapfmt_reader_open_fd(&d->reader, opt, d->fd);
     if (rc != HEAPFMT_OK) {
@@ -74,8 +37,7 @@ void an_dump_close(an_dump *d)
 {
     heapfmt_reader_free(d->reader);
     d->reader = NULL;
-    if (d->fd >= 0 && d->fd != STDIN_FILENO)
-        close(d->fd);
+    cli_close_input(d->fd);
     d->fd = -1;
 }
 

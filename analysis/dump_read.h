@@ -23,9 +23,6 @@ typedef struct an_dump {
                                adds theirs (cli_undefined_labels) */
 } an_dump;
 
-/* The name of path in messages: path, or "(stdin)" for "-". */
-const char *an_dump_name(const char *path);
-
 /* Opens path ("-" for standard input) and reads the file header. opt may
  * be NULL. Returns AN_OK with d filled, or AN_ERROR (AN_INCOMPLETE when
  * the input ends inside the file header) with the reason on c; d is then

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_file.h"
 #include "histo.h"
 
 /* Only a regular file can be opened again and read from its start: a
@@ -26,7 +27,7 @@ int histo_build(histo_table *t, const char *const *paths, size_t npaths,
     for (size_t d = 0; d < npaths; d++) {
         dumps[d].fd = -1; /* closed: an_dump_close does nothing */
         t->dumps[d].path = paths[d];
-        t->dumps[d].name = an_dump_name(paths[d]);
+        t->dumps[d].name = cli_input_name(paths[d]);
     }
     int result = AN_OK;
 

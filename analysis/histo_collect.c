@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_file.h"
 #include "cli_names.h"
 #include "cli_site.h"
 #include "histo.h"
@@ -349,7 +350,7 @@ int histo_collect(histo_table *t, size_t d, const char *path,
         /* Cut inside the file header: an incomplete dump with nothing
          * readable, still a column of the table. */
         t->dumps[d].path = path;
-        t->dumps[d].name = an_dump_name(path);
+        t->dumps[d].name = cli_input_name(path);
         return t->dumps[d].status = rc;
     }
     rc = histo_collect_dump(t, d, &dump, opt);

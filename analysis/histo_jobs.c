@@ -38,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_file.h"
 #include "cli_search.h"
 #include "cli_names.h"
 #include "cli_stack.h"
@@ -567,7 +568,7 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
         free(parts);
         free(tids);
         free(started);
-        return an_no_memory(opt->ctx, an_dump_name(path));
+        return an_no_memory(opt->ctx, cli_input_name(path));
     }
     for (size_t k = 0; k < nparts; k++) {
         part *p = &parts[k];
@@ -613,7 +614,7 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
         status = make_names(&nm, f, parts, nparts, opt->by);
     int rc = HISTO_JOBS_FALLBACK;
     if (status == PART_NOMEM) {
-        rc = an_no_memory(opt->ctx, an_dump_name(path));
+        rc = an_no_memory(opt->ctx, cli_input_name(path));
     } else if (status == PART_OK && opt->by != HISTO_BY_CLASS &&
                opt->by != HISTO_BY_TYPE &&
                lacks_keys(parts, nparts, opt->by)) {
@@ -621,7 +622,7 @@ int histo_collect_jobs(histo_table *t, size_t d, const char *path,
     } else if (status == PART_OK) {
         rc = AN_OK;
         if (merge(t, d, &nm, parts, nparts, opt) != 0) {
-            rc = an_no_memory(opt->ctx, an_dump_name(path));
+            rc = an_no_memory(opt->ctx, cli_input_name(path));
         }
     }
     free_names(&nm);

@@ -56,14 +56,17 @@ int cli_exit_of(int status)
     }
 }
 
-int cli_an_exit(const an_ctx *an, int status)
+int cli_an_exit(an_ctx *an, int status)
 {
-    if (status == AN_ERROR && an->status == AN_ERROR)
+    if (status == AN_ERROR && an->status == AN_ERROR) {
         cli_error(an->file, "%s", an->message);
+        an->status = AN_OK; /* said: a later failure's message is its own */
+        an->message[0] = '\0';
+    }
     return cli_exit_of(status);
 }
 
-int cli_ctx_exit(const cli_ctx *c, int status)
+int cli_ctx_exit(cli_ctx *c, int status)
 {
     return cli_an_exit(&c->an, status);
 }

@@ -24,10 +24,11 @@ an_ctx *cli_ctx_init(cli_ctx *c);
 int cli_exit_of(int status);
 
 /* Prints the failure the engine set on c when status is AN_ERROR (as
- * "prog: file: message"), and returns status's exit code. */
-int cli_ctx_exit(const cli_ctx *c, int status);
+ * "prog: file: message"; then forgets it), and returns status's exit
+ * code. */
+int cli_ctx_exit(cli_ctx *c, int status);
 
 /* The same for a bare an_ctx made by cli_ctx_init. */
-int cli_an_exit(const an_ctx *an, int status);
+int cli_an_exit(an_ctx *an, int status);
 
 #endif /* CLI_CTX_H */

@@ -29,7 +29,7 @@ const char *cli_output_name(const char *path)
     return is_dash(path) ? "(stdout)" : path;
 }
 
-int cli_open_input(const char *path, int *fd)
+int cli_open_input_quiet(const char *path, int *fd)
 {
     if (is_dash(path)) {
         *fd = STDIN_FILENO;
@@ -39,17 +39,24 @@ int cli_open_input(const char *path, int *fd)
     do
         f = open(path, O_RDONLY | O_CLOEXEC);
     while (f < 0 && errno == EINTR);
-    if (f < 0) {
-        cli_error(path, "%s", strerror(errno));
-        return -1;
-    }
+    if (f < 0)
+        return errno;
     struct stat st;
     if (fstat(f, &st) == 0 && S_ISDIR(st.st_mode)) {
-        cli_error(path, "%s", strerror(EISDIR));
         close(f);
-        return -1;
+        return EISDIR;
     }
     *fd = f;
+    return 0;
+}
+
+int cli_open_input(const char *path, int *fd)
+{
+    int err = cli_open_input_quiet(path, fd);
+    if (err != 0) {
+        cli_error(path, "%s", strerror(err));
+        return -1;
+    }
     return 0;
 }
 

@@ -13,8 +13,13 @@ const char *cli_input_name(const char *path);
 const char *cli_output_name(const char *path);
 
 /* Opens path for reading, or returns standard input for "-". Refuses
- * directories. Returns 0 and stores the descriptor, or -1. */
+ * directories. Returns 0 and stores the descriptor, or -1 after the
+ * message "prog: path: reason". */
 int cli_open_input(const char *path, int *fd);
+
+/* The same without a message (for analysis/): returns 0 and stores the
+ * descriptor, or the errno value of the failure (EISDIR: a directory). */
+int cli_open_input_quiet(const char *path, int *fd);
 
 /* Checks the n file operands of a tool (argv after the options): an
  * empty one is the usage error empty_msg; when stdin_msg is not NULL, so
