@@ -516,7 +516,7 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
     if (rc == AN_OK || rc == AN_INCOMPLETE) {
         int rrc = append_roots(&l) != 0 ? -1 : resolve(&l);
         if (rrc == -2)
-            rc = AN_ERROR; /* said */
+            rc = AN_ERROR; /* set by too_many */
         else if (rrc != 0)
             rc = no_memory(&l);
     }
