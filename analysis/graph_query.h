@@ -26,6 +26,9 @@ typedef struct graph_query {
     const char *const *classes; /* referrers --class names */
     size_t nclasses;
     int objects;            /* leaked: one row per object */
+    const char *temp_dir;   /* dominators: the external-memory path
+                               (extmem.h) with its files there; NULL:
+                               in memory */
     const diff_mem *mem;    /* NULL: malloc */
     an_ctx *ctx;            /* failures, warnings, progress (status.h) */
 } graph_query;

@@ -9,6 +9,7 @@
 #include "cli_num.h"
 #include "cmd.h"
 #include "domtree.h"
+#include "extmem.h"
 #include "graph_dominators.h"
 #include "node.h"
 #include "rank.h"
@@ -62,10 +63,48 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
     return out_finish(&o);
 }
 
+/* --temp-dir: the same rows from the external-memory path (extmem.h). */
+static int external(const graph_query *opt, const char *path)
+{
+    extmem_tree t;
+    int rc = extmem_dominators(opt, path, opt->temp_dir, &t);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+        extmem_top top;
+        int trc = extmem_top_objects(
+            &t, path, opt->top_given ? opt->top : DEFAULT_TOP, &top);
+        if (trc != CLI_EXIT_OK) {
+            rc = trc;
+        } else {
+            out o;
+            out_begin(&o, stdout, opt->format, opt->mem, NODE_NCOLUMNS + 1,
+                      object_columns);
+            for (size_t i = 0; i < top.rows; i++) {
+                node_cells(&o, &top.g, (uint32_t)i);
+                out_u64(&o, top.retained[i]);
+            }
+            if (out_finish(&o) != 0) {
+                cli_error(t.meta.d.name, "out of memory");
+                rc = CLI_EXIT_ERROR;
+            }
+        }
+        extmem_top_free(&top);
+    }
+    extmem_tree_free(&t);
+    return rc;
+}
+
 int cmd_dominators(const graph_query *opt, char *const *args, int nargs)
 {
     if (cmd_one_dump_by_class_or_site("dominators", opt, nargs) != 0)
         return CLI_EXIT_USAGE;
+    if (opt->temp_dir != NULL) {
+        if (strcmp(args[0], "-") == 0) { /* read four times */
+            cli_usage_error("--temp-dir reads the dump four times: give "
+                            "a file, not standard input");
+            return CLI_EXIT_USAGE;
+        }
+        return external(opt, args[0]);
+    }
     graph g;
     dom_tree t;
     int rc = cli_an_exit(opt->ctx, dominators_tree(opt, args[0], &g, &t));

@@ -56,6 +56,9 @@ static void usage(void)
         "                       group by class (default), site or both\n"
         "      --objects        leaked: one row per object, heads first\n"
         "      --class=NAME     referrers: the objects of class NAME\n"
+        "      --temp-dir=DIR   dominators: keep only what must be random-\n"
+        "                       access in memory, stream the rest through\n"
+        "                       files in DIR (a heap larger than memory)\n"
         "  -h, --help           show this help and exit\n"
         "  -V, --version        show the version and exit\n"
         "\n"
@@ -68,7 +71,14 @@ static void usage(void)
         cli_progname());
 }
 
-enum { OPT_NO_WEAK = 256, OPT_CLASS, OPT_OBJECTS, OPT_WEAK, OPT_NO_CLASS_REFS };
+enum {
+    OPT_NO_WEAK = 256,
+    OPT_CLASS,
+    OPT_OBJECTS,
+    OPT_WEAK,
+    OPT_NO_CLASS_REFS,
+    OPT_TEMP_DIR
+};
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -80,6 +90,7 @@ static const struct option long_options[] = {
     {"by", required_argument, NULL, 'b'},
     {"class", required_argument, NULL, OPT_CLASS},
     {"objects", no_argument, NULL, OPT_OBJECTS},
+    {"temp-dir", required_argument, NULL, OPT_TEMP_DIR},
     CLI_STANDARD_LONG_OPTIONS,
 };
 
@@ -143,6 +154,13 @@ static int parse(int argc, char **argv, graph_query *opt,
             break;
         case OPT_OBJECTS:
             opt->objects = 1;
+            break;
+        case OPT_TEMP_DIR:
+            if (optarg[0] == '\0') {
+                cli_usage_error("empty --temp-dir");
+                return CLI_EXIT_USAGE;
+            }
+            opt->temp_dir = optarg;
             break;
         case OPT_CLASS:
             if (opt->nclasses == MAX_CLASSES) {
@@ -210,6 +228,14 @@ int main(int argc, char **argv)
     }
     if (opt.by != 0 && cmd->run != cmd_dominators && cmd->run != cmd_leaked) {
         cli_usage_error("--by applies to dominators and leaked only");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.temp_dir != NULL && cmd->run != cmd_dominators) {
+        cli_usage_error("--temp-dir applies to dominators only");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt.temp_dir != NULL && opt.by != 0) {
+        cli_usage_error("--temp-dir does not take --by yet");
         return CLI_EXIT_USAGE;
     }
     if (opt.objects && (cmd->run != cmd_leaked || opt.by != 0)) {

@@ -1,0 +1,343 @@
+/* extmem_dominators.c -- heapfmt-graph dominators --temp-dir: the phases
+ * in order, each freeing what the next does not read at random.
+ *
+ * Resident at each phase's peak (B/object, 100M heapfmt-gen objects,
+ * 2.97 references an object; the in-memory path: 46):
+ *   load, first read       ids 8 + their index 5-10     (extmem_load.c)
+ *   numbering              lists ~8 + preorder 4        (extmem_dfs.c)
+ *   buckets                the same, read in order      (extmem_semi.c)
+ *   semidominators         ancestor, semi, label 12 + one bucket
+ *   sizes (a third read)   idom 4 + retained 8 = 12
+ *   top objects            12, then the printed objects only (a fourth
+ *                          read names them)
+ * What goes through files: each list as it is resolved, the vertex and
+ * the DFS parent of each preorder number, each object's preorder number
+ * (read back in file order by the third read), the predecessor pairs (8
+ * B/edge), the DFS stack beyond its ring. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "cli_num.h"
+#include "cli_scan.h"
+#include "extmem.h"
+#include "rank.h"
+
+/* A bucket of predecessors in memory, at most (extmem_semi.c). */
+#define XBUDGET ((size_t)256 << 20)
+
+/* Testing knobs: a smaller ring and bucket budget exercise the stack's
+ * spill and many buckets on small graphs (tests/cli/graph_extmem.sh). */
+static size_t knob(const char *name, size_t dflt)
+{
+    const char *s = getenv(name);
+    if (s == NULL || *s == '\0')
+        return dflt;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    return *end == '\0' && v > 0 ? (size_t)v : dflt;
+}
+
+/* The third read: each object's size to its preorder slot. */
+typedef struct sizer {
+    extmem_tree *t;
+    xfile *pre;
+    uint32_t next;
+    uint64_t reached, reached_bytes;
+    int failed; /* 1 the file changed, 2 a temporary file failed */
+} sizer;
+
+static int on_size(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    sizer *s = opaque;
+    (void)r;
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    if (s->next++ >= s->t->meta.nobjects) {
+        s->failed = 1;
+        return CLI_EXIT_ERROR;
+    }
+    uint32_t p;
+    if (xfile_get(s->pre, &p, 4) != 0) {
+        s->failed = 2;
+        return CLI_EXIT_ERROR;
+    }
+    if (p != GRAPH_NONE) {
+        s->t->retained[p] = rec->u.object->size;
+        s->reached++;
+        s->reached_bytes += rec->u.object->size;
+    }
+    return 0;
+}
+
+static int sizes(extmem_tree *t, const char *path, xfile *pre, int rc1)
+{
+    const char *name = t->meta.d.name;
+    t->retained = diff_mem_alloc(t->x.mem,
+                                 (t->n ? t->n : 1) * sizeof *t->retained);
+    if (t->retained == NULL) {
+        cli_error(name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    memset(t->retained, 0, (t->n ? t->n : 1) * sizeof *t->retained);
+    if (xfile_rewind(pre) != 0)
+        return xfile_error(pre);
+    heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
+    ro.allocator = &t->meta.alloc;
+    cli_dump d;
+    int rc = cli_dump_open(&d, path, &ro);
+    if (rc != CLI_EXIT_OK) {
+        cli_error(name, "the file changed while it was read");
+        return CLI_EXIT_ERROR;
+    }
+    d.name = name;
+    sizer s = {t, pre, 0, 0, 0, 0};
+    rc = cli_scan(&d, on_size, &s);
+    cli_dump_close(&d);
+    if (s.failed == 2)
+        return xfile_error(pre);
+    if (s.failed == 1 || ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) &&
+                          (rc != rc1 || s.next != t->meta.nobjects))) {
+        cli_error(name, "the file changed while it was read");
+        return CLI_EXIT_ERROR;
+    }
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        return rc;
+    t->unreachable = t->meta.nobjects - s.reached;
+    t->unreachable_bytes = t->meta.bytes - s.reached_bytes;
+    /* A dominator precedes what it dominates: one backward pass sums. */
+    for (uint32_t p = t->n; p-- > 1;)
+        t->retained[t->idom[p]] += t->retained[p];
+    return rc;
+}
+
+static void stats(const extmem_tree *t)
+{
+    if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
+        cli_note(t->meta.d.name, "temporary files: %llu bytes at most",
+                 (unsigned long long)t->x.disk_peak);
+}
+
+int extmem_dominators(const graph_query *q, const char *path,
+                      const char *dir, extmem_tree *t)
+{
+    memset(t, 0, sizeof *t);
+    t->x.mem = q->mem;
+    t->x.dir = dir;
+    t->vertex.fd = -1;
+    t->meta.d.fd = -1;
+    xgraph g;
+    xfile parent, pre_file;
+    memset(&parent, 0, sizeof parent);
+    memset(&pre_file, 0, sizeof pre_file);
+    parent.fd = pre_file.fd = -1;
+    xbuckets b;
+    memset(&b, 0, sizeof b);
+    uint32_t *pre = NULL;
+    int rc = extmem_load(&t->x, path, q, &t->meta, &g);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
+        xgraph_free(&g, t->x.mem);
+        return rc;
+    }
+    int rc1 = rc;
+    graph_query_warn(&t->meta);
+    const char *name = t->meta.d.name;
+    int err = CLI_EXIT_ERROR;
+    if (xfile_open(&t->vertex, &t->x, "vertex", XFILE_BUF) != 0 ||
+        xfile_open(&parent, &t->x, "parent", XFILE_BUF) != 0 ||
+        xfile_open(&pre_file, &t->x, "pre", XFILE_BUF) != 0)
+        goto fail;
+    err = extmem_number(&t->x, &g, name, knob("HEAPFMT_EXTMEM_RING", XDFS_RING),
+                        &pre, &t->vertex, &parent, &t->n);
+    if (err != 0)
+        goto fail;
+    for (uint32_t v = 0; v < g.nobjects; v++)
+        if (xfile_put(&pre_file, &pre[v], 4) != 0) {
+            err = xfile_error(&pre_file);
+            goto fail;
+        }
+    err = extmem_buckets(&t->x, &g, pre, t->n,
+                         knob("HEAPFMT_EXTMEM_BUCKET", XBUDGET), &b, name);
+    if (err != 0)
+        goto fail;
+    DIFF_MEM_DROP(t->x.mem, pre);
+    xgraph_free(&g, t->x.mem);
+    err = extmem_idom(&t->x, &b, &parent, &t->idom, name);
+    extmem_buckets_free(&t->x, &b);
+    xfile_close(&parent);
+    if (err != 0)
+        goto fail;
+    rc = sizes(t, path, &pre_file, rc1);
+    xfile_close(&pre_file);
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+        return rc;
+    if (t->unreachable > 0)
+        cli_note(name,
+                 "%s object%s (%s) %s not reachable from any root and %s "
+                 "left out",
+                 cli_fmt_count(t->unreachable).s,
+                 t->unreachable == 1 ? "" : "s",
+                 cli_fmt_bytes(t->unreachable_bytes).s,
+                 t->unreachable == 1 ? "is" : "are",
+                 t->unreachable == 1 ? "is" : "are");
+    return rc;
+fail:
+    diff_mem_free(t->x.mem, pre);
+    xgraph_free(&g, t->x.mem);
+    extmem_buckets_free(&t->x, &b);
+    xfile_close(&parent);
+    xfile_close(&pre_file);
+    return err;
+}
+
+void extmem_tree_free(extmem_tree *t)
+{
+    stats(t);
+    diff_mem_free(t->x.mem, t->idom);
+    diff_mem_free(t->x.mem, t->retained);
+    xfile_close(&t->vertex);
+    cli_dump_close(&t->meta.d);
+    t->idom = NULL;
+    t->retained = NULL;
+}
+
+/* ---- the top objects ---- */
+
+typedef struct wanted {
+    uint32_t p;    /* preorder number, then the node */
+    uint32_t row;
+} wanted;
+
+static int by_p(const void *a, const void *b)
+{
+    const wanted *x = a, *y = b;
+    return (x->p > y->p) - (x->p < y->p);
+}
+
+typedef struct namer {
+    extmem_top *out;
+    const wanted *w;
+    size_t nw, at;
+    uint32_t v;
+    int failed;
+} namer;
+
+static int on_name(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
+{
+    namer *nm = opaque;
+    (void)r;
+    if (rec->tag != HEAPFMT_TAG_OBJECT)
+        return 0;
+    uint32_t v = nm->v++;
+    if (nm->at >= nm->nw || nm->w[nm->at].p != v)
+        return 0;
+    const heapfmt_robject *o = rec->u.object;
+    graph *g = &nm->out->g;
+    uint32_t i = nm->w[nm->at++].row;
+    tuple k = {.klass = o->klass->slot, .type = o->type->slot};
+    if (o->fields & HEAPFMT_F_SITE) {
+        k.file = tuple_file_of_slot(o->file->slot);
+        k.line = o->line;
+    }
+    g->id[i] = o->id;
+    g->size[i] = o->size;
+    if (tuples_intern(&g->kinds, &k, &g->kind[i]) != 0) {
+        nm->failed = 1;
+        return CLI_EXIT_ERROR;
+    }
+    return 0;
+}
+
+int extmem_top_objects(extmem_tree *t, const char *path, uint64_t top,
+                       extmem_top *out)
+{
+    const diff_mem *m = t->x.mem;
+    const char *name = t->meta.d.name;
+    memset(out, 0, sizeof *out);
+    out->g.mem = m;
+    out->g.d.fd = -1;
+    tuples_init(&out->g.kinds, m, UINT32_MAX - 1);
+    rank r;
+    size_t keep = top < t->n ? (size_t)top : t->n;
+    if (rank_init(&r, m, keep ? keep : 1) != 0) {
+        cli_error(name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    int rc = CLI_EXIT_ERROR;
+    wanted *w = NULL;
+    if (xfile_rewind(&t->vertex) != 0)
+        goto io;
+    for (uint32_t p = 0; p < t->n; p++) {
+        uint32_t v;
+        if (xfile_get(&t->vertex, &v, 4) != 0)
+            goto io;
+        if (v < t->meta.nobjects)
+            rank_add(&r, t->retained[p], p);
+    }
+    size_t rows = rank_sort(&r);
+    out->rows = rows;
+    size_t nr = rows ? rows : 1;
+    w = diff_mem_alloc(m, nr * sizeof *w);
+    out->retained = diff_mem_alloc(m, nr * sizeof *out->retained);
+    out->g.id = diff_mem_alloc(m, nr * sizeof *out->g.id);
+    out->g.size = diff_mem_alloc(m, nr * sizeof *out->g.size);
+    out->g.kind = diff_mem_alloc(m, nr * sizeof *out->g.kind);
+    if (w == NULL || out->retained == NULL || out->g.id == NULL ||
+        out->g.size == NULL || out->g.kind == NULL) {
+        cli_error(name, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < rows; i++) {
+        w[i] = (wanted){r.v[i].value, (uint32_t)i};
+        out->retained[i] = r.v[i].key;
+    }
+    /* each row's node: the vertex file once more, in preorder */
+    qsort(w, rows, sizeof *w, by_p);
+    if (xfile_rewind(&t->vertex) != 0)
+        goto io;
+    size_t at = 0;
+    for (uint32_t p = 0; p < t->n && at < rows; p++) {
+        uint32_t v;
+        if (xfile_get(&t->vertex, &v, 4) != 0)
+            goto io;
+        if (w[at].p == p)
+            w[at++].p = v;
+    }
+    qsort(w, rows, sizeof *w, by_p);
+    /* their ids, sizes and kinds: the dump once more */
+    heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
+    out->g.alloc = diff_mem_heapfmt(m);
+    ro.allocator = &out->g.alloc;
+    if (cli_dump_open(&out->g.d, path, &ro) != CLI_EXIT_OK) {
+        cli_error(name, "the file changed while it was read");
+        goto out;
+    }
+    out->g.d.name = name;
+    namer nm = {out, w, rows, 0, 0, 0};
+    int src = cli_scan(&out->g.d, on_name, &nm);
+    if (nm.failed) {
+        cli_error(name, "too many classes, types and sites");
+        goto out;
+    }
+    if ((src != CLI_EXIT_OK && src != CLI_EXIT_INCOMPLETE) || nm.at != rows) {
+        cli_error(name, "the file changed while it was read");
+        goto out;
+    }
+    out->g.nobjects = out->g.nnodes = (uint32_t)rows;
+    rc = CLI_EXIT_OK;
+    goto out;
+io:
+    rc = xfile_error(&t->vertex);
+out:
+    rank_free(&r);
+    diff_mem_free(m, w);
+    return rc;
+}
+
+void extmem_top_free(extmem_top *out)
+{
+    diff_mem_free(out->g.mem, out->retained);
+    out->retained = NULL;
+    graph_free(&out->g);
+}

@@ -1,0 +1,115 @@
+/* extmem_graph.c -- the compressed successor lists of dominators
+ * --temp-dir, resident while the depth-first numbering and the bucket
+ * pass read them.
+ *
+ * Why resident and compressed: the depth-first walk jumps through the
+ * lists in an order no cache predicts, and a random read of the disk
+ * costs 240 us (docs/performance.md), so the lists must be in memory; as
+ * graph.h's CSR they take 4 B/reference + 4 B/node (16 B/object at 2.97
+ * references an object). As zigzag varints of each target's distance to
+ * its referrer (extmem.h), in file order (the walk's order must be the
+ * in-memory path's, so the lists are not sorted), they take 1.3-2.5
+ * B/reference (bench/csr_size.py measured 1.46 with sorted differences on
+ * heapfmt-gen), and each node's start is a 32-bit offset from a 64-bit
+ * base per 256 nodes: 4.03 B/node. */
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "extmem.h"
+
+static int read_all(xfile *f, unsigned char *p, uint64_t n)
+{
+    if (xfile_rewind(f) != 0)
+        return -1;
+    while (n > 0) {
+        size_t k = n > (1u << 30) ? (1u << 30) : (size_t)n;
+        if (xfile_get(f, p, k) != 0)
+            return -1;
+        p += k;
+        n -= k;
+    }
+    return 0;
+}
+
+/* The next varint of a length file; -1 on a failure. */
+static int next_len(xfile *f, uint64_t *v)
+{
+    uint64_t x = 0;
+    unsigned s = 0;
+    for (;;) {
+        unsigned char b;
+        if (xfile_get(f, &b, 1) != 0 || s > 63)
+            return -1;
+        x |= (uint64_t)(b & 0x7f) << s;
+        if (b < 0x80)
+            break;
+        s += 7;
+    }
+    *v = x;
+    return 0;
+}
+
+int xgraph_build(xgraph *g, extmem *x, xfile *succ, xfile *len,
+                 xfile *root_succ, xfile *root_len, const char *name)
+{
+    const diff_mem *m = x->mem;
+    if (xfile_flush(succ) != 0)
+        return xfile_error(succ);
+    if (xfile_flush(root_succ) != 0)
+        return xfile_error(root_succ);
+    uint64_t nobj = succ->size;
+    g->nbytes = nobj + root_succ->size;
+    size_t nblocks = ((size_t)g->nnodes >> XG_BLOCK_BITS) + 1;
+    g->bytes = diff_mem_alloc(m, g->nbytes ? (size_t)g->nbytes : 1);
+    g->base = diff_mem_alloc(m, nblocks * sizeof *g->base);
+    g->rel = diff_mem_alloc(m, ((size_t)g->nnodes + 1) * sizeof *g->rel);
+    if (g->bytes == NULL || g->base == NULL || g->rel == NULL) {
+        cli_error(name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    if (read_all(succ, g->bytes, nobj) != 0)
+        return xfile_error(succ);
+    xfile_close(succ);
+    if (read_all(root_succ, g->bytes + nobj, root_succ->size) != 0)
+        return xfile_error(root_succ);
+    xfile_close(root_succ);
+    if (xfile_rewind(len) != 0)
+        return xfile_error(len);
+    if (xfile_rewind(root_len) != 0)
+        return xfile_error(root_len);
+    uint64_t pos = 0;
+    for (uint32_t v = 0; v <= g->nnodes; v++) {
+        if ((v & ((1u << XG_BLOCK_BITS) - 1)) == 0)
+            g->base[v >> XG_BLOCK_BITS] = pos;
+        uint64_t rel = pos - g->base[v >> XG_BLOCK_BITS];
+        if (rel > UINT32_MAX) {
+            cli_error(name, "too many references in 256 objects for "
+                            "--temp-dir");
+            return CLI_EXIT_ERROR;
+        }
+        g->rel[v] = (uint32_t)rel;
+        if (v == g->nnodes)
+            break;
+        uint64_t n;
+        xfile *f = v < g->nobjects ? len : root_len;
+        if (next_len(f, &n) != 0)
+            return xfile_error(f);
+        pos += n;
+    }
+    xfile_close(len);
+    xfile_close(root_len);
+    if (pos != g->nbytes) {
+        cli_error(name, "temporary files out of step");
+        return CLI_EXIT_ERROR;
+    }
+    return 0;
+}
+
+void xgraph_free(xgraph *g, const diff_mem *m)
+{
+    diff_mem_free(m, g->bytes);
+    diff_mem_free(m, g->base);
+    diff_mem_free(m, g->rel);
+    memset(g, 0, sizeof *g);
+}

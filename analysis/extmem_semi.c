@@ -1,0 +1,262 @@
+/* extmem_semi.c -- semidominators and immediate dominators of dominators
+ * --temp-dir, from predecessor buckets on disk.
+ *
+ * Why shaped so: domtree.c builds every predecessor list at once (4
+ * B/reference + 4 B/object: 16 B/object at heapfmt-gen's 2.97 references
+ * an object, plus the class edges) beside the graph's own edges. But the
+ * semidominator pass wants the predecessors of one node at a time, in
+ * reverse preorder. So one pass over the compressed lists writes each
+ * edge as the pair (preorder of target, preorder of source), 8 bytes, to
+ * the bucket of its target's preorder range; the lists and the preorder
+ * numbers are freed; the buckets are then read from the last to the
+ * first, each turned into predecessor lists of its range in memory (at
+ * most `budget` bytes, 256 MiB by default: 60M edges), and the pass runs
+ * over that range. Resident then: ancestor, semi and label (12
+ * B/object), the bucket of the moment. The nearest-common-ancestor pass
+ * reads the DFS parents back from their file into idom and needs semi
+ * beside it: 8 B/object. The predecessors' order within a list does not
+ * change a semidominator (a minimum), so the tree is domtree.c's. */
+#include <string.h>
+
+#include "cli_exit.h"
+#include "cli_msg.h"
+#include "extmem.h"
+
+#define XB_MAX 256             /* buckets at most: 256 buffers */
+#define XB_BUF (256u << 10)    /* each one's */
+
+typedef struct pair {
+    uint32_t target, source;
+} pair;
+
+int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
+                   uint32_t n, size_t budget, xbuckets *b, const char *name)
+{
+    memset(b, 0, sizeof *b);
+    b->n = n;
+    uint64_t need = 4 * (g->nedges + g->nroots) + 4 * (uint64_t)n;
+    uint64_t k = need / (budget ? budget : 1) + 1;
+    if (k > XB_MAX)
+        k = XB_MAX;
+    if (k > n)
+        k = n ? n : 1;
+    b->range = (uint32_t)(((uint64_t)n + k - 1) / k);
+    if (b->range == 0)
+        b->range = 1;
+    b->k = (uint32_t)(((uint64_t)n + b->range - 1) / b->range);
+    if (b->k == 0)
+        b->k = 1;
+    b->file = diff_mem_alloc(x->mem, b->k * sizeof *b->file);
+    if (b->file == NULL) {
+        cli_error(name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    for (uint32_t i = 0; i < b->k; i++) {
+        memset(&b->file[i], 0, sizeof b->file[i]);
+        b->file[i].fd = -1;
+    }
+    for (uint32_t i = 0; i < b->k; i++)
+        if (xfile_open(&b->file[i], x, "pred", XB_BUF) != 0)
+            return CLI_EXIT_ERROR;
+    for (uint32_t v = 0; v <= g->nnodes; v++) {
+        uint32_t s = pre[v];
+        if (s == GRAPH_NONE)
+            continue;
+        if (v == g->nnodes) { /* the virtual root: the root nodes */
+            for (uint32_t i = 0; i < g->nroots; i++) {
+                pair p = {pre[g->nobjects + i], s};
+                xfile *f = &b->file[p.target / b->range];
+                if (xfile_put(f, &p, sizeof p) != 0)
+                    return xfile_error(f);
+                b->edges++;
+            }
+            continue;
+        }
+        const unsigned char *at = g->bytes + xg_start(g, v);
+        const unsigned char *end = g->bytes + xg_start(g, v + 1);
+        while (at < end) {
+            pair p = {pre[xzz_decode(v, xvar_get(&at))], s};
+            xfile *f = &b->file[p.target / b->range];
+            if (xfile_put(f, &p, sizeof p) != 0)
+                return xfile_error(f);
+            b->edges++;
+        }
+    }
+    for (uint32_t i = 0; i < b->k; i++)
+        if (xfile_flush(&b->file[i]) != 0)
+            return xfile_error(&b->file[i]);
+    return 0;
+}
+
+void extmem_buckets_free(extmem *x, xbuckets *b)
+{
+    if (b->file != NULL)
+        for (uint32_t i = 0; i < b->k; i++)
+            xfile_close(&b->file[i]);
+    diff_mem_free(x->mem, b->file);
+    memset(b, 0, sizeof *b);
+}
+
+typedef struct semi_work {
+    const diff_mem *mem;
+    uint32_t *anc;   /* DFS parent, then the compressed ancestor */
+    uint32_t *semi;
+    uint32_t *label;
+    uint32_t *stack; /* eval's path */
+    size_t nstack, cap;
+} semi_work;
+
+/* domtree.c's eval: the node of least semidominator on the path from v up
+ * to the first ancestor numbered below last, compressing the path.
+ * GRAPH_NONE when memory runs out. */
+static uint32_t eval(semi_work *w, uint32_t v, uint32_t last)
+{
+    if (w->anc[v] < last)
+        return w->label[v];
+    uint32_t x = v;
+    w->nstack = 0;
+    do {
+        if (diff_mem_reserve(w->mem, (void **)&w->stack, &w->cap,
+                             w->nstack + 1, sizeof *w->stack) != 0)
+            return GRAPH_NONE;
+        w->stack[w->nstack++] = x;
+        x = w->anc[x];
+    } while (w->anc[x] >= last);
+    uint32_t p = x, plabel = w->label[p];
+    do {
+        x = w->stack[--w->nstack];
+        w->anc[x] = w->anc[p];
+        if (w->semi[plabel] < w->semi[w->label[x]])
+            w->label[x] = plabel;
+        else
+            plabel = w->label[x];
+        p = x;
+    } while (w->nstack > 0);
+    return w->label[x];
+}
+
+static int read_u32s(xfile *f, uint32_t *a, uint32_t n)
+{
+    if (xfile_rewind(f) != 0)
+        return -1;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t k = n - i > (1u << 28) ? (1u << 28) : n - i;
+        if (xfile_get(f, a + i, (size_t)k * 4) != 0)
+            return -1;
+        i += k;
+    }
+    return 0;
+}
+
+/* The predecessor lists of bucket f's range [lo, lo + range): start
+ * (range + 1 entries) indexes list. Returns 0, -1 (no memory), -2 (the
+ * file failed). */
+static int load_bucket(const diff_mem *m, xfile *f, uint32_t lo,
+                       uint32_t range, uint32_t **start, uint32_t **list)
+{
+    uint64_t edges = f->size / sizeof(pair);
+    *start = diff_mem_alloc(m, ((size_t)range + 1) * sizeof **start);
+    *list = diff_mem_alloc(m, (edges ? (size_t)edges : 1) * sizeof **list);
+    if (*start == NULL || *list == NULL)
+        return -1;
+    uint32_t *st = *start;
+    memset(st, 0, ((size_t)range + 1) * sizeof *st);
+    pair p;
+    int rc;
+    if (xfile_rewind(f) != 0)
+        return -2;
+    while ((rc = xfile_get(f, &p, sizeof p)) == 0)
+        st[p.target - lo + 1]++;
+    if (rc < 0)
+        return -2;
+    for (uint32_t i = 0; i < range; i++)
+        st[i + 1] += st[i];
+    if (xfile_rewind(f) != 0)
+        return -2;
+    while ((rc = xfile_get(f, &p, sizeof p)) == 0)
+        (*list)[st[p.target - lo]++] = p.source;
+    if (rc < 0)
+        return -2;
+    /* st[i] is now the end of i's list: the start of i + 1's */
+    memmove(st + 1, st, (size_t)range * sizeof *st);
+    st[0] = 0;
+    return 0;
+}
+
+int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
+                const char *name)
+{
+    const diff_mem *m = x->mem;
+    uint32_t n = b->n;
+    semi_work w;
+    memset(&w, 0, sizeof w);
+    w.mem = m;
+    uint32_t *start = NULL, *list = NULL;
+    int rc = CLI_EXIT_ERROR;
+    *idom = NULL;
+    size_t bytes = (n ? n : 1) * sizeof(uint32_t);
+    w.anc = diff_mem_alloc(m, bytes);
+    w.semi = diff_mem_alloc(m, bytes);
+    w.label = diff_mem_alloc(m, bytes);
+    if (w.anc == NULL || w.semi == NULL || w.label == NULL)
+        goto nomem;
+    if (read_u32s(parent, w.anc, n) != 0) {
+        rc = xfile_error(parent);
+        goto out;
+    }
+    for (uint32_t p = 0; p < n; p++)
+        w.semi[p] = w.label[p] = p;
+    for (uint32_t k = b->k; k-- > 0;) {
+        uint32_t lo = k * b->range;
+        uint32_t hi = n - lo < b->range ? n : lo + b->range;
+        int lrc = load_bucket(m, &b->file[k], lo, b->range, &start, &list);
+        if (lrc == -1)
+            goto nomem;
+        if (lrc == -2) {
+            rc = xfile_error(&b->file[k]);
+            goto out;
+        }
+        xfile_close(&b->file[k]); /* its disk goes back */
+        for (uint32_t i = hi; i-- > (lo > 1 ? lo : 1);) {
+            uint32_t s = w.anc[i]; /* still i's DFS parent */
+            for (uint32_t e = start[i - lo]; e < start[i - lo + 1]; e++) {
+                uint32_t u = eval(&w, list[e], i + 1);
+                if (u == GRAPH_NONE)
+                    goto nomem;
+                if (w.semi[u] < s)
+                    s = w.semi[u];
+            }
+            w.semi[i] = s;
+        }
+        DIFF_MEM_DROP(m, start);
+        DIFF_MEM_DROP(m, list);
+    }
+    DIFF_MEM_DROP(m, w.label);
+    DIFF_MEM_DROP(m, w.stack);
+    /* nearest common ancestors, in preorder: idom starts as the parent */
+    uint32_t *d = w.anc;
+    if (read_u32s(parent, d, n) != 0) {
+        rc = xfile_error(parent);
+        goto out;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t c = d[i];
+        while (c > w.semi[i])
+            c = d[c];
+        d[i] = c;
+    }
+    *idom = d;
+    w.anc = NULL;
+    rc = CLI_EXIT_OK;
+    goto out;
+nomem:
+    cli_error(name, "out of memory");
+out:
+    diff_mem_free(m, start);
+    diff_mem_free(m, list);
+    diff_mem_free(m, w.anc);
+    diff_mem_free(m, w.semi);
+    diff_mem_free(m, w.label);
+    diff_mem_free(m, w.stack);
+    return rc;
+}
