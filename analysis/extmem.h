@@ -175,6 +175,9 @@ static inline uint64_t xg_start(const xgraph *g, uint32_t v)
  * files are closed. Returns 0 or an exit code (message printed). */
 int xgraph_build(xgraph *g, extmem *x, xfile *succ, xfile *len,
                  xfile *root_succ, xfile *root_len, const char *name);
+/* A graph of no node (a dump cut inside its header). Returns 0 or -1
+ * (message printed). */
+int xgraph_empty(xgraph *g, const diff_mem *m, const char *name);
 void xgraph_free(xgraph *g, const diff_mem *m);
 
 /* ---- the load (extmem_load.c) ---- */

@@ -106,6 +106,21 @@ int xgraph_build(xgraph *g, extmem *x, xfile *succ, xfile *len,
     return 0;
 }
 
+int xgraph_empty(xgraph *g, const diff_mem *m, const char *name)
+{
+    memset(g, 0, sizeof *g);
+    g->bytes = diff_mem_alloc(m, 1);
+    g->base = diff_mem_alloc(m, sizeof *g->base);
+    g->rel = diff_mem_alloc(m, sizeof *g->rel);
+    if (g->bytes == NULL || g->base == NULL || g->rel == NULL) {
+        cli_error(name, "out of memory");
+        return -1;
+    }
+    g->base[0] = 0;
+    g->rel[0] = 0;
+    return 0;
+}
+
 void xgraph_free(xgraph *g, const diff_mem *m)
 {
     diff_mem_free(m, g->bytes);

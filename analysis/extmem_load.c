@@ -275,8 +275,11 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &meta->alloc;
     int rc = cli_dump_open(&meta->d, path, &ro);
+    if (rc == CLI_EXIT_INCOMPLETE) /* cut in its header: no nodes */
+        return xgraph_empty(xg, x->mem, meta->d.name) == 0 ? rc
+                                                           : CLI_EXIT_ERROR;
     if (rc != CLI_EXIT_OK)
-        return rc == CLI_EXIT_INCOMPLETE ? CLI_EXIT_ERROR : rc;
+        return rc;
     xload l;
     memset(&l, 0, sizeof l);
     l.x = x;
