@@ -64,7 +64,7 @@ $(BENCH_OUT)/core_heap: bench/core_heap.c
 	  -o $@ $<
 
 .PHONY: bench bench-helpers bench-scale bench-core bench-ruby bench-replay \
-        bench-malloc
+        bench-malloc bench-extmem
 bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/gzip_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
@@ -96,6 +96,13 @@ bench-malloc: all bench-helpers
 bench-replay: all bench-helpers
 	$(PYTHON) bench/bench.py --only replay --scale $(BENCH_SCALE) \
 	  --runs $(BENCH_RUNS) --build $(BUILD)
+
+## bench-extmem: dominators in memory vs --temp-dir at EXTMEM_OBJECTS objects (EXTMEM_LIMIT: a cgroup limit in bytes)
+EXTMEM_OBJECTS ?= 10000000
+EXTMEM_LIMIT ?= 0
+bench-extmem: all $(BENCH_OUT)/measure
+	$(PYTHON) bench/extmem.py --build $(BUILD) --objects $(EXTMEM_OBJECTS) \
+	  --runs $(BENCH_RUNS) --limit $(EXTMEM_LIMIT)
 
 ## bench-scale: issue 19's scale table (every tool at BENCH_SIZES objects) into build/bench/scale.json
 BENCH_SIZES ?= 1000000,3000000,10000000,30000000
