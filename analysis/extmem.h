@@ -135,24 +135,32 @@ static inline uint64_t xvar_get(const unsigned char **pp)
     return v;
 }
 
-/* A target as its distance from the source, zigzagged: most references
- * point near their referrer (id_index.h), so most take one or two
- * bytes. */
+/* A target as its distance from the source, zigzagged, or as its own
+ * number when that is smaller (the low bit says which): most references
+ * point near their referrer (id_index.h), so most take one or two bytes,
+ * and the class edges, which point to the few class objects at the
+ * start of a heap, take two instead of four at 100M objects. */
 static inline uint64_t xzz_encode(uint32_t from, uint32_t to)
 {
     int64_t d = (int64_t)to - (int64_t)from;
-    return d >= 0 ? (uint64_t)d << 1 : ((uint64_t)(-d) << 1) - 1;
+    uint64_t z = d >= 0 ? (uint64_t)d << 1 : ((uint64_t)(-d) << 1) - 1;
+    return (uint64_t)to < z ? (uint64_t)to << 1 | 1 : z << 1;
 }
 
-static inline uint32_t xzz_decode(uint32_t from, uint64_t z)
+static inline uint32_t xzz_decode(uint32_t from, uint64_t c)
 {
+    if (c & 1)
+        return (uint32_t)(c >> 1);
+    uint64_t z = c >> 1;
     int64_t d = (z & 1) ? -(int64_t)((z + 1) >> 1) : (int64_t)(z >> 1);
     return (uint32_t)((int64_t)from + d);
 }
 
 /* ---- the compressed successor lists (extmem_graph.c) ---- */
 
-#define XG_BLOCK_BITS 8 /* nodes per 64-bit base */
+#define XG_BLOCK_BITS 6 /* nodes per 64-bit base */
+#define XG_BLOCK (1u << XG_BLOCK_BITS)
+#define XG_WIDE 0xFFFFu /* rel of a node of a wide block */
 
 typedef struct xgraph {
     uint32_t nobjects, nroots;
@@ -160,14 +168,24 @@ typedef struct xgraph {
     uint64_t nedges;   /* edges of the object and root nodes */
     unsigned char *bytes;
     uint64_t nbytes;
-    uint64_t *base;    /* [nnodes >> XG_BLOCK_BITS + 1] */
-    uint32_t *rel;     /* [nnodes + 1] start of node v: base[v >> BITS]
-                          + rel[v] */
+    uint64_t *base;    /* [nnodes / XG_BLOCK + 1] each block's start */
+    uint16_t *rel;     /* [nnodes + 1] start of node v: base[v / XG_BLOCK]
+                          + rel[v], or XG_WIDE: the block spans 64 KiB or
+                          more, its starts are in wide_start */
+    uint32_t *wide;    /* [nwide] the wide blocks, ascending */
+    uint64_t *wide_start; /* [nwide * XG_BLOCK] their nodes' starts */
+    size_t nwide, cap_wide, cap_wide_start;
 } xgraph;
+
+/* The start of a wide block's node: a binary search (rare: a block of
+ * 64 nodes whose lists take 64 KiB). */
+uint64_t xg_wide_start(const xgraph *g, uint32_t v);
 
 static inline uint64_t xg_start(const xgraph *g, uint32_t v)
 {
-    return g->base[v >> XG_BLOCK_BITS] + g->rel[v];
+    uint16_t r = g->rel[v];
+    return r != XG_WIDE ? g->base[v >> XG_BLOCK_BITS] + r
+                        : xg_wide_start(g, v);
 }
 
 /* Builds g's lists from the files the load wrote: the objects' and the

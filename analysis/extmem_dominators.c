@@ -164,6 +164,12 @@ int extmem_dominators(const graph_query *q, const char *path,
                          knob("HEAPFMT_EXTMEM_BUCKET", XBUDGET), &b, name);
     if (err != 0)
         goto fail;
+    if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
+        cli_note(name,
+                 "%llu edges in %llu bytes of lists (%zu wide blocks), %u "
+                 "buckets",
+                 (unsigned long long)g.nedges, (unsigned long long)g.nbytes,
+                 g.nwide, b.k);
     DIFF_MEM_DROP(t->x.mem, pre);
     xgraph_free(&g, t->x.mem);
     err = extmem_idom(&t->x, &b, &parent, &t->idom, name);

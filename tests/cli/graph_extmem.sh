@@ -88,6 +88,24 @@ same chain.hfd "a chain of $n objects"
 run env HEAPFMT_EXTMEM_RING=2 "$graph" dominators -f tsv -n 1 --temp-dir "$tmp" chain.hfd
 expect_out_has "$(printf '0x0000000000001000\tLink\tT_OBJECT\t40\t\t')" "the head retains the chain"
 
+# One object whose list takes more than 64 KiB (a "wide" block of the
+# compressed lists): an Array of 40,000 references, each target held
+# by it and by its neighbour.
+awk 'BEGIN {
+    print "{\"address\":\"0xc0\", \"type\":\"CLASS\", \"name\":\"Big\", \"memsize\":400}"
+    refs = ""
+    for (i = 0; i < 40000; i++)
+        refs = refs (i ? ", " : "") sprintf("\"0x%x\"", 1048576 + 40 * ((i * 7919) % 40000))
+    printf "{\"address\":\"0x1000\", \"type\":\"ARRAY\", \"class\":\"0xc0\", \"memsize\":320040, \"references\":[%s]}\n", refs
+    for (i = 0; i < 40000; i++)
+        printf "{\"address\":\"0x%x\", \"type\":\"OBJECT\", \"class\":\"0xc0\", \"memsize\":40, \"references\":[%s]}\n",
+            1048576 + 40 * i, i % 3 ? sprintf("\"0x%x\"", 1048576 + 40 * ((i + 1) % 40000)) : ""
+    print "{\"type\":\"ROOT\", \"root\":\"vm\", \"references\":[\"0x1000\"]}"
+}' >wide.json
+run "$import" -o wide.hfd wide.json
+expect_success "import the wide Array"
+same wide.hfd "an object of 40,000 references"
+
 # Wide fan-in, cycles, several roots, unreachable objects, dangling and
 # weak references (labels), in one heap of a few thousand objects.
 awk 'BEGIN {
