@@ -35,6 +35,7 @@
 #include "domtree.h"
 #include "graph.h"
 #include "graph_query.h"
+#include "rollup.h"
 
 /* ---- the temporary files (extmem_file.c) ---- */
 
@@ -243,6 +244,17 @@ void extmem_buckets_free(extmem *x, xbuckets *b);
 int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
                 const char *name);
 
+/* The kind of an object (class, type, site), as graph_load.c keys it. */
+static inline tuple xkind_of(const heapfmt_robject *o)
+{
+    tuple k = {.klass = o->klass->slot, .type = o->type->slot};
+    if (o->fields & HEAPFMT_F_SITE) {
+        k.file = tuple_file_of_slot(o->file->slot);
+        k.line = o->line;
+    }
+    return k;
+}
+
 /* ---- the whole computation (extmem_dominators.c) ---- */
 
 /* The tree as the front end prints it: retained size and immediate
@@ -255,6 +267,7 @@ typedef struct extmem_tree {
     uint32_t *idom;      /* [n] */
     uint64_t *retained;  /* [n] */
     xfile vertex;        /* [n] graph node by preorder number */
+    xfile pre;           /* [nobjects] preorder number by object */
     uint64_t unreachable, unreachable_bytes;
 } extmem_tree;
 
@@ -277,6 +290,15 @@ typedef struct extmem_top {
 int extmem_top_objects(extmem_tree *t, const char *path, uint64_t top,
                        extmem_top *out);
 void extmem_top_free(extmem_top *out);
+
+/* dominators --by (class and/or site) of the tree: r as rollup_build
+ * makes it, its rows sorted; names receives the read of the dump whose
+ * slots the groups hold (for node_group_cells), to free with graph_free.
+ * Frees t->idom. Resident at the peak: 20 B/object (children lists 8,
+ * retained 8, group by preorder 4). Returns 0 or an exit code (message
+ * printed). */
+int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
+                  graph *names);
 
 void extmem_tree_free(extmem_tree *t);
 

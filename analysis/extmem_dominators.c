@@ -129,12 +129,12 @@ int extmem_dominators(const graph_query *q, const char *path,
     t->x.mem = q->mem;
     t->x.dir = dir;
     t->vertex.fd = -1;
+    t->pre.fd = -1;
     t->meta.d.fd = -1;
     xgraph g;
-    xfile parent, pre_file;
+    xfile parent, *pre_file = &t->pre;
     memset(&parent, 0, sizeof parent);
-    memset(&pre_file, 0, sizeof pre_file);
-    parent.fd = pre_file.fd = -1;
+    parent.fd = t->pre.fd = -1;
     xbuckets b;
     memset(&b, 0, sizeof b);
     uint32_t *pre = NULL;
@@ -149,15 +149,15 @@ int extmem_dominators(const graph_query *q, const char *path,
     int err = CLI_EXIT_ERROR;
     if (xfile_open(&t->vertex, &t->x, "vertex", XFILE_BUF) != 0 ||
         xfile_open(&parent, &t->x, "parent", XFILE_BUF) != 0 ||
-        xfile_open(&pre_file, &t->x, "pre", XFILE_BUF) != 0)
+        xfile_open(pre_file, &t->x, "pre", XFILE_BUF) != 0)
         goto fail;
     err = extmem_number(&t->x, &g, name, knob("HEAPFMT_EXTMEM_RING", XDFS_RING),
                         &pre, &t->vertex, &parent, &t->n);
     if (err != 0)
         goto fail;
     for (uint32_t v = 0; v < g.nobjects; v++)
-        if (xfile_put(&pre_file, &pre[v], 4) != 0) {
-            err = xfile_error(&pre_file);
+        if (xfile_put(pre_file, &pre[v], 4) != 0) {
+            err = xfile_error(pre_file);
             goto fail;
         }
     err = extmem_buckets(&t->x, &g, pre, t->n,
@@ -177,8 +177,7 @@ int extmem_dominators(const graph_query *q, const char *path,
     xfile_close(&parent);
     if (err != 0)
         goto fail;
-    rc = sizes(t, path, &pre_file, rc1);
-    xfile_close(&pre_file);
+    rc = sizes(t, path, pre_file, rc1);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         return rc;
     if (t->unreachable > 0)
@@ -196,7 +195,6 @@ fail:
     xgraph_free(&g, t->x.mem);
     extmem_buckets_free(&t->x, &b);
     xfile_close(&parent);
-    xfile_close(&pre_file);
     return err;
 }
 
@@ -206,6 +204,7 @@ void extmem_tree_free(extmem_tree *t)
     diff_mem_free(t->x.mem, t->idom);
     diff_mem_free(t->x.mem, t->retained);
     xfile_close(&t->vertex);
+    xfile_close(&t->pre);
     cli_dump_close(&t->meta.d);
     t->idom = NULL;
     t->retained = NULL;
@@ -244,11 +243,7 @@ static int on_name(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     const heapfmt_robject *o = rec->u.object;
     graph *g = &nm->out->g;
     uint32_t i = nm->w[nm->at++].row;
-    tuple k = {.klass = o->klass->slot, .type = o->type->slot};
-    if (o->fields & HEAPFMT_F_SITE) {
-        k.file = tuple_file_of_slot(o->file->slot);
-        k.line = o->line;
-    }
+    tuple k = xkind_of(o);
     g->id[i] = o->id;
     g->size[i] = o->size;
     if (tuples_intern(&g->kinds, &k, &g->kind[i]) != 0) {

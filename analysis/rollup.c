@@ -129,6 +129,12 @@ int rollup_build(const graph *g, const dom_tree *t, unsigned by, rollup *r)
     diff_mem_free(r->mem, group);
     if (rc != 0)
         return -1;
+    rollup_sort(r);
+    return 0;
+}
+
+void rollup_sort(rollup *r)
+{
     /* Groups with no reachable object go. */
     size_t w = 0;
     for (size_t i = 0; i < r->nrows; i++)
@@ -136,7 +142,6 @@ int rollup_build(const graph *g, const dom_tree *t, unsigned by, rollup *r)
             r->rows[w++] = r->rows[i];
     r->nrows = w;
     qsort(r->rows, r->nrows, sizeof *r->rows, row_cmp);
-    return 0;
 }
 
 void rollup_free(rollup *r)

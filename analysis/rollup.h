@@ -31,6 +31,11 @@ typedef struct rollup {
  * memory). */
 int rollup_build(const graph *g, const dom_tree *t, unsigned by, rollup *r);
 
+/* Drops the rows of no reachable object and sorts the rest, largest
+ * retained size first (then bytes, then group number); rollup_build
+ * ends with it, and the external path (extmem_rollup.c) too. */
+void rollup_sort(rollup *r);
+
 void rollup_free(rollup *r);
 
 #endif /* GRAPH_ROLLUP_H */

@@ -5,7 +5,8 @@
 # crafted shapes (a chain as long as the heap, wide fan-in, a diamond,
 # cycles, unreachable objects, several roots, dangling and weak
 # references), heapfmt-gen dumps of a few sizes, profiles and seeds, the
-# test suite's dumps (valid and invalid). Small knobs force the DFS
+# test suite's dumps (valid and invalid), by object and --by
+# class, site and both. Small knobs force the DFS
 # stack's spill and many predecessor buckets. A diamond checks known
 # values too (a naive tree would credit the first parent). Temporary
 # files never stay in DIR; a write failure is an error, exit 1.
@@ -149,6 +150,13 @@ for spec in "1000 1 app" "1000 2 random" "30000 3 app" "30000 4 random" "200000 
     same "gen-$1-$2.hfd" "heapfmt-gen -n $1 -s $2 --profile=$3"
 done
 same gen-30000-3.hfd "weak references kept" --weak
+# --by: groups numbered as rollup.c numbers them (ties sort the same)
+for by in class site class,site; do
+    for f in gen-1000-2.hfd gen-30000-3.hfd gen-200000-5.hfd shapes.hfd \
+        chain.hfd "$FIXTURES"/valid/*.hfd "$FIXTURES"/invalid/*.hfd; do
+        same "$f" "--by=$by ${f##*/}" --by=$by
+    done
+done
 run "$graph" dominators -f json -n 5 gen-30000-3.hfd
 want=$out
 run "$graph" dominators -f json -n 5 --temp-dir "$tmp" gen-30000-3.hfd
@@ -156,7 +164,6 @@ run "$graph" dominators -f json -n 5 --temp-dir "$tmp" gen-30000-3.hfd
 
 # ---- errors ----
 expect_usage_error "$graph" "standard input" dominators --temp-dir "$tmp" - <gen-1000-1.hfd
-expect_usage_error "$graph" "--by" dominators --temp-dir "$tmp" -b class gen-1000-1.hfd
 expect_usage_error "$graph" "another command" path --temp-dir "$tmp" gen-1000-1.hfd 0x1
 expect_usage_error "$graph" "empty DIR" dominators --temp-dir= gen-1000-1.hfd
 run "$graph" dominators --temp-dir "$tmp/missing" gen-1000-1.hfd

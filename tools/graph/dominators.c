@@ -39,15 +39,12 @@ static int top_objects(const graph *g, const dom_tree *t, uint64_t top,
     return out_finish(&o);
 }
 
-static int top_groups(const graph *g, const dom_tree *t, unsigned by,
-                      uint64_t top, int format)
+/* The rows of r; g names their classes and sites. */
+static int print_groups(const graph *g, const rollup *rp, unsigned by,
+                        uint64_t top, int format)
 {
     static const char *const tail[] = {"objects", "bytes", "retained_size"};
-    rollup r;
-    if (rollup_build(g, t, by, &r) != 0) {
-        rollup_free(&r);
-        return -1;
-    }
+    const rollup r = *rp;
     const char *cols[5];
     out o;
     out_begin(&o, stdout, format, g->mem,
@@ -59,8 +56,18 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
         out_u64(&o, row->bytes);
         out_u64(&o, row->retained);
     }
-    rollup_free(&r);
     return out_finish(&o);
+}
+
+static int top_groups(const graph *g, const dom_tree *t, unsigned by,
+                      uint64_t top, int format)
+{
+    rollup r;
+    int rc = rollup_build(g, t, by, &r) != 0
+                 ? -1
+                 : print_groups(g, &r, by, top, format);
+    rollup_free(&r);
+    return rc;
 }
 
 /* --temp-dir: the same rows from the external-memory path (extmem.h). */
@@ -68,10 +75,23 @@ static int external(const graph_query *opt, const char *path)
 {
     extmem_tree t;
     int rc = extmem_dominators(opt, path, opt->temp_dir, &t);
-    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+    uint64_t ntop = opt->top_given ? opt->top : DEFAULT_TOP;
+    if ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) && opt->by != 0) {
+        rollup r;
+        graph names;
+        int grc = extmem_rollup(&t, path, opt->by, &r, &names);
+        if (grc != CLI_EXIT_OK) {
+            rc = grc;
+        } else if (print_groups(&names, &r, opt->by, ntop, opt->format) !=
+                   0) {
+            cli_error(t.meta.d.name, "out of memory");
+            rc = CLI_EXIT_ERROR;
+        }
+        rollup_free(&r);
+        graph_free(&names);
+    } else if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
         extmem_top top;
-        int trc = extmem_top_objects(
-            &t, path, opt->top_given ? opt->top : DEFAULT_TOP, &top);
+        int trc = extmem_top_objects(&t, path, ntop, &top);
         if (trc != CLI_EXIT_OK) {
             rc = trc;
         } else {

@@ -234,10 +234,6 @@ int main(int argc, char **argv)
         cli_usage_error("--temp-dir applies to dominators only");
         return CLI_EXIT_USAGE;
     }
-    if (opt.temp_dir != NULL && opt.by != 0) {
-        cli_usage_error("--temp-dir does not take --by yet");
-        return CLI_EXIT_USAGE;
-    }
     if (opt.objects && (cmd->run != cmd_leaked || opt.by != 0)) {
         cli_usage_error("--objects applies to leaked only, without --by");
         return CLI_EXIT_USAGE;
