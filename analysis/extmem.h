@@ -227,10 +227,13 @@ int extmem_number(extmem *x, const xgraph *g, const char *name, size_t ring,
 /* Writes the predecessors of every reachable node into buckets by
  * preorder range, then frees nothing; extmem_idom computes the immediate
  * dominators from the buckets and the parent file. */
+#define XB_CELL_BITS 12 /* buckets are cut between cells of 4,096 */
+
 typedef struct xbuckets {
     uint32_t n;        /* reachable nodes */
-    uint32_t range;    /* preorder numbers per bucket */
     uint32_t k;        /* buckets */
+    uint32_t *lo;      /* [k + 1] each bucket's first preorder number */
+    uint16_t *cell;    /* [n >> XB_CELL_BITS + 1] the bucket of a cell */
     xfile *file;       /* [k] pairs (target, source), preorder numbers */
     uint64_t edges;
 } xbuckets;

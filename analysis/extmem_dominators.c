@@ -14,6 +14,7 @@
  * the DFS parent of each preorder number, each object's preorder number
  * (read back in file order by the third read), the predecessor pairs (8
  * B/edge), the DFS stack beyond its ring. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,25 @@ static int sizes(extmem_tree *t, const char *path, xfile *pre, int rc1)
     return rc;
 }
 
+/* HEAPFMT_EXTMEM_STATS: the resident size after each phase, and the
+ * peak so far (VmRSS, VmHWM), to see which phase sets the peak. */
+static void phase(const char *name, const char *what)
+{
+    if (getenv("HEAPFMT_EXTMEM_STATS") == NULL)
+        return;
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long rss = 0, hwm = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        sscanf(line, "VmRSS: %llu", &rss);
+        sscanf(line, "VmHWM: %llu", &hwm);
+    }
+    if (f != NULL)
+        fclose(f);
+    cli_note(name, "after %s: %llu KiB resident, %llu at most", what, rss,
+             hwm);
+}
+
 static void stats(const extmem_tree *t)
 {
     if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
@@ -146,6 +166,7 @@ int extmem_dominators(const graph_query *q, const char *path,
     int rc1 = rc;
     graph_query_warn(&t->meta);
     const char *name = t->meta.d.name;
+    phase(name, "the load");
     int err = CLI_EXIT_ERROR;
     if (xfile_open(&t->vertex, &t->x, "vertex", XFILE_BUF) != 0 ||
         xfile_open(&parent, &t->x, "parent", XFILE_BUF) != 0 ||
@@ -155,6 +176,7 @@ int extmem_dominators(const graph_query *q, const char *path,
                         &pre, &t->vertex, &parent, &t->n);
     if (err != 0)
         goto fail;
+    phase(name, "the numbering");
     for (uint32_t v = 0; v < g.nobjects; v++)
         if (xfile_put(pre_file, &pre[v], 4) != 0) {
             err = xfile_error(pre_file);
@@ -172,12 +194,17 @@ int extmem_dominators(const graph_query *q, const char *path,
                  g.nwide, b.k);
     DIFF_MEM_DROP(t->x.mem, pre);
     xgraph_free(&g, t->x.mem);
+    diff_mem_trim(t->x.mem); /* the pages too (extmem_load.c) */
+    phase(name, "the buckets");
     err = extmem_idom(&t->x, &b, &parent, &t->idom, name);
     extmem_buckets_free(&t->x, &b);
     xfile_close(&parent);
+    diff_mem_trim(t->x.mem);
     if (err != 0)
         goto fail;
+    phase(name, "the dominators");
     rc = sizes(t, path, pre_file, rc1);
+    phase(name, "the sizes");
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         return rc;
     if (t->unreachable > 0)

@@ -328,6 +328,9 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
     /* The index and the ids go before the lists come in. */
     id_index_free(&l.index, x->mem);
     DIFF_MEM_DROP(x->mem, l.id);
+    /* and their pages: a page pool (page_pool.h) would keep them as
+     * spares, resident beside the next phase's arrays */
+    diff_mem_trim(x->mem);
     xg->nobjects = meta->nobjects;
     xg->nroots = meta->nroots;
     xg->nnodes = meta->nnodes;

@@ -154,6 +154,7 @@ int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
     if (children(t, &start, &child) != 0)
         goto nomem;
     DIFF_MEM_DROP(m, t->idom);
+    diff_mem_trim(m); /* its pages too (extmem_load.c) */
     group = diff_mem_alloc(m, (t->n ? t->n : 1) * sizeof *group);
     if (group == NULL)
         goto nomem;

@@ -7,7 +7,9 @@
  * semidominator pass wants the predecessors of one node at a time, in
  * reverse preorder. So one pass over the compressed lists writes each
  * edge as the pair (preorder of target, preorder of source), 8 bytes, to
- * the bucket of its target's preorder range; the lists and the preorder
+ * the bucket of its target's preorder range (ranges cut so that each
+ * bucket holds about as many edges: a first pass counts them); the
+ * lists and the preorder
  * numbers are freed; the buckets are then read from the last to the
  * first, each turned into predecessor lists of its range in memory (at
  * most `budget` bytes, 256 MiB by default: 60M edges), and the pass runs
@@ -16,6 +18,7 @@
  * reads the DFS parents back from their file into idom and needs semi
  * beside it: 8 B/object. The predecessors' order within a list does not
  * change a semidominator (a minimum), so the tree is domtree.c's. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_exit.h"
@@ -29,24 +32,101 @@ typedef struct pair {
     uint32_t target, source;
 } pair;
 
+/* Calls fn(ctx, target, source) for each edge of a reachable node, in
+ * preorder numbers. Returns 0 or fn's first nonzero value. */
+typedef int (*edge_fn)(void *ctx, uint32_t target, uint32_t source);
+
+static int each_edge(const xgraph *g, const uint32_t *pre, edge_fn fn,
+                     void *ctx)
+{
+    for (uint32_t v = 0; v <= g->nnodes; v++) {
+        uint32_t s = pre[v];
+        if (s == GRAPH_NONE)
+            continue;
+        int rc = 0;
+        if (v == g->nnodes) { /* the virtual root: the root nodes */
+            for (uint32_t i = 0; i < g->nroots && rc == 0; i++)
+                rc = fn(ctx, pre[g->nobjects + i], s);
+        } else {
+            const unsigned char *at = g->bytes + xg_start(g, v);
+            const unsigned char *end = g->bytes + xg_start(g, v + 1);
+            while (at < end && rc == 0)
+                rc = fn(ctx, pre[xzz_decode(v, xvar_get(&at))], s);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int count_edge(void *ctx, uint32_t target, uint32_t source)
+{
+    (void)source;
+    ((uint64_t *)ctx)[target >> XB_CELL_BITS]++;
+    return 0;
+}
+
+static int put_edge(void *ctx, uint32_t target, uint32_t source)
+{
+    xbuckets *b = ctx;
+    pair p = {target, source};
+    xfile *f = &b->file[b->cell[target >> XB_CELL_BITS]];
+    if (xfile_put(f, &p, sizeof p) != 0)
+        return -1;
+    b->edges++;
+    return 0;
+}
+
+/* Cuts the cells into buckets of at most budget bytes in memory (4 per
+ * predecessor, 4 per node), at most XB_MAX of them: a bucket by preorder
+ * range alone put 21M of 37M edges in one of seven (the class objects,
+ * reached first, have every instance as a predecessor). */
+static uint32_t cut(xbuckets *b, const uint64_t *count, size_t cells,
+                    uint64_t budget)
+{
+    uint32_t k = 0;
+    uint64_t used = 0;
+    for (size_t c = 0; c < cells; c++) {
+        uint64_t cost = 4 * count[c] + (4u << XB_CELL_BITS);
+        if (c == 0 || (used > 0 && used + cost > budget)) {
+            b->lo[k++] = (uint32_t)(c << XB_CELL_BITS);
+            used = 0;
+        }
+        used += cost;
+        b->cell[c] = (uint16_t)(k - 1);
+    }
+    b->lo[k] = b->n;
+    return k;
+}
+
 int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
                    uint32_t n, size_t budget, xbuckets *b, const char *name)
 {
+    const diff_mem *m = x->mem;
     memset(b, 0, sizeof *b);
     b->n = n;
-    uint64_t need = 4 * (g->nedges + g->nroots) + 4 * (uint64_t)n;
-    uint64_t k = need / (budget ? budget : 1) + 1;
-    if (k > XB_MAX)
-        k = XB_MAX;
-    if (k > n)
-        k = n ? n : 1;
-    b->range = (uint32_t)(((uint64_t)n + k - 1) / k);
-    if (b->range == 0)
-        b->range = 1;
-    b->k = (uint32_t)(((uint64_t)n + b->range - 1) / b->range);
-    if (b->k == 0)
-        b->k = 1;
-    b->file = diff_mem_alloc(x->mem, b->k * sizeof *b->file);
+    size_t cells = ((size_t)n >> XB_CELL_BITS) + 1;
+    uint64_t *count = diff_mem_alloc(m, cells * sizeof *count);
+    b->cell = diff_mem_alloc(m, cells * sizeof *b->cell);
+    b->lo = diff_mem_alloc(m, (cells + 1) * sizeof *b->lo);
+    if (count == NULL || b->cell == NULL || b->lo == NULL) {
+        diff_mem_free(m, count);
+        cli_error(name, "out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    memset(count, 0, cells * sizeof *count);
+    each_edge(g, pre, count_edge, count);
+    uint64_t total = 0;
+    for (size_t c = 0; c < cells; c++)
+        total += 4 * count[c] + (4u << XB_CELL_BITS);
+    uint64_t want = budget ? budget : 1;
+    if (total / want + 1 > XB_MAX) /* a larger budget, not more files */
+        want = total / (XB_MAX / 2) + 1;
+    b->k = cut(b, count, cells, want);
+    while (b->k > XB_MAX)
+        b->k = cut(b, count, cells, want *= 2);
+    diff_mem_free(m, count);
+    b->file = diff_mem_alloc(m, b->k * sizeof *b->file);
     if (b->file == NULL) {
         cli_error(name, "out of memory");
         return CLI_EXIT_ERROR;
@@ -58,29 +138,11 @@ int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
     for (uint32_t i = 0; i < b->k; i++)
         if (xfile_open(&b->file[i], x, "pred", XB_BUF) != 0)
             return CLI_EXIT_ERROR;
-    for (uint32_t v = 0; v <= g->nnodes; v++) {
-        uint32_t s = pre[v];
-        if (s == GRAPH_NONE)
-            continue;
-        if (v == g->nnodes) { /* the virtual root: the root nodes */
-            for (uint32_t i = 0; i < g->nroots; i++) {
-                pair p = {pre[g->nobjects + i], s};
-                xfile *f = &b->file[p.target / b->range];
-                if (xfile_put(f, &p, sizeof p) != 0)
-                    return xfile_error(f);
-                b->edges++;
-            }
-            continue;
-        }
-        const unsigned char *at = g->bytes + xg_start(g, v);
-        const unsigned char *end = g->bytes + xg_start(g, v + 1);
-        while (at < end) {
-            pair p = {pre[xzz_decode(v, xvar_get(&at))], s};
-            xfile *f = &b->file[p.target / b->range];
-            if (xfile_put(f, &p, sizeof p) != 0)
-                return xfile_error(f);
-            b->edges++;
-        }
+    if (each_edge(g, pre, put_edge, b) != 0) {
+        for (uint32_t i = 0; i < b->k; i++)
+            if (b->file[i].err != 0)
+                return xfile_error(&b->file[i]);
+        return xfile_error(&b->file[0]);
     }
     for (uint32_t i = 0; i < b->k; i++)
         if (xfile_flush(&b->file[i]) != 0)
@@ -94,6 +156,8 @@ void extmem_buckets_free(extmem *x, xbuckets *b)
         for (uint32_t i = 0; i < b->k; i++)
             xfile_close(&b->file[i]);
     diff_mem_free(x->mem, b->file);
+    diff_mem_free(x->mem, b->lo);
+    diff_mem_free(x->mem, b->cell);
     memset(b, 0, sizeof *b);
 }
 
@@ -192,6 +256,7 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
     memset(&w, 0, sizeof w);
     w.mem = m;
     uint32_t *start = NULL, *list = NULL;
+    uint64_t most = 0;
     int rc = CLI_EXIT_ERROR;
     *idom = NULL;
     size_t bytes = (n ? n : 1) * sizeof(uint32_t);
@@ -207,15 +272,16 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
     for (uint32_t p = 0; p < n; p++)
         w.semi[p] = w.label[p] = p;
     for (uint32_t k = b->k; k-- > 0;) {
-        uint32_t lo = k * b->range;
-        uint32_t hi = n - lo < b->range ? n : lo + b->range;
-        int lrc = load_bucket(m, &b->file[k], lo, b->range, &start, &list);
+        uint32_t lo = b->lo[k], hi = b->lo[k + 1];
+        int lrc = load_bucket(m, &b->file[k], lo, hi - lo, &start, &list);
         if (lrc == -1)
             goto nomem;
         if (lrc == -2) {
             rc = xfile_error(&b->file[k]);
             goto out;
         }
+        if (b->file[k].size / sizeof(pair) > most)
+            most = b->file[k].size / sizeof(pair);
         xfile_close(&b->file[k]); /* its disk goes back */
         for (uint32_t i = hi; i-- > (lo > 1 ? lo : 1);) {
             uint32_t s = w.anc[i]; /* still i's DFS parent */
@@ -231,8 +297,12 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
         DIFF_MEM_DROP(m, start);
         DIFF_MEM_DROP(m, list);
     }
+    if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
+        cli_note(name, "largest bucket %llu edges, eval stack %zu",
+                 (unsigned long long)most, w.cap);
     DIFF_MEM_DROP(m, w.label);
     DIFF_MEM_DROP(m, w.stack);
+    diff_mem_trim(m); /* their pages too (extmem_load.c) */
     /* nearest common ancestors, in preorder: idom starts as the parent */
     uint32_t *d = w.anc;
     if (read_u32s(parent, d, n) != 0) {
