@@ -234,6 +234,8 @@ typedef struct xbuckets {
     uint32_t k;        /* buckets */
     uint32_t *lo;      /* [k + 1] each bucket's first preorder number */
     uint16_t *cell;    /* [n >> XB_CELL_BITS + 1] the bucket of a cell */
+    uint64_t giant;    /* a target of more predecessors reads them from
+                          a file of its own */
     xfile *file;       /* [k] pairs (target, source), preorder numbers */
     uint64_t edges;
 } xbuckets;

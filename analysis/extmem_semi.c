@@ -122,6 +122,9 @@ int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
     uint64_t want = budget ? budget : 1;
     if (total / want + 1 > XB_MAX) /* a larger budget, not more files */
         want = total / (XB_MAX / 2) + 1;
+    /* a target of more than 1/64 of the budget's predecessors keeps them
+     * in a file of its own (load_bucket) */
+    b->giant = want / 4 / 64 > 1 ? want / 4 / 64 : 1;
     b->k = cut(b, count, cells, want);
     while (b->k > XB_MAX)
         b->k = cut(b, count, cells, want *= 2);
@@ -212,16 +215,51 @@ static int read_u32s(xfile *f, uint32_t *a, uint32_t n)
     return 0;
 }
 
-/* The predecessor lists of bucket f's range [lo, lo + range): start
- * (range + 1 entries) indexes list. Returns 0, -1 (no memory), -2 (the
- * file failed). */
-static int load_bucket(const diff_mem *m, xfile *f, uint32_t lo,
-                       uint32_t range, uint32_t **start, uint32_t **list)
+/* A bucket's targets of most predecessors (the class objects: every
+ * instance points at its class) keep theirs in a file each, read when
+ * the target's turn comes, instead of in the bucket's lists: a bucket
+ * cannot be cut inside one target, and at 100M objects the cell of the
+ * class objects held more predecessors than the budget. */
+#define XB_GIANTS 64
+
+typedef struct giants {
+    uint32_t n;
+    uint32_t target[XB_GIANTS]; /* ascending */
+    xfile file[XB_GIANTS];
+} giants;
+
+static int giant_of(const giants *gs, uint32_t t)
 {
+    uint32_t lo = 0, hi = gs->n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (gs->target[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < gs->n && gs->target[lo] == t ? (int)lo : -1;
+}
+
+static void giants_free(giants *gs)
+{
+    for (uint32_t i = 0; i < gs->n; i++)
+        xfile_close(&gs->file[i]);
+    gs->n = 0;
+}
+
+/* The predecessor lists of bucket f's range [lo, lo + range): start
+ * (range + 1 entries) indexes list, but the targets of more than `giant`
+ * predecessors have theirs in gs. Returns 0, -1 (no memory), -2 (f
+ * failed), -3 (a giant's file failed, said). */
+static int load_bucket(extmem *x, xfile *f, uint32_t lo, uint32_t range,
+                       uint64_t giant, uint32_t **start, uint32_t **list,
+                       giants *gs)
+{
+    const diff_mem *m = x->mem;
     uint64_t edges = f->size / sizeof(pair);
     *start = diff_mem_alloc(m, ((size_t)range + 1) * sizeof **start);
-    *list = diff_mem_alloc(m, (edges ? (size_t)edges : 1) * sizeof **list);
-    if (*start == NULL || *list == NULL)
+    if (*start == NULL)
         return -1;
     uint32_t *st = *start;
     memset(st, 0, ((size_t)range + 1) * sizeof *st);
@@ -233,12 +271,30 @@ static int load_bucket(const diff_mem *m, xfile *f, uint32_t lo,
         st[p.target - lo + 1]++;
     if (rc < 0)
         return -2;
+    for (uint32_t i = 0; i < range && gs->n < XB_GIANTS; i++)
+        if (st[i + 1] > giant) {
+            if (xfile_open(&gs->file[gs->n], x, "giant", 64u << 10) != 0)
+                return -3;
+            gs->target[gs->n++] = lo + i;
+            edges -= st[i + 1];
+            st[i + 1] = 0;
+        }
+    *list = diff_mem_alloc(m, (edges ? (size_t)edges : 1) * sizeof **list);
+    if (*list == NULL)
+        return -1;
     for (uint32_t i = 0; i < range; i++)
         st[i + 1] += st[i];
     if (xfile_rewind(f) != 0)
         return -2;
-    while ((rc = xfile_get(f, &p, sizeof p)) == 0)
-        (*list)[st[p.target - lo]++] = p.source;
+    while ((rc = xfile_get(f, &p, sizeof p)) == 0) {
+        int gi = gs->n > 0 ? giant_of(gs, p.target) : -1;
+        if (gi < 0) {
+            (*list)[st[p.target - lo]++] = p.source;
+        } else if (xfile_put(&gs->file[gi], &p.source, 4) != 0) {
+            xfile_error(&gs->file[gi]);
+            return -3;
+        }
+    }
     if (rc < 0)
         return -2;
     /* st[i] is now the end of i's list: the start of i + 1's */
@@ -257,6 +313,8 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
     w.mem = m;
     uint32_t *start = NULL, *list = NULL;
     uint64_t most = 0;
+    giants gs;
+    memset(&gs, 0, sizeof gs);
     int rc = CLI_EXIT_ERROR;
     *idom = NULL;
     size_t bytes = (n ? n : 1) * sizeof(uint32_t);
@@ -273,13 +331,17 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
         w.semi[p] = w.label[p] = p;
     for (uint32_t k = b->k; k-- > 0;) {
         uint32_t lo = b->lo[k], hi = b->lo[k + 1];
-        int lrc = load_bucket(m, &b->file[k], lo, hi - lo, &start, &list);
+        int lrc = load_bucket(x, &b->file[k], lo, hi - lo, b->giant, &start,
+                              &list, &gs);
         if (lrc == -1)
             goto nomem;
         if (lrc == -2) {
             rc = xfile_error(&b->file[k]);
             goto out;
         }
+        if (lrc == -3)
+            goto out;
+        int gi = (int)gs.n - 1;
         if (b->file[k].size / sizeof(pair) > most)
             most = b->file[k].size / sizeof(pair);
         xfile_close(&b->file[k]); /* its disk goes back */
@@ -292,8 +354,30 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
                 if (w.semi[u] < s)
                     s = w.semi[u];
             }
+            if (gi >= 0 && gs.target[gi] == i) { /* a giant: from its file */
+                xfile *gf = &gs.file[gi--];
+                uint32_t v;
+                int grc;
+                if (xfile_rewind(gf) != 0) {
+                    rc = xfile_error(gf);
+                    goto out;
+                }
+                while ((grc = xfile_get(gf, &v, 4)) == 0) {
+                    uint32_t u = eval(&w, v, i + 1);
+                    if (u == GRAPH_NONE)
+                        goto nomem;
+                    if (w.semi[u] < s)
+                        s = w.semi[u];
+                }
+                if (grc < 0) {
+                    rc = xfile_error(gf);
+                    goto out;
+                }
+                xfile_close(gf);
+            }
             w.semi[i] = s;
         }
+        giants_free(&gs);
         DIFF_MEM_DROP(m, start);
         DIFF_MEM_DROP(m, list);
     }
@@ -322,6 +406,7 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
 nomem:
     cli_error(name, "out of memory");
 out:
+    giants_free(&gs);
     diff_mem_free(m, start);
     diff_mem_free(m, list);
     diff_mem_free(m, w.anc);
