@@ -168,7 +168,11 @@ int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
     ro.allocator = &names->alloc;
     int orc = cli_dump_open(&names->d, path, &ro);
     if (orc == CLI_EXIT_INCOMPLETE && t->meta.nobjects == 0) {
-        rc = CLI_EXIT_OK; /* cut inside its header: no group */
+        size_t cap = 0; /* cut inside its header: no group, no row */
+        rc = diff_mem_reserve(m, (void **)&r->rows, &cap, 1,
+                              sizeof *r->rows) != 0
+                 ? CLI_EXIT_ERROR
+                 : CLI_EXIT_OK;
         goto out;
     }
     if (orc != CLI_EXIT_OK) {
@@ -177,6 +181,10 @@ int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
     }
     names->d.name = name;
     grouper gr = {t, r, by, group, 0, 0, 0};
+    /* rows never NULL: rollup_sort's qsort wants an array */
+    if (diff_mem_reserve(m, (void **)&r->rows, &gr.cap_rows, 1,
+                         sizeof *r->rows) != 0)
+        goto nomem;
     int src = cli_scan(&names->d, on_group, &gr);
     if (gr.failed == 3)
         goto nomem;
