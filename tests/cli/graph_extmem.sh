@@ -175,6 +175,15 @@ run bash -c "trap '' XFSZ; ulimit -f 16; exec \"$graph\" dominators --temp-dir \
 expect_failure 1 "a write that fails"
 expect_err_has "$tmp: cannot write or read a temporary file: File too large" "the write error is said"
 [ -z "$(ls -A "$tmp")" ] && pass || fail "files left in DIR after an error"
+# The same in later phases: the limit is a file's, and the 200k heap's
+# lists pass 256 KiB while it is loaded, its predecessor buckets 1 to 4
+# MiB after the numbering (HEAPFMT_EXTMEM_STATS shows where each stops)
+for kib in 256 1024 2048 4096; do
+    run bash -c "trap '' XFSZ; ulimit -f $kib; exec \"$graph\" dominators --temp-dir \"$tmp\" gen-200000-5.hfd"
+    expect_failure 1 "a write that fails past $kib KiB"
+    expect_err_has "cannot write or read a temporary file: File too large" "past $kib KiB: said"
+    [ -z "$(ls -A "$tmp")" ] && pass || fail "files left in DIR after an error at $kib KiB"
+done
 # Killed in the middle: nothing in DIR, ever (unlinked once open).
 "$graph" dominators --temp-dir "$tmp" gen-200000-5.hfd >/dev/null 2>&1 &
 pid=$!
