@@ -15,9 +15,11 @@
  * same things (references, and labels when weak ones are dropped), so
  * that a damaged block ends at the same record in both. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_exit.h"
 #include "cli_msg.h"
+#include "cli_progress.h"
 #include "cli_scan.h"
 #include "extmem.h"
 
@@ -40,6 +42,8 @@ typedef struct xload {
     xfile succ, len, root_succ, root_len;
     uint64_t nedges;
     int io_failed;         /* a temporary file failed: said */
+    uint32_t tick;
+    cli_progress progress; /* a line on a terminal, each read */
 } xload;
 
 static int no_memory(const xload *l)
@@ -224,6 +228,13 @@ static int on_record(void *opaque, heapfmt_reader *r,
 {
     xload *l = opaque;
     l->rec = rec;
+    if (--l->tick == 0) {
+        l->tick = 65536;
+        heapfmt_progress p;
+        heapfmt_reader_progress(r, &p);
+        cli_progress_tick(&l->progress, p.offset,
+                          l->pass == 1 ? l->meta->nobjects : l->nobjects);
+    }
     if (rec->tag == HEAPFMT_TAG_OBJECT)
         return on_object(l, r, rec->u.object);
     if (rec->tag == HEAPFMT_TAG_ROOT)
@@ -248,6 +259,14 @@ static int class_nodes(xload *l)
         l->class_node[s] = v == ID_NONE ? GRAPH_NONE : v;
     }
     return 0;
+}
+
+static uint64_t file_size(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+               ? (uint64_t)st.st_size
+               : 0;
 }
 
 static void xload_free(xload *l)
@@ -286,7 +305,10 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
     l.meta = meta;
     l.q = q;
     l.pass = 1;
+    l.tick = 65536;
+    cli_progress_begin(&l.progress, meta->d.name, file_size(meta->d.fd));
     rc = cli_scan(&meta->d, on_record, &l);
+    cli_progress_end(&l.progress);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
         goto out;
     int rc1 = rc;
@@ -315,7 +337,9 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
     meta->d = d2;
     meta->d.name = first.name;
     l.pass = 2;
+    cli_progress_begin(&l.progress, meta->d.name, file_size(d2.fd));
     rc = cli_scan(&meta->d, on_record, &l);
+    cli_progress_end(&l.progress);
     meta->d = first;
     cli_dump_close(&d2);
     if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
