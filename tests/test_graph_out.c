@@ -20,12 +20,12 @@ static char *row(int format, const char *name, const char *file)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     cr_assert_not_null(f);
-    out o;
+    cli_rows o;
     out_begin(&o, f, format, NULL, 3, cols);
-    out_text(&o, name, strlen(name));
-    out_site(&o, file, strlen(file), 12);
-    out_u64(&o, 7);
-    cr_assert_eq(out_finish(&o), 0);
+    cli_rows_text(&o, name, strlen(name));
+    cli_rows_site(&o, file, strlen(file), 12);
+    cli_rows_u64(&o, 7);
+    cr_assert_eq(cli_rows_finish(&o), 0);
     cr_assert_eq(fclose(f), 0);
     return text;
 }

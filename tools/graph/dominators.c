@@ -29,14 +29,14 @@ static int top_objects(const graph *g, const dom_tree *t, uint64_t top,
         if (t->vertex[p] < g->nobjects)
             rank_add(&r, t->retained[p], p);
     size_t n = rank_sort(&r);
-    out o;
+    cli_rows o;
     out_begin(&o, stdout, format, g->mem, NODE_NCOLUMNS + 1, object_columns);
     for (size_t i = 0; i < n; i++) {
         node_cells(&o, g, t->vertex[r.v[i].value]);
-        out_u64(&o, r.v[i].key);
+        cli_rows_u64(&o, r.v[i].key);
     }
     rank_free(&r);
-    return out_finish(&o);
+    return cli_rows_finish(&o);
 }
 
 /* The rows of r; g names their classes and sites. */
@@ -46,17 +46,17 @@ static int print_groups(const graph *g, const rollup *rp, unsigned by,
     static const char *const tail[] = {"objects", "bytes", "retained_size"};
     const rollup r = *rp;
     const char *cols[5];
-    out o;
+    cli_rows o;
     out_begin(&o, stdout, format, g->mem,
               node_group_columns(by, tail, 3, cols), cols);
     for (size_t i = 0; i < r.nrows && i < top; i++) {
         const rollup_row *row = &r.rows[i];
         node_group_cells(&o, g, tuples_get(&r.groups, row->group), by);
-        out_u64(&o, row->objects);
-        out_u64(&o, row->bytes);
-        out_u64(&o, row->retained);
+        cli_rows_u64(&o, row->objects);
+        cli_rows_u64(&o, row->bytes);
+        cli_rows_u64(&o, row->retained);
     }
-    return out_finish(&o);
+    return cli_rows_finish(&o);
 }
 
 static int top_groups(const graph *g, const dom_tree *t, unsigned by,
@@ -95,14 +95,14 @@ static int external(const graph_query *opt, const char *path)
         if (trc != CLI_EXIT_OK) {
             rc = trc;
         } else {
-            out o;
+            cli_rows o;
             out_begin(&o, stdout, opt->format, opt->mem, NODE_NCOLUMNS + 1,
                       object_columns);
             for (size_t i = 0; i < top.rows; i++) {
                 node_cells(&o, &top.g, (uint32_t)i);
-                out_u64(&o, top.retained[i]);
+                cli_rows_u64(&o, top.retained[i]);
             }
-            if (out_finish(&o) != 0) {
+            if (cli_rows_finish(&o) != 0) {
                 cli_error(t.meta.d.name, "out of memory");
                 rc = CLI_EXIT_ERROR;
             }

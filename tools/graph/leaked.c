@@ -26,17 +26,17 @@ static int by_group(const graph *g, const unsigned char *reached,
     static const char *const tail[] = {"objects", "bytes", "heads",
                                        "head_bytes"};
     const char *cols[6];
-    out o;
+    cli_rows o;
     out_begin(&o, stdout, format, g->mem,
               node_group_columns(by, tail, 4, cols), cols);
     for (size_t i = 0; i < nr && (top == 0 || i < top); i++) {
         node_group_cells(&o, g, tuples_get(&groups, rows[i].group), by);
-        out_u64(&o, rows[i].objects);
-        out_u64(&o, rows[i].bytes);
-        out_u64(&o, rows[i].heads);
-        out_u64(&o, rows[i].head_bytes);
+        cli_rows_u64(&o, rows[i].objects);
+        cli_rows_u64(&o, rows[i].bytes);
+        cli_rows_u64(&o, rows[i].heads);
+        cli_rows_u64(&o, rows[i].head_bytes);
     }
-    int rc = out_finish(&o);
+    int rc = cli_rows_finish(&o);
     diff_mem_free(g->mem, rows);
     tuples_free(&groups);
     return rc;
@@ -50,15 +50,15 @@ static int by_object(const graph *g, const unsigned char *reached,
     rank r;
     if (leaked_objects(g, reached, pointed, top, &r) != 0)
         return -1;
-    out o;
+    cli_rows o;
     out_begin(&o, stdout, format, g->mem, NODE_NCOLUMNS + 1, cols);
     for (size_t i = 0; i < r.n; i++) {
         uint32_t v = r.v[i].value;
         node_cells(&o, g, v);
-        out_u64(&o, !pointed[v]);
+        cli_rows_u64(&o, !pointed[v]);
     }
     rank_free(&r);
-    return out_finish(&o);
+    return cli_rows_finish(&o);
 }
 
 int cmd_leaked(const graph_query *opt, char *const *args, int nargs)

@@ -6,36 +6,36 @@
 #include "node.h"
 #include "diff_summary.h" /* DIFF_BY_CLASS, DIFF_BY_SITE */
 
-void node_cells(out *o, const graph *g, uint32_t v)
+void node_cells(cli_rows *o, const graph *g, uint32_t v)
 {
     if (v >= g->nobjects) {
-        out_null(o);
+        cli_rows_null(o);
         if (v == graph_vroot(g)) {
-            out_text(o, "(roots)", 7);
-            out_null(o);
+            cli_rows_text(o, "(roots)", 7);
+            cli_rows_null(o);
         } else {
             size_t len;
             const char *k = graph_root_kind(g, v, &len);
-            out_text(o, "(root)", 6);
-            out_text(o, k, len);
+            cli_rows_text(o, "(root)", 6);
+            cli_rows_text(o, k, len);
         }
-        out_null(o);
-        out_null(o);
+        cli_rows_null(o);
+        cli_rows_null(o);
         return;
     }
     graph_kind_text t;
     graph_kind_text_of(g, g->kind[v], &t);
-    out_id(o, g->id[v]);
-    out_text(o, t.klass, t.klass_len);
+    cli_rows_id(o, g->id[v]);
+    cli_rows_text(o, t.klass, t.klass_len);
     if (t.type_len > 0)
-        out_text(o, t.type, t.type_len);
+        cli_rows_text(o, t.type, t.type_len);
     else
-        out_null(o);
-    out_u64(o, g->size[v]);
-    out_site(o, t.file, t.file_len, t.line);
+        cli_rows_null(o);
+    cli_rows_u64(o, g->size[v]);
+    cli_rows_site(o, t.file, t.file_len, t.line);
 }
 
-void node_group_cells(out *o, const graph *g, const tuple *k, unsigned by)
+void node_group_cells(cli_rows *o, const graph *g, const tuple *k, unsigned by)
 {
     heapfmt_reader *rd = g->d.reader;
     if (by & DIFF_BY_CLASS) {
@@ -43,15 +43,15 @@ void node_group_cells(out *o, const graph *g, const tuple *k, unsigned by)
         size_t len;
         const char *name =
             cli_class_name(heapfmt_reader_class(rd, k->klass), &buf, &len);
-        out_text(o, name, len);
+        cli_rows_text(o, name, len);
     }
     if (by & DIFF_BY_SITE) {
         if (k->file == 0) {
-            out_null(o);
+            cli_rows_null(o);
         } else {
             const heapfmt_rstring *f =
                 heapfmt_reader_string(rd, tuple_slot_of_file(k));
-            out_site(o, f->ptr, f->len, k->line);
+            cli_rows_site(o, f->ptr, f->len, k->line);
         }
     }
 }
@@ -69,12 +69,12 @@ size_t node_group_columns(unsigned by, const char *const *tail, size_t n,
     return k;
 }
 
-void node_via_cell(out *o, const graph *g, size_t edge)
+void node_via_cell(cli_rows *o, const graph *g, size_t edge)
 {
     char buf[512];
     size_t n = graph_label_text(g, edge, buf, sizeof buf);
     if (n == 0)
-        out_null(o);
+        cli_rows_null(o);
     else
-        out_text(o, buf, n);
+        cli_rows_text(o, buf, n);
 }

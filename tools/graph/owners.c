@@ -19,7 +19,7 @@ static const char *const columns[] = {"owner", "leaked_objects",
 
 /* Prints the owner's path from a root (the owner itself last), each row
  * with the owner's rank and what it holds. Returns 0 or -1. */
-static int print_owner(out *o, const graph *g, const paths *p, uint64_t rank_no,
+static int print_owner(cli_rows *o, const graph *g, const paths *p, uint64_t rank_no,
                        uint32_t v, const owner_sum *s)
 {
     uint32_t *nodes = NULL, *edges = NULL, vroot = graph_vroot(g);
@@ -30,10 +30,10 @@ static int print_owner(out *o, const graph *g, const paths *p, uint64_t rank_no,
             return -1;
     }
     for (long i = 0; i < n; i++) {
-        out_u64(o, rank_no);
-        out_u64(o, s->objects);
-        out_u64(o, s->bytes);
-        out_u64(o, (uint64_t)i);
+        cli_rows_u64(o, rank_no);
+        cli_rows_u64(o, s->objects);
+        cli_rows_u64(o, s->bytes);
+        cli_rows_u64(o, (uint64_t)i);
         node_via_cell(o, g, nodes != NULL ? edges[i] : GRAPH_NONE);
         node_cells(o, g, nodes != NULL ? nodes[i] : vroot);
     }
@@ -63,14 +63,14 @@ int cmd_owners(const graph_query *opt, char *const *args, int nargs)
                                         opt->top_given ? opt->top : DEFAULT_TOP,
                                         &res));
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
-        out o;
+        cli_rows o;
         int failed = 0;
         out_begin(&o, stdout, opt->format, res.g.mem, NCOLUMNS, columns);
         for (size_t i = 0; i < res.ntop && !failed; i++)
             failed = print_owner(&o, &res.g, &res.p, i + 1,
                                  res.t.vertex[res.top[i].owner],
                                  &res.top[i]) != 0;
-        if (out_finish(&o) != 0 || failed) {
+        if (cli_rows_finish(&o) != 0 || failed) {
             cli_error(res.g.d.name, "out of memory");
             rc = CLI_EXIT_ERROR;
         }

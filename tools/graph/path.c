@@ -16,7 +16,7 @@ static const char *const columns[] = {"target", "path", "hop", "via",
 typedef struct walk {
     const graph *g;
     const paths *p;
-    out o;
+    cli_rows o;
 } walk;
 
 /* Prints the path to src followed by the edge e (GRAPH_NONE: the path to
@@ -42,9 +42,9 @@ static int print_path(walk *w, uint32_t target, uint64_t number, uint32_t src,
     for (long i = 0; i < hops; i++) {
         uint32_t v = i < n ? nodes[i] : target;
         uint32_t via = i < n ? edges[i] : e;
-        out_id(&w->o, w->g->id[target]);
-        out_u64(&w->o, number);
-        out_u64(&w->o, (uint64_t)i);
+        cli_rows_id(&w->o, w->g->id[target]);
+        cli_rows_u64(&w->o, number);
+        cli_rows_u64(&w->o, (uint64_t)i);
         node_via_cell(&w->o, w->g, via);
         node_cells(&w->o, w->g, v);
     }
@@ -111,7 +111,7 @@ int cmd_path(const graph_query *opt, char *const *args, int nargs)
             nomem = distinct_paths(&w, t, opt->npaths) != 0;
         }
     }
-    if (out_finish(&w.o) != 0)
+    if (cli_rows_finish(&w.o) != 0)
         nomem = 1;
     if (nomem) {
         cli_error(g.d.name, "out of memory");

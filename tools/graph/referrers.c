@@ -15,7 +15,7 @@ static const char *const columns[] = {"target", NODE_COLUMNS, "via"};
 
 typedef struct listing {
     const graph *g;
-    out o;
+    cli_rows o;
     uint64_t rows, top;
 } listing;
 
@@ -29,7 +29,7 @@ static int full(const listing *l)
 static int row(void *ctx, uint32_t target, size_t e)
 {
     listing *l = ctx;
-    out_id(&l->o, l->g->id[target]);
+    cli_rows_id(&l->o, l->g->id[target]);
     node_cells(&l->o, l->g, graph_edge_source(l->g, e));
     node_via_cell(&l->o, l->g, e);
     l->rows++;
@@ -101,7 +101,7 @@ int cmd_referrers(const graph_query *opt, char *const *args, int nargs)
         found = by_ids(&l, args + 1, nargs - 1);
     if (opt->nclasses > 0 && found != CLI_EXIT_USAGE)
         found = graph_worse(found, by_class(&l, opt));
-    if (out_finish(&l.o) != 0) {
+    if (cli_rows_finish(&l.o) != 0) {
         cli_error(g.d.name, "out of memory");
         found = CLI_EXIT_ERROR;
     }

@@ -1,0 +1,349 @@
+/* cli_rows.c -- rows of results in table, TSV, CSV and JSON. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_escape.h"
+#include "cli_names.h"
+#include "cli_rows.h"
+
+void cli_rows_begin(cli_rows *o, FILE *f, int format, size_t ncols,
+                    const char *const *names)
+{
+    memset(o, 0, sizeof *o);
+    o->f = f;
+    o->format = format;
+    o->ncols = ncols;
+    o->names = names;
+    o->json_indent = " ";
+    o->json_outdent = "";
+    o->json_tail = "\n";
+    if (format == CLI_ROW_TSV || format == CLI_ROW_CSV) {
+        for (size_t i = 0; i < ncols; i++)
+            fprintf(f, "%s%s", i ? (format == CLI_ROW_TSV ? "\t" : ",") : "",
+                    names[i]);
+        fputc('\n', f);
+    } else if (format == CLI_ROW_JSON) {
+        fputc('[', f);
+    }
+}
+
+static void *resize(const cli_rows *o, void *p, size_t size)
+{
+    if (o->resize != NULL)
+        return o->resize(o->opaque, p, size);
+    if (size > 0)
+        return realloc(p, size);
+    free(p);
+    return NULL;
+}
+
+static void print_row(cli_rows *o, const cli_rows_cell *cells);
+static void print_kept(cli_rows *o);
+
+/* Keeps a table cell: t, allocated through resize, becomes o's. Once
+ * CLI_ROWS_KEEP rows are kept, they are printed and the columns' widths
+ * stay as they are: later rows are printed as they end, so that a table
+ * of millions of rows (a path of 2M hops, the referrers of a popular
+ * object) takes the memory of one row, not 475 bytes a row (issue 31). */
+static void keep_owned(cli_rows *o, char *t, int number)
+{
+    if (o->failed || t == NULL || o->ncells == o->capcells) {
+        size_t cap = o->capcells + o->capcells / 2 + 16;
+        void *c = o->failed || t == NULL || cap > SIZE_MAX / sizeof *o->cells
+                      ? NULL
+                      : resize(o, o->cells, cap * sizeof *o->cells);
+        if (c == NULL) {
+            resize(o, t, 0);
+            o->failed = 1;
+            return;
+        }
+        o->cells = c;
+        o->capcells = cap;
+    }
+    o->cells[o->ncells++] = (cli_rows_cell){t, number};
+}
+
+static void keep(cli_rows *o, const char *s, size_t len, int number)
+{
+    char *t = o->failed ? NULL : resize(o, NULL, len + 1);
+    if (t != NULL) {
+        memcpy(t, s, len);
+        t[len] = '\0';
+    }
+    keep_owned(o, t, number);
+}
+
+/* The escaped text form of len bytes at s and then suffix, for a table
+ * cell: each byte takes at most 4 escaped ("\xHH"), so nothing is cut. */
+static void keep_text(cli_rows *o, const char *s, size_t len,
+                      const char *suffix)
+{
+    size_t extra = strlen(suffix) + 1;
+    char *t = NULL;
+    if (!o->failed && len <= (SIZE_MAX - extra) / 4)
+        t = resize(o, NULL, 4 * len + extra);
+    if (t != NULL) {
+        cli_text_format(t, 4 * len + 1, s, len);
+        strcat(t, suffix);
+    }
+    keep_owned(o, t, 0);
+}
+
+static void free_cells(cli_rows *o)
+{
+    for (size_t i = 0; i < o->ncells; i++)
+        resize(o, o->cells[i].text, 0);
+    o->ncells = 0;
+}
+
+/* Before a cell: separators and, in JSON, the key. */
+static void open_cell(cli_rows *o)
+{
+    FILE *f = o->f;
+    if (o->format == CLI_ROW_JSON) {
+        if (o->col == 0)
+            fprintf(f, "%s\n%s{", o->rows ? "," : "", o->json_indent);
+        if (o->keys++ > 0)
+            fputs(", ", f);
+        fprintf(f, "\"%s\": ", o->names[o->col]);
+    } else if (o->col > 0 && o->format != CLI_ROW_TABLE) {
+        fputc(o->format == CLI_ROW_TSV ? '\t' : ',', f);
+    }
+}
+
+static void close_cell(cli_rows *o)
+{
+    if (++o->col < o->ncols)
+        return;
+    o->col = 0;
+    o->keys = 0;
+    o->rows++;
+    if (o->format == CLI_ROW_JSON) {
+        fputc('}', o->f);
+    } else if (o->format != CLI_ROW_TABLE) {
+        fputc('\n', o->f);
+    } else if (o->streaming && !o->failed) { /* the row just kept */
+        print_row(o, o->cells);
+        free_cells(o);
+    } else if (o->rows == CLI_ROWS_KEEP && !o->failed) {
+        print_kept(o);
+        free_cells(o);
+        o->streaming = 1;
+    }
+}
+
+void cli_rows_text(cli_rows *o, const char *s, size_t len)
+{
+    cli_name cut;
+    if (o->cut)
+        s = cli_name_cut(s, len, &cut, &len);
+    open_cell(o);
+    switch (o->format) {
+    case CLI_ROW_TABLE:
+        keep_text(o, s, len, "");
+        break;
+    case CLI_ROW_TSV:
+        cli_put_text(o->f, s, len);
+        break;
+    case CLI_ROW_CSV:
+        cli_put_csv(o->f, s, len);
+        break;
+    default:
+        cli_put_json(o->f, s, len);
+    }
+    close_cell(o);
+}
+
+/* A cell of plain ASCII made by the tool: a number (right-aligned in a
+ * table, a JSON number) or a word (left-aligned, a JSON string). */
+static void ascii_cell(cli_rows *o, const char *s, int number)
+{
+    open_cell(o);
+    if (o->format == CLI_ROW_TABLE)
+        keep(o, s, strlen(s), number);
+    else if (o->format == CLI_ROW_JSON && !number)
+        cli_put_json(o->f, s, strlen(s));
+    else
+        fputs(s, o->f);
+    close_cell(o);
+}
+
+void cli_rows_number(cli_rows *o, const char *s)
+{
+    ascii_cell(o, s, 1);
+}
+
+void cli_rows_word(cli_rows *o, const char *s)
+{
+    ascii_cell(o, s, 0);
+}
+
+void cli_rows_u64(cli_rows *o, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, v);
+    ascii_cell(o, buf, 1);
+}
+
+void cli_rows_id(cli_rows *o, uint64_t id)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
+    ascii_cell(o, buf, 0);
+}
+
+void cli_rows_site(cli_rows *o, const char *file, size_t len, uint64_t line)
+{
+    if (file == NULL) {
+        cli_rows_null(o);
+        return;
+    }
+    cli_name cut;
+    if (o->cut)
+        file = cli_name_cut(file, len, &cut, &len);
+    char num[24];
+    snprintf(num, sizeof num, ":%" PRIu64, line);
+    open_cell(o);
+    switch (o->format) {
+    case CLI_ROW_TABLE:
+        keep_text(o, file, len, num);
+        break;
+    case CLI_ROW_TSV:
+        cli_put_text(o->f, file, len);
+        fputs(num, o->f);
+        break;
+    case CLI_ROW_CSV: /* the raw name decides the quotes, escaped once */
+        cli_put_csv_site(o->f, file, len, line);
+        break;
+    default:
+        fputc('"', o->f);
+        cli_put_json_chars(o->f, file, len);
+        fprintf(o->f, "%s\"", num);
+    }
+    close_cell(o);
+}
+
+void cli_rows_null(cli_rows *o)
+{
+    open_cell(o);
+    if (o->format == CLI_ROW_TABLE)
+        keep(o, "", 0, 0);
+    else if (o->format == CLI_ROW_JSON)
+        fputs("null", o->f);
+    close_cell(o);
+}
+
+void cli_rows_absent(cli_rows *o)
+{
+    if (o->format != CLI_ROW_JSON) {
+        cli_rows_null(o);
+        return;
+    }
+    if (o->col == 0) /* the row's start, even without its first key */
+        fprintf(o->f, "%s\n%s{", o->rows ? "," : "", o->json_indent);
+    close_cell(o);
+}
+
+/* Writes n spaces later, only if text follows on the line: no line ends
+ * in blanks. */
+typedef struct line {
+    FILE *f;
+    size_t pending;
+} line;
+
+static void put(line *l, const char *s)
+{
+    if (*s == '\0')
+        return;
+    fprintf(l->f, "%*s%s", (int)l->pending, "", s);
+    l->pending = 0;
+}
+
+static void put_cell(line *l, const char *s, int number, size_t width,
+                     int last)
+{
+    size_t tw = cli_text_width(s, strlen(s));
+    size_t pad = width > tw ? width - tw : 0;
+    if (number)
+        l->pending += pad;
+    put(l, s);
+    if (!number)
+        l->pending += pad;
+    l->pending += 2;
+    if (last) {
+        fputc('\n', l->f);
+        l->pending = 0;
+    }
+}
+
+/* The columns' widths over the header and the rows kept. */
+static void measure(cli_rows *o)
+{
+    size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
+    for (size_t c = 0; c < nc; c++)
+        o->width[c] = strlen(o->names[c]);
+    for (size_t i = 0; i < o->ncells; i++) {
+        size_t c = i % o->ncols;
+        size_t len = cli_text_width(o->cells[i].text, strlen(o->cells[i].text));
+        if (c < nc && len > o->width[c])
+            o->width[c] = len;
+    }
+}
+
+/* The header: upper case, aligned as the column's cells (numbers to the
+ * right: the first row's cells say which). */
+static void print_header(cli_rows *o)
+{
+    size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
+    line l = {o->f, 0};
+    for (size_t c = 0; c < nc; c++) {
+        char h[64];
+        size_t len = strlen(o->names[c]);
+        if (len >= sizeof h)
+            len = sizeof h - 1;
+        for (size_t k = 0; k < len; k++) {
+            char ch = o->names[c][k];
+            h[k] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+        }
+        h[len] = '\0';
+        put_cell(&l, h, o->cells[c].number, o->width[c], c + 1 == nc);
+    }
+}
+
+static void print_row(cli_rows *o, const cli_rows_cell *cells)
+{
+    size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
+    line l = {o->f, 0};
+    for (size_t c = 0; c < nc; c++)
+        put_cell(&l, cells[c].text, cells[c].number, o->width[c], c + 1 == nc);
+}
+
+/* The rows kept, under a header, in columns as wide as they need. */
+static void print_kept(cli_rows *o)
+{
+    measure(o);
+    print_header(o);
+    for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
+        print_row(o, &o->cells[i]);
+}
+
+int cli_rows_finish(cli_rows *o)
+{
+    int rc = 0;
+    if (o->format == CLI_ROW_TABLE) {
+        if (o->failed) {
+            rc = -1;
+        } else if (o->rows > 0 && !o->streaming) {
+            print_kept(o);
+        }
+    } else if (o->format == CLI_ROW_JSON) {
+        fprintf(o->f, "%s%s]%s", o->rows ? "\n" : "",
+                o->rows ? o->json_outdent : "", o->json_tail);
+    }
+    free_cells(o);
+    resize(o, o->cells, 0);
+    o->cells = NULL;
+    o->ncells = o->capcells = 0;
+    return rc;
+}

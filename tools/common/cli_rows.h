@@ -1,0 +1,97 @@
+/* cli_rows.h -- rows of results in every row format of cli_row_format.h:
+ * the one printer of the tools' rows (heapfmt-graph's answers,
+ * heapfmt-diff's, histo's TSV and CSV, heapfmt-replay's). A tool begins
+ * with its column names, adds cells left to right, a row ending at its
+ * last cell, and finishes; the format is this file's business, as
+ * SQLite's shell prints every mode from one callback.
+ *
+ *   table  aligned columns under an upper-case header, numbers to the
+ *          right; rows are kept until cli_rows_finish to measure the
+ *          columns (see CLI_ROWS_KEEP)
+ *   tsv    a header line, then one line per row, tab-separated
+ *   csv    the same, comma-separated, RFC 4180 quoting
+ *   json   an array of objects, one per row, keyed by column name
+ *
+ * One escaper per format, cli_escape.h's: text cells in the text form
+ * (tables, TSV; one cell is always one field), its CSV form, or JSON
+ * strings. One policy for invalid UTF-8: a byte that does not start a
+ * valid sequence is \xHH in the text and CSV forms, U+FFFD in JSON (the
+ * JSON stays valid; every tool's tests pin both).
+ *
+ * A cell may be null (nothing known): empty in table, TSV and CSV, null
+ * in JSON; or absent: empty too, but its key left out of the JSON object
+ * (heapfmt-diff's lifespans of a row that has none).
+ *
+ * A table measures its columns over its first CLI_ROWS_KEEP rows, then
+ * prints them and every later row as it ends (a wider cell then pushes
+ * the rest of its line): memory stays that of CLI_ROWS_KEEP rows
+ * whatever the number of rows. Only a table allocates, through resize. */
+#ifndef CLI_ROWS_H
+#define CLI_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli_row_format.h"
+
+/* resize(opaque, ptr, size) as lua_Alloc: allocates (ptr NULL), resizes,
+ * or frees (size 0, returns NULL). */
+typedef void *(*cli_rows_resize_fn)(void *opaque, void *ptr, size_t size);
+
+typedef struct cli_rows_cell {
+    char *text;   /* escaped text form, NUL-terminated (table only) */
+    int number;   /* right-aligned */
+} cli_rows_cell;
+
+#define CLI_ROWS_KEEP 4096 /* rows measured before a table is printed */
+#define CLI_ROWS_MAX_COLS 64
+
+typedef struct cli_rows {
+    FILE *f;
+    int format;               /* enum cli_row_format */
+    size_t ncols;
+    const char *const *names; /* column names: headers and JSON keys */
+    /* Options, set after cli_rows_begin, before the first cell: */
+    int cut;                  /* text cut as cli_name_cut cuts names */
+    cli_rows_resize_fn resize; /* NULL: realloc and free */
+    void *opaque;
+    const char *json_indent;  /* before each row's '{' (" ") */
+    const char *json_outdent; /* before the closing ']' ("") */
+    const char *json_tail;    /* after it ("\n") */
+    /* State: */
+    size_t col;               /* next cell of the current row */
+    size_t keys;              /* JSON keys written in the current row */
+    size_t rows;
+    cli_rows_cell *cells;     /* table: every cell, row after row */
+    size_t ncells, capcells;
+    int failed;               /* out of memory while keeping a row */
+    int streaming;            /* table: measured, printed, rows go on */
+    size_t width[CLI_ROWS_MAX_COLS]; /* table: of the columns, once measured */
+} cli_rows;
+
+/* Starts the output of rows of ncols columns in format: the header of TSV
+ * and CSV, the '[' of JSON. names must outlive o. */
+void cli_rows_begin(cli_rows *o, FILE *f, int format, size_t ncols,
+                    const char *const *names);
+
+/* The cells of a row, left to right; the last one of a row ends it. */
+void cli_rows_text(cli_rows *o, const char *s, size_t len);
+void cli_rows_u64(cli_rows *o, uint64_t v);
+/* A number the tool wrote (digits, a sign, a point): right-aligned, a
+ * JSON number. */
+void cli_rows_number(cli_rows *o, const char *s);
+/* A word of ASCII the tool made ("new", an id): left-aligned, a string. */
+void cli_rows_word(cli_rows *o, const char *s);
+void cli_rows_id(cli_rows *o, uint64_t id);     /* 0x%016x, a word */
+/* "file:line"; null when file is NULL. */
+void cli_rows_site(cli_rows *o, const char *file, size_t len, uint64_t line);
+void cli_rows_null(cli_rows *o);
+void cli_rows_absent(cli_rows *o);
+
+/* Prints what was kept (table) and the end (JSON), and frees what o
+ * holds. Returns 0, or -1 when memory ran out while keeping rows (nothing
+ * printed: the caller says so). */
+int cli_rows_finish(cli_rows *o);
+
+#endif /* CLI_ROWS_H */
