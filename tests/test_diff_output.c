@@ -108,7 +108,7 @@ static size_t fields(const char *line)
 
 Test(output, tsv_summary_two_dumps)
 {
-    out o = run_print(2, 0, DIFF_BY_CLASS, 0, DIFF_FORMAT_TSV);
+    out o = run_print(2, 0, DIFF_BY_CLASS, 0, CLI_ROW_TSV);
     char *v[16];
     size_t n = lines(o.text, v, 16);
     cr_assert_eq(n, 4, "%s", o.text); /* header, String, Array, weird */
@@ -125,7 +125,7 @@ Test(output, tsv_summary_two_dumps)
 
 Test(output, tsv_summary_by_site)
 {
-    out o = run_print(2, 0, DIFF_BY_SITE, 0, DIFF_FORMAT_TSV);
+    out o = run_print(2, 0, DIFF_BY_SITE, 0, CLI_ROW_TSV);
     char *v[16];
     size_t n = lines(o.text, v, 16);
     cr_assert_eq(n, 5, "%s", o.text);
@@ -137,7 +137,7 @@ Test(output, tsv_summary_by_site)
     cr_assert_str_eq(v[4], "(no site)\t0\t0\t1\t1000");
     free(o.text);
 
-    o = run_print(2, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0, DIFF_FORMAT_TSV);
+    o = run_print(2, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0, CLI_ROW_TSV);
     n = lines(o.text, v, 16);
     cr_assert_eq(n, 5);
     cr_assert_str_eq(v[0], "class\tsite\tnew_count\tnew_bytes\tfreed_count\t"
@@ -148,7 +148,7 @@ Test(output, tsv_summary_by_site)
 
 Test(output, tsv_three_dumps)
 {
-    out o = run_print(3, 0, DIFF_BY_CLASS, 0, DIFF_FORMAT_TSV);
+    out o = run_print(3, 0, DIFF_BY_CLASS, 0, CLI_ROW_TSV);
     char *v[16];
     size_t n = lines(o.text, v, 16);
     cr_assert_eq(n, 3, "%s", o.text);
@@ -160,7 +160,7 @@ Test(output, tsv_three_dumps)
 
 Test(output, tsv_list)
 {
-    out o = run_print(2, 1, DIFF_BY_CLASS, 0, DIFF_FORMAT_TSV);
+    out o = run_print(2, 1, DIFF_BY_CLASS, 0, CLI_ROW_TSV);
     char *v[16];
     size_t n = lines(o.text, v, 16);
     cr_assert_eq(n, 5, "%s", o.text);
@@ -175,7 +175,7 @@ Test(output, tsv_list)
         cr_assert_eq(fields(v[i]), 6);
     free(o.text);
 
-    o = run_print(3, 1, DIFF_BY_CLASS, 1, DIFF_FORMAT_TSV);
+    o = run_print(3, 1, DIFF_BY_CLASS, 1, CLI_ROW_TSV);
     n = lines(o.text, v, 16);
     cr_assert_eq(n, 2);
     cr_assert(strncmp(v[1], "retained\t0x0000000000000280\t", 28) == 0, "%s",
@@ -221,9 +221,9 @@ Test(output, csv_is_tsv_with_commas)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         out t = run_print(cases[c].ndumps, cases[c].list, cases[c].by, 0,
-                          DIFF_FORMAT_TSV);
+                          CLI_ROW_TSV);
         out o = run_print(cases[c].ndumps, cases[c].list, cases[c].by, 0,
-                          DIFF_FORMAT_CSV);
+                          CLI_ROW_CSV);
         char *tv[16], *cv[16], want[512];
         size_t n = lines(t.text, tv, 16);
         cr_assert_eq(lines(o.text, cv, 16), n, "case %zu", c);
@@ -263,7 +263,7 @@ Test(output, csv_quotes_names_and_sites)
     out o = {NULL, 0};
     FILE *f = open_memstream(&o.text, &o.len);
     cr_assert_not_null(f);
-    diff_print(&res, DIFF_FORMAT_CSV, 0, f);
+    diff_print(&res, CLI_ROW_CSV, 0, f);
     cr_assert_eq(fclose(f), 0);
     char *v[8];
     size_t n = lines(o.text, v, 8);
@@ -295,7 +295,7 @@ static json_int_t jint(json_t *obj, const char *key)
 Test(output, json_summary)
 {
     out o = run_print(2, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0,
-                      DIFF_FORMAT_JSON);
+                      CLI_ROW_JSON);
     json_t *j = parse(&o);
     cr_assert_str_eq(json_string_value(json_object_get(j, "mode")), "diff");
     cr_assert_str_eq(json_string_value(json_object_get(j, "by")),
@@ -335,7 +335,7 @@ Test(output, json_summary)
 
 Test(output, json_three_dumps_and_list)
 {
-    out o = run_print(3, 0, DIFF_BY_CLASS, 1, DIFF_FORMAT_JSON);
+    out o = run_print(3, 0, DIFF_BY_CLASS, 1, CLI_ROW_JSON);
     json_t *j = parse(&o);
     cr_assert_str_eq(json_string_value(json_object_get(j, "mode")),
                      "retained");
@@ -350,7 +350,7 @@ Test(output, json_three_dumps_and_list)
     json_decref(j);
     free(o.text);
 
-    o = run_print(2, 1, DIFF_BY_CLASS, 0, DIFF_FORMAT_JSON);
+    o = run_print(2, 1, DIFF_BY_CLASS, 0, CLI_ROW_JSON);
     j = parse(&o);
     json_t *objs = json_object_get(j, "objects");
     cr_assert_eq(json_array_size(objs), 4);
@@ -372,7 +372,7 @@ Test(output, json_three_dumps_and_list)
 
 Test(output, table_summary)
 {
-    out o = run_print(2, 0, DIFF_BY_CLASS, 2, DIFF_FORMAT_TABLE);
+    out o = run_print(2, 0, DIFF_BY_CLASS, 2, CLI_ROW_TABLE);
     char *v[16];
     size_t n = lines(o.text, v, 16);
     /* header, 2 rows, the rest, a rule, the total */
@@ -394,13 +394,13 @@ Test(output, table_summary)
     cr_assert_eq(strncmp(v[5] + at, "total", 5), 0, "%s", v[5]);
     free(o.text);
 
-    o = run_print(2, 0, DIFF_BY_SITE, 0, DIFF_FORMAT_TABLE);
+    o = run_print(2, 0, DIFF_BY_SITE, 0, CLI_ROW_TABLE);
     n = lines(o.text, v, 16);
     cr_assert_eq(n, 7, "%s", o.text);
     cr_assert(strstr(v[6], "total (4 sites)") != NULL, "%s", v[6]);
     free(o.text);
 
-    o = run_print(3, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0, DIFF_FORMAT_TABLE);
+    o = run_print(3, 0, DIFF_BY_CLASS | DIFF_BY_SITE, 0, CLI_ROW_TABLE);
     n = lines(o.text, v, 16);
     cr_assert_eq(n, 5, "%s", o.text);
     cr_assert(strstr(v[0], "RETAINED BYTES") && strstr(v[0], "SITE"));
@@ -413,7 +413,7 @@ Test(output, table_summary)
 
 Test(output, table_list)
 {
-    out o = run_print(2, 1, DIFF_BY_CLASS, 0, DIFF_FORMAT_TABLE);
+    out o = run_print(2, 1, DIFF_BY_CLASS, 0, CLI_ROW_TABLE);
     char *v[16];
     size_t n = lines(o.text, v, 16);
     cr_assert_eq(n, 5, "%s", o.text);
@@ -437,15 +437,21 @@ Test(output, nothing_changed)
     static const char *const want[] = {
         "class\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n",
         "  \"rows\": [],\n",
+        "class,new_count,new_bytes,freed_count,freed_bytes\n",
     };
-    for (int format = 0; format < 3; format++) {
+    static const int formats[] = {CLI_ROW_TABLE, CLI_ROW_TSV, CLI_ROW_CSV,
+                                  CLI_ROW_JSON};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        int format = formats[i];
         out o = {NULL, 0};
         FILE *f = open_memstream(&o.text, &o.len);
         diff_print(&res, format, 0, f);
         fclose(f);
-        if (format == DIFF_FORMAT_TSV)
+        if (format == CLI_ROW_TSV)
             cr_assert_str_eq(o.text, want[0]);
-        else if (format == DIFF_FORMAT_JSON) {
+        else if (format == CLI_ROW_CSV)
+            cr_assert_str_eq(o.text, want[2]);
+        else if (format == CLI_ROW_JSON) {
             cr_assert(strstr(o.text, want[1]) != NULL, "%s", o.text);
             json_decref(parse(&o));
         } else

@@ -87,7 +87,7 @@ static char *diff_dumps(int n, unsigned by, int format, unsigned flags,
 Test(diff_stacks, new_and_freed_by_frame)
 {
     int rc;
-    char *s = diff_dumps(2, DIFF_BY_FRAME, DIFF_FORMAT_TSV, 0, &rc);
+    char *s = diff_dumps(2, DIFF_BY_FRAME, CLI_ROW_TSV, 0, &rc);
     cr_expect_eq(rc, AN_OK);
     cr_expect_str_eq(s, "frame\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n"
                         TS_F_LEAKY "\t4\t7168\t0\t0\n"
@@ -100,7 +100,7 @@ Test(diff_stacks, new_and_freed_by_frame)
 Test(diff_stacks, new_and_freed_by_stack)
 {
     int rc;
-    char *s = diff_dumps(2, DIFF_BY_STACK, DIFF_FORMAT_TSV, 0, &rc);
+    char *s = diff_dumps(2, DIFF_BY_STACK, CLI_ROW_TSV, 0, &rc);
     cr_expect_eq(rc, AN_OK);
     cr_expect_str_eq(s, "stack\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n"
                         TS_S_LEAK_WORKER "\t1\t4096\t0\t0\n"
@@ -114,13 +114,13 @@ Test(diff_stacks, new_and_freed_by_stack)
 Test(diff_stacks, retained_by_frame_and_stack)
 {
     int rc;
-    char *s = diff_dumps(3, DIFF_BY_FRAME, DIFF_FORMAT_TSV, 0, &rc);
+    char *s = diff_dumps(3, DIFF_BY_FRAME, CLI_ROW_TSV, 0, &rc);
     cr_expect_eq(rc, AN_OK);
     cr_expect_str_eq(s, "frame\tretained_count\tretained_bytes\n"
                         TS_F_LEAKY "\t2\t2048\n"
                         CLI_NO_STACK "\t1\t16\n");
     free(s);
-    s = diff_dumps(3, DIFF_BY_STACK, DIFF_FORMAT_JSON, 0, &rc);
+    s = diff_dumps(3, DIFF_BY_STACK, CLI_ROW_JSON, 0, &rc);
     cr_expect_eq(rc, AN_OK);
     cr_expect(strstr(s, "\"by\": \"stack\"") != NULL, "%s", s);
     cr_expect(strstr(s, "{\"stack\": \"" TS_S_LEAK_MAIN
@@ -137,7 +137,7 @@ Test(diff_stacks, retained_by_frame_and_stack)
 Test(diff_stacks, lost_stacks)
 {
     int rc;
-    char *s = diff_dumps(2, DIFF_BY_FRAME, DIFF_FORMAT_TSV, TS_LOSE_STACKS,
+    char *s = diff_dumps(2, DIFF_BY_FRAME, CLI_ROW_TSV, TS_LOSE_STACKS,
                          &rc);
     cr_expect_eq(rc, AN_INCOMPLETE);
     cr_expect_str_eq(s, "frame\tnew_count\tnew_bytes\tfreed_count\tfreed_bytes\n"
@@ -147,7 +147,7 @@ Test(diff_stacks, lost_stacks)
                         TS_F_INSERT "\t0\t0\t2\t96\n"
                         TS_F_STRDUP "\t0\t0\t1\t10\n");
     free(s);
-    s = diff_dumps(2, DIFF_BY_FRAME, DIFF_FORMAT_JSON, TS_LOSE_STACKS, &rc);
+    s = diff_dumps(2, DIFF_BY_FRAME, CLI_ROW_JSON, TS_LOSE_STACKS, &rc);
     cr_expect(strstr(s, "call stacks were lost") != NULL, "%s", s);
     free(s);
 }
@@ -178,7 +178,7 @@ Test(diff_stacks, address_reused_by_another_stack)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc;
-        char *s = diff_paths(paths, 2, cases[i].by, DIFF_FORMAT_TSV, &rc);
+        char *s = diff_paths(paths, 2, cases[i].by, CLI_ROW_TSV, &rc);
         cr_expect_eq(rc, AN_OK);
         cr_expect_str_eq(s, cases[i].want);
         free(s);

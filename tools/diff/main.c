@@ -77,21 +77,6 @@ static const struct option long_options[] = {
     CLI_STANDARD_LONG_OPTIONS,
 };
 
-static int parse_format(const char *s, int *format)
-{
-    if (strcmp(s, "table") == 0)
-        *format = DIFF_FORMAT_TABLE;
-    else if (strcmp(s, "tsv") == 0)
-        *format = DIFF_FORMAT_TSV;
-    else if (strcmp(s, "csv") == 0)
-        *format = DIFF_FORMAT_CSV;
-    else if (strcmp(s, "json") == 0)
-        *format = DIFF_FORMAT_JSON;
-    else
-        return -1;
-    return 0;
-}
-
 /* Parses the options into opt, f and format; returns CLI_GO_ON, or the
  * exit code after --help, --version or a usage message. */
 static int parse(int argc, char **argv, diff_options *opt, filter *f,
@@ -149,7 +134,7 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
             }
             break;
         case 'f':
-            if (parse_format(optarg, format) != 0) {
+            if (cli_row_format_parse(optarg, format) != 0) {
                 cli_usage_error("invalid --format value '%s': expected "
                                 "table, tsv, csv or json",
                                 optarg);
@@ -182,7 +167,7 @@ int main(int argc, char **argv)
     diff_options opt = DIFF_OPTIONS_INIT;
     filter f;
     diff_filter_init(&f);
-    int format = DIFF_FORMAT_TABLE, human = 0;
+    int format = CLI_ROW_TABLE, human = 0;
     int rc = parse(argc, argv, &opt, &f, &format, &human);
     if (rc != CLI_GO_ON) {
         diff_filter_free(&f);

@@ -5,6 +5,7 @@
 #include "cli_code.h"
 #include "cli_escape.h"
 #include "cli_num.h"
+#include "cli_rows.h"
 #include "cli_stack.h"
 #include "print.h"
 
@@ -99,64 +100,47 @@ static void put_site(FILE *out, const diff_result *res, uint32_t file,
     fprintf(out, ":%" PRIu64, line);
 }
 
-/* TSV and CSV: the same columns, a tab or a comma between them; names as
- * one field each (cli_escape.h: text form, or CSV form). */
-typedef struct delim {
-    FILE *out;
-    char sep;
-    int csv;
-} delim;
-
-/* A header whose columns are separated by tabs, with o's separator. */
-static void put_header(const delim *o, const char *cols)
+/* The cells of the machine formats (cli_rows.h): a name, or for
+ * DIFF_NONE JSON's null and the placeholder none elsewhere (the name's
+ * text when none is NULL). */
+static void name_cell(cli_rows *o, const diff_result *res, uint32_t id,
+                      const char *none)
 {
-    for (; *cols != '\0'; cols++)
-        fputc(*cols == '\t' ? o->sep : *cols, o->out);
-}
-
-static void field_name(const delim *o, const diff_result *res, uint32_t id)
-{
-    size_t len;
-    const char *s = nameid_text(&res->names, id, &len);
-    cli_put_field(o->out, o->csv, s, len);
-}
-
-static void field_site(const delim *o, const diff_result *res, uint32_t file,
-                       uint64_t line)
-{
-    if (!o->csv || file == DIFF_NONE) {
-        put_site(o->out, res, file, line, NO_SITE);
-        return;
+    if (id == DIFF_NONE && o->format == CLI_ROW_JSON) {
+        cli_rows_null(o);
+    } else if (id == DIFF_NONE && none != NULL) {
+        cli_rows_word(o, none);
+    } else {
+        size_t len;
+        const char *s = nameid_text(&res->names, id, &len);
+        cli_rows_text(o, s, len);
     }
-    size_t len;
-    const char *s = nameid_text(&res->names, file, &len);
-    cli_put_csv_site(o->out, s, len, line);
 }
 
-/* The JSON value of a site: "file:line" or null. */
-static void json_site(FILE *out, const diff_result *res, uint32_t file,
+/* "file:line", or null (JSON) or "(no site)". */
+static void site_cell(cli_rows *o, const diff_result *res, uint32_t file,
                       uint64_t line)
 {
     if (file == DIFF_NONE) {
-        fputs("null", out);
+        name_cell(o, res, file, NO_SITE);
         return;
     }
     size_t len;
     const char *s = nameid_text(&res->names, file, &len);
-    fputc('"', out);
-    cli_put_json_chars(out, s, len);
-    fprintf(out, ":%" PRIu64 "\"", line);
+    cli_rows_site(o, s, len, line);
 }
 
-static void json_name(FILE *out, const diff_result *res, uint32_t id)
+/* Starts the rows of a machine format; JSON's are the array of key
+ * (rows, objects) in the document json_head began. */
+static void rows_begin(cli_rows *o, FILE *out, int format, const char *key,
+                       size_t ncols, const char *const *cols)
 {
-    if (id == DIFF_NONE) {
-        fputs("null", out);
-        return;
-    }
-    size_t len;
-    const char *s = nameid_text(&res->names, id, &len);
-    cli_put_json(out, s, len);
+    if (format == CLI_ROW_JSON)
+        fprintf(out, "  \"%s\": ", key);
+    cli_rows_begin(o, out, format, ncols, cols);
+    o->json_indent = "    ";
+    o->json_outdent = "  ";
+    o->json_tail = ",\n";
 }
 
 /* How a number is written. */
@@ -405,55 +389,82 @@ static void summary_table(const diff_result *res, int human, FILE *out)
             noun(res->by, res->nrows));
 }
 
-static void summary_delim(const diff_result *res, const delim *o)
+/* TSV, CSV and JSON's rows: one column each (class, site, or the
+ * stack-like key: --by sets one of them, or class and site), the numbers,
+ * the lifespans: in TSV and CSV frees, mean_life_us and oldest_us when
+ * any row has them; in JSON allocs, frees, lifetime_us and oldest_us in
+ * the rows that have them. */
+static void summary_cells(const diff_result *res, cli_rows *o, FILE *out,
+                         int format)
 {
-    FILE *out = o->out;
-    char sep = o->sep;
-    int by_class = (res->by & DIFF_BY_CLASS) != 0;
-    int by_site = (res->by & DIFF_BY_SITE) != 0;
+    static const char *const num_cols[2][6] = {
+        {"new_count", "new_bytes", "freed_count", "freed_bytes",
+         "delta_count", "delta_bytes"},
+        {"retained_count", "retained_bytes"},
+    };
+    static const char *const life_cols[2][4] = {
+        {"frees", "mean_life_us", "oldest_us"},
+        {"allocs", "frees", "lifetime_us", "oldest_us"},
+    };
+    int json = format == CLI_ROW_JSON;
+    const char *cols[16];
+    size_t n = 0;
     const char *column = stack_column(res->by, 0);
     if (column != NULL)
-        fprintf(out, "%s%c", column, sep);
-    else if (by_class)
-        put_header(o, by_site ? "class\tsite\t" : "class\t");
-    else
-        put_header(o, "site\t");
-    put_header(o, res->ndumps == 3
-                      ? "retained_count\tretained_bytes"
-                      : "new_count\tnew_bytes\tfreed_count\tfreed_bytes");
-    put_header(o, res->has_life ? "\tfrees\tmean_life_us\toldest_us\n" : "\n");
+        cols[n++] = column;
+    if (res->by & DIFF_BY_CLASS)
+        cols[n++] = "class";
+    if (res->by & DIFF_BY_SITE)
+        cols[n++] = "site";
+    int nnum = res->ndumps == 3 ? 2 : json ? 6 : 4;
+    for (int i = 0; i < nnum; i++)
+        cols[n++] = num_cols[res->ndumps == 3][i];
+    int nlife = json ? 4 : res->has_life ? 3 : 0;
+    for (int i = 0; i < nlife; i++)
+        cols[n++] = life_cols[json][i];
+    rows_begin(o, out, format, "rows", n, cols);
     size_t shown = shown_rows(res);
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
         if (column != NULL) {
             size_t len;
             const char *s = stack_text(res, row->stack, &len);
-            cli_put_field(o->out, o->csv, s, len);
-            fputc(sep, out);
+            cli_rows_text(o, s, len);
         }
-        if (by_class) {
-            field_name(o, res, row->cls);
-            fputc(sep, out);
+        if (res->by & DIFF_BY_CLASS)
+            name_cell(o, res, row->cls, NULL);
+        if (res->by & DIFF_BY_SITE)
+            site_cell(o, res, row->file, row->line);
+        const diff_stat *st = &row->s;
+        for (int i = 0; i < (res->ndumps == 3 ? 1 : 2); i++) {
+            cli_rows_u64(o, st->count[i]);
+            cli_rows_u64(o, st->bytes[i]);
         }
-        if (by_site) {
-            field_site(o, res, row->file, row->line);
-            fputc(sep, out);
+        if (json && res->ndumps == 2) {
+            cli_rows_number(o, fmt_delta(st->count[0], st->count[1],
+                                         NUM_PLAIN, 0).s);
+            cli_rows_number(o, fmt_delta(st->bytes[0], st->bytes[1],
+                                         NUM_PLAIN, 0).s);
         }
-        fprintf(out, "%" PRIu64 "%c%" PRIu64, row->s.count[0], sep,
-                row->s.bytes[0]);
-        if (res->ndumps == 2)
-            fprintf(out, "%c%" PRIu64 "%c%" PRIu64, sep, row->s.count[1],
-                    sep, row->s.bytes[1]);
-        if (res->has_life && row->has_life) {
-            fprintf(out, "%c%" PRIu64 "%c", sep, row->life.frees, sep);
-            if (row->life.frees > 0)
-                fprintf(out, "%" PRIu64, row->life.lifetime_us / row->life.frees);
-            fprintf(out, "%c%" PRIu64, sep, row->life.oldest_us);
-        } else if (res->has_life) {
-            fprintf(out, "%c%c%c", sep, sep, sep);
+        const diff_life *l = &row->life;
+        if (json && row->has_life) {
+            cli_rows_u64(o, l->allocs);
+            cli_rows_u64(o, l->frees);
+            cli_rows_u64(o, l->lifetime_us);
+            cli_rows_u64(o, l->oldest_us);
+        } else if (!json && nlife > 0 && row->has_life) {
+            cli_rows_u64(o, l->frees);
+            if (l->frees > 0)
+                cli_rows_u64(o, l->lifetime_us / l->frees);
+            else
+                cli_rows_null(o);
+            cli_rows_u64(o, l->oldest_us);
+        } else {
+            for (int i = 0; i < nlife; i++)
+                cli_rows_absent(o);
         }
-        fputc('\n', out);
     }
+    cli_rows_finish(o);
 }
 
 static void json_stat(FILE *out, const diff_result *res, const diff_stat *s)
@@ -475,39 +486,10 @@ static void json_stat(FILE *out, const diff_result *res, const diff_stat *s)
 
 static void summary_json(const diff_result *res, FILE *out)
 {
+    cli_rows o;
     json_head(out, res);
+    summary_cells(res, &o, out, CLI_ROW_JSON);
     size_t shown = shown_rows(res);
-    fputs("  \"rows\": [", out);
-    for (size_t r = 0; r < shown; r++) {
-        const diff_row *row = &res->rows[r];
-        fputs(r > 0 ? ",\n    {" : "\n    {", out);
-        if (res->by & DIFF_BY_CLASS) {
-            fputs("\"class\": ", out);
-            json_name(out, res, row->cls);
-            fputs(", ", out);
-        }
-        if (res->by & DIFF_BY_SITE) {
-            fputs("\"site\": ", out);
-            json_site(out, res, row->file, row->line);
-            fputs(", ", out);
-        }
-        if (stack_column(res->by, 0) != NULL) {
-            size_t len;
-            const char *s = stack_text(res, row->stack, &len);
-            fprintf(out, "\"%s\": ", stack_column(res->by, 0));
-            cli_put_json(out, s, len);
-            fputs(", ", out);
-        }
-        json_stat(out, res, &row->s);
-        if (row->has_life)
-            fprintf(out,
-                    ", \"allocs\": %" PRIu64 ", \"frees\": %" PRIu64
-                    ", \"lifetime_us\": %" PRIu64 ", \"oldest_us\": %" PRIu64,
-                    row->life.allocs, row->life.frees, row->life.lifetime_us,
-                    row->life.oldest_us);
-        fputc('}', out);
-    }
-    fputs(shown > 0 ? "\n  ],\n" : "],\n", out);
     diff_stat rest = omitted(res);
     fprintf(out, "  \"omitted\": {\"rows\": %zu, ", res->nrows - shown);
     json_stat(out, res, &rest);
@@ -561,68 +543,40 @@ static void list_table(const diff_result *res, int human, FILE *out)
     }
 }
 
-static void list_delim(const diff_result *res, const delim *o)
+/* TSV, CSV and JSON: one row per object, the document's "objects". */
+static void list_rows(const diff_result *res, FILE *out, int format)
 {
-    FILE *out = o->out;
-    char sep = o->sep;
-    put_header(o, "change\tid\tclass\ttype\tbytes\tsite\n");
+    static const char *const cols[] = {"change", "id",    "class",
+                                       "type",   "bytes", "site"};
+    cli_rows o;
+    if (format == CLI_ROW_JSON)
+        json_head(out, res);
+    rows_begin(&o, out, format, "objects", 6, cols);
     for (size_t i = 0; i < res->items.n; i++) {
         const diff_item *it = &res->items.v[i];
         const tuple *k = item_kind(res, it);
-        fprintf(out, "%s%c0x%016" PRIx64 "%c", change_name(res, it->change),
-                sep, it->id, sep);
-        field_name(o, res, k->klass);
-        fputc(sep, out);
-        if (k->type != DIFF_NONE)
-            field_name(o, res, k->type);
-        else
-            fputs(NO_TYPE, out);
-        fprintf(out, "%c%" PRIu64 "%c", sep, it->size, sep);
-        field_site(o, res, k->file, k->line);
-        fputc('\n', out);
+        cli_rows_word(&o, change_name(res, it->change));
+        cli_rows_id(&o, it->id);
+        name_cell(&o, res, k->klass, NULL);
+        name_cell(&o, res, k->type, NO_TYPE);
+        cli_rows_u64(&o, it->size);
+        site_cell(&o, res, k->file, k->line);
     }
-}
-
-static void list_json(const diff_result *res, FILE *out)
-{
-    json_head(out, res);
-    fputs("  \"objects\": [", out);
-    for (size_t i = 0; i < res->items.n; i++) {
-        const diff_item *it = &res->items.v[i];
-        const tuple *k = item_kind(res, it);
-        fprintf(out, "%s{\"change\": \"%s\", \"id\": \"0x%016" PRIx64 "\", ",
-                i > 0 ? ",\n    " : "\n    ", change_name(res, it->change),
-                it->id);
-        fputs("\"class\": ", out);
-        json_name(out, res, k->klass);
-        fputs(", \"type\": ", out);
-        json_name(out, res, k->type);
-        fprintf(out, ", \"bytes\": %" PRIu64 ", \"site\": ", it->size);
-        json_site(out, res, k->file, k->line);
-        fputc('}', out);
-    }
-    fputs(res->items.n > 0 ? "\n  ],\n" : "],\n", out);
-    fprintf(out, "  \"count\": %zu\n}\n", res->items.n);
+    cli_rows_finish(&o);
+    if (format == CLI_ROW_JSON)
+        fprintf(out, "  \"count\": %zu\n}\n", res->items.n);
 }
 
 void diff_print(const diff_result *res, int format, int human, FILE *out)
 {
-    switch (format) {
-    case DIFF_FORMAT_TSV:
-    case DIFF_FORMAT_CSV: {
-        delim o = {out, format == DIFF_FORMAT_CSV ? ',' : '\t',
-                   format == DIFF_FORMAT_CSV};
-        (res->list ? list_delim : summary_delim)(res, &o);
-        break;
-    }
-    case DIFF_FORMAT_JSON:
-        (res->list ? list_json : summary_json)(res, out);
-        break;
-    default:
-        if (res->list)
-            list_table(res, human, out);
-        else
-            summary_table(res, human, out);
-        break;
+    if (format == CLI_ROW_TABLE) {
+        (res->list ? list_table : summary_table)(res, human, out);
+    } else if (res->list) {
+        list_rows(res, out, format);
+    } else if (format == CLI_ROW_JSON) {
+        summary_json(res, out);
+    } else {
+        cli_rows o;
+        summary_cells(res, &o, out, format);
     }
 }

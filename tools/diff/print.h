@@ -5,18 +5,12 @@
 
 #include <stdio.h>
 
+#include "cli_row_format.h"
 #include "diff.h"
 
-enum diff_format {
-    DIFF_FORMAT_TABLE,
-    DIFF_FORMAT_TSV,
-    DIFF_FORMAT_JSON,
-    DIFF_FORMAT_CSV /* TSV's columns, RFC 4180 fields (cli_escape.h) */
-};
-
-/* Writes the result to out in the given format. human: in the table,
- * counts with thousands separators and bytes in binary units (1.5 MiB);
- * the machine formats always hold plain integers. Write errors are left
+/* Writes the result to out in format (enum cli_row_format). human: in the
+ * table, counts with thousands separators and bytes in binary units
+ * (1.5 MiB); the machine formats always hold plain integers. Write errors are left
  * in out's error flag for the caller (cli_finish_stdout). */
 void diff_print(const diff_result *res, int format, int human, FILE *out);
 
