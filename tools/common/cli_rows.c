@@ -234,6 +234,14 @@ void cli_rows_null(cli_rows *o)
     close_cell(o);
 }
 
+void cli_rows_mean(cli_rows *o, uint64_t total, uint64_t n)
+{
+    if (n > 0)
+        cli_rows_u64(o, total / n);
+    else
+        cli_rows_null(o);
+}
+
 void cli_rows_absent(cli_rows *o)
 {
     if (o->format != CLI_ROW_JSON) {

@@ -87,6 +87,8 @@ void cli_rows_id(cli_rows *o, uint64_t id);     /* 0x%016x, a word */
 /* "file:line"; null when file is NULL. */
 void cli_rows_site(cli_rows *o, const char *file, size_t len, uint64_t line);
 void cli_rows_null(cli_rows *o);
+/* total / n, null when n is 0 (a mean over nothing). */
+void cli_rows_mean(cli_rows *o, uint64_t total, uint64_t n);
 void cli_rows_absent(cli_rows *o);
 
 /* Prints what was kept (table) and the end (JSON), and frees what o

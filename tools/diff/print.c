@@ -454,10 +454,7 @@ static void summary_cells(const diff_result *res, cli_rows *o, FILE *out,
             cli_rows_u64(o, l->oldest_us);
         } else if (!json && nlife > 0 && row->has_life) {
             cli_rows_u64(o, l->frees);
-            if (l->frees > 0)
-                cli_rows_u64(o, l->lifetime_us / l->frees);
-            else
-                cli_rows_null(o);
+            cli_rows_mean(o, l->lifetime_us, l->frees);
             cli_rows_u64(o, l->oldest_us);
         } else {
             for (int i = 0; i < nlife; i++)

@@ -5,11 +5,9 @@ int histo_print(FILE *out, const histo_table *t, const histo_options *opt)
 {
     switch (opt->format) {
     case HISTO_FORMAT_TSV:
-        histo_print_delimited(out, t, opt, 0);
-        return 0;
     case HISTO_FORMAT_CSV:
-        histo_print_delimited(out, t, opt, 1);
-        return 0;
+        return histo_print_delimited(out, t, opt,
+                                     opt->format == HISTO_FORMAT_CSV);
     case HISTO_FORMAT_JSON:
         histo_print_json(out, t, opt);
         return 0;

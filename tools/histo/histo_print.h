@@ -27,12 +27,13 @@ size_t histo_sparkline(char *buf, size_t cap, const uint64_t *v, size_t n,
 /* ---- histo_print*.c ---- */
 
 /* Prints the finished table in opt->format to out. Returns 0, or -1 when
- * out of memory (only the table format allocates, before printing). */
+ * out of memory (only the table, TSV and CSV formats allocate, before
+ * printing). */
 int histo_print(FILE *out, const histo_table *t, const histo_options *opt);
 int histo_print_table(FILE *out, const histo_table *t,
                       const histo_options *opt);
-void histo_print_delimited(FILE *out, const histo_table *t,
-                           const histo_options *opt, int csv);
+int histo_print_delimited(FILE *out, const histo_table *t,
+                          const histo_options *opt, int csv);
 void histo_print_json(FILE *out, const histo_table *t,
                       const histo_options *opt);
 

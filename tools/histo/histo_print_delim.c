@@ -13,106 +13,101 @@
  * last dump: frees, mean_life_us (empty when nothing was freed) and
  * oldest_us (0 when no block is alive). */
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "cli_escape.h"
+#include "cli_rows.h"
 #include "histo_print.h"
 
-typedef struct delim {
-    FILE *out;
-    char sep;
-    int csv;
-} delim;
+/* Room for the column names of nd dumps: "count_N" and "bytes_N". */
+typedef char col_name[32];
 
-static void put_name(const delim *o, const char *s, size_t len)
+/* The column names: cols (3 + 2 nd + 3 entries at most), the numbered
+ * ones written in numbered (2 nd). Returns how many. */
+static size_t columns(const histo_table *t, const char *word,
+                      const char **cols, col_name *numbered)
 {
-    cli_put_field(o->out, o->csv, s, len);
-}
-
-static void put_u64(const delim *o, uint64_t v)
-{
-    fprintf(o->out, "%c%llu", o->sep, (unsigned long long)v);
-}
-
-static void put_delta(const delim *o, uint64_t a, uint64_t b)
-{
-    fprintf(o->out, "%c%s", o->sep, histo_fmt_delta(a, b, HISTO_FMT_PLAIN).s);
-}
-
-static void header(const delim *o, const histo_table *t, const char *word)
-{
-    size_t nd = t->ndumps;
-    char s = o->sep;
+    static const char *const two[] = {"count_a", "count_b", "delta_count",
+                                      "bytes_a", "bytes_b", "delta_bytes"};
+    size_t nd = t->ndumps, n = 0;
     if (nd == 1) {
-        fprintf(o->out, "count%cbytes%c%s", s, s, word);
+        cols[n++] = "count";
+        cols[n++] = "bytes";
+        cols[n++] = word;
     } else if (nd == 2) {
-        fprintf(o->out,
-                "%s%ccount_a%ccount_b%cdelta_count%cbytes_a%cbytes_b%c"
-                "delta_bytes",
-                word, s, s, s, s, s, s);
+        cols[n++] = word;
+        for (size_t i = 0; i < 6; i++)
+            cols[n++] = two[i];
     } else {
-        fprintf(o->out, "%s%cgrowing", word, s);
-        for (size_t d = 0; d < nd; d++)
-            fprintf(o->out, "%ccount_%zu", s, d + 1);
-        for (size_t d = 0; d < nd; d++)
-            fprintf(o->out, "%cbytes_%zu", s, d + 1);
+        cols[n++] = word;
+        cols[n++] = "growing";
+        for (size_t k = 0; k < 2 * nd; k++) {
+            snprintf(numbered[k], sizeof numbered[k], "%s_%zu",
+                     k < nd ? "count" : "bytes", k % nd + 1);
+            cols[n++] = numbered[k];
+        }
     }
+    if (t->life != NULL) {
+        cols[n++] = "frees";
+        cols[n++] = "mean_life_us";
+        cols[n++] = "oldest_us";
+    }
+    return n;
 }
 
-static void header_life(const delim *o, const histo_table *t)
+static void delta(cli_rows *o, uint64_t a, uint64_t b)
 {
-    if (t->life != NULL)
-        fprintf(o->out, "%cfrees%cmean_life_us%coldest_us", o->sep, o->sep,
-                o->sep);
+    cli_rows_number(o, histo_fmt_delta(a, b, HISTO_FMT_PLAIN).s);
 }
 
-static void row_life(const delim *o, const histo_table *t, const histo_row *r)
-{
-    const histo_life *l = histo_row_life(t, r, t->ndumps - 1);
-    if (l == NULL)
-        return;
-    put_u64(o, l->frees);
-    if (l->frees > 0)
-        put_u64(o, l->lifetime_us / l->frees);
-    else
-        fputc(o->sep, o->out);
-    put_u64(o, l->oldest_us);
-}
-
-static void row(const delim *o, const histo_table *t, const histo_row *r)
+static void row(cli_rows *o, const histo_table *t, const histo_row *r)
 {
     size_t nd = t->ndumps, last = nd - 1;
     if (nd == 1) {
-        fprintf(o->out, "%llu", (unsigned long long)histo_count(t, r, 0));
-        put_u64(o, histo_bytes(t, r, 0));
-        fputc(o->sep, o->out);
-        put_name(o, r->name, r->len);
+        cli_rows_u64(o, histo_count(t, r, 0));
+        cli_rows_u64(o, histo_bytes(t, r, 0));
+        cli_rows_text(o, r->name, r->len);
     } else if (nd == 2) {
-        put_name(o, r->name, r->len);
-        put_u64(o, histo_count(t, r, 0));
-        put_u64(o, histo_count(t, r, last));
-        put_delta(o, histo_count(t, r, 0), histo_count(t, r, last));
-        put_u64(o, histo_bytes(t, r, 0));
-        put_u64(o, histo_bytes(t, r, last));
-        put_delta(o, histo_bytes(t, r, 0), histo_bytes(t, r, last));
+        cli_rows_text(o, r->name, r->len);
+        cli_rows_u64(o, histo_count(t, r, 0));
+        cli_rows_u64(o, histo_count(t, r, last));
+        delta(o, histo_count(t, r, 0), histo_count(t, r, last));
+        cli_rows_u64(o, histo_bytes(t, r, 0));
+        cli_rows_u64(o, histo_bytes(t, r, last));
+        delta(o, histo_bytes(t, r, 0), histo_bytes(t, r, last));
     } else {
-        put_name(o, r->name, r->len);
-        put_u64(o, (uint64_t)r->growing);
+        cli_rows_text(o, r->name, r->len);
+        cli_rows_u64(o, (uint64_t)r->growing);
         for (size_t d = 0; d < nd; d++)
-            put_u64(o, histo_count(t, r, d));
+            cli_rows_u64(o, histo_count(t, r, d));
         for (size_t d = 0; d < nd; d++)
-            put_u64(o, histo_bytes(t, r, d));
+            cli_rows_u64(o, histo_bytes(t, r, d));
     }
-    row_life(o, t, r);
-    fputc('\n', o->out);
+    const histo_life *l = histo_row_life(t, r, last);
+    if (l != NULL) {
+        cli_rows_u64(o, l->frees);
+        cli_rows_mean(o, l->lifetime_us, l->frees);
+        cli_rows_u64(o, l->oldest_us);
+    }
 }
 
-void histo_print_delimited(FILE *out, const histo_table *t,
-                           const histo_options *opt, int csv)
+int histo_print_delimited(FILE *out, const histo_table *t,
+                          const histo_options *opt, int csv)
 {
-    delim o = {out, csv ? ',' : '\t', csv};
-    header(&o, t, histo_by_word(opt->by));
-    header_life(&o, t);
-    fputc('\n', out);
+    size_t nd = t->ndumps;
+    const char **cols = malloc((8 + 2 * nd) * sizeof *cols);
+    col_name *numbered = malloc(2 * nd * sizeof *numbered);
+    if (cols == NULL || numbered == NULL) {
+        free(cols);
+        free(numbered);
+        return -1;
+    }
+    cli_rows o;
+    cli_rows_begin(&o, out, csv ? CLI_ROW_CSV : CLI_ROW_TSV,
+                   columns(t, histo_by_word(opt->by), cols, numbered), cols);
     for (size_t i = 0; i < t->nshown; i++)
         row(&o, t, &t->rows[i]);
+    cli_rows_finish(&o);
+    free(cols);
+    free(numbered);
+    return 0;
 }
