@@ -186,6 +186,20 @@ void cli_rows_u64(cli_rows *o, uint64_t v)
     ascii_cell(o, buf, 1);
 }
 
+void cli_rows_i64(cli_rows *o, int64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRId64, v);
+    ascii_cell(o, buf, 1);
+}
+
+void cli_rows_float(cli_rows *o, double v, int decimals)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    ascii_cell(o, buf, 1);
+}
+
 void cli_rows_id(cli_rows *o, uint64_t id)
 {
     char buf[24];

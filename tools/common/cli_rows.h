@@ -78,6 +78,9 @@ void cli_rows_begin(cli_rows *o, FILE *f, int format, size_t ncols,
 /* The cells of a row, left to right; the last one of a row ends it. */
 void cli_rows_text(cli_rows *o, const char *s, size_t len);
 void cli_rows_u64(cli_rows *o, uint64_t v);
+void cli_rows_i64(cli_rows *o, int64_t v);
+/* v with decimals digits after the point ("%.*f"). */
+void cli_rows_float(cli_rows *o, double v, int decimals);
 /* A number the tool wrote (digits, a sign, a point): right-aligned, a
  * JSON number. */
 void cli_rows_number(cli_rows *o, const char *s);

@@ -16,6 +16,7 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
+#include "cli_rows.h"
 #include "cli_html.h"
 #include "cli_json.h"
 #include "output.h"
@@ -142,48 +143,61 @@ void print_table(FILE *f, const replay *r)
 
 /* ---- TSV and CSV: the same columns, a tab or a comma between them ---- */
 
+static void nulls(cli_rows *o, int n)
+{
+    while (n-- > 0)
+        cli_rows_null(o);
+}
+
 void print_delim(FILE *f, const replay *r, int csv)
 {
     static const char *const cols[] = {
         "allocator", "alloc_ns",    "peak_rss", "end_rss",
         "end_live",  "overhead",    "marks_exact", "marks",
         "calls",     "failed",      "substituted", "result"};
-    const size_t ncols = sizeof cols / sizeof cols[0];
-    char sep = csv ? ',' : '\t';
-    for (size_t i = 0; i < ncols; i++)
-        fprintf(f, "%s%c", cols[i], i + 1 < ncols ? sep : '\n');
+    cli_rows o;
+    cli_rows_begin(&o, f, csv ? CLI_ROW_CSV : CLI_ROW_TSV,
+                   sizeof cols / sizeof cols[0], cols);
     recorded rec = recorded_row(r);
-    fprintf(f, "(recorded)%c%c%" PRIu64 "%c", sep, sep, rec.peak, sep);
-    if (rec.known)
-        fprintf(f, "%" PRIu64 "%c%" PRIu64 "%c%.4f", rec.rss, sep, rec.live,
-                sep, overhead(rec.rss, (int64_t)rec.live));
-    else
-        fprintf(f, "%c%c", sep, sep);
-    fprintf(f, "%c%c%zu%c%c%c%c\n", sep, sep, r->t->nmarks, sep, sep, sep,
-            sep);
+    cli_rows_word(&o, "(recorded)");
+    cli_rows_null(&o);
+    cli_rows_u64(&o, rec.peak);
+    if (rec.known) {
+        cli_rows_u64(&o, rec.rss);
+        cli_rows_u64(&o, rec.live);
+        cli_rows_float(&o, overhead(rec.rss, (int64_t)rec.live), 4);
+    } else {
+        nulls(&o, 3);
+    }
+    cli_rows_null(&o);
+    cli_rows_u64(&o, r->t->nmarks);
+    nulls(&o, 4);
     for (size_t i = 0; i < r->n; i++) {
         const alloc_result *a = &r->results[i];
-        cli_put_field(f, csv, r->specs[i].label, strlen(r->specs[i].label));
+        cli_rows_text(&o, r->specs[i].label, strlen(r->specs[i].label));
         if (ran(a)) {
-            fprintf(f,
-                    "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRId64
-                    "%c%.4f%c%zu%c%zu%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64
-                    "%c",
-                    sep, a->alloc_ns, sep, a->peak, sep, a->rss, sep, a->live,
-                    sep, overhead(a->rss, a->live), sep, marks_exact(r, a),
-                    sep, r->t->nmarks, sep, a->calls, sep, a->failed, sep,
-                    a->substituted, sep);
+            cli_rows_u64(&o, a->alloc_ns);
+            cli_rows_u64(&o, a->peak);
+            cli_rows_u64(&o, a->rss);
+            cli_rows_i64(&o, a->live);
+            cli_rows_float(&o, overhead(a->rss, a->live), 4);
+            cli_rows_u64(&o, marks_exact(r, a));
+            cli_rows_u64(&o, r->t->nmarks);
+            cli_rows_u64(&o, a->calls);
+            cli_rows_u64(&o, a->failed);
+            cli_rows_u64(&o, a->substituted);
             const char *word = result_word(r, a);
-            cli_put_field(f, csv, word, strlen(word));
+            cli_rows_text(&o, word, strlen(word));
         } else {
             char why[sizeof a->why + 64];
             snprintf(why, sizeof why, "%s: %s", result_word(r, a), a->why);
-            fprintf(f, "%c%c%c%c%c%c%c%zu%c%c%c%c", sep, sep, sep, sep, sep,
-                    sep, sep, r->t->nmarks, sep, sep, sep, sep);
-            cli_put_field(f, csv, why, strlen(why));
+            nulls(&o, 6);
+            cli_rows_u64(&o, r->t->nmarks);
+            nulls(&o, 3);
+            cli_rows_text(&o, why, strlen(why));
         }
-        fputc('\n', f);
     }
+    cli_rows_finish(&o);
 }
 
 /* ---- JSON: the same, with the series of every MARK ---- */
