@@ -90,6 +90,44 @@ static void keep_text(cli_rows *o, const char *s, size_t len,
     keep_owned(o, t, 0);
 }
 
+static size_t cell_width(const char *s, size_t len, int escape,
+                         const char *suffix)
+{
+    return (escape ? cli_text_width(s, len) : len) + strlen(suffix);
+}
+
+/* A table cell: s (escaped when escape is set) then suffix. Kept; or, in
+ * a table of two passes, measured, or printed at once: every cell after
+ * the spaces pending from the last one, even an empty cell, as printf's
+ * "%*s  " would. */
+static void table_cell(cli_rows *o, const char *s, size_t len, int escape,
+                       const char *suffix, int number)
+{
+    size_t c = o->col < CLI_ROWS_MAX_COLS ? o->col : CLI_ROWS_MAX_COLS - 1;
+    if (o->passes == 0) {
+        if (escape)
+            keep_text(o, s, len, suffix);
+        else
+            keep(o, s, len, number);
+        return;
+    }
+    size_t w = cell_width(s, len, escape, suffix);
+    if (o->passes == 1) {
+        if (w > o->width[c])
+            o->width[c] = w;
+        o->number[c] |= (unsigned char)number;
+        return;
+    }
+    size_t pad = o->width[c] > w ? o->width[c] - w : 0;
+    fprintf(o->f, "%*s", (int)(o->pending + (number ? pad : 0)), "");
+    if (escape)
+        cli_put_text(o->f, s, len);
+    else
+        fwrite(s, 1, len, o->f);
+    fputs(suffix, o->f);
+    o->pending = (number ? 0 : pad) + 2;
+}
+
 static void free_cells(cli_rows *o)
 {
     for (size_t i = 0; i < o->ncells; i++)
@@ -121,8 +159,11 @@ static void close_cell(cli_rows *o)
     o->rows++;
     if (o->format == CLI_ROW_JSON) {
         fputc('}', o->f);
-    } else if (o->format != CLI_ROW_TABLE) {
+    } else if (o->format != CLI_ROW_TABLE || o->passes == 2) {
         fputc('\n', o->f);
+        o->pending = 0;
+    } else if (o->passes == 1) {
+        return;
     } else if (o->streaming && !o->failed) { /* the row just kept */
         print_row(o, o->cells);
         free_cells(o);
@@ -141,7 +182,7 @@ void cli_rows_text(cli_rows *o, const char *s, size_t len)
     open_cell(o);
     switch (o->format) {
     case CLI_ROW_TABLE:
-        keep_text(o, s, len, "");
+        table_cell(o, s, len, 1, "", 0);
         break;
     case CLI_ROW_TSV:
         cli_put_text(o->f, s, len);
@@ -161,7 +202,7 @@ static void ascii_cell(cli_rows *o, const char *s, int number)
 {
     open_cell(o);
     if (o->format == CLI_ROW_TABLE)
-        keep(o, s, strlen(s), number);
+        table_cell(o, s, strlen(s), 0, "", number);
     else if (o->format == CLI_ROW_JSON && !number)
         cli_put_json(o->f, s, strlen(s));
     else
@@ -221,7 +262,7 @@ void cli_rows_site(cli_rows *o, const char *file, size_t len, uint64_t line)
     open_cell(o);
     switch (o->format) {
     case CLI_ROW_TABLE:
-        keep_text(o, file, len, num);
+        table_cell(o, file, len, 1, num, 0);
         break;
     case CLI_ROW_TSV:
         cli_put_text(o->f, file, len);
@@ -242,7 +283,7 @@ void cli_rows_null(cli_rows *o)
 {
     open_cell(o);
     if (o->format == CLI_ROW_TABLE)
-        keep(o, "", 0, 0);
+        table_cell(o, "", 0, 0, "", 0);
     else if (o->format == CLI_ROW_JSON)
         fputs("null", o->f);
     close_cell(o);
@@ -304,7 +345,7 @@ static void measure(cli_rows *o)
 {
     size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
     for (size_t c = 0; c < nc; c++)
-        o->width[c] = strlen(o->names[c]);
+        o->width[c] = strlen(o->labels ? o->labels[c] : o->names[c]);
     for (size_t i = 0; i < o->ncells; i++) {
         size_t c = i % o->ncols;
         size_t len = cli_text_width(o->cells[i].text, strlen(o->cells[i].text));
@@ -313,23 +354,24 @@ static void measure(cli_rows *o)
     }
 }
 
-/* The header: upper case, aligned as the column's cells (numbers to the
- * right: the first row's cells say which). */
+/* The header: the labels, or the names in upper case, aligned as the
+ * column's cells (numbers to the right). */
 static void print_header(cli_rows *o)
 {
     size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
     line l = {o->f, 0};
     for (size_t c = 0; c < nc; c++) {
         char h[64];
-        size_t len = strlen(o->names[c]);
+        const char *name = o->labels ? o->labels[c] : o->names[c];
+        size_t len = strlen(name);
         if (len >= sizeof h)
             len = sizeof h - 1;
         for (size_t k = 0; k < len; k++) {
-            char ch = o->names[c][k];
+            char ch = name[k];
             h[k] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
         }
         h[len] = '\0';
-        put_cell(&l, h, o->cells[c].number, o->width[c], c + 1 == nc);
+        put_cell(&l, h, o->number[c], o->width[c], c + 1 == nc);
     }
 }
 
@@ -345,15 +387,54 @@ static void print_row(cli_rows *o, const cli_rows_cell *cells)
 static void print_kept(cli_rows *o)
 {
     measure(o);
+    for (size_t c = 0; c < o->ncols && c < CLI_ROWS_MAX_COLS; c++)
+        o->number[c] = (unsigned char)o->cells[c].number; /* the first row's */
     print_header(o);
     for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
         print_row(o, &o->cells[i]);
 }
 
+void cli_rows_measure(cli_rows *o)
+{
+    o->passes = 1;
+    measure(o); /* the labels' widths */
+}
+
+void cli_rows_print(cli_rows *o)
+{
+    o->passes = 2;
+    o->col = 0;
+    print_header(o);
+}
+
+void cli_rows_tail(cli_rows *o, const char *s)
+{
+    if (o->passes == 2) {
+        fprintf(o->f, "%*s%s\n", (int)o->pending, "", s);
+        o->pending = 0;
+    }
+    o->col = 0;
+}
+
+void cli_rows_rule(cli_rows *o, size_t n)
+{
+    if (o->passes != 2)
+        return;
+    for (size_t c = 0; c < n && c < CLI_ROWS_MAX_COLS; c++) {
+        if (c > 0)
+            fputs("  ", o->f);
+        for (size_t k = 0; k < o->width[c]; k++)
+            fputc('-', o->f);
+    }
+    fputc('\n', o->f);
+}
+
 int cli_rows_finish(cli_rows *o)
 {
     int rc = 0;
-    if (o->format == CLI_ROW_TABLE) {
+    if (o->format == CLI_ROW_TABLE && o->passes > 0) {
+        /* printed as the second pass went */
+    } else if (o->format == CLI_ROW_TABLE) {
         if (o->failed) {
             rc = -1;
         } else if (o->rows > 0 && !o->streaming) {

@@ -25,7 +25,16 @@
  * A table measures its columns over its first CLI_ROWS_KEEP rows, then
  * prints them and every later row as it ends (a wider cell then pushes
  * the rest of its line): memory stays that of CLI_ROWS_KEEP rows
- * whatever the number of rows. Only a table allocates, through resize. */
+ * whatever the number of rows. Only such a table allocates, through
+ * resize. (It measures the escaped text's own text form, so a name with
+ * escapes counts them twice: heapfmt-graph's tables have always been so.)
+ *
+ * A caller that holds its rows can measure them all instead, with no
+ * memory: cli_rows_measure, the cells of every row (measured, nothing
+ * printed), cli_rows_print (the header), the same cells again (printed
+ * at once, padded to the widths), cli_rows_finish. Such a table may end
+ * a row early with a tail (a line's last words, not measured) and draw a
+ * rule under its first columns: heapfmt-diff's "total" lines. */
 #ifndef CLI_ROWS_H
 #define CLI_ROWS_H
 
@@ -59,6 +68,7 @@ typedef struct cli_rows {
     const char *json_indent;  /* before each row's '{' (" ") */
     const char *json_outdent; /* before the closing ']' ("") */
     const char *json_tail;    /* after it ("\n") */
+    const char *const *labels; /* table headers; NULL: names, upper case */
     /* State: */
     size_t col;               /* next cell of the current row */
     size_t keys;              /* JSON keys written in the current row */
@@ -67,7 +77,12 @@ typedef struct cli_rows {
     size_t ncells, capcells;
     int failed;               /* out of memory while keeping a row */
     int streaming;            /* table: measured, printed, rows go on */
-    size_t width[CLI_ROWS_MAX_COLS]; /* table: of the columns, once measured */
+    int passes;               /* table: 0 kept, 1 measuring, 2 printing */
+    size_t pending;           /* spaces owed before the next cell */
+    unsigned char number[CLI_ROWS_MAX_COLS]; /* right-aligned columns */
+    /* table: of the columns, once measured (a caller may widen one after
+     * cli_rows_measure) */
+    size_t width[CLI_ROWS_MAX_COLS];
 } cli_rows;
 
 /* Starts the output of rows of ncols columns in format: the header of TSV
@@ -93,6 +108,16 @@ void cli_rows_null(cli_rows *o);
 /* total / n, null when n is 0 (a mean over nothing). */
 void cli_rows_mean(cli_rows *o, uint64_t total, uint64_t n);
 void cli_rows_absent(cli_rows *o);
+
+/* A table in two passes: starts measuring (after the options), then
+ * prints the header and starts printing. */
+void cli_rows_measure(cli_rows *o);
+void cli_rows_print(cli_rows *o);
+/* Ends the row with the text s (ASCII) after the cells so far, not
+ * measured: printed in a table's second pass, nothing elsewhere. */
+void cli_rows_tail(cli_rows *o, const char *s);
+/* The second pass's rule: dashes under each of the first n columns. */
+void cli_rows_rule(cli_rows *o, size_t n);
 
 /* Prints what was kept (table) and the end (JSON), and frees what o
  * holds. Returns 0, or -1 when memory ran out while keeping rows (nothing

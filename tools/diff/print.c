@@ -40,32 +40,6 @@ static const char *change_name(const diff_result *res, int change)
     return change_names[res->ndumps == 3][change];
 }
 
-static void pad(FILE *out, size_t n)
-{
-    while (n-- > 0)
-        fputc(' ', out);
-}
-
-/* Writes the text form of name id, padded with spaces to width (0: no
- * padding). */
-static void put_name(FILE *out, const diff_result *res, uint32_t id,
-                     size_t width)
-{
-    size_t len;
-    const char *s = nameid_text(&res->names, id, &len);
-    cli_put_text(out, s, len);
-    size_t w = cli_text_width(s, len);
-    if (w < width)
-        pad(out, width - w);
-}
-
-static size_t name_width(const diff_result *res, uint32_t id)
-{
-    size_t len;
-    const char *s = nameid_text(&res->names, id, &len);
-    return cli_text_width(s, len);
-}
-
 /* A stack, frame, imemo or iseq name id as text: CLI_NO_STACK (...) for
  * DIFF_NONE. */
 static const char *stack_text(const diff_result *res, uint32_t id,
@@ -79,25 +53,6 @@ static const char *stack_text(const diff_result *res, uint32_t id,
         return none;
     }
     return nameid_text(&res->names, id, len);
-}
-
-static void put_stack(FILE *out, const diff_result *res, uint32_t id)
-{
-    size_t len;
-    const char *s = stack_text(res, id, &len);
-    cli_put_text(out, s, len);
-}
-
-/* "file:line", or none when the object has no site. */
-static void put_site(FILE *out, const diff_result *res, uint32_t file,
-                     uint64_t line, const char *none)
-{
-    if (file == DIFF_NONE) {
-        fputs(none, out);
-        return;
-    }
-    put_name(out, res, file, 0);
-    fprintf(out, ":%" PRIu64, line);
 }
 
 /* The cells of the machine formats (cli_rows.h): a name, or for
@@ -128,6 +83,34 @@ static void site_cell(cli_rows *o, const diff_result *res, uint32_t file,
     size_t len;
     const char *s = nameid_text(&res->names, file, &len);
     cli_rows_site(o, s, len, line);
+}
+
+/* The columns of the key (--by sets one, or class and site), upper case
+ * for the table's header, after the n in cols. Returns the new count. */
+static size_t key_columns(const diff_result *res, int upper,
+                          const char **cols, size_t n)
+{
+    const char *column = stack_column(res->by, upper);
+    if (column != NULL)
+        cols[n++] = column;
+    if (res->by & DIFF_BY_CLASS)
+        cols[n++] = upper ? "CLASS" : "class";
+    if (res->by & DIFF_BY_SITE)
+        cols[n++] = upper ? "SITE" : "site";
+    return n;
+}
+
+static void key_cells(cli_rows *o, const diff_result *res, const diff_row *row)
+{
+    if (stack_column(res->by, 0) != NULL) {
+        size_t len;
+        const char *s = stack_text(res, row->stack, &len);
+        cli_rows_text(o, s, len);
+    }
+    if (res->by & DIFF_BY_CLASS)
+        name_cell(o, res, row->cls, NULL);
+    if (res->by & DIFF_BY_SITE)
+        site_cell(o, res, row->file, row->line);
 }
 
 /* Starts the rows of a machine format; JSON's are the array of key
@@ -260,26 +243,6 @@ static diff_stat omitted(const diff_result *res)
     return sum;
 }
 
-/* Widens width[] to the cells of s. */
-static void widen(const diff_result *res, const diff_stat *s, int human,
-                  size_t *width)
-{
-    cli_num c[MAX_CELLS];
-    int n = cells(res, s, c, human);
-    for (int i = 0; i < n; i++)
-        if (strlen(c[i].s) > width[i])
-            width[i] = strlen(c[i].s);
-}
-
-static void put_cells(FILE *out, const diff_result *res, const diff_stat *s,
-                      int human, const size_t *width)
-{
-    cli_num c[MAX_CELLS];
-    int n = cells(res, s, c, human);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "%*s  ", (int)width[i], c[i].s);
-}
-
 /* The lifespan cells of a row (format 1.2): frees, mean lifetime and the
  * oldest live block's age; "-" where there is none, empty for a line
  * without lifespans. */
@@ -302,91 +265,69 @@ static void life_cells(const diff_row *row, int human, cli_num *c)
         snprintf(c[2].s, sizeof c[2].s, "-");
 }
 
-static void put_life(FILE *out, const diff_result *res, const diff_row *row,
-                     int human, const size_t *width)
+/* The number and lifespan cells of a table's row (row NULL: the lines
+ * "other" and "total", without lifespans). */
+static void table_cells(cli_rows *o, const diff_result *res,
+                        const diff_stat *s, const diff_row *row, int human)
 {
+    cli_num c[MAX_CELLS];
+    int n = cells(res, s, c, human);
+    for (int i = 0; i < n; i++)
+        cli_rows_number(o, c[i].s);
     if (!res->has_life)
         return;
-    cli_num c[LIFE_CELLS];
     life_cells(row, human, c);
     for (int i = 0; i < LIFE_CELLS; i++)
-        fprintf(out, "%*s  ", (int)width[i], c[i].s);
+        cli_rows_number(o, c[i].s);
 }
 
+/* The table: the rows, the other rows' sums, a rule, the total; counted
+ * and measured over all of them in a first pass (cli_rows.h). */
 static void summary_table(const diff_result *res, int human, FILE *out)
 {
     static const char *const heads[2][MAX_CELLS] = {
         {"NEW", "NEW BYTES", "FREED", "FREED BYTES", "DELTA", "DELTA BYTES"},
         {"RETAINED", "RETAINED BYTES"},
     };
-    const char *const *head = heads[res->ndumps == 3];
-    int ncells = res->ndumps == 3 ? 2 : 6;
-    int by_class = (res->by & DIFF_BY_CLASS) != 0;
-    int by_site = (res->by & DIFF_BY_SITE) != 0;
-    size_t shown = shown_rows(res);
-    diff_stat rest = omitted(res);
-
     static const char *const life_head[LIFE_CELLS] = {"FREES", "MEAN LIFE",
                                                        "OLDEST"};
-    size_t width[MAX_CELLS], class_width = strlen("CLASS"), lwidth[LIFE_CELLS];
+    int ncells = res->ndumps == 3 ? 2 : 6;
+    const char *labels[MAX_CELLS + LIFE_CELLS + 2];
+    size_t n = 0;
     for (int i = 0; i < ncells; i++)
-        width[i] = strlen(head[i]);
-    for (int i = 0; i < LIFE_CELLS; i++)
-        lwidth[i] = strlen(life_head[i]);
-    for (size_t r = 0; r < shown; r++) {
-        widen(res, &res->rows[r].s, human, width);
-        size_t w = name_width(res, res->rows[r].cls);
-        if (w > class_width)
-            class_width = w;
-        cli_num c[LIFE_CELLS];
-        life_cells(&res->rows[r], human, c);
-        for (int i = 0; i < LIFE_CELLS; i++)
-            if (strlen(c[i].s) > lwidth[i])
-                lwidth[i] = strlen(c[i].s);
+        labels[n++] = heads[res->ndumps == 3][i];
+    for (int i = 0; res->has_life && i < LIFE_CELLS; i++)
+        labels[n++] = life_head[i];
+    n = key_columns(res, 1, labels, n);
+    size_t shown = shown_rows(res);
+    diff_stat rest = omitted(res);
+    char tail[96];
+    cli_rows o;
+    cli_rows_begin(&o, out, CLI_ROW_TABLE, n, labels);
+    o.labels = labels;
+    cli_rows_measure(&o);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            cli_rows_print(&o);
+        for (size_t r = 0; r < shown; r++) {
+            const diff_row *row = &res->rows[r];
+            table_cells(&o, res, &row->s, row, human);
+            key_cells(&o, res, row);
+        }
+        if (shown < res->nrows) {
+            table_cells(&o, res, &rest, NULL, human);
+            snprintf(tail, sizeof tail, "(%s other %s)",
+                     cli_fmt_count(res->nrows - shown).s,
+                     noun(res->by, res->nrows - shown));
+            cli_rows_tail(&o, tail);
+        }
+        cli_rows_rule(&o, (size_t)ncells);
+        table_cells(&o, res, &res->total, NULL, human);
+        snprintf(tail, sizeof tail, "total (%s %s)",
+                 cli_fmt_count(res->nrows).s, noun(res->by, res->nrows));
+        cli_rows_tail(&o, tail);
     }
-    widen(res, &rest, human, width);
-    widen(res, &res->total, human, width);
-
-    for (int i = 0; i < ncells; i++)
-        fprintf(out, "%*s  ", (int)width[i], head[i]);
-    if (res->has_life)
-        for (int i = 0; i < LIFE_CELLS; i++)
-            fprintf(out, "%*s  ", (int)lwidth[i], life_head[i]);
-    if (stack_column(res->by, 1) != NULL)
-        fprintf(out, "%s\n", stack_column(res->by, 1));
-    else if (by_class && by_site)
-        fprintf(out, "%-*s  SITE\n", (int)class_width, "CLASS");
-    else
-        fputs(by_class ? "CLASS\n" : "SITE\n", out);
-    for (size_t r = 0; r < shown; r++) {
-        const diff_row *row = &res->rows[r];
-        put_cells(out, res, &row->s, human, width);
-        put_life(out, res, row, human, lwidth);
-        if (stack_column(res->by, 0) != NULL)
-            put_stack(out, res, row->stack);
-        if (by_class)
-            put_name(out, res, row->cls, by_site ? class_width + 2 : 0);
-        if (by_site)
-            put_site(out, res, row->file, row->line, NO_SITE);
-        fputc('\n', out);
-    }
-    if (shown < res->nrows) {
-        put_cells(out, res, &rest, human, width);
-        put_life(out, res, NULL, human, lwidth);
-        fprintf(out, "(%s other %s)\n", cli_fmt_count(res->nrows - shown).s,
-                noun(res->by, res->nrows - shown));
-    }
-    for (int i = 0; i < ncells; i++) {
-        if (i > 0)
-            fputs("  ", out);
-        for (size_t k = 0; k < width[i]; k++)
-            fputc('-', out);
-    }
-    fputc('\n', out);
-    put_cells(out, res, &res->total, human, width);
-    put_life(out, res, NULL, human, lwidth);
-    fprintf(out, "total (%s %s)\n", cli_fmt_count(res->nrows).s,
-            noun(res->by, res->nrows));
+    cli_rows_finish(&o);
 }
 
 /* TSV, CSV and JSON's rows: one column each (class, site, or the
@@ -409,13 +350,7 @@ static void summary_cells(const diff_result *res, cli_rows *o, FILE *out,
     int json = format == CLI_ROW_JSON;
     const char *cols[16];
     size_t n = 0;
-    const char *column = stack_column(res->by, 0);
-    if (column != NULL)
-        cols[n++] = column;
-    if (res->by & DIFF_BY_CLASS)
-        cols[n++] = "class";
-    if (res->by & DIFF_BY_SITE)
-        cols[n++] = "site";
+    n = key_columns(res, 0, cols, n);
     int nnum = res->ndumps == 3 ? 2 : json ? 6 : 4;
     for (int i = 0; i < nnum; i++)
         cols[n++] = num_cols[res->ndumps == 3][i];
@@ -426,15 +361,7 @@ static void summary_cells(const diff_result *res, cli_rows *o, FILE *out,
     size_t shown = shown_rows(res);
     for (size_t r = 0; r < shown; r++) {
         const diff_row *row = &res->rows[r];
-        if (column != NULL) {
-            size_t len;
-            const char *s = stack_text(res, row->stack, &len);
-            cli_rows_text(o, s, len);
-        }
-        if (res->by & DIFF_BY_CLASS)
-            name_cell(o, res, row->cls, NULL);
-        if (res->by & DIFF_BY_SITE)
-            site_cell(o, res, row->file, row->line);
+        key_cells(o, res, row);
         const diff_stat *st = &row->s;
         for (int i = 0; i < (res->ndumps == 3 ? 1 : 2); i++) {
             cli_rows_u64(o, st->count[i]);
@@ -504,40 +431,29 @@ static const tuple *item_kind(const diff_result *res, const diff_item *it)
 
 static void list_table(const diff_result *res, int human, FILE *out)
 {
-    int bs = human ? NUM_BYTES : NUM_PLAIN;
-    size_t wchange = strlen("CHANGE"), wbytes = strlen("BYTES"),
-           wtype = strlen("TYPE"), wclass = strlen("CLASS");
-    for (size_t i = 0; i < res->items.n; i++) {
-        const diff_item *it = &res->items.v[i];
-        const tuple *k = item_kind(res, it);
-        size_t w = strlen(change_name(res, it->change));
-        if (w > wchange)
-            wchange = w;
-        if ((w = strlen(fmt_num(it->size, bs).s)) > wbytes)
-            wbytes = w;
-        if ((w = k->type != DIFF_NONE ? name_width(res, k->type)
-                                   : strlen(NO_TYPE)) > wtype)
-            wtype = w;
-        if ((w = name_width(res, k->klass)) > wclass)
-            wclass = w;
+    static const char *const labels[] = {"CHANGE", "ID",    "BYTES",
+                                         "TYPE",   "CLASS", "SITE"};
+    cli_rows o;
+    cli_rows_begin(&o, out, CLI_ROW_TABLE, 6, labels);
+    o.labels = labels;
+    cli_rows_measure(&o);
+    o.width[1] = 18; /* "0x%016x", with no object too */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            cli_rows_print(&o);
+        for (size_t i = 0; i < res->items.n; i++) {
+            const diff_item *it = &res->items.v[i];
+            const tuple *k = item_kind(res, it);
+            cli_rows_word(&o, change_name(res, it->change));
+            cli_rows_id(&o, it->id);
+            cli_rows_number(&o, fmt_num(it->size, human ? NUM_BYTES
+                                                        : NUM_PLAIN).s);
+            name_cell(&o, res, k->type, NO_TYPE);
+            name_cell(&o, res, k->klass, NULL);
+            site_cell(&o, res, k->file, k->line);
+        }
     }
-    fprintf(out, "%-*s  %-18s  %*s  %-*s  %-*s  SITE\n", (int)wchange,
-            "CHANGE", "ID", (int)wbytes, "BYTES", (int)wtype, "TYPE",
-            (int)wclass, "CLASS");
-    for (size_t i = 0; i < res->items.n; i++) {
-        const diff_item *it = &res->items.v[i];
-        const tuple *k = item_kind(res, it);
-        fprintf(out, "%-*s  0x%016" PRIx64 "  %*s  ", (int)wchange,
-                change_name(res, it->change), it->id, (int)wbytes,
-                fmt_num(it->size, bs).s);
-        if (k->type != DIFF_NONE)
-            put_name(out, res, k->type, wtype + 2);
-        else
-            fprintf(out, "%-*s", (int)wtype + 2, NO_TYPE);
-        put_name(out, res, k->klass, wclass + 2);
-        put_site(out, res, k->file, k->line, NO_SITE);
-        fputc('\n', out);
-    }
+    cli_rows_finish(&o);
 }
 
 /* TSV, CSV and JSON: one row per object, the document's "objects". */
