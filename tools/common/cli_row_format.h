@@ -1,8 +1,8 @@
 /* cli_row_format.h -- --format for the tools that print rows of results
- * (heapfmt-graph, heapfmt-replay): table for people, TSV, CSV and JSON
- * for programs. Each tool says in its man page what its rows hold; the
- * names are the same everywhere. (heapfmt-diff has the same four in an
- * order of its own, which its tests iterate over.) */
+ * (heapfmt-graph, heapfmt-diff, heapfmt-replay; histo's enum histo_format
+ * has the same four first, then folded): table for people, TSV, CSV and
+ * JSON for programs, printed by cli_rows.h. Each tool says in its man
+ * page what its rows hold; the names are the same everywhere. */
 #ifndef CLI_ROW_FORMAT_H
 #define CLI_ROW_FORMAT_H
 

@@ -354,7 +354,8 @@ static void measure(cli_rows *o)
     }
 }
 
-/* The header: the labels, or the names in upper case, aligned as the
+/* The header: the labels as they are, or the names in upper case,
+ * aligned as the
  * column's cells (numbers to the right). */
 static void print_header(cli_rows *o)
 {
@@ -368,7 +369,9 @@ static void print_header(cli_rows *o)
             len = sizeof h - 1;
         for (size_t k = 0; k < len; k++) {
             char ch = name[k];
-            h[k] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+            if (o->labels == NULL && ch >= 'a' && ch <= 'z')
+                ch = (char)(ch - 'a' + 'A');
+            h[k] = ch;
         }
         h[len] = '\0';
         put_cell(&l, h, o->number[c], o->width[c], c + 1 == nc);

@@ -68,7 +68,8 @@ typedef struct cli_rows {
     const char *json_indent;  /* before each row's '{' (" ") */
     const char *json_outdent; /* before the closing ']' ("") */
     const char *json_tail;    /* after it ("\n") */
-    const char *const *labels; /* table headers; NULL: names, upper case */
+    const char *const *labels; /* table headers as they are;
+                                  NULL: the names in upper case */
     /* State: */
     size_t col;               /* next cell of the current row */
     size_t keys;              /* JSON keys written in the current row */
