@@ -18,6 +18,9 @@ void cli_rows_begin(cli_rows *o, FILE *f, int format, size_t ncols,
     o->json_indent = " ";
     o->json_outdent = "";
     o->json_tail = "\n";
+    o->width = o->width_in;
+    o->number = o->number_in;
+    o->wcap = CLI_ROWS_MAX_COLS;
     if (format == CLI_ROW_TSV || format == CLI_ROW_CSV) {
         for (size_t i = 0; i < ncols; i++)
             fprintf(f, "%s%s", i ? (format == CLI_ROW_TSV ? "\t" : ",") : "",
@@ -103,7 +106,7 @@ static size_t cell_width(const char *s, size_t len, int escape,
 static void table_cell(cli_rows *o, const char *s, size_t len, int escape,
                        const char *suffix, int number)
 {
-    size_t c = o->col < CLI_ROWS_MAX_COLS ? o->col : CLI_ROWS_MAX_COLS - 1;
+    size_t c = o->col < o->wcap ? o->col : o->wcap - 1;
     if (o->passes == 0) {
         if (escape)
             keep_text(o, s, len, suffix);
@@ -343,7 +346,7 @@ static void put_cell(line *l, const char *s, int number, size_t width,
 /* The columns' widths over the header and the rows kept. */
 static void measure(cli_rows *o)
 {
-    size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
+    size_t nc = o->ncols < o->wcap ? o->ncols : o->wcap;
     for (size_t c = 0; c < nc; c++)
         o->width[c] = strlen(o->labels ? o->labels[c] : o->names[c]);
     for (size_t i = 0; i < o->ncells; i++) {
@@ -359,7 +362,7 @@ static void measure(cli_rows *o)
  * column's cells (numbers to the right). */
 static void print_header(cli_rows *o)
 {
-    size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
+    size_t nc = o->ncols < o->wcap ? o->ncols : o->wcap;
     line l = {o->f, 0};
     for (size_t c = 0; c < nc; c++) {
         char h[64];
@@ -380,7 +383,7 @@ static void print_header(cli_rows *o)
 
 static void print_row(cli_rows *o, const cli_rows_cell *cells)
 {
-    size_t nc = o->ncols < CLI_ROWS_MAX_COLS ? o->ncols : CLI_ROWS_MAX_COLS;
+    size_t nc = o->ncols < o->wcap ? o->ncols : o->wcap;
     line l = {o->f, 0};
     for (size_t c = 0; c < nc; c++)
         put_cell(&l, cells[c].text, cells[c].number, o->width[c], c + 1 == nc);
@@ -390,17 +393,36 @@ static void print_row(cli_rows *o, const cli_rows_cell *cells)
 static void print_kept(cli_rows *o)
 {
     measure(o);
-    for (size_t c = 0; c < o->ncols && c < CLI_ROWS_MAX_COLS; c++)
+    for (size_t c = 0; c < o->ncols && c < o->wcap; c++)
         o->number[c] = (unsigned char)o->cells[c].number; /* the first row's */
     print_header(o);
     for (size_t i = 0; i + o->ncols <= o->ncells; i += o->ncols)
         print_row(o, &o->cells[i]);
 }
 
-void cli_rows_measure(cli_rows *o)
+int cli_rows_measure(cli_rows *o)
 {
     o->passes = 1;
+    if (o->ncols > o->wcap) { /* histo's columns, two per dump */
+        size_t *w = NULL;
+        unsigned char *num = NULL;
+        if (o->ncols <= SIZE_MAX / sizeof *w) {
+            w = resize(o, NULL, o->ncols * sizeof *w);
+            num = resize(o, NULL, o->ncols);
+        }
+        if (w == NULL || num == NULL) {
+            resize(o, w, 0);
+            resize(o, num, 0);
+            o->failed = 1;
+            return -1;
+        }
+        memset(num, 0, o->ncols);
+        o->width = w;
+        o->number = num;
+        o->wcap = o->ncols;
+    }
     measure(o); /* the labels' widths */
+    return 0;
 }
 
 void cli_rows_print(cli_rows *o)
@@ -412,8 +434,8 @@ void cli_rows_print(cli_rows *o)
 
 void cli_rows_tail(cli_rows *o, const char *s)
 {
-    if (o->passes == 2) {
-        fprintf(o->f, "%*s%s\n", (int)o->pending, "", s);
+    if (o->passes == 2) { /* an empty tail ends the line, no blanks */
+        fprintf(o->f, "%*s%s\n", *s ? (int)o->pending : 0, "", s);
         o->pending = 0;
     }
     o->col = 0;
@@ -423,7 +445,7 @@ void cli_rows_rule(cli_rows *o, size_t n)
 {
     if (o->passes != 2)
         return;
-    for (size_t c = 0; c < n && c < CLI_ROWS_MAX_COLS; c++) {
+    for (size_t c = 0; c < n && c < o->wcap; c++) {
         if (c > 0)
             fputs("  ", o->f);
         for (size_t k = 0; k < o->width[c]; k++)
@@ -449,6 +471,13 @@ int cli_rows_finish(cli_rows *o)
     }
     free_cells(o);
     resize(o, o->cells, 0);
+    if (o->width != o->width_in) {
+        resize(o, o->width, 0);
+        resize(o, o->number, 0);
+        o->width = o->width_in;
+        o->number = o->number_in;
+        o->wcap = CLI_ROWS_MAX_COLS;
+    }
     o->cells = NULL;
     o->ncells = o->capcells = 0;
     return rc;

@@ -80,10 +80,13 @@ typedef struct cli_rows {
     int streaming;            /* table: measured, printed, rows go on */
     int passes;               /* table: 0 kept, 1 measuring, 2 printing */
     size_t pending;           /* spaces owed before the next cell */
-    unsigned char number[CLI_ROWS_MAX_COLS]; /* right-aligned columns */
+    unsigned char *number;    /* table: right-aligned columns */
     /* table: of the columns, once measured (a caller may widen one after
      * cli_rows_measure) */
-    size_t width[CLI_ROWS_MAX_COLS];
+    size_t *width;
+    size_t wcap;              /* columns width and number hold */
+    size_t width_in[CLI_ROWS_MAX_COLS];
+    unsigned char number_in[CLI_ROWS_MAX_COLS];
 } cli_rows;
 
 /* Starts the output of rows of ncols columns in format: the header of TSV
@@ -110,12 +113,14 @@ void cli_rows_null(cli_rows *o);
 void cli_rows_mean(cli_rows *o, uint64_t total, uint64_t n);
 void cli_rows_absent(cli_rows *o);
 
-/* A table in two passes: starts measuring (after the options), then
- * prints the header and starts printing. */
-void cli_rows_measure(cli_rows *o);
+/* A table in two passes: starts measuring (after the options; returns 0,
+ * or -1 when out of memory for more than CLI_ROWS_MAX_COLS columns),
+ * then prints the header and starts printing. */
+int cli_rows_measure(cli_rows *o);
 void cli_rows_print(cli_rows *o);
 /* Ends the row with the text s (ASCII) after the cells so far, not
- * measured: printed in a table's second pass, nothing elsewhere. */
+ * measured: printed in a table's second pass, nothing elsewhere. An
+ * empty s ends the line where the last cell does. */
 void cli_rows_tail(cli_rows *o, const char *s);
 /* The second pass's rule: dashes under each of the first n columns. */
 void cli_rows_rule(cli_rows *o, size_t n);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli_escape.h"
+#include "cli_rows.h"
 #include "histo_print.h"
 
 typedef struct layout {
@@ -22,7 +23,6 @@ typedef struct layout {
     const histo_options *opt;
     size_t ncols;   /* numeric columns */
     cli_num *cells; /* ncols, the row being formatted */
-    size_t *width;  /* ncols */
     size_t spark_width; /* display columns of the trend column, 0 = none */
     int mark;       /* trends: a leading column for the growth mark */
     int life;       /* three lifespan columns at the end of the numbers */
@@ -87,41 +87,6 @@ static void format_cells(layout *l, const uint64_t *cb, const histo_life *life)
                                     bytes | change);
 }
 
-static void format_header(layout *l)
-{
-    size_t nd = l->t->ndumps, k = 0;
-    if (l->life) {
-        static const char *const life[LIFE_COLUMNS] = {"frees", "mean life",
-                                                       "oldest"};
-        for (size_t c = 0; c < LIFE_COLUMNS; c++)
-            snprintf(l->cells[l->ncols - LIFE_COLUMNS + c].s,
-                     sizeof l->cells[0].s, "%s", life[c]);
-    }
-    static const char *const two[] = {"count A", "count B", "+/-count",
-                                      "bytes A", "bytes B", "+/-bytes"};
-    if (nd == 1) {
-        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "count");
-        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "bytes");
-    } else if (nd == 2) {
-        for (; k < 6; k++)
-            snprintf(l->cells[k].s, sizeof l->cells[0].s, "%s", two[k]);
-    } else {
-        for (size_t d = 0; d < nd; d++)
-            snprintf(l->cells[k++].s, sizeof l->cells[0].s, "#%zu", d + 1);
-        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "+/-count");
-        snprintf(l->cells[k++].s, sizeof l->cells[0].s, "+/-bytes");
-    }
-}
-
-static void measure(layout *l)
-{
-    for (size_t c = 0; c < l->ncols; c++) {
-        size_t w = strlen(l->cells[c].s);
-        if (w > l->width[c])
-            l->width[c] = w;
-    }
-}
-
 static const uint64_t *row_numbers(const histo_table *t, const histo_row *r)
 {
     return &t->cells[r->id * t->ndumps * 2];
@@ -131,54 +96,6 @@ static const uint64_t *row_numbers(const histo_table *t, const histo_row *r)
 static size_t omitted_rows(const histo_table *t)
 {
     return t->nrows - t->nshown;
-}
-
-static void put_numbers(FILE *out, const layout *l)
-{
-    for (size_t c = 0; c < l->ncols; c++)
-        fprintf(out, "%s%*s", c ? "  " : "", (int)l->width[c], l->cells[c].s);
-}
-
-/* The trend column: the sparkline of the counts (or a title), padded. */
-static void put_trend(FILE *out, const layout *l, const uint64_t *cb,
-                      const char *title)
-{
-    if (l->spark_width == 0)
-        return;
-    size_t nd = l->t->ndumps, shown;
-    if (cb != NULL) {
-        char buf[4096];
-        histo_sparkline(buf, sizeof buf, cb, nd, 2, l->opt->unicode);
-        fprintf(out, "  %s", buf);
-        shown = nd < sizeof buf / 3 ? nd : sizeof buf / 3;
-    } else {
-        title = title != NULL ? title : "";
-        fprintf(out, "  %s", title);
-        shown = strlen(title);
-    }
-    for (; shown < l->spark_width; shown++)
-        fputc(' ', out);
-}
-
-static void put_mark(FILE *out, const layout *l, int growing)
-{
-    if (l->mark)
-        fputs(growing ? "* " : "  ", out);
-}
-
-static void put_line(FILE *out, layout *l, const uint64_t *cb,
-                     const histo_life *life, int growing, const char *name,
-                     size_t len, const char *suffix)
-{
-    format_cells(l, cb, life);
-    put_mark(out, l, growing);
-    put_numbers(out, l);
-    put_trend(out, l, cb, NULL);
-    fputs("  ", out);
-    cli_put_text(out, name, len);
-    if (suffix != NULL)
-        fputs(suffix, out);
-    fputc('\n', out);
 }
 
 static void put_legend(FILE *out, const histo_table *t)
@@ -219,6 +136,61 @@ static void put_native(FILE *out, const histo_table *t)
     }
 }
 
+/* Room for a header label of dump N: "#N". */
+typedef char label[24];
+
+/* The header labels: the numbers', the trend's and the name's, then an
+ * empty one for a row's "(new)" or "(gone)" (cli_rows_tail). */
+static size_t labels(const layout *l, const char **lab, label *numbered)
+{
+    static const char *const two[] = {"count A", "count B", "+/-count",
+                                      "bytes A", "bytes B", "+/-bytes"};
+    static const char *const life[LIFE_COLUMNS] = {"frees", "mean life",
+                                                   "oldest"};
+    size_t nd = l->t->ndumps, n = 0;
+    if (nd == 1) {
+        lab[n++] = "count";
+        lab[n++] = "bytes";
+    } else if (nd == 2) {
+        for (; n < 6; n++)
+            lab[n] = two[n];
+    } else {
+        for (size_t d = 0; d < nd; d++) {
+            snprintf(numbered[d], sizeof numbered[d], "#%zu", d + 1);
+            lab[n++] = numbered[d];
+        }
+        lab[n++] = "+/-count";
+        lab[n++] = "+/-bytes";
+    }
+    for (size_t c = 0; l->life && c < LIFE_COLUMNS; c++)
+        lab[n++] = life[c];
+    if (l->spark_width > 0)
+        lab[n++] = "trend";
+    lab[n++] = histo_by_word(l->opt->by);
+    lab[n++] = "";
+    return n;
+}
+
+/* One line: the growth mark (outside the columns: one space after it),
+ * the numbers, the trend, the name and what follows it. */
+static void line(cli_rows *o, layout *l, const uint64_t *cb,
+                 const histo_life *life, int growing, const char *name,
+                 size_t len, const char *suffix)
+{
+    if (l->mark && o->passes == 2)
+        fputs(growing ? "* " : "  ", o->f);
+    format_cells(l, cb, life);
+    for (size_t c = 0; c < l->ncols; c++)
+        cli_rows_number(o, l->cells[c].s);
+    if (l->spark_width > 0) {
+        char buf[4096];
+        histo_sparkline(buf, sizeof buf, cb, l->t->ndumps, 2, l->opt->unicode);
+        cli_rows_text(o, buf, strlen(buf));
+    }
+    cli_rows_text(o, name, len);
+    cli_rows_tail(o, suffix != NULL ? suffix : "");
+}
+
 int histo_print_table(FILE *out, const histo_table *t,
                       const histo_options *opt)
 {
@@ -234,75 +206,73 @@ int histo_print_table(FILE *out, const histo_table *t,
     l.mark = nd >= 3;
     l.spark_width = nd >= 3 ? (nd > 5 ? nd : 5) : 0;
     l.cells = calloc(l.ncols, sizeof *l.cells);
-    l.width = calloc(l.ncols, sizeof *l.width);
-    if (l.cells == NULL || l.width == NULL) {
+    const char **lab = calloc(l.ncols + 3, sizeof *lab);
+    label *numbered = calloc(nd, sizeof *numbered);
+    size_t ncols = 0;
+    cli_rows o;
+    if (l.cells != NULL && lab != NULL && numbered != NULL) {
+        ncols = labels(&l, lab, numbered);
+        cli_rows_begin(&o, out, CLI_ROW_TABLE, ncols, lab);
+        o.labels = lab;
+    }
+    if (ncols == 0 || cli_rows_measure(&o) != 0) {
         free(l.cells);
-        free(l.width);
+        free(lab);
+        free(numbered);
         return -1;
     }
-
-    /* Pass 1: column widths over the header and every line printed. */
-    format_header(&l);
-    measure(&l);
-    for (size_t i = 0; i < t->nshown; i++) {
-        format_cells(&l, row_numbers(t, &t->rows[i]),
-                     histo_row_life(t, &t->rows[i], nd - 1));
-        measure(&l);
-    }
-    if (omitted_rows(t) > 0) {
-        format_cells(&l, t->omitted, NULL);
-        measure(&l);
-    }
-    format_cells(&l, t->total, NULL);
-    measure(&l);
-
-    /* Pass 2. */
-    if (nd >= 2)
-        put_legend(out, t);
-    format_header(&l);
-    put_mark(out, &l, 0);
-    put_numbers(out, &l);
-    put_trend(out, &l, NULL, "trend");
-    fprintf(out, "  %s\n", histo_by_word(opt->by));
-    int any_growing = 0;
-    for (size_t i = 0; i < t->nshown; i++) {
-        const histo_row *r = &t->rows[i];
-        const char *suffix = NULL;
-        if (nd == 2) {
-            const char *st = histo_row_status(t, r);
-            suffix = strcmp(st, "new") == 0    ? "  (new)"
-                     : strcmp(st, "gone") == 0 ? "  (gone)"
-                                               : NULL;
-        }
-        int growing = nd >= 3 && r->growing;
-        any_growing |= growing;
-        put_line(out, &l, row_numbers(t, r), histo_row_life(t, r, nd - 1),
-                 growing, r->name, r->len, suffix);
-    }
+    if (l.spark_width > 0)
+        o.width[ncols - 3] = l.spark_width;
     char name[96];
-    size_t n = omitted_rows(t);
-    if (n > 0) {
-        snprintf(name, sizeof name, "(%zu other %s)", n,
-                 n == 1 ? histo_by_word(opt->by) : histo_by_plural(opt->by));
-        put_line(out, &l, t->omitted, NULL, 0, name, strlen(name), NULL);
+    int any_growing = 0;
+    /* Pass 1: column widths over the header and every line printed. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (nd >= 2)
+                put_legend(out, t);
+            if (l.mark)
+                fputs("  ", out);
+            o.width[ncols - 2] = 0; /* the name, last, is not padded */
+            cli_rows_print(&o);
+        }
+        for (size_t i = 0; i < t->nshown; i++) {
+            const histo_row *r = &t->rows[i];
+            const char *suffix = NULL;
+            if (nd == 2) {
+                const char *st = histo_row_status(t, r);
+                suffix = strcmp(st, "new") == 0    ? "(new)"
+                         : strcmp(st, "gone") == 0 ? "(gone)"
+                                                   : NULL;
+            }
+            int growing = nd >= 3 && r->growing;
+            any_growing |= growing;
+            line(&o, &l, row_numbers(t, r), histo_row_life(t, r, nd - 1),
+                 growing, r->name, r->len, suffix);
+        }
+        size_t n = omitted_rows(t);
+        if (n > 0) {
+            snprintf(name, sizeof name, "(%zu other %s)", n,
+                     n == 1 ? histo_by_word(opt->by)
+                            : histo_by_plural(opt->by));
+            line(&o, &l, t->omitted, NULL, 0, name, strlen(name), NULL);
+        }
+        /* The rule under the numbers, then the total. */
+        if (l.mark && pass == 1)
+            fputs("  ", out);
+        cli_rows_rule(&o, l.ncols);
+        snprintf(name, sizeof name, "total (%zu %s)", t->nrows,
+                 t->nrows == 1 ? histo_by_word(opt->by)
+                               : histo_by_plural(opt->by));
+        line(&o, &l, t->total, NULL, 0, name, strlen(name), NULL);
     }
-    /* The rule under the numbers, then the total. */
-    put_mark(out, &l, 0);
-    for (size_t c = 0; c < l.ncols; c++) {
-        fputs(c ? "  " : "", out);
-        for (size_t k = 0; k < l.width[c]; k++)
-            fputc('-', out);
-    }
-    fputc('\n', out);
-    snprintf(name, sizeof name, "total (%zu %s)", t->nrows,
-             t->nrows == 1 ? histo_by_word(opt->by) : histo_by_plural(opt->by));
-    put_line(out, &l, t->total, NULL, 0, name, strlen(name), NULL);
+    cli_rows_finish(&o);
     if (any_growing)
         fputs("\n* grew in every interval: count and bytes never fell, "
               "one of them rose\n",
               out);
     put_native(out, t);
     free(l.cells);
-    free(l.width);
+    free(lab);
+    free(numbered);
     return 0;
 }
