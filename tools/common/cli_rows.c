@@ -67,30 +67,25 @@ static void keep_owned(cli_rows *o, char *t, int number)
     o->cells[o->ncells++] = (cli_rows_cell){t, number};
 }
 
-static void keep(cli_rows *o, const char *s, size_t len, int number)
-{
-    char *t = o->failed ? NULL : resize(o, NULL, len + 1);
-    if (t != NULL) {
-        memcpy(t, s, len);
-        t[len] = '\0';
-    }
-    keep_owned(o, t, number);
-}
-
-/* The escaped text form of len bytes at s and then suffix, for a table
- * cell: each byte takes at most 4 escaped ("\xHH"), so nothing is cut. */
-static void keep_text(cli_rows *o, const char *s, size_t len,
-                      const char *suffix)
+/* A table cell's text: the len bytes at s, escaped when escape is set
+ * (each byte at most 4: "\xHH", so nothing is cut), then suffix. */
+static void keep(cli_rows *o, const char *s, size_t len, int escape,
+                 const char *suffix, int number)
 {
     size_t extra = strlen(suffix) + 1;
     char *t = NULL;
     if (!o->failed && len <= (SIZE_MAX - extra) / 4)
-        t = resize(o, NULL, 4 * len + extra);
+        t = resize(o, NULL, (escape ? 4 * len : len) + extra);
     if (t != NULL) {
-        cli_text_format(t, 4 * len + 1, s, len);
+        if (escape) {
+            cli_text_format(t, 4 * len + 1, s, len);
+        } else {
+            memcpy(t, s, len);
+            t[len] = '\0';
+        }
         strcat(t, suffix);
     }
-    keep_owned(o, t, 0);
+    keep_owned(o, t, number);
 }
 
 static size_t cell_width(const char *s, size_t len, int escape,
@@ -108,10 +103,7 @@ static void table_cell(cli_rows *o, const char *s, size_t len, int escape,
 {
     size_t c = o->col < o->wcap ? o->col : o->wcap - 1;
     if (o->passes == 0) {
-        if (escape)
-            keep_text(o, s, len, suffix);
-        else
-            keep(o, s, len, number);
+        keep(o, s, len, escape, suffix, number);
         return;
     }
     size_t w = cell_width(s, len, escape, suffix);
