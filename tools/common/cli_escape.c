@@ -196,14 +196,6 @@ void cli_put_csv(FILE *out, const char *s, size_t len)
         fputc('"', out);
 }
 
-void cli_put_field(FILE *out, int csv, const char *s, size_t len)
-{
-    if (csv)
-        cli_put_csv(out, s, len);
-    else
-        cli_put_text(out, s, len);
-}
-
 void cli_put_csv_site(FILE *out, const char *file, size_t len, uint64_t line)
 {
     int quote = cli_csv_quoted(file, len);

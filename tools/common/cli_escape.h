@@ -51,10 +51,6 @@ size_t cli_escaped_prefix(const char *s, size_t len, size_t budget);
 /* Writes the CSV field of s to out. */
 void cli_put_csv(FILE *out, const char *s, size_t len);
 
-/* A field of a delimited row: the CSV form when csv, else the text form
- * (a TSV field). */
-void cli_put_field(FILE *out, int csv, const char *s, size_t len);
-
 /* Writes the CSV field of a site, "file:line": quoted as the file name
  * alone would be. */
 void cli_put_csv_site(FILE *out, const char *file, size_t len, uint64_t line);
