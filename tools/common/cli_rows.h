@@ -34,7 +34,9 @@
  * printed), cli_rows_print (the header), the same cells again (printed
  * at once, padded to the widths), cli_rows_finish. Such a table may end
  * a row early with a tail (a line's last words, not measured) and draw a
- * rule under its first columns: heapfmt-diff's "total" lines. */
+ * rule under its first columns: heapfmt-diff's "total" lines. A table of
+ * fixed widths sets width[] and number[] after cli_rows_measure and
+ * prints at once (heapfmt-replay's): a longer cell pushes its line. */
 #ifndef CLI_ROWS_H
 #define CLI_ROWS_H
 

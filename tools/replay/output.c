@@ -86,59 +86,81 @@ static int ran(const alloc_result *a)
 
 /* ---- table ---- */
 
-static void bytes_cell(FILE *f, int known, uint64_t v)
+static void bytes_cell(cli_rows *o, int known, uint64_t v)
 {
-    fprintf(f, "  %10s", known ? cli_fmt_bytes(v).s : "-");
+    cli_rows_number(o, known ? cli_fmt_bytes(v).s : "-");
 }
 
+static void overhead_cell(cli_rows *o, int known, uint64_t rss, int64_t live)
+{
+    if (known)
+        cli_rows_float(o, overhead(rss, live), 2);
+    else
+        cli_rows_number(o, "-");
+}
+
+/* Columns of fixed widths (cli_rows.h: set after cli_rows_measure, no
+ * measuring pass): a longer cell pushes the rest of its line. The labels
+ * are cut to the first column's width, 10 to 40 bytes. */
 void print_table(FILE *f, const replay *r)
 {
-    size_t w = 10; /* "(recorded)" */
+    static const char *const labels[] = {
+        "ALLOCATOR", "TIME",     "PEAK RSS", "END RSS",
+        "END LIVE",  "OVERHEAD", "MARKS",    "RESULT"};
+    static const size_t widths[] = {10, 10, 10, 10, 10, 8, 9, 0};
+    cli_rows o;
+    cli_rows_begin(&o, f, CLI_ROW_TABLE, 8, labels);
+    o.labels = labels;
+    cli_rows_measure(&o); /* 8 columns: no allocation, no failure */
+    for (size_t c = 0; c < 8; c++) {
+        o.width[c] = widths[c];
+        o.number[c] = c > 0 && c < 7;
+    }
     for (size_t i = 0; i < r->n; i++)
-        if (strlen(r->specs[i].label) > w)
-            w = strlen(r->specs[i].label);
-    if (w > 40)
-        w = 40;
-    fprintf(f, "%-*s  %10s  %10s  %10s  %10s  %8s  %9s  %s\n", (int)w,
-            "ALLOCATOR", "TIME", "PEAK RSS", "END RSS", "END LIVE",
-            "OVERHEAD", "MARKS", "RESULT");
+        if (strlen(r->specs[i].label) > o.width[0])
+            o.width[0] = strlen(r->specs[i].label);
+    if (o.width[0] > 40)
+        o.width[0] = 40;
+    cli_rows_print(&o);
     recorded rec = recorded_row(r);
-    fprintf(f, "%-*s  %10s", (int)w, "(recorded)", "-");
-    bytes_cell(f, rec.peak != 0, rec.peak);
-    bytes_cell(f, rec.known, rec.rss);
-    bytes_cell(f, rec.known, rec.live);
-    if (rec.known && rec.live > 0)
-        fprintf(f, "  %8.2f", overhead(rec.rss, (int64_t)rec.live));
-    else
-        fprintf(f, "  %8s", "-");
-    fprintf(f, "  %9s  %s\n", "-", "-");
+    cli_rows_word(&o, "(recorded)");
+    cli_rows_number(&o, "-");
+    bytes_cell(&o, rec.peak != 0, rec.peak);
+    bytes_cell(&o, rec.known, rec.rss);
+    bytes_cell(&o, rec.known, rec.live);
+    overhead_cell(&o, rec.known && rec.live > 0, rec.rss, (int64_t)rec.live);
+    cli_rows_number(&o, "-");
+    cli_rows_word(&o, "-");
     for (size_t i = 0; i < r->n; i++) {
         const alloc_result *a = &r->results[i];
-        char name[64];
+        char name[64], text[sizeof a->why + 64];
+        size_t w = o.width[0];
         cli_text_format(name, sizeof name < w + 1 ? sizeof name : w + 1,
                         r->specs[i].label, strlen(r->specs[i].label));
-        fprintf(f, "%-*s", (int)w, name);
+        cli_rows_word(&o, name);
         if (ran(a)) {
-            char ms[32];
-            snprintf(ms, sizeof ms, "%.1f ms", (double)a->alloc_ns / 1e6);
-            fprintf(f, "  %10s", ms);
-            bytes_cell(f, 1, a->peak);
-            bytes_cell(f, 1, a->rss);
-            bytes_cell(f, a->live >= 0, (uint64_t)a->live);
-            if (a->live > 0)
-                fprintf(f, "  %8.2f", overhead(a->rss, a->live));
-            else
-                fprintf(f, "  %8s", "-");
-            char mk[32];
-            snprintf(mk, sizeof mk, "%zu/%zu", marks_exact(r, a),
+            snprintf(text, sizeof text, "%.1f ms", (double)a->alloc_ns / 1e6);
+            cli_rows_number(&o, text);
+            bytes_cell(&o, 1, a->peak);
+            bytes_cell(&o, 1, a->rss);
+            bytes_cell(&o, a->live >= 0, (uint64_t)a->live);
+            overhead_cell(&o, a->live > 0, a->rss, a->live);
+            snprintf(text, sizeof text, "%zu/%zu", marks_exact(r, a),
                      r->t->nmarks);
-            fprintf(f, "  %9s  %s\n", mk, result_word(r, a));
+            cli_rows_number(&o, text);
+            cli_rows_word(&o, result_word(r, a));
         } else {
-            fprintf(f, "  %10s  %10s  %10s  %10s  %8s  %9s  %s: %s\n", "-",
-                    a->peak ? cli_fmt_bytes(a->peak).s : "-", "-", "-", "-",
-                    "-", result_word(r, a), a->why);
+            cli_rows_number(&o, "-");
+            bytes_cell(&o, a->peak != 0, a->peak);
+            bytes_cell(&o, 0, 0);
+            bytes_cell(&o, 0, 0);
+            overhead_cell(&o, 0, 0, 0);
+            cli_rows_number(&o, "-");
+            snprintf(text, sizeof text, "%s: %s", result_word(r, a), a->why);
+            cli_rows_word(&o, text);
         }
     }
+    cli_rows_finish(&o);
 }
 
 /* ---- TSV and CSV: the same columns, a tab or a comma between them ---- */
