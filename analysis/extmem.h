@@ -36,6 +36,7 @@
 #include "graph.h"
 #include "graph_query.h"
 #include "rollup.h"
+#include "status.h"
 
 /* ---- the temporary files (extmem_file.c) ---- */
 
@@ -43,6 +44,7 @@
  * files hold (now and at most), for the bench (HEAPFMT_EXTMEM_STATS). */
 typedef struct extmem {
     const diff_mem *mem;
+    an_ctx *ctx;        /* failures and notes (status.h) */
     const char *dir;
     uint64_t disk, disk_peak;
 } extmem;
@@ -66,7 +68,7 @@ typedef struct xfile {
 #define XFILE_BUF (1u << 20)
 
 /* Creates the file ("heapfmt-WHAT-XXXXXX" in the directory) with a buffer
- * of cap bytes. Returns 0, or -1 with the message printed. */
+ * of cap bytes. Returns 0, or -1 with the message on x->ctx. */
 int xfile_open(xfile *f, extmem *x, const char *what, size_t cap);
 void xfile_close(xfile *f);
 
@@ -103,8 +105,8 @@ int xfile_get(xfile *f, void *p, size_t n);
 int xfile_push_raw(xfile *f, const void *p, size_t n);
 int xfile_pop_raw(xfile *f, void *p, size_t n);
 
-/* Prints "DIR: cannot write a temporary file: REASON" (or the
- * failure's) and returns CLI_EXIT_ERROR. */
+/* Sets "cannot write or read a temporary file: REASON" about DIR on
+ * f's context and returns AN_ERROR. */
 int xfile_error(const xfile *f);
 
 /* ---- varints: the successor lists' code ---- */
@@ -191,12 +193,13 @@ static inline uint64_t xg_start(const xgraph *g, uint32_t v)
 
 /* Builds g's lists from the files the load wrote: the objects' and the
  * roots' successor codes, and each node's code length (varints). The
- * files are closed. Returns 0 or an exit code (message printed). */
+ * files are closed. Returns 0 or AN_ERROR (the message on x->ctx). */
 int xgraph_build(xgraph *g, extmem *x, xfile *succ, xfile *len,
                  xfile *root_succ, xfile *root_len, const char *name);
 /* A graph of no node (a dump cut inside its header). Returns 0 or -1
- * (message printed). */
-int xgraph_empty(xgraph *g, const diff_mem *m, const char *name);
+ * (the message on ctx). */
+int xgraph_empty(xgraph *g, const diff_mem *m, an_ctx *ctx,
+                 const char *name);
 void xgraph_free(xgraph *g, const diff_mem *m);
 
 /* ---- the load (extmem_load.c) ---- */
@@ -204,8 +207,8 @@ void xgraph_free(xgraph *g, const diff_mem *m);
 /* Reads the dump at path twice into xg; meta receives what graph_load
  * counts (nobjects, nroots, nnodes, bytes, dangling, duplicates,
  * weak_dropped, class_edges) and keeps the first read's dump open for
- * names. Returns CLI_EXIT_OK or CLI_EXIT_INCOMPLETE, else CLI_EXIT_ERROR
- * (message printed). */
+ * names. Returns AN_OK or AN_INCOMPLETE, else AN_ERROR
+ * (the message on the context). */
 int extmem_load(extmem *x, const char *path, const graph_query *q,
                 graph *meta, xgraph *xg);
 
@@ -214,8 +217,8 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
 /* Numbers the nodes of g from the virtual root as domtree.c does:
  * pre[node] (nnodes + 1, GRAPH_NONE when unreachable) stays resident, the
  * vertex and the DFS parent of each preorder number go to the files
- * (4 bytes each, in preorder). *n: the reachable nodes. Returns 0 or an
- * exit code (message printed). */
+ * (4 bytes each, in preorder). *n: the reachable nodes. Returns 0 or
+ * AN_ERROR (the message on x->ctx). */
 int extmem_number(extmem *x, const xgraph *g, const char *name, size_t ring,
                   uint32_t **pre, xfile *vertex, xfile *parent, uint32_t *n);
 
@@ -245,7 +248,7 @@ int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
 void extmem_buckets_free(extmem *x, xbuckets *b);
 
 /* idom by preorder number (n entries, idom[0] = 0), into *idom. Returns 0
- * or an exit code (message printed). */
+ * or a status (status.h; the message on the context). */
 int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
                 const char *name);
 
@@ -276,8 +279,8 @@ typedef struct extmem_tree {
     uint64_t unreachable, unreachable_bytes;
 } extmem_tree;
 
-/* dominators_tree's work through files in dir. Returns CLI_EXIT_OK or
- * CLI_EXIT_INCOMPLETE, else CLI_EXIT_ERROR (message printed). t must be
+/* dominators_tree's work through files in dir. Returns AN_OK or
+ * AN_INCOMPLETE, else AN_ERROR (the message on q->ctx). t must be
  * freed with extmem_tree_free in every case. */
 int extmem_dominators(const graph_query *q, const char *path,
                       const char *dir, extmem_tree *t);
@@ -285,7 +288,7 @@ int extmem_dominators(const graph_query *q, const char *path,
 /* The top objects by retained size, as dominators prints them: a small
  * graph holding only those objects (id, size, kind; names from a read of
  * the dump at path), and per row its node in that graph and its retained
- * size. Returns 0, or an exit code (message printed). */
+ * size. Returns 0, or a status (status.h; the message on the context). */
 typedef struct extmem_top {
     graph g;             /* nobjects = rows; node i is row i's object */
     uint64_t *retained;  /* [rows] */
@@ -300,8 +303,8 @@ void extmem_top_free(extmem_top *out);
  * makes it, its rows sorted; names receives the read of the dump whose
  * slots the groups hold (for node_group_cells), to free with graph_free.
  * Frees t->idom. Resident at the peak: 20 B/object (children lists 8,
- * retained 8, group by preorder 4). Returns 0 or an exit code (message
- * printed). */
+ * retained 8, group by preorder 4). Returns 0 or a status (the
+ * message on t's context). */
 int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
                   graph *names);
 

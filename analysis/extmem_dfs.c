@@ -15,8 +15,6 @@
  * first reached. */
 #include <string.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "extmem.h"
 
 typedef struct frame {
@@ -39,9 +37,9 @@ int extmem_number(extmem *x, const xgraph *g, const char *name, size_t ring_n,
     memset(&spill, 0, sizeof spill);
     spill.fd = -1;
     *pre_out = pre;
-    int rc = CLI_EXIT_ERROR;
+    int rc = AN_ERROR;
     if (pre == NULL || ring == NULL) {
-        cli_error(name, "out of memory");
+        an_no_memory(x->ctx, name);
         goto out;
     }
     if (xfile_open(&spill, x, "stack", 64) != 0)
@@ -108,7 +106,7 @@ int extmem_number(extmem *x, const xgraph *g, const char *name, size_t ring_n,
     if (xfile_flush(vertex) != 0 || xfile_flush(parent) != 0)
         goto io;
     *nout = n;
-    rc = CLI_EXIT_OK;
+    rc = AN_OK;
     goto out;
 io:
     rc = xfile_error(vertex->err != 0 ? vertex : parent);

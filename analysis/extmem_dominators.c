@@ -18,10 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_scan.h"
+#include "dump_read.h"
 #include "extmem.h"
 #include "rank.h"
 
@@ -57,12 +55,12 @@ static int on_size(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
         return 0;
     if (s->next++ >= s->t->meta.nobjects) {
         s->failed = 1;
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     uint32_t p;
     if (xfile_get(s->pre, &p, 4) != 0) {
         s->failed = 2;
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     if (p != GRAPH_NONE) {
         s->t->retained[p] = rec->u.object->size;
@@ -78,35 +76,35 @@ static int sizes(extmem_tree *t, const char *path, xfile *pre, int rc1)
     t->retained = diff_mem_alloc(t->x.mem,
                                  (t->n ? t->n : 1) * sizeof *t->retained);
     if (t->retained == NULL) {
-        cli_error(name, "out of memory");
-        return CLI_EXIT_ERROR;
+        an_no_memory(t->x.ctx, name);
+        return AN_ERROR;
     }
     memset(t->retained, 0, (t->n ? t->n : 1) * sizeof *t->retained);
     if (xfile_rewind(pre) != 0)
         return xfile_error(pre);
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &t->meta.alloc;
-    cli_dump d;
-    int rc = cli_dump_open(&d, path, &ro);
-    if (rc == CLI_EXIT_INCOMPLETE && rc1 == rc && t->meta.nobjects == 0 &&
+    an_dump d;
+    int rc = an_dump_open(&d, path, &ro, t->x.ctx);
+    if (rc == AN_INCOMPLETE && rc1 == rc && t->meta.nobjects == 0 &&
         t->meta.nroots == 0) /* cut inside its header, as the first time */
         return rc;
-    if (rc != CLI_EXIT_OK) {
-        cli_error(name, "the file changed while it was read");
-        return CLI_EXIT_ERROR;
+    if (rc != AN_OK) {
+        an_fail(t->x.ctx, AN_ERROR, name, "the file changed while it was read");
+        return AN_ERROR;
     }
     d.name = name;
     sizer s = {t, pre, 0, 0, 0, 0};
-    rc = cli_scan(&d, on_size, &s);
-    cli_dump_close(&d);
+    rc = an_scan(&d, on_size, &s, t->x.ctx);
+    an_dump_close(&d);
     if (s.failed == 2)
         return xfile_error(pre);
-    if (s.failed == 1 || ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) &&
+    if (s.failed == 1 || ((rc == AN_OK || rc == AN_INCOMPLETE) &&
                           (rc != rc1 || s.next != t->meta.nobjects))) {
-        cli_error(name, "the file changed while it was read");
-        return CLI_EXIT_ERROR;
+        an_fail(t->x.ctx, AN_ERROR, name, "the file changed while it was read");
+        return AN_ERROR;
     }
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
     t->unreachable = t->meta.nobjects - s.reached;
     t->unreachable_bytes = t->meta.bytes - s.reached_bytes;
@@ -118,7 +116,7 @@ static int sizes(extmem_tree *t, const char *path, xfile *pre, int rc1)
 
 /* HEAPFMT_EXTMEM_STATS: the resident size after each phase, and the
  * peak so far (VmRSS, VmHWM), to see which phase sets the peak. */
-static void phase(const char *name, const char *what)
+static void phase(an_ctx *ctx, const char *name, const char *what)
 {
     if (getenv("HEAPFMT_EXTMEM_STATS") == NULL)
         return;
@@ -131,14 +129,14 @@ static void phase(const char *name, const char *what)
     }
     if (f != NULL)
         fclose(f);
-    cli_note(name, "after %s: %llu KiB resident, %llu at most", what, rss,
+    an_note(ctx, name, "after %s: %llu KiB resident, %llu at most", what, rss,
              hwm);
 }
 
 static void stats(const extmem_tree *t)
 {
     if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
-        cli_note(t->meta.d.name, "temporary files: %llu bytes at most",
+        an_note(t->x.ctx, t->meta.d.name, "temporary files: %llu bytes at most",
                  (unsigned long long)t->x.disk_peak);
 }
 
@@ -147,6 +145,7 @@ int extmem_dominators(const graph_query *q, const char *path,
 {
     memset(t, 0, sizeof *t);
     t->x.mem = q->mem;
+    t->x.ctx = q->ctx;
     t->x.dir = dir;
     t->vertex.fd = -1;
     t->pre.fd = -1;
@@ -159,15 +158,15 @@ int extmem_dominators(const graph_query *q, const char *path,
     memset(&b, 0, sizeof b);
     uint32_t *pre = NULL;
     int rc = extmem_load(&t->x, path, q, &t->meta, &g);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE) {
+    if (rc != AN_OK && rc != AN_INCOMPLETE) {
         xgraph_free(&g, t->x.mem);
         return rc;
     }
     int rc1 = rc;
     graph_query_warn(&t->meta);
     const char *name = t->meta.d.name;
-    phase(name, "the load");
-    int err = CLI_EXIT_ERROR;
+    phase(q->ctx, name, "the load");
+    int err = AN_ERROR;
     if (xfile_open(&t->vertex, &t->x, "vertex", XFILE_BUF) != 0 ||
         xfile_open(&parent, &t->x, "parent", XFILE_BUF) != 0 ||
         xfile_open(pre_file, &t->x, "pre", XFILE_BUF) != 0)
@@ -176,7 +175,7 @@ int extmem_dominators(const graph_query *q, const char *path,
                         &pre, &t->vertex, &parent, &t->n);
     if (err != 0)
         goto fail;
-    phase(name, "the numbering");
+    phase(q->ctx, name, "the numbering");
     for (uint32_t v = 0; v < g.nobjects; v++)
         if (xfile_put(pre_file, &pre[v], 4) != 0) {
             err = xfile_error(pre_file);
@@ -187,7 +186,7 @@ int extmem_dominators(const graph_query *q, const char *path,
     if (err != 0)
         goto fail;
     if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
-        cli_note(name,
+        an_note(q->ctx, name,
                  "%llu edges in %llu bytes of lists (%zu wide blocks), %u "
                  "buckets",
                  (unsigned long long)g.nedges, (unsigned long long)g.nbytes,
@@ -195,20 +194,20 @@ int extmem_dominators(const graph_query *q, const char *path,
     DIFF_MEM_DROP(t->x.mem, pre);
     xgraph_free(&g, t->x.mem);
     diff_mem_trim(t->x.mem); /* the pages too (extmem_load.c) */
-    phase(name, "the buckets");
+    phase(q->ctx, name, "the buckets");
     err = extmem_idom(&t->x, &b, &parent, &t->idom, name);
     extmem_buckets_free(&t->x, &b);
     xfile_close(&parent);
     diff_mem_trim(t->x.mem);
     if (err != 0)
         goto fail;
-    phase(name, "the dominators");
+    phase(q->ctx, name, "the dominators");
     rc = sizes(t, path, pre_file, rc1);
-    phase(name, "the sizes");
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    phase(q->ctx, name, "the sizes");
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
     if (t->unreachable > 0)
-        cli_note(name,
+        an_note(q->ctx, name,
                  "%s object%s (%s) %s not reachable from any root and %s "
                  "left out",
                  cli_fmt_count(t->unreachable).s,
@@ -232,7 +231,7 @@ void extmem_tree_free(extmem_tree *t)
     diff_mem_free(t->x.mem, t->retained);
     xfile_close(&t->vertex);
     xfile_close(&t->pre);
-    cli_dump_close(&t->meta.d);
+    an_dump_close(&t->meta.d);
     t->idom = NULL;
     t->retained = NULL;
 }
@@ -275,7 +274,7 @@ static int on_name(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     g->size[i] = o->size;
     if (tuples_intern(&g->kinds, &k, &g->kind[i]) != 0) {
         nm->failed = 1;
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     return 0;
 }
@@ -292,10 +291,10 @@ int extmem_top_objects(extmem_tree *t, const char *path, uint64_t top,
     rank r;
     size_t keep = top < t->n ? (size_t)top : t->n;
     if (rank_init(&r, m, keep ? keep : 1) != 0) {
-        cli_error(name, "out of memory");
-        return CLI_EXIT_ERROR;
+        an_no_memory(t->x.ctx, name);
+        return AN_ERROR;
     }
-    int rc = CLI_EXIT_ERROR;
+    int rc = AN_ERROR;
     wanted *w = NULL;
     if (xfile_rewind(&t->vertex) != 0)
         goto io;
@@ -316,7 +315,7 @@ int extmem_top_objects(extmem_tree *t, const char *path, uint64_t top,
     out->g.kind = diff_mem_alloc(m, nr * sizeof *out->g.kind);
     if (w == NULL || out->retained == NULL || out->g.id == NULL ||
         out->g.size == NULL || out->g.kind == NULL) {
-        cli_error(name, "out of memory");
+        an_no_memory(t->x.ctx, name);
         goto out;
     }
     for (size_t i = 0; i < rows; i++) {
@@ -337,30 +336,30 @@ int extmem_top_objects(extmem_tree *t, const char *path, uint64_t top,
     }
     qsort(w, rows, sizeof *w, by_p);
     if (rows == 0) {
-        rc = CLI_EXIT_OK;
+        rc = AN_OK;
         goto out;
     }
     /* their ids, sizes and kinds: the dump once more */
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     out->g.alloc = diff_mem_heapfmt(m);
     ro.allocator = &out->g.alloc;
-    if (cli_dump_open(&out->g.d, path, &ro) != CLI_EXIT_OK) {
-        cli_error(name, "the file changed while it was read");
+    if (an_dump_open(&out->g.d, path, &ro, t->x.ctx) != AN_OK) {
+        an_fail(t->x.ctx, AN_ERROR, name, "the file changed while it was read");
         goto out;
     }
     out->g.d.name = name;
     namer nm = {out, w, rows, 0, 0, 0};
-    int src = cli_scan(&out->g.d, on_name, &nm);
+    int src = an_scan(&out->g.d, on_name, &nm, t->x.ctx);
     if (nm.failed) {
-        cli_error(name, "too many classes, types and sites");
+        an_fail(t->x.ctx, AN_ERROR, name, "too many classes, types and sites");
         goto out;
     }
-    if ((src != CLI_EXIT_OK && src != CLI_EXIT_INCOMPLETE) || nm.at != rows) {
-        cli_error(name, "the file changed while it was read");
+    if ((src != AN_OK && src != AN_INCOMPLETE) || nm.at != rows) {
+        an_fail(t->x.ctx, AN_ERROR, name, "the file changed while it was read");
         goto out;
     }
     out->g.nobjects = out->g.nnodes = (uint32_t)rows;
-    rc = CLI_EXIT_OK;
+    rc = AN_OK;
     goto out;
 io:
     rc = xfile_error(&t->vertex);

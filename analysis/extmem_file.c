@@ -16,8 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "extmem.h"
 
 static void grew(xfile *f, uint64_t bytes)
@@ -42,7 +40,7 @@ int xfile_open(xfile *f, extmem *x, const char *what, size_t cap)
     size_t n = strlen(x->dir) + strlen(what) + 32;
     char *name = diff_mem_alloc(x->mem, n);
     if (name == NULL) {
-        cli_error(x->dir, "out of memory");
+        an_no_memory(x->ctx, x->dir);
         return -1;
     }
     snprintf(name, n, "%s/heapfmt-%s-XXXXXX", x->dir, what);
@@ -52,13 +50,13 @@ int xfile_open(xfile *f, extmem *x, const char *what, size_t cap)
         unlink(name);
     diff_mem_free(x->mem, name);
     if (f->fd < 0) {
-        cli_error(x->dir, "cannot create a temporary file: %s", strerror(e));
+        an_fail(x->ctx, AN_ERROR, x->dir, "cannot create a temporary file: %s", strerror(e));
         return -1;
     }
     f->cap = cap;
     f->buf = diff_mem_alloc(x->mem, cap);
     if (f->buf == NULL) {
-        cli_error(x->dir, "out of memory");
+        an_no_memory(x->ctx, x->dir);
         xfile_close(f);
         return -1;
     }
@@ -194,7 +192,7 @@ int xfile_pop_raw(xfile *f, void *p, size_t n)
 
 int xfile_error(const xfile *f)
 {
-    cli_error(f->x->dir, "cannot write or read a temporary file: %s",
-              strerror(f->err != 0 ? f->err : EIO));
-    return CLI_EXIT_ERROR;
+    return an_fail(f->x->ctx, AN_ERROR, f->x->dir,
+                   "cannot write or read a temporary file: %s", strerror(f->err != 0 ? f->err : EIO));
+    return AN_ERROR;
 }

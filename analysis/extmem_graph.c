@@ -15,8 +15,6 @@
  * more keeps 64-bit starts on the side). */
 #include <string.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "extmem.h"
 
 static int read_all(xfile *f, unsigned char *p, uint64_t n)
@@ -114,13 +112,12 @@ int xgraph_build(xgraph *g, extmem *x, xfile *succ, xfile *len,
     xfile_close(len);
     xfile_close(root_len);
     if (pos != g->nbytes) {
-        cli_error(name, "temporary files out of step");
-        return CLI_EXIT_ERROR;
+        an_fail(x->ctx, AN_ERROR, name, "temporary files out of step");
+        return AN_ERROR;
     }
     return 0;
 nomem:
-    cli_error(name, "out of memory");
-    return CLI_EXIT_ERROR;
+    return an_no_memory(x->ctx, name);
 }
 
 uint64_t xg_wide_start(const xgraph *g, uint32_t v)
@@ -137,14 +134,15 @@ uint64_t xg_wide_start(const xgraph *g, uint32_t v)
     return g->wide_start[lo * XG_BLOCK + (v & (XG_BLOCK - 1))];
 }
 
-int xgraph_empty(xgraph *g, const diff_mem *m, const char *name)
+int xgraph_empty(xgraph *g, const diff_mem *m, an_ctx *ctx,
+                 const char *name)
 {
     memset(g, 0, sizeof *g);
     g->bytes = diff_mem_alloc(m, 1);
     g->base = diff_mem_alloc(m, sizeof *g->base);
     g->rel = diff_mem_alloc(m, sizeof *g->rel);
     if (g->bytes == NULL || g->base == NULL || g->rel == NULL) {
-        cli_error(name, "out of memory");
+        an_no_memory(ctx, name);
         return -1;
     }
     g->base[0] = 0;

@@ -17,10 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
-#include "cli_progress.h"
-#include "cli_scan.h"
+#include "dump_read.h"
 #include "extmem.h"
 
 typedef struct xload {
@@ -43,19 +40,17 @@ typedef struct xload {
     uint64_t nedges;
     int io_failed;         /* a temporary file failed: said */
     uint32_t tick;
-    cli_progress progress; /* a line on a terminal, each read */
 } xload;
 
 static int no_memory(const xload *l)
 {
-    cli_error(l->meta->d.name, "out of memory");
-    return CLI_EXIT_ERROR;
+    return an_no_memory(l->q->ctx, l->meta->d.name);
 }
 
 static int changed(const xload *l)
 {
-    cli_error(l->meta->d.name, "the file changed while it was read");
-    return CLI_EXIT_ERROR;
+    return an_fail(l->q->ctx, AN_ERROR, l->meta->d.name,
+                   "the file changed while it was read");
 }
 
 /* The references of the record being read, and their labels when weak
@@ -81,7 +76,7 @@ static long refs_of(xload *l, heapfmt_reader *r, int has_labels,
         return n;
     if (n == HEAPFMT_E_CORRUPT) {
         const heapfmt_error *e = heapfmt_reader_error(r);
-        cli_warn(l->meta->d.name, "%s; rest of the block skipped",
+        an_warn(l->q->ctx, l->meta->d.name, "%s; rest of the block skipped",
                  e->code == n && e->message[0] != '\0'
                      ? e->message
                      : heapfmt_strerror((int)n));
@@ -130,10 +125,10 @@ static int put_list(xload *l, uint32_t v, size_t k, xfile *succ, xfile *len)
         return l->io_failed = 1, xfile_error(len);
     l->nedges += k;
     if (l->nedges + l->meta->nroots + 1 > GRAPH_MAX_EDGES) {
-        cli_error(l->meta->d.name,
+        an_fail(l->q->ctx, AN_ERROR, l->meta->d.name,
                   "too many references for heapfmt-graph (at most %llu)",
                   (unsigned long long)GRAPH_MAX_EDGES);
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     return 0;
 }
@@ -143,8 +138,8 @@ static int read_failed(const xload *l, long n)
 {
     if (n == HEAPFMT_E_NOMEM)
         return no_memory(l);
-    cli_dump_error(&l->meta->d, (int)n);
-    return CLI_EXIT_ERROR;
+    an_dump_fail(l->q->ctx, &l->meta->d, (int)n);
+    return AN_ERROR;
 }
 
 /* Whether the node numbers are all taken (said). */
@@ -153,7 +148,7 @@ static int full(const xload *l)
     const graph *m = l->meta;
     if ((uint64_t)m->nobjects + m->nroots < GRAPH_MAX_NODES)
         return 0;
-    cli_error(m->d.name, "too many objects for heapfmt-graph (at most %llu)",
+    an_fail(l->q->ctx, AN_ERROR, m->d.name, "too many objects for heapfmt-graph (at most %llu)",
               (unsigned long long)GRAPH_MAX_NODES);
     return 1;
 }
@@ -170,7 +165,7 @@ static int on_object(xload *l, heapfmt_reader *r, const heapfmt_robject *o)
         return read_failed(l, n);
     if (l->pass == 1) {
         if (full(l))
-            return CLI_EXIT_ERROR;
+            return AN_ERROR;
         if (diff_mem_reserve(l->x->mem, (void **)&l->id, &l->cap_id,
                              (size_t)m->nobjects + 1, sizeof *l->id) != 0)
             return no_memory(l);
@@ -209,7 +204,7 @@ static int on_root(xload *l, heapfmt_reader *r, const heapfmt_rroot *root)
         return read_failed(l, n);
     if (l->pass == 1) {
         if (full(l))
-            return CLI_EXIT_ERROR;
+            return AN_ERROR;
         m->nroots++;
         return 0;
     }
@@ -232,7 +227,7 @@ static int on_record(void *opaque, heapfmt_reader *r,
         l->tick = 65536;
         heapfmt_progress p;
         heapfmt_reader_progress(r, &p);
-        cli_progress_tick(&l->progress, p.offset,
+        an_progress_tick(l->q->ctx, p.offset,
                           l->pass == 1 ? l->meta->nobjects : l->nobjects);
     }
     if (rec->tag == HEAPFMT_TAG_OBJECT)
@@ -293,11 +288,11 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
     meta->alloc = diff_mem_heapfmt(x->mem);
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &meta->alloc;
-    int rc = cli_dump_open(&meta->d, path, &ro);
-    if (rc == CLI_EXIT_INCOMPLETE) /* cut in its header: no nodes */
-        return xgraph_empty(xg, x->mem, meta->d.name) == 0 ? rc
-                                                           : CLI_EXIT_ERROR;
-    if (rc != CLI_EXIT_OK)
+    int rc = an_dump_open(&meta->d, path, &ro, q->ctx);
+    if (rc == AN_INCOMPLETE) /* cut in its header: no nodes */
+        return xgraph_empty(xg, x->mem, q->ctx, meta->d.name) == 0 ? rc
+                                                           : AN_ERROR;
+    if (rc != AN_OK)
         return rc;
     xload l;
     memset(&l, 0, sizeof l);
@@ -306,10 +301,10 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
     l.q = q;
     l.pass = 1;
     l.tick = 65536;
-    cli_progress_begin(&l.progress, meta->d.name, file_size(meta->d.fd));
-    rc = cli_scan(&meta->d, on_record, &l);
-    cli_progress_end(&l.progress);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    an_progress_begin(q->ctx, meta->d.name, file_size(meta->d.fd));
+    rc = an_scan(&meta->d, on_record, &l, q->ctx);
+    an_progress_end(q->ctx);
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         goto out;
     int rc1 = rc;
     meta->nnodes = meta->nobjects + meta->nroots;
@@ -323,26 +318,26 @@ int extmem_load(extmem *x, const char *path, const graph_query *q,
         xfile_open(&l.len, x, "len", XFILE_BUF) != 0 ||
         xfile_open(&l.root_succ, x, "rsucc", XFILE_BUF) != 0 ||
         xfile_open(&l.root_len, x, "rlen", XFILE_BUF) != 0) {
-        rc = CLI_EXIT_ERROR;
+        rc = AN_ERROR;
         goto out;
     }
-    cli_dump d2;
-    rc = cli_dump_open(&d2, path, &ro);
-    if (rc != CLI_EXIT_OK) {
+    an_dump d2;
+    rc = an_dump_open(&d2, path, &ro, q->ctx);
+    if (rc != AN_OK) {
         rc = changed(&l);
         goto out;
     }
     /* The second read's records, the first read's name in messages. */
-    cli_dump first = meta->d;
+    an_dump first = meta->d;
     meta->d = d2;
     meta->d.name = first.name;
     l.pass = 2;
-    cli_progress_begin(&l.progress, meta->d.name, file_size(d2.fd));
-    rc = cli_scan(&meta->d, on_record, &l);
-    cli_progress_end(&l.progress);
+    an_progress_begin(q->ctx, meta->d.name, file_size(d2.fd));
+    rc = an_scan(&meta->d, on_record, &l, q->ctx);
+    an_progress_end(q->ctx);
     meta->d = first;
-    cli_dump_close(&d2);
-    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_INCOMPLETE)
+    an_dump_close(&d2);
+    if (rc != AN_OK && rc != AN_INCOMPLETE)
         goto out;
     if (rc != rc1 || l.nobjects != meta->nobjects ||
         l.nroots != meta->nroots) {

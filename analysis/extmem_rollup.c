@@ -14,9 +14,7 @@
  * kinds give them: ties sort the same. */
 #include <string.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
-#include "cli_scan.h"
+#include "dump_read.h"
 #include "diff_summary.h"
 #include "extmem.h"
 
@@ -38,12 +36,12 @@ static int on_group(void *opaque, heapfmt_reader *rd, const heapfmt_record *rec)
         return 0;
     if (gr->next++ >= gr->t->meta.nobjects) {
         gr->failed = 1;
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     uint32_t p;
     if (xfile_get(&gr->t->pre, &p, 4) != 0) {
         gr->failed = 2;
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     const heapfmt_robject *o = rec->u.object;
     tuple k = xkind_of(o);
@@ -54,7 +52,7 @@ static int on_group(void *opaque, heapfmt_reader *rd, const heapfmt_record *rec)
         diff_mem_reserve(r->mem, (void **)&r->rows, &gr->cap_rows,
                          (size_t)g + 1, sizeof *r->rows) != 0) {
         gr->failed = 3;
-        return CLI_EXIT_ERROR;
+        return AN_ERROR;
     }
     while (r->nrows <= g) {
         memset(&r->rows[r->nrows], 0, sizeof *r->rows);
@@ -150,7 +148,7 @@ int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
     names->d.fd = -1;
     tuples_init(&names->kinds, m, UINT32_MAX - 1);
     uint32_t *start = NULL, *child = NULL, *group = NULL;
-    int rc = CLI_EXIT_ERROR;
+    int rc = AN_ERROR;
     if (children(t, &start, &child) != 0)
         goto nomem;
     DIFF_MEM_DROP(m, t->idom);
@@ -166,17 +164,17 @@ int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     names->alloc = diff_mem_heapfmt(m);
     ro.allocator = &names->alloc;
-    int orc = cli_dump_open(&names->d, path, &ro);
-    if (orc == CLI_EXIT_INCOMPLETE && t->meta.nobjects == 0) {
+    int orc = an_dump_open(&names->d, path, &ro, t->x.ctx);
+    if (orc == AN_INCOMPLETE && t->meta.nobjects == 0) {
         size_t cap = 0; /* cut inside its header: no group, no row */
         rc = diff_mem_reserve(m, (void **)&r->rows, &cap, 1,
                               sizeof *r->rows) != 0
-                 ? CLI_EXIT_ERROR
-                 : CLI_EXIT_OK;
+                 ? AN_ERROR
+                 : AN_OK;
         goto out;
     }
-    if (orc != CLI_EXIT_OK) {
-        cli_error(name, "the file changed while it was read");
+    if (orc != AN_OK) {
+        an_fail(t->x.ctx, AN_ERROR, name, "the file changed while it was read");
         goto out;
     }
     names->d.name = name;
@@ -185,25 +183,25 @@ int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
     if (diff_mem_reserve(m, (void **)&r->rows, &gr.cap_rows, 1,
                          sizeof *r->rows) != 0)
         goto nomem;
-    int src = cli_scan(&names->d, on_group, &gr);
+    int src = an_scan(&names->d, on_group, &gr, t->x.ctx);
     if (gr.failed == 3)
         goto nomem;
     if (gr.failed == 2) {
         rc = xfile_error(&t->pre);
         goto out;
     }
-    if (gr.failed == 1 || (src != CLI_EXIT_OK && src != CLI_EXIT_INCOMPLETE) ||
+    if (gr.failed == 1 || (src != AN_OK && src != AN_INCOMPLETE) ||
         gr.next != t->meta.nobjects) {
-        cli_error(name, "the file changed while it was read");
+        an_fail(t->x.ctx, AN_ERROR, name, "the file changed while it was read");
         goto out;
     }
     if (walk(t, start, child, group, r) != 0)
         goto nomem;
     rollup_sort(r);
-    rc = CLI_EXIT_OK;
+    rc = AN_OK;
     goto out;
 nomem:
-    cli_error(name, "out of memory");
+    an_fail(t->x.ctx, AN_ERROR, name, "out of memory");
 out:
     diff_mem_free(m, start);
     diff_mem_free(m, child);

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_exit.h"
-#include "cli_msg.h"
 #include "extmem.h"
 
 #define XB_MAX 256             /* buckets at most: 256 buffers */
@@ -111,8 +109,8 @@ int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
     b->lo = diff_mem_alloc(m, (cells + 1) * sizeof *b->lo);
     if (count == NULL || b->cell == NULL || b->lo == NULL) {
         diff_mem_free(m, count);
-        cli_error(name, "out of memory");
-        return CLI_EXIT_ERROR;
+        an_no_memory(x->ctx, name);
+        return AN_ERROR;
     }
     memset(count, 0, cells * sizeof *count);
     each_edge(g, pre, count_edge, count);
@@ -131,8 +129,8 @@ int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
     diff_mem_free(m, count);
     b->file = diff_mem_alloc(m, b->k * sizeof *b->file);
     if (b->file == NULL) {
-        cli_error(name, "out of memory");
-        return CLI_EXIT_ERROR;
+        an_no_memory(x->ctx, name);
+        return AN_ERROR;
     }
     for (uint32_t i = 0; i < b->k; i++) {
         memset(&b->file[i], 0, sizeof b->file[i]);
@@ -140,7 +138,7 @@ int extmem_buckets(extmem *x, const xgraph *g, const uint32_t *pre,
     }
     for (uint32_t i = 0; i < b->k; i++)
         if (xfile_open(&b->file[i], x, "pred", XB_BUF) != 0)
-            return CLI_EXIT_ERROR;
+            return AN_ERROR;
     if (each_edge(g, pre, put_edge, b) != 0) {
         for (uint32_t i = 0; i < b->k; i++)
             if (b->file[i].err != 0)
@@ -315,7 +313,7 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
     uint64_t most = 0;
     giants gs;
     memset(&gs, 0, sizeof gs);
-    int rc = CLI_EXIT_ERROR;
+    int rc = AN_ERROR;
     *idom = NULL;
     size_t bytes = (n ? n : 1) * sizeof(uint32_t);
     w.anc = diff_mem_alloc(m, bytes);
@@ -382,7 +380,7 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
         DIFF_MEM_DROP(m, list);
     }
     if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
-        cli_note(name, "largest bucket %llu edges, eval stack %zu",
+        an_note(x->ctx, name, "largest bucket %llu edges, eval stack %zu",
                  (unsigned long long)most, w.cap);
     DIFF_MEM_DROP(m, w.label);
     DIFF_MEM_DROP(m, w.stack);
@@ -401,10 +399,10 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
     }
     *idom = d;
     w.anc = NULL;
-    rc = CLI_EXIT_OK;
+    rc = AN_OK;
     goto out;
 nomem:
-    cli_error(name, "out of memory");
+    an_no_memory(x->ctx, name);
 out:
     giants_free(&gs);
     diff_mem_free(m, start);

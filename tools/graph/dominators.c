@@ -70,29 +70,30 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
     return rc;
 }
 
-/* --temp-dir: the same rows from the external-memory path (extmem.h). */
+/* --temp-dir: the same rows from the external-memory path (extmem.h).
+ * Returns the exit code; the engines' failures are said here. */
 static int external(const graph_query *opt, const char *path)
 {
     extmem_tree t;
     int rc = extmem_dominators(opt, path, opt->temp_dir, &t);
     uint64_t ntop = opt->top_given ? opt->top : DEFAULT_TOP;
-    if ((rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) && opt->by != 0) {
+    if ((rc == AN_OK || rc == AN_INCOMPLETE) && opt->by != 0) {
         rollup r;
         graph names;
         int grc = extmem_rollup(&t, path, opt->by, &r, &names);
-        if (grc != CLI_EXIT_OK) {
+        if (grc != AN_OK) {
             rc = grc;
         } else if (print_groups(&names, &r, opt->by, ntop, opt->format) !=
                    0) {
             cli_error(t.meta.d.name, "out of memory");
-            rc = CLI_EXIT_ERROR;
+            rc = AN_ERROR;
         }
         rollup_free(&r);
         graph_free(&names);
-    } else if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE) {
+    } else if (rc == AN_OK || rc == AN_INCOMPLETE) {
         extmem_top top;
         int trc = extmem_top_objects(&t, path, ntop, &top);
-        if (trc != CLI_EXIT_OK) {
+        if (trc != AN_OK) {
             rc = trc;
         } else {
             cli_rows o;
@@ -104,13 +105,13 @@ static int external(const graph_query *opt, const char *path)
             }
             if (cli_rows_finish(&o) != 0) {
                 cli_error(t.meta.d.name, "out of memory");
-                rc = CLI_EXIT_ERROR;
+                rc = AN_ERROR;
             }
         }
         extmem_top_free(&top);
     }
     extmem_tree_free(&t);
-    return rc;
+    return cli_an_exit(opt->ctx, rc);
 }
 
 int cmd_dominators(const graph_query *opt, char *const *args, int nargs)
