@@ -88,6 +88,29 @@ Test(cli_rows, kept_table)
     free(text);
 }
 
+/* A name whose text form holds escapes: its column is as wide as what
+ * is printed (the escapes once), so the next column lines up. */
+static void escaped_rows(cli_rows *o)
+{
+    cli_rows_text(o, "Bad\xff\\Name", 9);
+    cli_rows_u64(o, 1);
+    cli_rows_null(o);
+    cli_rows_null(o);
+    cli_rows_text(o, "Plain", 5);
+    cli_rows_u64(o, 22);
+    cli_rows_null(o);
+    cli_rows_null(o);
+}
+
+Test(cli_rows, kept_table_measures_escapes_once)
+{
+    char *text = print(CLI_ROW_TABLE, escaped_rows);
+    cr_assert_str_eq(text, "NAME           COUNT  MEAN  SITE\n"
+                           "Bad\\xff\\\\Name      1\n"
+                           "Plain             22\n");
+    free(text);
+}
+
 Test(cli_rows, json_nested_in_a_document)
 {
     char *text = NULL;

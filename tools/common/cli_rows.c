@@ -318,10 +318,21 @@ static void put(line *l, const char *s)
     l->pending = 0;
 }
 
+/* The columns a kept cell takes: its text is already in the text form
+ * (valid UTF-8, escapes spelled out), so each character is one column;
+ * measuring it with cli_text_width would escape its escapes again. */
+static size_t shown_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s != '\0'; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80; /* not a continuation */
+    return w;
+}
+
 static void put_cell(line *l, const char *s, int number, size_t width,
                      int last)
 {
-    size_t tw = cli_text_width(s, strlen(s));
+    size_t tw = shown_width(s);
     size_t pad = width > tw ? width - tw : 0;
     if (number)
         l->pending += pad;
@@ -343,7 +354,7 @@ static void measure(cli_rows *o)
         o->width[c] = strlen(o->labels ? o->labels[c] : o->names[c]);
     for (size_t i = 0; i < o->ncells; i++) {
         size_t c = i % o->ncols;
-        size_t len = cli_text_width(o->cells[i].text, strlen(o->cells[i].text));
+        size_t len = shown_width(o->cells[i].text);
         if (c < nc && len > o->width[c])
             o->width[c] = len;
     }

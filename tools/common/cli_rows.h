@@ -26,8 +26,7 @@
  * prints them and every later row as it ends (a wider cell then pushes
  * the rest of its line): memory stays that of CLI_ROWS_KEEP rows
  * whatever the number of rows. Only such a table allocates, through
- * resize. (It measures the escaped text's own text form, so a name with
- * escapes counts them twice: heapfmt-graph's tables have always been so.)
+ * resize.
  *
  * A caller that holds its rows can measure them all instead, with no
  * memory: cli_rows_measure, the cells of every row (measured, nothing
