@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_num.h"
 #include "dump_read.h"
 #include "extmem.h"
+#include "graph_dominators.h"
 #include "rank.h"
 
 /* A bucket of predecessors in memory, at most (extmem_semi.c). */
@@ -206,15 +206,8 @@ int extmem_dominators(const graph_query *q, const char *path,
     phase(q->ctx, name, "the sizes");
     if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
-    if (t->unreachable > 0)
-        an_note(q->ctx, name,
-                 "%s object%s (%s) %s not reachable from any root and %s "
-                 "left out",
-                 cli_fmt_count(t->unreachable).s,
-                 t->unreachable == 1 ? "" : "s",
-                 cli_fmt_bytes(t->unreachable_bytes).s,
-                 t->unreachable == 1 ? "is" : "are",
-                 t->unreachable == 1 ? "is" : "are");
+    dominators_note_unreachable(q->ctx, name, t->unreachable,
+                                t->unreachable_bytes);
     return rc;
 fail:
     diff_mem_free(t->x.mem, pre);

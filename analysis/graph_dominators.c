@@ -32,14 +32,19 @@ int dominators_tree(const graph_query *opt, const char *path, graph *g,
     failed = failed || dom_retained(g, t) != 0;
     if (failed)
         return an_no_memory(opt->ctx, g->d.name);
-    if (t->unreachable > 0)
-        an_note(opt->ctx, g->d.name,
+    dominators_note_unreachable(opt->ctx, g->d.name, t->unreachable,
+                                t->unreachable_bytes);
+    return rc;
+}
+
+void dominators_note_unreachable(an_ctx *ctx, const char *name, uint64_t n,
+                                 uint64_t bytes)
+{
+    if (n > 0)
+        an_note(ctx, name,
                 "%s object%s (%s) %s not reachable from any root and %s "
                 "left out",
-                cli_fmt_count(t->unreachable).s,
-                t->unreachable == 1 ? "" : "s",
-                cli_fmt_bytes(t->unreachable_bytes).s,
-                t->unreachable == 1 ? "is" : "are",
-                t->unreachable == 1 ? "is" : "are");
-    return rc;
+                cli_fmt_count(n).s, n == 1 ? "" : "s",
+                cli_fmt_bytes(bytes).s, n == 1 ? "is" : "are",
+                n == 1 ? "is" : "are");
 }

@@ -15,4 +15,9 @@
 int dominators_tree(const graph_query *opt, const char *path, graph *g,
                     dom_tree *t);
 
+/* The note both dominator paths give when n objects (bytes in all) are
+ * reachable from no root; nothing when n is 0. */
+void dominators_note_unreachable(an_ctx *ctx, const char *name, uint64_t n,
+                                 uint64_t bytes);
+
 #endif /* GRAPH_DOMINATORS_H */
