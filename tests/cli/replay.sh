@@ -213,6 +213,13 @@ echo 'not a library' > notlib.so
 run replay -a glibc,"$TMPDIR/notlib.so" pure.hfd
 expect_rc 1 "a file that is no shared object"
 expect_out_has "cannot be loaded" "says so"
+# the reason names the path: its control bytes are escaped, not sent to the terminal
+esc=$(printf 'not\033[31mlib.so')
+cp notlib.so "$esc"
+run replay -a glibc,"$TMPDIR/$esc" pure.hfd
+expect_rc 1 "a path with an escape byte"
+case "$out" in *"$(printf '\033')"*) fail "the table sends the path's ESC byte to the terminal" ;; *) pass ;; esac
+expect_out_has 'not\x1b[31mlib.so' "and shows it escaped"
 run replay -a glibc,"$tests/crash_alloc.so" pure.hfd
 expect_rc 1 "an allocator that crashes"
 expect_out_has "crashed: SEGV (signal 11)" "the crash is its result"

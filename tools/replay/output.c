@@ -156,8 +156,9 @@ void print_table(FILE *f, const replay *r)
             bytes_cell(&o, 0, 0);
             overhead_cell(&o, 0, 0, 0);
             cli_rows_number(&o, "-");
+            /* the reason may hold a path or the child's words: escaped */
             snprintf(text, sizeof text, "%s: %s", result_word(r, a), a->why);
-            cli_rows_word(&o, text);
+            cli_rows_text(&o, text, strlen(text));
         }
     }
     cli_rows_finish(&o);
@@ -348,16 +349,20 @@ void print_notes(FILE *f, const replay *r)
     if (t->has_meta_lost && t->meta_lost > 0)
         fprintf(f, "the recorder lost %s events (out of memory)\n",
                 cli_fmt_count(t->meta_lost).s);
-    if (t->incomplete)
-        fprintf(f, "the trace is incomplete: replayed what was read (%s)\n",
-                t->why);
+    if (t->incomplete) {
+        fputs("the trace is incomplete: replayed what was read (", f);
+        cli_put_text(f, t->why, strlen(t->why));
+        fputs(")\n", f);
+    }
     for (size_t i = 0; i < r->n; i++) {
         const alloc_result *a = &r->results[i];
-        if (ran(a) && (a->failed || a->substituted))
-            fprintf(f, "%s: %s calls failed; %s calls the allocator lacks "
+        if (ran(a) && (a->failed || a->substituted)) {
+            cli_put_text(f, r->specs[i].label, strlen(r->specs[i].label));
+            fprintf(f, ": %s calls failed; %s calls the allocator lacks "
                        "made with the ones it has\n",
-                    r->specs[i].label, cli_fmt_count(a->failed).s,
+                    cli_fmt_count(a->failed).s,
                     cli_fmt_count(a->substituted).s);
+        }
     }
 }
 
