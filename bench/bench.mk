@@ -57,6 +57,13 @@ $(BENCH_OUT)/malloc_shim_floor.so: bench/malloc_shim_floor.c
 	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
 	  -fPIC -shared -o $@ $<
 
+# The floor of an exact tracker (issue 39): the shim, unwinding each
+# allocation with libunwind as exact mode does.
+$(BENCH_OUT)/malloc_unwind_floor.so: bench/malloc_unwind_floor.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(REQUIRED_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) \
+	  -fPIC -shared -o $@ $< -lunwind
+
 # heapfmt-core's heap (issue 33): plain C, no library.
 $(BENCH_OUT)/core_heap: bench/core_heap.c
 	@mkdir -p $(@D)
@@ -69,6 +76,7 @@ bench-helpers: $(BENCH_OUT)/measure $(BENCH_OUT)/inflate_floor \
                $(BENCH_OUT)/gzip_floor \
                $(BENCH_OUT)/writer_bench $(BENCH_OUT)/malloc_bench \
                $(BENCH_OUT)/malloc_heavy $(BENCH_OUT)/malloc_shim_floor.so \
+               $(BENCH_OUT)/malloc_unwind_floor.so \
                $(BENCH_OUT)/core_heap $(BUILD)/tests/hm_prog \
                $(BUILD)/tests/replay_prog
 

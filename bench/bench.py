@@ -1108,6 +1108,11 @@ class Bench:
             cases.append(("heavy shim floor", ["env", "LD_PRELOAD=" + shim] + argv))
         else:
             self.skipped.append(("forwarding shim floor", "malloc_shim_floor.so not built"))
+        unwind = self.helper("malloc_unwind_floor.so")
+        if os.path.exists(unwind):
+            cases.append(("heavy unwind floor", ["env", "LD_PRELOAD=" + unwind] + argv))
+        else:
+            self.skipped.append(("unwinding shim floor", "malloc_unwind_floor.so not built"))
         out = self.path("heaptrack-heavy")
         if shutil.which("heaptrack"):
             cases.append(("heavy heaptrack", ["heaptrack", "-o", out] + argv))
@@ -1272,6 +1277,24 @@ class Bench:
                    "; floor, a forwarding shim (bench/malloc_shim_floor.c): "
                    "%.2fx" % (shim["cpu_s"] / alone["cpu_s"])
                    if shim and mode == "sampled" else "", self.load_text()))
+        # The targets that can hold, against the floor each mode cannot go
+        # below (docs/performance.md, "The tracker against its floors"):
+        # sampled mode beside a shim that only forwards, exact mode beside
+        # one that also unwinds every allocation.
+        unwind = self.find("heavy unwind floor")
+        for mode, floor, name, goal in (
+                ("sampled", shim, "a forwarding shim", 1.25),
+                ("exact", unwind, "an unwinding shim", 3.0)):
+            c = self.find("heavy %s" % mode)
+            if not (c and floor):
+                continue
+            r = c["cpu_s"] / floor["cpu_s"]
+            add("heapfmt-malloc %s / its floor, malloc-heavy program (CPU)"
+                % mode, r, goal, r <= goal,
+                "%.2f s vs %.2f s under %s (%.2fx the program alone); "
+                "load average %s" % (c["cpu_s"], floor["cpu_s"], name,
+                                     floor["cpu_s"] / alone["cpu_s"],
+                                     self.load_text()))
 
     def ruby_targets(self, add):
         """Issue 36: HeapFmt.dump with default options at least 4x faster
