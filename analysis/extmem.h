@@ -47,6 +47,7 @@ typedef struct extmem {
     an_ctx *ctx;        /* failures and notes (status.h) */
     const char *dir;
     uint64_t disk, disk_peak;
+    int stats;          /* extmem_settings.stats */
 } extmem;
 
 /* A temporary file in x->dir, unlinked as soon as it is open (a crash
@@ -279,11 +280,27 @@ typedef struct extmem_tree {
     uint64_t unreachable, unreachable_bytes;
 } extmem_tree;
 
-/* dominators_tree's work through files in dir. Returns AN_OK or
+/* Where the files go and how the phases are sized. The front end fills
+ * it (heapfmt-graph from --temp-dir and the HEAPFMT_EXTMEM_* variables):
+ * the engine reads no environment. ring and bucket are testing knobs: a
+ * smaller ring and bucket budget exercise the stack's spill and many
+ * buckets on small graphs (tests/cli/graph_extmem.sh); stats adds a note
+ * with the resident size after each phase and the files' bytes. */
+typedef struct extmem_settings {
+    const char *dir;
+    size_t ring;   /* frames of the depth-first stack's ring */
+    size_t bucket; /* bytes of predecessors a bucket holds in memory */
+    int stats;
+} extmem_settings;
+
+#define XBUDGET ((size_t)256 << 20) /* extmem_settings.bucket's default */
+#define EXTMEM_SETTINGS_INIT {NULL, XDFS_RING, XBUDGET, 0}
+
+/* dominators_tree's work through files in s->dir. Returns AN_OK or
  * AN_INCOMPLETE, else AN_ERROR (the message on q->ctx). t must be
  * freed with extmem_tree_free in every case. */
 int extmem_dominators(const graph_query *q, const char *path,
-                      const char *dir, extmem_tree *t);
+                      const extmem_settings *s, extmem_tree *t);
 
 /* The top objects by retained size, as dominators prints them: a small
  * graph holding only those objects (id, size, kind; names from a read of

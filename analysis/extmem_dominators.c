@@ -23,21 +23,6 @@
 #include "graph_dominators.h"
 #include "rank.h"
 
-/* A bucket of predecessors in memory, at most (extmem_semi.c). */
-#define XBUDGET ((size_t)256 << 20)
-
-/* Testing knobs: a smaller ring and bucket budget exercise the stack's
- * spill and many buckets on small graphs (tests/cli/graph_extmem.sh). */
-static size_t knob(const char *name, size_t dflt)
-{
-    const char *s = getenv(name);
-    if (s == NULL || *s == '\0')
-        return dflt;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    return *end == '\0' && v > 0 ? (size_t)v : dflt;
-}
-
 /* The third read: each object's size to its preorder slot. */
 typedef struct sizer {
     extmem_tree *t;
@@ -114,11 +99,11 @@ static int sizes(extmem_tree *t, const char *path, xfile *pre, int rc1)
     return rc;
 }
 
-/* HEAPFMT_EXTMEM_STATS: the resident size after each phase, and the
- * peak so far (VmRSS, VmHWM), to see which phase sets the peak. */
-static void phase(an_ctx *ctx, const char *name, const char *what)
+/* With stats: the resident size after each phase, and the peak so far
+ * (VmRSS, VmHWM), to see which phase sets the peak. */
+static void phase(const extmem *x, const char *name, const char *what)
 {
-    if (getenv("HEAPFMT_EXTMEM_STATS") == NULL)
+    if (!x->stats)
         return;
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
@@ -129,24 +114,25 @@ static void phase(an_ctx *ctx, const char *name, const char *what)
     }
     if (f != NULL)
         fclose(f);
-    an_note(ctx, name, "after %s: %llu KiB resident, %llu at most", what, rss,
-             hwm);
+    an_note(x->ctx, name, "after %s: %llu KiB resident, %llu at most", what,
+            rss, hwm);
 }
 
 static void stats(const extmem_tree *t)
 {
-    if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
+    if (t->x.stats)
         an_note(t->x.ctx, t->meta.d.name, "temporary files: %llu bytes at most",
                  (unsigned long long)t->x.disk_peak);
 }
 
 int extmem_dominators(const graph_query *q, const char *path,
-                      const char *dir, extmem_tree *t)
+                      const extmem_settings *s, extmem_tree *t)
 {
     memset(t, 0, sizeof *t);
     t->x.mem = q->mem;
     t->x.ctx = q->ctx;
-    t->x.dir = dir;
+    t->x.dir = s->dir;
+    t->x.stats = s->stats;
     t->vertex.fd = -1;
     t->pre.fd = -1;
     t->meta.d.fd = -1;
@@ -165,27 +151,27 @@ int extmem_dominators(const graph_query *q, const char *path,
     int rc1 = rc;
     graph_query_warn(&t->meta);
     const char *name = t->meta.d.name;
-    phase(q->ctx, name, "the load");
+    phase(&t->x, name, "the load");
     int err = AN_ERROR;
     if (xfile_open(&t->vertex, &t->x, "vertex", XFILE_BUF) != 0 ||
         xfile_open(&parent, &t->x, "parent", XFILE_BUF) != 0 ||
         xfile_open(pre_file, &t->x, "pre", XFILE_BUF) != 0)
         goto fail;
-    err = extmem_number(&t->x, &g, name, knob("HEAPFMT_EXTMEM_RING", XDFS_RING),
+    err = extmem_number(&t->x, &g, name, s->ring,
                         &pre, &t->vertex, &parent, &t->n);
     if (err != 0)
         goto fail;
-    phase(q->ctx, name, "the numbering");
+    phase(&t->x, name, "the numbering");
     for (uint32_t v = 0; v < g.nobjects; v++)
         if (xfile_put(pre_file, &pre[v], 4) != 0) {
             err = xfile_error(pre_file);
             goto fail;
         }
     err = extmem_buckets(&t->x, &g, pre, t->n,
-                         knob("HEAPFMT_EXTMEM_BUCKET", XBUDGET), &b, name);
+                         s->bucket, &b, name);
     if (err != 0)
         goto fail;
-    if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
+    if (t->x.stats)
         an_note(q->ctx, name,
                  "%llu edges in %llu bytes of lists (%zu wide blocks), %u "
                  "buckets",
@@ -194,16 +180,16 @@ int extmem_dominators(const graph_query *q, const char *path,
     DIFF_MEM_DROP(t->x.mem, pre);
     xgraph_free(&g, t->x.mem);
     diff_mem_trim(t->x.mem); /* the pages too (extmem_load.c) */
-    phase(q->ctx, name, "the buckets");
+    phase(&t->x, name, "the buckets");
     err = extmem_idom(&t->x, &b, &parent, &t->idom, name);
     extmem_buckets_free(&t->x, &b);
     xfile_close(&parent);
     diff_mem_trim(t->x.mem);
     if (err != 0)
         goto fail;
-    phase(q->ctx, name, "the dominators");
+    phase(&t->x, name, "the dominators");
     rc = sizes(t, path, pre_file, rc1);
-    phase(q->ctx, name, "the sizes");
+    phase(&t->x, name, "the sizes");
     if (rc != AN_OK && rc != AN_INCOMPLETE)
         return rc;
     dominators_note_unreachable(q->ctx, name, t->unreachable,

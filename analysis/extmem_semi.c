@@ -379,7 +379,7 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
         DIFF_MEM_DROP(m, start);
         DIFF_MEM_DROP(m, list);
     }
-    if (getenv("HEAPFMT_EXTMEM_STATS") != NULL)
+    if (x->stats)
         an_note(x->ctx, name, "largest bucket %llu edges, eval stack %zu",
                  (unsigned long long)most, w.cap);
     DIFF_MEM_DROP(m, w.label);

@@ -2,6 +2,7 @@
  * retained size (what freeing them would free), or retained sizes by
  * class and by allocation site. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_exit.h"
@@ -70,12 +71,29 @@ static int top_groups(const graph *g, const dom_tree *t, unsigned by,
     return rc;
 }
 
+/* A size from the environment, or dflt when unset or not a positive
+ * number (heapfmt-graph(1), ENVIRONMENT: testing and measuring knobs). */
+static size_t env_size(const char *name, size_t dflt)
+{
+    const char *s = getenv(name);
+    if (s == NULL || *s == '\0')
+        return dflt;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    return *end == '\0' && v > 0 ? (size_t)v : dflt;
+}
+
 /* --temp-dir: the same rows from the external-memory path (extmem.h).
  * Returns the exit code; the engines' failures are said here. */
 static int external(const graph_query *opt, const char *path)
 {
     extmem_tree t;
-    int rc = extmem_dominators(opt, path, opt->temp_dir, &t);
+    extmem_settings s = EXTMEM_SETTINGS_INIT;
+    s.dir = opt->temp_dir;
+    s.ring = env_size("HEAPFMT_EXTMEM_RING", s.ring);
+    s.bucket = env_size("HEAPFMT_EXTMEM_BUCKET", s.bucket);
+    s.stats = getenv("HEAPFMT_EXTMEM_STATS") != NULL;
+    int rc = extmem_dominators(opt, path, &s, &t);
     uint64_t ntop = opt->top_given ? opt->top : DEFAULT_TOP;
     if ((rc == AN_OK || rc == AN_INCOMPLETE) && opt->by != 0) {
         rollup r;
