@@ -31,7 +31,13 @@
  *
  * 4 bytes per slot, at most 80% full: 5 to 10 bytes per object. An
  * object whose id an earlier one has is counted, and lookups find the
- * first. */
+ * first.
+ *
+ * This is the analysis library's index of ids over a loaded object array
+ * (the graph tools and owners). Two other structures keep ids for what it
+ * does not do: objset.h, the diff's sorted 10-byte objects (matched in
+ * order, no lookup), and idset.h, counts of ids as a stream meets them
+ * with no object array (export's MongoDB _ids, info --verify). */
 #ifndef GRAPH_ID_INDEX_H
 #define GRAPH_ID_INDEX_H
 

@@ -14,7 +14,14 @@
  * stays exact for any input, at 34 bytes for such an object.
  *
  * The two top bits of an entry's tag are marks set while matching dumps
- * ("seen in the other dump"), for every object alike. */
+ * ("seen in the other dump"), for every object alike.
+ *
+ * Why the diff keeps its own model rather than the graph's (graph.h's
+ * arrays and id_index.h): the diff matches dumps by walking them sorted
+ * by id side by side, never looking an id up, and holds a dump at 10.6
+ * bytes an object (`make bench`, two 10M dumps: 101 MiB peak, issue 19's
+ * goal at most 16 + 32 MiB), where the graph's ids, sizes and kinds take
+ * 20 and its index 5-10 more. */
 #ifndef DIFF_OBJSET_H
 #define DIFF_OBJSET_H
 

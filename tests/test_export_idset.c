@@ -1,10 +1,11 @@
 /*
- * test_export_idset.c -- heapfmt-export's id counter (the unique _ids of
- * the MongoDB format): every count it returns against a model that
- * counts by linear search, over orders that take each of its paths --
- * ascending (the run alone), descending and random (the hash alone),
- * ascending with repeats of earlier ids (both, the same id in each), the
- * ids 0 and 2^64-1.
+ * test_export_idset.c -- the id counter of heapfmt-export (the unique
+ * _ids of the MongoDB format) and heapfmt-info --verify (analysis/
+ * idset.h): every count it returns, and every id's count asked after
+ * the last, against a model that counts by linear search, over orders
+ * that take each of its paths -- ascending (the run alone), descending
+ * and random (the hash alone), ascending with repeats of earlier ids
+ * (both, the same id in each), the ids 0 and 2^64-1.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -45,6 +46,22 @@ static void check(size_t n, uint64_t (*next)(size_t i, uint64_t *state))
         uint32_t got = idset_add(&s, id);
         cr_assert_eq(got, want, "object %zu, id %#llx: counted %u, model %u",
                      i, (unsigned long long)id, got, want);
+    }
+    for (size_t i = 0; i < m.n; i++)
+        cr_assert_eq(idset_count(&s, m.ids[i]), m.counts[i],
+                     "id %#llx: count %u, model %u",
+                     (unsigned long long)m.ids[i],
+                     idset_count(&s, m.ids[i]), m.counts[i]);
+    /* an id never met (the model holds at most n ids: one of n + 1 is
+     * absent) */
+    for (uint64_t id = 1; id <= m.n + 1; id++) {
+        size_t i = 0;
+        while (i < m.n && m.ids[i] != id * 0x9E3779B97F4A7C15ull)
+            i++;
+        if (i == m.n) {
+            cr_assert_eq(idset_count(&s, id * 0x9E3779B97F4A7C15ull), 0);
+            break;
+        }
     }
     idset_free(&s);
     free(m.ids);

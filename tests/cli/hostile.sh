@@ -429,6 +429,9 @@ expect_out_has '"class_truncated":true' "the name is cut in each object"
 run "$BIN/heapfmt-info" --verify hostile/duplicate-ids.hfd
 expect_failure 1 "duplicate ids fail --verify"
 expect_err_has "3 objects have the id 0x10000" "and are named"
+run "$BIN/heapfmt-info" --verify hostile/duplicate-ids-two.hfd
+expect_failure 1 "two ids repeated fail --verify"
+expect_err_has "2 objects have the id 0x10000" "the lower is named, with its count"
 run "$BIN/heapfmt-export" --format=mongo hostile/duplicate-ids.hfd
 [ "$(printf '%s\n' "$out" | grep -o '"_id":"[^"]*"' | sort | uniq -d)" = "" ] &&
     pass || fail "MongoDB _ids stay unique"

@@ -15,6 +15,8 @@
  *   long-class-name.hfd     2,000 objects of a class with a 64 KiB name,
  *                           without a footer (names come from the blocks)
  *   duplicate-ids.hfd       three objects with one id, and references to it
+ *   duplicate-ids-two.hfd   two ids repeated, the higher (three times) met
+ *                           first, the lower twice, out of order
  *   index-skips-block.hfd   a footer whose block index leaves a block out
  *   index-skips-empty-block.hfd  the same, the block left out holding no
  *                           object (the footer's totals agree otherwise)
@@ -775,6 +777,18 @@ int main(int argc, char **argv)
     traw_root(&d, 3, dup, 2);
     traw_finish(&d);
     save(&d, "duplicate-ids.hfd", 0);
+
+    /* Two ids repeated, the higher one first: --verify names the lower */
+    begin(&d);
+    traw_string(&d, 3, "vm");
+    object(&d, 0x20000, 1, 1, NULL, 0);
+    object(&d, 0x20000, 1, 1, NULL, 0);
+    object(&d, 0x20000, 1, 1, NULL, 0);
+    object(&d, 0x10000, 1, 1, NULL, 0);
+    object(&d, 0x30000, 1, 1, NULL, 0);
+    object(&d, 0x10000, 1, 1, NULL, 0);
+    traw_finish(&d);
+    save(&d, "duplicate-ids-two.hfd", 0);
 
     three_blocks(&d);
     d.ent[1] = d.ent[2]; /* the second block is left out */

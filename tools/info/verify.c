@@ -40,6 +40,7 @@
 #include "cli_undefined.h"
 #include "cli_num.h"
 #include "hf_common.h"
+#include "idset.h"
 #include "info.h"
 
 typedef struct tally {
@@ -64,8 +65,9 @@ typedef struct verifier {
     size_t nslots;
     block_seen *blocks; /* data blocks that delivered records */
     size_t nblocks, cblocks;
-    uint64_t *ids; /* every object id, for duplicates */
-    size_t nids, cids;
+    idset ids;      /* every object id, for duplicates */
+    int repeated;   /* an id came twice: the lowest such is dup */
+    uint64_t dup;
     hf_map thread_at;   /* EVENTS thread -> its slot in last_seq */
     uint64_t *last_seq; /* where each thread's last record ended */
     size_t nthreads, cthreads;
@@ -198,15 +200,13 @@ static int check_object(verifier *v, const heapfmt_record *rec)
                        rec->index, o->id, o->flags & RESERVED_OBJECT_FLAGS);
     if (grow_slots(v, (size_t)k->slot + 1) != 0)
         return out_of_memory(v);
-    if (v->nids == v->cids) {
-        size_t cap = v->cids ? v->cids + v->cids / 2 : 4096;
-        uint64_t *ids = realloc(v->ids, cap * sizeof *ids);
-        if (ids == NULL)
-            return out_of_memory(v);
-        v->ids = ids;
-        v->cids = cap;
+    uint32_t seen = idset_add(&v->ids, o->id);
+    if (seen == 0)
+        return out_of_memory(v);
+    if (seen == 2 && (!v->repeated || o->id < v->dup)) {
+        v->repeated = 1;
+        v->dup = o->id;
     }
-    v->ids[v->nids++] = o->id;
     v->per_slot[k->slot].count++;
     v->per_slot[k->slot].bytes += o->size;
     v->objects++;
@@ -495,31 +495,16 @@ static int check_summary(verifier *v, const heapfmt_footer *f)
     return code;
 }
 
-static int by_id(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Two objects with one id: a heap has one object per address, and
- * MongoDB rejects a second document with the same _id. */
+ * MongoDB rejects a second document with the same _id. The lowest such
+ * id is named, with how many objects have it. */
 static int check_duplicates(verifier *v)
 {
-    if (v->nids > 1)
-        qsort(v->ids, v->nids, sizeof *v->ids, by_id);
-    for (size_t i = 1; i < v->nids; i++) {
-        if (v->ids[i] != v->ids[i - 1])
-            continue;
-        size_t n = 2;
-        while (i + 1 < v->nids && v->ids[i + 1] == v->ids[i]) {
-            i++;
-            n++;
-        }
-        return problem(v, "%zu objects have the id %#" PRIx64
-                          " (an id names one object)",
-                       n, v->ids[i]);
-    }
-    return CLI_EXIT_OK;
+    if (!v->repeated)
+        return CLI_EXIT_OK;
+    return problem(v, "%" PRIu32 " objects have the id %#" PRIx64
+                      " (an id names one object)",
+                   idset_count(&v->ids, v->dup), v->dup);
 }
 
 int info_verify(cli_dump *d, const info_options *opt, FILE *out)
@@ -529,6 +514,7 @@ int info_verify(cli_dump *d, const info_options *opt, FILE *out)
     v.d = d;
     v.r = d->reader;
     hf_map_init(&v.thread_at);
+    idset_init(&v.ids);
 
     int code = read_all(&v);
     const heapfmt_footer *f = NULL;
@@ -554,7 +540,7 @@ int info_verify(cli_dump *d, const info_options *opt, FILE *out)
                 v.objects == 1 ? "" : "s");
     free(v.per_slot);
     free(v.blocks);
-    free(v.ids);
+    idset_free(&v.ids);
     hf_map_free(&v.thread_at, hf_default_allocator());
     free(v.last_seq);
     return code;

@@ -101,3 +101,18 @@ uint32_t idset_add(idset *s, uint64_t id)
         return 0;
     return k < UINT32_MAX && in_run(s, id) ? k + 1 : k;
 }
+
+uint32_t idset_count(const idset *s, uint64_t id)
+{
+    if (id == UINT64_MAX)
+        return s->max_id_count;
+    uint32_t k = 0;
+    if (s->cap != 0) {
+        uint64_t key = id + 1;
+        size_t j = slot_of(s->seed, key, s->cap - 1);
+        while (s->keys[j] != 0 && s->keys[j] != key)
+            j = (j + 1) & (s->cap - 1);
+        k = s->keys[j] == key ? s->counts[j] : 0;
+    }
+    return k < UINT32_MAX && in_run(s, id) ? k + 1 : k;
+}

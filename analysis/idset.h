@@ -1,10 +1,13 @@
-/* idset.h -- how many times each object id was met, for MongoDB exports.
+/* idset.h -- how many times each object id was met, in one pass.
  *
- * A MongoDB collection refuses a second document with an _id it holds.
  * A heap has one object per id, but a damaged or hostile dump may repeat
- * one: heapfmt-export --format=mongo counts the ids it meets, and the nth
- * object with an id (n > 1) gets "#n" after it in its _id and in its
- * edges' _ids.
+ * one. Two readers count ids as they stream a dump, holding no object:
+ * heapfmt-export --format=mongo (a MongoDB collection refuses a second
+ * document with an _id it holds, so the nth object with an id, n > 1,
+ * gets "#n" after it in its _id and in its edges' _ids) and heapfmt-info
+ * --verify (which names a repeated id). The graph's id_index.h is the
+ * other index of ids: built once over the loaded object array for
+ * lookups, where this one grows as the ids come and keeps their counts.
  *
  * Producers write objects in address order (a VM walks its heap pages
  * in order), so most ids come ascending: those are appended to a sorted
@@ -42,5 +45,8 @@ void idset_free(idset *s);
  * it so far, this one included (1 the first time), or 0 when memory runs
  * out. */
 uint32_t idset_add(idset *s, uint64_t id);
+
+/* How many objects with this id were counted (0: none). */
+uint32_t idset_count(const idset *s, uint64_t id);
 
 #endif /* IDSET_H */
