@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fit.h"
-#include "status.h"
+#include "import_status.h"
 #include "hf_common.h"
 #include "hprof.h"
 #include "hprof_android.h"

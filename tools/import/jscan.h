@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "import_status.h"
 
 /* Deepest nesting accepted: the top-level object is depth 1 (jansson's
  * JSON_PARSER_MAX_DEPTH). */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "import_status.h"
 
 /* Like heapfmt_read_fn: up to len bytes into buf; returns the count, 0 at
  * the end of input, or a negative errno value (-EINTR and -EAGAIN are

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "lines.h"
-#include "status.h"
+#include "import_status.h"
 
 /* The vs_* calls return an import_status (status.h): IMP_OK, IMP_CUT (the
  * input ended inside the JSON text), IMP_SYNTAX (not what the snapshot

@@ -1,8 +1,9 @@
-/* status.h -- why a step of heapfmt-import stopped: one set of causes for
- * all its readers (the dump_all line scanner, the V8 tokenizer, the line
- * and gzip readers, the HPROF reader). The reader that returns one keeps
- * the details (a message, an offset, errno) on its own handle; the
- * importer turns it into a diagnostic and an import_result (import.h). */
+/* import_status.h -- why a step of heapfmt-import stopped: one set of
+ * causes for all its readers (the dump_all line scanner, the V8
+ * tokenizer, the line and gzip readers, the HPROF reader). The reader
+ * that returns one keeps the details (a message, an offset, errno) on
+ * its own handle; the importer turns it into a diagnostic and an
+ * import_result (import.h). */
 #ifndef IMPORT_STATUS_H
 #define IMPORT_STATUS_H
 
