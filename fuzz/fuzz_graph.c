@@ -24,6 +24,10 @@
  *     has as many hops as the distance says;
  *   - rollups by class and by site count every reachable object once;
  *   - reading the file again (graph_reread) gives the same object count;
+ *   - the external-memory path (extmem.h, dominators --temp-dir), with a
+ *     stack ring of a few frames and buckets of a few predecessors so
+ *     that every spill is taken, finds the same tree: the same preorder,
+ *     immediate dominators, retained sizes and unreachable count;
  *   - memory is bounded by the input: every allocation goes through a
  *     counting hook and the total never passes a multiple of the decoded
  *     input plus a constant (no allocation by a claimed count).
@@ -37,6 +41,7 @@
 
 #include "status.h"
 #include "domtree.h"
+#include "extmem.h"
 #include "fuzz_util.h"
 #include "graph.h"
 #include "shortest_paths.h"
@@ -187,7 +192,55 @@ static void check_paths(const graph *g)
     paths_free(&p);
 }
 
-static void check_tree(graph *g, const char *path, int reread)
+static const char *temp_dir(void);
+
+/* The same tree through files: ring and bucket from h, small enough that
+ * the stack spills and predecessors split over many buckets. Memory is
+ * counted on its own: the files' buffers are fixed (1 MiB each). */
+static void check_external(const graph *g, const dom_tree *t,
+                           const char *path, const graph_options *o,
+                           uint64_t h)
+{
+    counted c = {0, 0};
+    diff_mem mem = {counted_resize, &c, NULL};
+    an_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    graph_query q;
+    memset(&q, 0, sizeof q);
+    q.weak = o->keep_weak;
+    q.no_class_refs = !o->class_refs;
+    q.mem = &mem;
+    q.ctx = &ctx;
+    extmem_settings s = EXTMEM_SETTINGS_INIT;
+    s.dir = temp_dir();
+    s.ring = 2 + (h >> 8) % 64;
+    s.bucket = 64 + 8 * ((h >> 16) % 512);
+    extmem_tree x;
+    int rc = extmem_dominators(&q, path, &s, &x);
+    if (rc == AN_OK || rc == AN_INCOMPLETE) {
+        CHECK(x.n == t->n, "external: %u nodes in the tree, in memory %u",
+              x.n, t->n);
+        for (uint32_t p = 1; p < x.n && p < t->n; p++) {
+            CHECK(x.idom[p] == t->idom[p], "external: idom(%u) = %u, in "
+                  "memory %u", p, x.idom[p], t->idom[p]);
+            CHECK(x.retained[p] == t->retained[p], "external: retained(%u)"
+                  " = %llu, in memory %llu", p,
+                  (unsigned long long)x.retained[p],
+                  (unsigned long long)t->retained[p]);
+        }
+        CHECK(x.unreachable == t->unreachable, "external: %llu unreachable,"
+              " in memory %llu", (unsigned long long)x.unreachable,
+              (unsigned long long)t->unreachable);
+    } else {
+        CHECK(rc == AN_ERROR, "extmem_dominators returned %d", rc);
+    }
+    (void)g;
+    extmem_tree_free(&x);
+    CHECK(c.live == 0, "external: %zu bytes left allocated", c.live);
+}
+
+static void check_tree(graph *g, const char *path, int reread,
+                       const graph_options *o, uint64_t h)
 {
     dom_tree t;
     if (dom_build(g, &t, reread) != 0)
@@ -227,6 +280,8 @@ static void check_tree(graph *g, const char *path, int reread)
         }
         rollup_free(&r);
     }
+    if (reread) /* the load dominators --temp-dir matches: no labels */
+        check_external(g, &t, path, o, h);
     dom_free(&t);
 }
 
@@ -345,7 +400,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_graph(&g);
             check_paths(&g);
         }
-        check_tree(&g, path, reread);
+        check_tree(&g, path, reread, &o, h);
     }
     uint64_t raw = 0;
     if (g.d.reader != NULL) {
