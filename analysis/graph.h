@@ -114,6 +114,8 @@ typedef struct graph {
     uint64_t class_edges;  /* references to classes added (class_refs) */
     unsigned char *class_bits; /* [nobjects / 8 + 1] bit v: object v's last
                                   edge is its class edge; NULL when none */
+    uint32_t *names;       /* string ids graph_reread keeps, ascending */
+    size_t nnames;
     graph_hop *hops;       /* without labels: the hops read again, sorted by
                               (from, to); an "edge" is then an index here */
     size_t nhops;
@@ -142,7 +144,10 @@ static inline int graph_is_root(const graph *g, uint32_t v)
 
 /* Reads the dump at path again, the one loaded without keep_objects,
  * and fills in id, size and kind of every object, names from this read.
- * For a file only. Returns the status as graph_load does (on g->ctx), and
+ * Loaded without keep_objects and keep_labels, the first read kept no
+ * string (heapfmt_reader_options keep_string: a V8 import's property
+ * names were 8 bytes an object); this one keeps the names the first
+ * used: of classes, types, files and root kinds. For a file only. Returns the status as graph_load does (on g->ctx), and
  * AN_ERROR when the file no longer holds the same objects. */
 int graph_reread(graph *g, const char *path);
 

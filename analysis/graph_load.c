@@ -16,6 +16,7 @@
  * is known, an id hash maps each to a node number, written as 4 bytes over
  * the array of ids (position w of the output never passes position j of
  * the input, so one array serves both), which then shrinks to half. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -478,6 +479,15 @@ static void loader_free(loader *l)
     diff_mem_free(m, l->cls);
 }
 
+/* The first read of a graph without objects and labels needs no string:
+ * classes are known by slot, root kinds are named by the second read. */
+static int keep_no_string(void *user, uint32_t id)
+{
+    (void)user;
+    (void)id;
+    return 0;
+}
+
 int graph_load(graph *g, const char *path, const graph_options *opt)
 {
     memset(g, 0, sizeof *g);
@@ -488,6 +498,8 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
     g->alloc = diff_mem_heapfmt(g->mem);
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
+    if (!opt->keep_objects && !opt->keep_labels)
+        ro.keep_string = keep_no_string;
     int rc = an_dump_open(&g->d, path, &ro, g->ctx);
     if (rc != AN_OK) {
         /* Cut inside its header: an empty graph, still well formed. */
@@ -540,6 +552,7 @@ void graph_free(graph *g)
     for (size_t h = 0; h < g->nhops; h++)
         diff_mem_free(g->mem, g->hops[h].name);
     diff_mem_free(g->mem, g->hops);
+    diff_mem_free(g->mem, g->names);
     graph_drop_edges(g);
     graph_index_drop(g);
     diff_mem_free(g->mem, g->id);
@@ -587,6 +600,35 @@ static int on_reread(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     return 0;
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ids of the strings the first read made entries for: the names its
+ * records used (a first read that kept no string makes them only for
+ * classes, types, files and root kinds). Returns 0 or -1 (no memory). */
+static int names_used(graph *g)
+{
+    const heapfmt_reader *r = g->d.reader;
+    size_t n = heapfmt_reader_string_count(r);
+    g->names = diff_mem_alloc(g->mem, (n ? n : 1) * sizeof *g->names);
+    if (g->names == NULL)
+        return -1;
+    g->nnames = 0;
+    for (size_t slot = 1; slot < n; slot++)
+        g->names[g->nnames++] = heapfmt_reader_string(r, slot)->id;
+    qsort(g->names, g->nnames, sizeof *g->names, id_cmp);
+    return 0;
+}
+
+static int keep_used_name(void *user, uint32_t id)
+{
+    const graph *g = user;
+    return bsearch(&id, g->names, g->nnames, sizeof id, id_cmp) != NULL;
+}
+
 int graph_reread(graph *g, const char *path)
 {
     size_t n = g->nobjects ? g->nobjects : 1;
@@ -598,6 +640,12 @@ int graph_reread(graph *g, const char *path)
     an_dump d;
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
+    if (g->d.reader != NULL) {
+        if (names_used(g) != 0)
+            return an_no_memory(g->ctx, g->d.name);
+        ro.keep_string = keep_used_name;
+        ro.keep_string_user = g;
+    }
     int rc = an_dump_open(&d, path, &ro, g->ctx);
     if (rc != AN_OK) /* cut in its header, as it was the first time */
         return rc == AN_INCOMPLETE && g->nobjects != 0 ? AN_ERROR : rc;
@@ -608,6 +656,8 @@ int graph_reread(graph *g, const char *path)
     tuples_init(&g->kinds, g->mem, UINT32_MAX - 1);
     rereader rr = {g, 0, 0, 0};
     rc = an_scan(&g->d, on_reread, &rr, g->ctx);
+    DIFF_MEM_DROP(g->mem, g->names);
+    g->nnames = 0;
     if (rr.changed || ((rc == AN_OK || rc == AN_INCOMPLETE) &&
                        (rr.next != g->nobjects || rr.nroots != g->nroots)))
         return an_fail(g->ctx, AN_ERROR, g->d.name,

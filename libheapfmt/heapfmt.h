@@ -598,17 +598,41 @@ typedef int64_t (*heapfmt_seek_fn)(void *opaque, int64_t offset, int from_end);
 
 typedef struct heapfmt_reader heapfmt_reader;
 
+/* Whether the reader keeps the string of this id (heapfmt_reader_options
+ * keep_string): nonzero to keep it. */
+typedef int (*heapfmt_keep_string_fn)(void *user, uint32_t id);
+
 /* Reader options; start from HEAPFMT_READER_OPTIONS_INIT.
  *   max_table_memory  cap on memory for the string and class tables, in
  *                     bytes (0 = 1 GiB). Past it: HEAPFMT_E_LIMIT.
- *   allocator         NULL for malloc/free. */
+ *   allocator         NULL for malloc/free.
+ *   keep_string       NULL to keep every string (the default). Else it is
+ *                     called once for each STRING record, with its id, and
+ *                     a string it does not keep costs the reader 4 bytes
+ *                     (the id table) instead of an entry and its text: for
+ *                     a caller that needs a few names of a dump whose
+ *                     strings are mostly label names (a V8 import names
+ *                     every property). The record is still delivered, its
+ *                     text valid until the next call (slot 0, dropped
+ *                     set). A later use of the id gets an entry without
+ *                     text (ptr "", len 0, dropped set, undefined 0): a
+ *                     label's name the reader's one shared entry (id 0,
+ *                     slot 0); any other use (a class's name, an object's
+ *                     type or file, a root's kind, a frame's strings) an
+ *                     entry of its own, with its id and a slot, made on
+ *                     first use, so that a caller can learn which ids it
+ *                     needs and keep them in a second read.
+ *   keep_string_user  passed to keep_string. */
 typedef struct heapfmt_reader_options {
     size_t size;
     uint64_t max_table_memory;
     const heapfmt_allocator *allocator;
+    heapfmt_keep_string_fn keep_string;
+    void *keep_string_user;
 } heapfmt_reader_options;
 
-#define HEAPFMT_READER_OPTIONS_INIT { sizeof(heapfmt_reader_options), 0, NULL }
+#define HEAPFMT_READER_OPTIONS_INIT                                         \
+    { sizeof(heapfmt_reader_options), 0, NULL, NULL, NULL }
 
 /* Creates a reader and reads the file header. On success stores the reader
  * in *out and returns HEAPFMT_OK. Otherwise returns an error; if a reader
@@ -647,14 +671,16 @@ HEAPFMT_API void heapfmt_reader_version(const heapfmt_reader *r, int *major,
  * text itself may contain NUL bytes; use len). slot is a dense number
  * (0 = the empty string standing for "none") usable as an array index.
  * undefined is set for an id that was referenced but never defined (its
- * STRING record was in a lost block); ptr is then "". Valid until the
- * reader is freed. */
+ * STRING record was in a lost block); ptr is then "". dropped is set
+ * for a string defined but not kept (heapfmt_reader_options keep_string);
+ * ptr is then "" too. Valid until the reader is freed. */
 typedef struct heapfmt_rstring {
     const char *ptr;
     size_t len;
     uint32_t id;
     uint32_t slot;
     int undefined;
+    int dropped;
 } heapfmt_rstring;
 
 /* A class as the reader knows it (after redefinitions). slot 0 is the

@@ -164,15 +164,16 @@ static inline int class_ref(heapfmt_reader *r, uint64_t index,
     return hf_class_ref(r, index, out);
 }
 
-static inline int string_ref(heapfmt_reader *r, uint64_t id,
+static inline int string_ref(heapfmt_reader *r, uint64_t id, int shared,
                              const heapfmt_rstring **out)
 {
     uint32_t v;
-    if (id < r->string_ids.ndirect && (v = r->string_ids.direct[id])) {
+    if (id < r->string_ids.ndirect && (v = r->string_ids.direct[id]) &&
+        v - 1 != HF_STRING_DROPPED) {
         *out = r->strings[v - 1];
         return HEAPFMT_OK;
     }
-    return hf_string_ref(r, id, out);
+    return hf_string_ref(r, id, shared, out);
 }
 
 static int bad(heapfmt_reader *r, uint64_t index, const char *what)
@@ -195,10 +196,10 @@ static int decode_object(heapfmt_reader *r, const uint8_t *q,
     heapfmt_robject *o = &r->obj;
     int rc;
     if ((rc = class_ref(r, rec.klass, &o->klass)) != HEAPFMT_OK ||
-        (rc = string_ref(r, rec.type, &o->type)) != HEAPFMT_OK)
+        (rc = string_ref(r, rec.type, 0, &o->type)) != HEAPFMT_OK)
         return rc;
     o->file = &r->empty_string;
-    if (rec.file && (rc = string_ref(r, rec.file, &o->file)) != HEAPFMT_OK)
+    if (rec.file && (rc = string_ref(r, rec.file, 0, &o->file)) != HEAPFMT_OK)
         return rc;
     o->stack = NULL;
     r->labels_p = NULL;
@@ -248,7 +249,7 @@ static int decode_root(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
         (why = hf_root_tail_decode(rec.refs, qe, rec.nrefs, r->strict,
                                    &r->labels_p)) != NULL)
         return bad(r, index, why);
-    int rc = hf_string_ref(r, rec.kind, &r->root.kind);
+    int rc = hf_string_ref(r, rec.kind, 0, &r->root.kind);
     if (rc != HEAPFMT_OK)
         return rc;
     r->root.nrefs = rec.nrefs;
@@ -319,7 +320,7 @@ static int decode_lifespan(heapfmt_reader *r, const uint8_t *q,
         (rc = hf_stack_ref(r, l.stack, &o->stack)) != HEAPFMT_OK)
         return rc;
     if ((l.key & HEAPFMT_LIFESPAN_SITE) && l.file != 0 &&
-        (rc = hf_string_ref(r, l.file, &o->file)) != HEAPFMT_OK)
+        (rc = hf_string_ref(r, l.file, 0, &o->file)) != HEAPFMT_OK)
         return rc;
     o->allocs = l.allocs;
     o->frees = l.frees;
@@ -391,7 +392,7 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec,
             why = "reserved CLASS flag bits set";
             break;
         }
-        if (c.name && (rc = hf_string_ref(r, c.name, &name)) != HEAPFMT_OK)
+        if (c.name && (rc = hf_string_ref(r, c.name, 0, &name)) != HEAPFMT_OK)
             break;
         rc = hf_class_define(r, c.index, c.id, name, c.super_id, c.flags,
                              &rec->u.klass);
@@ -612,7 +613,7 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
             out->index = l.value;
             rel = l.value - l.position;
         } else if (l.kind != HEAPFMT_LABEL_NONE &&
-                   (rc = string_ref(r, l.value, &out->name)) != HEAPFMT_OK) {
+                   (rc = string_ref(r, l.value, 1, &out->name)) != HEAPFMT_OK) {
             return hf_rstop(r, rc); /* a string table failure */
         }
     }

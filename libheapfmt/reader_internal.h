@@ -86,6 +86,13 @@ struct heapfmt_reader {
     size_t nstacks, cstacks;
     heapfmt_rstring empty_string;
     heapfmt_rclass no_class;
+    /* strings the caller does not keep (heapfmt_reader_options) */
+    heapfmt_keep_string_fn keep_string;
+    void *keep_string_user;
+    heapfmt_rstring dropped_string; /* a dropped label name */
+    heapfmt_rstring scratch_string; /* a dropped STRING as delivered */
+    char *scratch_text;
+    size_t scratch_cap;
 
     /* footer */
     int have_footer;
@@ -154,7 +161,13 @@ int hf_table_nomem(heapfmt_reader *r, const char *what);
 void hf_tables_free(heapfmt_reader *r);
 int hf_string_define(heapfmt_reader *r, uint64_t id, const uint8_t *text,
                      size_t len, const heapfmt_rstring **out);
-int hf_string_ref(heapfmt_reader *r, uint64_t id, const heapfmt_rstring **out);
+/* The id table's mark of a string defined but not kept. */
+#define HF_STRING_DROPPED (UINT32_MAX - 1u)
+/* The string of id as a record uses it: shared nonzero (a label's name)
+ * gives a dropped string the one shared entry, else an entry of its own
+ * (heapfmt_reader_options keep_string). */
+int hf_string_ref(heapfmt_reader *r, uint64_t id, int shared,
+                  const heapfmt_rstring **out);
 int hf_class_define(heapfmt_reader *r, uint64_t index, uint64_t id,
                     const heapfmt_rstring *name, uint64_t super_id,
                     uint64_t flags, const heapfmt_rclass **out);

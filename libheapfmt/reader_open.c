@@ -106,6 +106,8 @@ static int create(heapfmt_reader **out, const heapfmt_reader_options *opt,
     r->state = HF_R_BLOCK;
     r->table_limit = o.max_table_memory ? o.max_table_memory
                                         : DEFAULT_TABLE_LIMIT;
+    r->keep_string = o.keep_string;
+    r->keep_string_user = o.keep_string_user;
     hf_arena_init(&r->footer_arena, &r->al);
     hf_decompressor_init(&r->dec, &r->al);
     if (hf_tables_init(r) != HEAPFMT_OK) {

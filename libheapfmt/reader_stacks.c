@@ -46,9 +46,9 @@ int hf_frame_define(heapfmt_reader *r, const hf_frame_rec *rec,
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
                         "FRAME id %llu defined twice",
                         (unsigned long long)rec->id);
-    if ((rc = hf_string_ref(r, rec->function, &f->function)) != HEAPFMT_OK ||
-        (rc = hf_string_ref(r, rec->library, &f->library)) != HEAPFMT_OK ||
-        (rc = hf_string_ref(r, rec->file, &f->file)) != HEAPFMT_OK)
+    if ((rc = hf_string_ref(r, rec->function, 0, &f->function)) != HEAPFMT_OK ||
+        (rc = hf_string_ref(r, rec->library, 0, &f->library)) != HEAPFMT_OK ||
+        (rc = hf_string_ref(r, rec->file, 0, &f->file)) != HEAPFMT_OK)
         return rc;
     f->offset = rec->offset;
     f->line = rec->line;

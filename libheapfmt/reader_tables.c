@@ -41,7 +41,8 @@ int hf_tables_init(heapfmt_reader *r)
     hf_idtab_init(&r->class_ids);
     hf_idtab_init(&r->frame_ids);
     hf_idtab_init(&r->stack_ids);
-    r->empty_string = (heapfmt_rstring){"", 0, 0, 0, 0};
+    r->empty_string = (heapfmt_rstring){"", 0, 0, 0, 0, 0};
+    r->dropped_string = (heapfmt_rstring){"", 0, 0, 0, 0, 1};
     r->no_class = (heapfmt_rclass){0, 0, 0, 0, 0, NULL, 0};
     /* Slot 0 of each table is the "none" entry. */
     if (hf_grow(&r->al, (void **)&r->strings, &r->cstrings, 16,
@@ -67,6 +68,8 @@ void hf_tables_free(heapfmt_reader *r)
     r->frames = NULL;
     r->stacks = NULL;
     hf_free(&r->al, r->strings);
+    hf_free(&r->al, r->scratch_text);
+    r->scratch_text = NULL;
     hf_free(&r->al, r->classes);
     hf_free(&r->al, r->meta);
     r->strings = NULL;
@@ -87,13 +90,31 @@ static int add_string(heapfmt_reader *r, uint64_t id, const uint8_t *text,
         memcpy(copy, text, len);
     copy[len] = '\0';
     *s = (heapfmt_rstring){copy, len, (uint32_t)id, (uint32_t)r->nstrings,
-                           text == NULL};
+                           text == NULL, 0};
     if (hf_grow(&r->al, (void **)&r->strings, &r->cstrings, r->nstrings + 1,
                 sizeof *r->strings) < 0 ||
         hf_idtab_put(&r->string_ids, &r->al, id, (uint32_t)r->nstrings) < 0)
         return hf_table_nomem(r, "string");
     r->strings[r->nstrings++] = s;
     *out = s;
+    return HEAPFMT_OK;
+}
+
+/* A STRING the caller does not keep, delivered from the scratch entry
+ * (its text valid until the next record). */
+static int deliver_dropped(heapfmt_reader *r, uint64_t id, uint32_t slot,
+                           const uint8_t *text, size_t len,
+                           const heapfmt_rstring **out)
+{
+    if (hf_grow(&r->al, (void **)&r->scratch_text, &r->scratch_cap, len + 1,
+                1) < 0)
+        return hf_table_nomem(r, "string");
+    if (len)
+        memcpy(r->scratch_text, text, len);
+    r->scratch_text[len] = '\0';
+    r->scratch_string =
+        (heapfmt_rstring){r->scratch_text, len, (uint32_t)id, slot, 0, 1};
+    *out = &r->scratch_string;
     return HEAPFMT_OK;
 }
 
@@ -104,12 +125,20 @@ int hf_string_define(heapfmt_reader *r, uint64_t id, const uint8_t *text,
     if (id == 0 || id > HEAPFMT_MAX_ID)
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
                         "STRING id %llu out of range", (unsigned long long)id);
+    int keep = r->keep_string == NULL ||
+               r->keep_string(r->keep_string_user, (uint32_t)id);
     if (hf_idtab_get(&r->string_ids, id, &slot)) {
-        heapfmt_rstring *s = r->strings[slot];
-        if (!s->undefined)
+        heapfmt_rstring *s =
+            slot != HF_STRING_DROPPED ? r->strings[slot] : NULL;
+        if (s == NULL || !s->undefined)
             return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
                             "STRING id %llu defined twice",
                             (unsigned long long)id);
+        if (!keep) { /* the placeholder stays without its text */
+            s->undefined = 0;
+            s->dropped = 1;
+            return deliver_dropped(r, id, slot, text, len, out);
+        }
         /* A placeholder made for an earlier use: give it its text. */
         int rc = HEAPFMT_OK;
         char *copy = hf_table_alloc(r, len + 1, &rc);
@@ -123,6 +152,11 @@ int hf_string_define(heapfmt_reader *r, uint64_t id, const uint8_t *text,
         *out = s;
         return HEAPFMT_OK;
     }
+    if (!keep) {
+        if (hf_idtab_put(&r->string_ids, &r->al, id, HF_STRING_DROPPED) < 0)
+            return hf_table_nomem(r, "string");
+        return deliver_dropped(r, id, 0, text, len, out);
+    }
     heapfmt_rstring *s;
     int rc = add_string(r, id, text ? text : (const uint8_t *)"", len, &s);
     if (rc == HEAPFMT_OK)
@@ -130,24 +164,36 @@ int hf_string_define(heapfmt_reader *r, uint64_t id, const uint8_t *text,
     return rc;
 }
 
-int hf_string_ref(heapfmt_reader *r, uint64_t id, const heapfmt_rstring **out)
+int hf_string_ref(heapfmt_reader *r, uint64_t id, int shared,
+                  const heapfmt_rstring **out)
 {
     uint32_t slot;
     if (id == 0) {
         *out = &r->empty_string;
         return HEAPFMT_OK;
     }
+    int dropped = 0;
     if (hf_idtab_get(&r->string_ids, id, &slot)) {
-        *out = r->strings[slot];
-        return HEAPFMT_OK;
+        if (slot != HF_STRING_DROPPED) {
+            *out = r->strings[slot];
+            return HEAPFMT_OK;
+        }
+        if (shared) {
+            *out = &r->dropped_string;
+            return HEAPFMT_OK;
+        }
+        dropped = 1; /* its own entry from now on, without text */
     }
     if (id > HEAPFMT_MAX_ID)
         return hf_rfail(r, HEAPFMT_E_CORRUPT, 0, r->block_offset,
                         "string id %llu out of range", (unsigned long long)id);
     heapfmt_rstring *s;
     int rc = add_string(r, id, NULL, 0, &s);
-    if (rc == HEAPFMT_OK)
+    if (rc == HEAPFMT_OK) {
+        s->undefined = !dropped;
+        s->dropped = dropped;
         *out = s;
+    }
     return rc;
 }
 

@@ -10,7 +10,7 @@
 
 static heapfmt_rstring type_of(const char *s)
 {
-    return (heapfmt_rstring){s, strlen(s), 1, 1, 0};
+    return (heapfmt_rstring){s, strlen(s), 1, 1, 0, 0};
 }
 
 /* The key of an object of type type with value value (NULL: none). */
@@ -102,7 +102,7 @@ Test(cli_code, long_places_are_cut)
 
 Test(cli_code, no_type)
 {
-    heapfmt_rstring t = {"", 0, 0, 0, 0};
+    heapfmt_rstring t = {"", 0, 0, 0, 0, 0};
     heapfmt_robject o;
     memset(&o, 0, sizeof o);
     o.type = &t;

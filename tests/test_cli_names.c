@@ -99,8 +99,8 @@ Test(cli_names, a_stack_is_cut_frame_by_frame)
     cr_assert_not_null(fn);
     memset(fn, 'f', n);
     fn[n] = '\0';
-    heapfmt_rstring function = {fn, n, 1, 1, 0};
-    heapfmt_rstring none = {"", 0, 0, 0, 0};
+    heapfmt_rstring function = {fn, n, 1, 1, 0, 0};
+    heapfmt_rstring none = {"", 0, 0, 0, 0, 0};
     heapfmt_rframe f = {7, 1, &function, &none, 0x10, &none, 0, 0};
     const heapfmt_rframe *frames[100];
     for (size_t i = 0; i < 100; i++)

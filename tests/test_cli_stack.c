@@ -11,11 +11,11 @@
 
 /* ---- frames as the reader gives them ---------------------------------- */
 
-static const heapfmt_rstring none = {"", 0, 0, 0, 0};
+static const heapfmt_rstring none = {"", 0, 0, 0, 0, 0};
 
 static heapfmt_rstring str(const char *s)
 {
-    return (heapfmt_rstring){s, strlen(s), 1, 1, 0};
+    return (heapfmt_rstring){s, strlen(s), 1, 1, 0, 0};
 }
 
 /* A frame: NULL strings are absent. */
@@ -194,7 +194,7 @@ Test(cli_stack, lost_records)
     /* A stack whose first frame was lost, the second's function string
      * too: the lost frame is not taken for the allocator's. */
     heapfmt_rframe gone = {5, 0, &none, &none, 0, &none, 0, 1};
-    heapfmt_rstring lost_fn = {"", 0, 31, 4, 1};
+    heapfmt_rstring lost_fn = {"", 0, 31, 4, 1, 0};
     tframe t;
     make(&t, NULL, "/app/prog", 0x99, NULL, 0);
     t.function = lost_fn;

@@ -1171,10 +1171,10 @@ Test(export, label_memo_writes_what_plain_writing_does)
         if (i % 13 == 0 && len > 0)
             texts[i][0] = '\x02';
         names[i] = (heapfmt_rstring){texts[i], len, (uint32_t)i + 1,
-                                     (uint32_t)i + 1, i % 29 == 5};
+                                     (uint32_t)i + 1, i % 29 == 5, 0};
     }
-    static const heapfmt_rstring absent = {"", 0, 0, 0, 0};
-    static const heapfmt_rstring type = {"T_OBJECT", 8, 9999, 9999, 0};
+    static const heapfmt_rstring absent = {"", 0, 0, 0, 0, 0};
+    static const heapfmt_rstring type = {"T_OBJECT", 8, 9999, 9999, 0, 0};
     uint64_t ids[NREFS];
     heapfmt_rlabel labels[NREFS];
     tprng r;

@@ -109,7 +109,7 @@ static char *render(rows *w, void (*fn)(rows *, jout *, const void *),
 
 static heapfmt_rstring str(const char *s, uint32_t id)
 {
-    heapfmt_rstring r = {s, strlen(s), id, id, 0};
+    heapfmt_rstring r = {s, strlen(s), id, id, 0, 0};
     return r;
 }
 
@@ -178,7 +178,7 @@ Test(rows, object_columns)
     rows w;
     cr_assert_eq(rows_init(&w, &id), 0);
     heapfmt_rstring name = str("Caf\xc3\xa9\xff\"", 1);
-    heapfmt_rstring none = {"", 0, 0, 0, 0};
+    heapfmt_rstring none = {"", 0, 0, 0, 0, 0};
     heapfmt_rstring file = str("app/x.rb", 2);
     heapfmt_rclass k = {7, 3, 0x1000, 0, 0, &name, 0};
     heapfmt_robject ob = {0};
