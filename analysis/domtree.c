@@ -23,8 +23,7 @@ typedef struct work {
     uint32_t *idom;
     uint32_t *semi;
     uint32_t *label;
-    uint32_t *stack;    /* eval's path */
-    size_t nstack;
+    dom_path path;      /* dom_eval's */
 } work;
 
 static void *alloc_u32(const diff_mem *m, size_t n)
@@ -133,50 +132,14 @@ static int predecessors(work *w)
     return 0;
 }
 
-static int push(work *w, size_t *cap, uint32_t v)
-{
-    if (diff_mem_reserve(w->mem, (void **)&w->stack, cap, w->nstack + 1,
-                    sizeof *w->stack) != 0)
-        return -1;
-    w->stack[w->nstack++] = v;
-    return 0;
-}
-
-/* The node of least semidominator on the path from v up to (not
- * including) the first ancestor numbered below last, compressing that
- * path. Returns GRAPH_NONE when memory runs out. */
-static uint32_t eval(work *w, size_t *cap, uint32_t v, uint32_t last)
-{
-    if (w->parent[v] < last)
-        return w->label[v];
-    uint32_t x = v;
-    w->nstack = 0;
-    do {
-        if (push(w, cap, x) != 0)
-            return GRAPH_NONE;
-        x = w->parent[x];
-    } while (w->parent[x] >= last);
-    uint32_t p = x, plabel = w->label[p];
-    do {
-        x = w->stack[--w->nstack];
-        w->parent[x] = w->parent[p];
-        if (w->semi[plabel] < w->semi[w->label[x]])
-            w->label[x] = plabel;
-        else
-            plabel = w->label[x];
-        p = x;
-    } while (w->nstack > 0);
-    return w->label[x];
-}
-
 /* The least semidominator among the predecessors list[begin..end) of
  * node i; s if none is less. Returns GRAPH_NONE when memory runs out. */
-static uint32_t least_semi(work *w, size_t *cap, const uint32_t *list,
-                           uint32_t begin, uint32_t end, uint32_t i,
-                           uint32_t s)
+static uint32_t least_semi(work *w, const uint32_t *list, uint32_t begin,
+                           uint32_t end, uint32_t i, uint32_t s)
 {
     for (uint32_t k = begin; k < end; k++) {
-        uint32_t u = eval(w, cap, list[k], i + 1);
+        uint32_t u =
+            dom_eval(w->parent, w->label, w->semi, &w->path, list[k], i + 1);
         if (u == GRAPH_NONE)
             return GRAPH_NONE;
         if (w->semi[u] < s)
@@ -188,19 +151,19 @@ static uint32_t least_semi(work *w, size_t *cap, const uint32_t *list,
 static int semi_nca(work *w)
 {
     uint32_t n = w->n, t = w->nct;
-    size_t cap = 0;
+    w->path.mem = w->mem;
     for (uint32_t p = 0; p < n; p++) {
         w->idom[p] = w->parent[p];
         w->semi[p] = p;
         w->label[p] = p;
     }
     for (uint32_t i = n; i-- > 1;) {
-        uint32_t s = least_semi(w, &cap, w->pred, w->aux[i], w->aux[i + 1],
-                                i, w->parent[i]);
+        uint32_t s = least_semi(w, w->pred, w->aux[i], w->aux[i + 1], i,
+                                w->parent[i]);
         if (t > 0 && w->ctarget[t - 1] == i && s != GRAPH_NONE) {
             t--;
-            s = least_semi(w, &cap, w->cpred, w->cstart[t], w->cstart[t + 1],
-                           i, s);
+            s = least_semi(w, w->cpred, w->cstart[t], w->cstart[t + 1], i,
+                           s);
         }
         if (s == GRAPH_NONE)
             return -1;
@@ -230,7 +193,7 @@ static void work_free(work *w)
     diff_mem_free(m, w->idom);
     diff_mem_free(m, w->semi);
     diff_mem_free(m, w->label);
-    diff_mem_free(m, w->stack);
+    diff_mem_free(m, w->path.node);
     memset(w, 0, sizeof *w);
 }
 

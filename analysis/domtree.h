@@ -52,4 +52,48 @@ uint32_t *dom_numbers(const graph *g, const dom_tree *t);
 
 void dom_free(dom_tree *t);
 
+/* The path dom_eval compresses, kept between calls (it grows to the
+ * longest path met); free node with diff_mem_free(mem, ...). */
+typedef struct dom_path {
+    const diff_mem *mem;
+    uint32_t *node;
+    size_t cap;
+} dom_path;
+
+/* Semi-NCA's evaluation, for domtree.c and the external-memory build
+ * (extmem_semi.c), by preorder number: the node of least semidominator
+ * on the path from v up to (not including) the first ancestor numbered
+ * below last, compressing that path (anc: the DFS parent, then the
+ * compressed ancestor; label: the node of least semi on the compressed
+ * part). Returns GRAPH_NONE when memory runs out. Inline: it is the
+ * inner loop of the semidominator pass. */
+static inline uint32_t dom_eval(uint32_t *anc, uint32_t *label,
+                                const uint32_t *semi, dom_path *path,
+                                uint32_t v, uint32_t last)
+{
+    if (anc[v] < last)
+        return label[v];
+    uint32_t x = v;
+    size_t n = 0;
+    do {
+        if (n == path->cap &&
+            diff_mem_reserve(path->mem, (void **)&path->node, &path->cap,
+                             n + 1, sizeof *path->node) != 0)
+            return GRAPH_NONE;
+        path->node[n++] = x;
+        x = anc[x];
+    } while (anc[x] >= last);
+    uint32_t p = x, plabel = label[p];
+    do {
+        x = path->node[--n];
+        anc[x] = anc[p];
+        if (semi[plabel] < semi[label[x]])
+            label[x] = plabel;
+        else
+            plabel = label[x];
+        p = x;
+    } while (n > 0);
+    return label[x];
+}
+
 #endif /* GRAPH_DOMTREE_H */

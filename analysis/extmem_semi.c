@@ -167,38 +167,8 @@ typedef struct semi_work {
     uint32_t *anc;   /* DFS parent, then the compressed ancestor */
     uint32_t *semi;
     uint32_t *label;
-    uint32_t *stack; /* eval's path */
-    size_t nstack, cap;
+    dom_path path;   /* dom_eval's */
 } semi_work;
-
-/* domtree.c's eval: the node of least semidominator on the path from v up
- * to the first ancestor numbered below last, compressing the path.
- * GRAPH_NONE when memory runs out. */
-static uint32_t eval(semi_work *w, uint32_t v, uint32_t last)
-{
-    if (w->anc[v] < last)
-        return w->label[v];
-    uint32_t x = v;
-    w->nstack = 0;
-    do {
-        if (diff_mem_reserve(w->mem, (void **)&w->stack, &w->cap,
-                             w->nstack + 1, sizeof *w->stack) != 0)
-            return GRAPH_NONE;
-        w->stack[w->nstack++] = x;
-        x = w->anc[x];
-    } while (w->anc[x] >= last);
-    uint32_t p = x, plabel = w->label[p];
-    do {
-        x = w->stack[--w->nstack];
-        w->anc[x] = w->anc[p];
-        if (w->semi[plabel] < w->semi[w->label[x]])
-            w->label[x] = plabel;
-        else
-            plabel = w->label[x];
-        p = x;
-    } while (w->nstack > 0);
-    return w->label[x];
-}
 
 static int read_u32s(xfile *f, uint32_t *a, uint32_t n)
 {
@@ -309,6 +279,7 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
     semi_work w;
     memset(&w, 0, sizeof w);
     w.mem = m;
+    w.path.mem = m;
     uint32_t *start = NULL, *list = NULL;
     uint64_t most = 0;
     giants gs;
@@ -346,7 +317,8 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
         for (uint32_t i = hi; i-- > (lo > 1 ? lo : 1);) {
             uint32_t s = w.anc[i]; /* still i's DFS parent */
             for (uint32_t e = start[i - lo]; e < start[i - lo + 1]; e++) {
-                uint32_t u = eval(&w, list[e], i + 1);
+                uint32_t u = dom_eval(w.anc, w.label, w.semi, &w.path,
+                                      list[e], i + 1);
                 if (u == GRAPH_NONE)
                     goto nomem;
                 if (w.semi[u] < s)
@@ -361,7 +333,8 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
                     goto out;
                 }
                 while ((grc = xfile_get(gf, &v, 4)) == 0) {
-                    uint32_t u = eval(&w, v, i + 1);
+                    uint32_t u =
+                        dom_eval(w.anc, w.label, w.semi, &w.path, v, i + 1);
                     if (u == GRAPH_NONE)
                         goto nomem;
                     if (w.semi[u] < s)
@@ -381,9 +354,9 @@ int extmem_idom(extmem *x, xbuckets *b, xfile *parent, uint32_t **idom,
     }
     if (x->stats)
         an_note(x->ctx, name, "largest bucket %llu edges, eval stack %zu",
-                 (unsigned long long)most, w.cap);
+                 (unsigned long long)most, w.path.cap);
     DIFF_MEM_DROP(m, w.label);
-    DIFF_MEM_DROP(m, w.stack);
+    DIFF_MEM_DROP(m, w.path.node);
     diff_mem_trim(m); /* their pages too (extmem_load.c) */
     /* nearest common ancestors, in preorder: idom starts as the parent */
     uint32_t *d = w.anc;
@@ -410,6 +383,6 @@ out:
     diff_mem_free(m, w.anc);
     diff_mem_free(m, w.semi);
     diff_mem_free(m, w.label);
-    diff_mem_free(m, w.stack);
+    diff_mem_free(m, w.path.node);
     return rc;
 }
