@@ -88,7 +88,9 @@ typedef struct graph_hop {
 
 typedef struct graph {
     const diff_mem *mem;
-    an_dump d;             /* kept open: its tables name classes, strings */
+    an_dump d;             /* kept open: its tables name classes, strings
+                              (closed between a first read without
+                              objects and labels and graph_reread) */
     an_ctx *ctx;           /* graph_options' */
     heapfmt_allocator alloc; /* the reader's view of mem */
     uint32_t nobjects;
@@ -146,8 +148,9 @@ static inline int graph_is_root(const graph *g, uint32_t v)
  * and fills in id, size and kind of every object, names from this read.
  * Loaded without keep_objects and keep_labels, the first read kept no
  * string (heapfmt_reader_options keep_string: a V8 import's property
- * names were 8 bytes an object); this one keeps the names the first
- * used: of classes, types, files and root kinds. For a file only. Returns the status as graph_load does (on g->ctx), and
+ * names were 8 bytes an object) and closed its reader at its end; this
+ * one keeps the names the first used: of classes, types, files and root
+ * kinds. For a file only. Returns the status as graph_load does (on g->ctx), and
  * AN_ERROR when the file no longer holds the same objects. */
 int graph_reread(graph *g, const char *path);
 

@@ -479,6 +479,30 @@ static void loader_free(loader *l)
     diff_mem_free(m, l->cls);
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ids of the strings the first read made entries for: the names its
+ * records used (a first read that keeps no string makes them only for
+ * classes, types, files and root kinds), for graph_reread to keep.
+ * Returns 0 or -1 (no memory). */
+static int names_used(graph *g)
+{
+    const heapfmt_reader *r = g->d.reader;
+    size_t n = heapfmt_reader_string_count(r);
+    g->names = diff_mem_alloc(g->mem, (n ? n : 1) * sizeof *g->names);
+    if (g->names == NULL)
+        return -1;
+    g->nnames = 0;
+    for (size_t slot = 1; slot < n; slot++)
+        g->names[g->nnames++] = heapfmt_reader_string(r, slot)->id;
+    qsort(g->names, g->nnames, sizeof *g->names, id_cmp);
+    return 0;
+}
+
 /* The first read of a graph without objects and labels needs no string:
  * classes are known by slot, root kinds are named by the second read. */
 static int keep_no_string(void *user, uint32_t id)
@@ -533,6 +557,15 @@ int graph_load(graph *g, const char *path, const graph_options *opt)
             rc = no_memory(&l);
     }
     loader_free(&l);
+    /* The first of two reads: the names it used are all graph_reread
+     * needs of it, and its reader goes now, its buffers with it (a V8
+     * import's largest object left 8 MB of references and labels in
+     * them through the dominator tree). */
+    if ((rc == AN_OK || rc == AN_INCOMPLETE) && ro.keep_string != NULL) {
+        if (names_used(g) != 0)
+            rc = no_memory(&l);
+        an_dump_close(&g->d);
+    }
     g->status = rc;
     return rc;
 }
@@ -600,29 +633,6 @@ static int on_reread(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
     return 0;
 }
 
-static int id_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The ids of the strings the first read made entries for: the names its
- * records used (a first read that kept no string makes them only for
- * classes, types, files and root kinds). Returns 0 or -1 (no memory). */
-static int names_used(graph *g)
-{
-    const heapfmt_reader *r = g->d.reader;
-    size_t n = heapfmt_reader_string_count(r);
-    g->names = diff_mem_alloc(g->mem, (n ? n : 1) * sizeof *g->names);
-    if (g->names == NULL)
-        return -1;
-    g->nnames = 0;
-    for (size_t slot = 1; slot < n; slot++)
-        g->names[g->nnames++] = heapfmt_reader_string(r, slot)->id;
-    qsort(g->names, g->nnames, sizeof *g->names, id_cmp);
-    return 0;
-}
-
 static int keep_used_name(void *user, uint32_t id)
 {
     const graph *g = user;
@@ -640,9 +650,7 @@ int graph_reread(graph *g, const char *path)
     an_dump d;
     heapfmt_reader_options ro = HEAPFMT_READER_OPTIONS_INIT;
     ro.allocator = &g->alloc;
-    if (g->d.reader != NULL) {
-        if (names_used(g) != 0)
-            return an_no_memory(g->ctx, g->d.name);
+    if (g->names != NULL) { /* the first read kept no string */
         ro.keep_string = keep_used_name;
         ro.keep_string_user = g;
     }
