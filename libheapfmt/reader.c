@@ -464,11 +464,32 @@ static int decode_record(heapfmt_reader *r, heapfmt_record *rec,
     return HEAPFMT_OK;
 }
 
+/* Past this, a buffer of references or labels grown for one record is
+ * given back when the next is read, not kept for the reader's life: a
+ * V8 import's largest object (262,144 references) left 8 MB in them, 6
+ * bytes an object of the dump, through heapfmt-graph's whole load. */
+#define HF_RECORD_BUF_KEEP (1u << 20)
+
+static void trim_record_buffers(heapfmt_reader *r)
+{
+    if (r->refs_cap > HF_RECORD_BUF_KEEP / sizeof *r->refs_buf) {
+        hf_free(&r->al, r->refs_buf);
+        r->refs_buf = NULL;
+        r->refs_cap = 0;
+    }
+    if (r->labels_cap > HF_RECORD_BUF_KEEP / sizeof *r->labels_buf) {
+        hf_free(&r->al, r->labels_buf);
+        r->labels_buf = NULL;
+        r->labels_cap = 0;
+    }
+}
+
 int heapfmt_reader_next(heapfmt_reader *r, heapfmt_record *rec)
 {
     if (!r || !rec)
         return HEAPFMT_E_ARG;
     r->last_tag = 0;
+    trim_record_buffers(r);
     for (;;) {
         int rc, delivered;
         switch (r->state) {
