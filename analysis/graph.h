@@ -162,12 +162,39 @@ int graph_find(const graph *g, uint64_t id, uint32_t *node);
 int graph_index_build(graph *g);
 void graph_index_drop(graph *g);
 
+/* Each object's class slot (the reader's), kept while a graph without
+ * kinds loads, in as few bytes as the largest slot met needs: 1 (a V8
+ * import has 141 classes), 2 (heapfmt-gen's 500, most Ruby heaps), 4;
+ * the array widens when a slot does not fit. At the load's peak it was
+ * 4 bytes an object. */
+typedef struct graph_class_slots {
+    void *a;        /* n entries of width bytes */
+    size_t cap;     /* entries */
+    unsigned width; /* 1, 2 or 4; 0 before the first */
+} graph_class_slots;
+
+static inline uint32_t graph_class_slot(const graph_class_slots *c,
+                                        uint32_t v)
+{
+    if (c->width == 1)
+        return ((const uint8_t *)c->a)[v];
+    if (c->width == 2)
+        return ((const uint16_t *)c->a)[v];
+    return ((const uint32_t *)c->a)[v];
+}
+
+/* Stores slot s of object n (objects 0 .. n-1 stored before). Returns 0
+ * or -1 (no memory). */
+int graph_class_slot_set(const diff_mem *m, graph_class_slots *c, size_t n,
+                         uint32_t s);
+void graph_class_slots_free(const diff_mem *m, graph_class_slots *c);
+
 /* Adds each object's reference to its class as its last edge (graph_load.c,
  * graph_class_edges.c): to a resolved graph, before its id index is dropped,
  * or to one with target_ids. cls: each object's class slot, or NULL to
  * take it from its kind; labels: give them labels (GRAPH_LABEL_CLASS).
  * Returns 0, -1 (no memory) or -2 (too many references). */
-int graph_add_class_edges(graph *g, const uint32_t *cls, int labels);
+int graph_add_class_edges(graph *g, const graph_class_slots *cls, int labels);
 
 /* Frees the edges (successors and labels), keeping the nodes. */
 void graph_drop_edges(graph *g);

@@ -4,7 +4,7 @@
  * The class object of a CLASS record is known by its id (spec/FORMAT.md
  * 6.3, 6.4): the classes are few, so each is looked up once, by the
  * reader's class slot. While the dump is read, an object keeps its class
- * slot only (its kind has it; without kinds, 4 bytes) instead of an
+ * slot only (its kind has it; without kinds, 1 to 4 bytes) instead of an
  * 8-byte reference among the others: the load's peak, where references
  * are still ids, does not hold the class edges. Once the references are
  * resolved, the edges move up in one backward pass (each node's edges
@@ -14,9 +14,63 @@
 #include "graph.h"
 
 /* The class slot of object v. */
-static inline uint32_t slot_of(const graph *g, const uint32_t *cls, uint32_t v)
+static inline uint32_t slot_of(const graph *g, const graph_class_slots *cls,
+                               uint32_t v)
 {
-    return cls != NULL ? cls[v] : tuples_get(&g->kinds, g->kind[v])->klass;
+    return cls != NULL ? graph_class_slot(cls, v)
+                       : tuples_get(&g->kinds, g->kind[v])->klass;
+}
+
+static unsigned width_of(uint32_t s)
+{
+    return s <= UINT8_MAX ? 1 : s <= UINT16_MAX ? 2 : 4;
+}
+
+/* Copies the first n slots of c into an array of width w. */
+static int widen(const diff_mem *m, graph_class_slots *c, size_t n,
+                 unsigned w)
+{
+    size_t cap = c->cap > n ? c->cap : n + 1;
+    void *b = diff_mem_alloc(m, cap * w);
+    if (b == NULL)
+        return -1;
+    for (size_t v = 0; v < n; v++) {
+        uint32_t s = graph_class_slot(c, (uint32_t)v);
+        if (w == 2)
+            ((uint16_t *)b)[v] = (uint16_t)s;
+        else
+            ((uint32_t *)b)[v] = s;
+    }
+    diff_mem_free(m, c->a);
+    c->a = b;
+    c->cap = cap;
+    c->width = w;
+    return 0;
+}
+
+int graph_class_slot_set(const diff_mem *m, graph_class_slots *c, size_t n,
+                         uint32_t s)
+{
+    unsigned w = width_of(s);
+    if (c->width == 0)
+        c->width = w;
+    else if (w > c->width && widen(m, c, n, w) != 0)
+        return -1;
+    if (diff_mem_reserve(m, &c->a, &c->cap, n + 1, c->width) != 0)
+        return -1;
+    if (c->width == 1)
+        ((uint8_t *)c->a)[n] = (uint8_t)s;
+    else if (c->width == 2)
+        ((uint16_t *)c->a)[n] = (uint16_t)s;
+    else
+        ((uint32_t *)c->a)[n] = s;
+    return 0;
+}
+
+void graph_class_slots_free(const diff_mem *m, graph_class_slots *c)
+{
+    diff_mem_free(m, c->a);
+    memset(c, 0, sizeof *c);
 }
 
 /* What object v's class edge points to: a node (resolved graph) or an id
@@ -24,7 +78,7 @@ static inline uint32_t slot_of(const graph *g, const uint32_t *cls, uint32_t v)
  * object is not in the dump, itself, or a class it lists already. */
 typedef struct targets {
     const graph *g;
-    const uint32_t *cls;
+    const graph_class_slots *cls;
     uint32_t *node;  /* by slot, resolved graphs */
     uint64_t *id;    /* by slot, target_ids */
     size_t nslots;
@@ -57,7 +111,7 @@ static int has_edge(const targets *t, uint32_t v, uint64_t *target)
 }
 
 /* The class object of every slot: a node, or an id with target_ids. */
-static int targets_init(targets *t, graph *g, const uint32_t *cls)
+static int targets_init(targets *t, graph *g, const graph_class_slots *cls)
 {
     memset(t, 0, sizeof *t);
     t->g = g;
@@ -121,7 +175,8 @@ static int grow_edges(graph *g, size_t n, int labels)
     return 0;
 }
 
-int graph_add_class_edges(graph *g, const uint32_t *cls, int labels)
+int graph_add_class_edges(graph *g, const graph_class_slots *cls,
+                          int labels)
 {
     if (g->nobjects == 0)
         return 0;

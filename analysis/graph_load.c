@@ -43,8 +43,7 @@ typedef struct loader {
     size_t nroot_big, cap_root_big;
     /* Each object's class slot, for its class edge, when the kinds (which
      * hold it) are not kept. */
-    uint32_t *cls;
-    size_t cap_cls;
+    graph_class_slots cls;
     uint32_t tick;
 } loader;
 
@@ -232,10 +231,8 @@ static int on_object(loader *l, heapfmt_reader *r, const heapfmt_robject *o)
         /* the class edge waits as the class's slot (graph_class_edges.c); set
          * before the references, whose failure may end the block with
          * this object counted */
-        if (diff_mem_reserve(g->mem, (void **)&l->cls, &l->cap_cls, n + 1,
-                             sizeof *l->cls) != 0)
+        if (graph_class_slot_set(g->mem, &l->cls, n, o->klass->slot) != 0)
             return no_memory(l);
-        l->cls[n] = o->klass->slot;
     }
     if (o->nrefs > 0) {
         int rc = add_refs(l, r, (o->fields & HEAPFMT_F_LABELS) != 0, &l->raw,
@@ -376,9 +373,9 @@ static int add_classes(loader *l)
 {
     if (!l->opt->class_refs)
         return 0;
-    int rc = graph_add_class_edges(l->g, l->opt->keep_objects ? NULL : l->cls,
+    int rc = graph_add_class_edges(l->g, l->opt->keep_objects ? NULL : &l->cls,
                                    l->opt->keep_labels);
-    DIFF_MEM_DROP(l->g->mem, l->cls);
+    graph_class_slots_free(l->g->mem, &l->cls);
     if (rc == -2) {
         too_many(l, "references", GRAPH_MAX_EDGES);
         return -2;
@@ -476,7 +473,7 @@ static void loader_free(loader *l)
     diff_mem_free(m, l->root_raw);
     diff_mem_free(m, l->root_label);
     diff_mem_free(m, l->root_big);
-    diff_mem_free(m, l->cls);
+    graph_class_slots_free(m, &l->cls);
 }
 
 static int id_cmp(const void *a, const void *b)

@@ -589,3 +589,49 @@ Test(graph_load, class_edges_without_kinds_and_as_ids)
     graph_free(&g);
     unlink(d.path);
 }
+
+/* Without kinds, an object's class slot is kept in 1, 2 or 4 bytes, the
+ * array widening as slots grow (graph.h, graph_class_slots): the class
+ * edges must be those the kinds give, across both widenings. */
+Test(graph_load, class_slots_widen_to_the_largest)
+{
+    enum { NCLASSES = 70000 };
+    tdump d;
+    tdump_open(&d);
+    char name[32];
+    for (uint64_t k = 1; k <= NCLASSES; k++) {
+        snprintf(name, sizeof name, "C%llu", (unsigned long long)k);
+        klass(&d, 0x100000 + 16 * k, name);
+    }
+    /* slot k is class k (slot 0: no class): a small one, one past 255,
+     * one past 65535, then small ones again */
+    static const uint64_t use[] = {1, 7, 200, 300, 2, 66000, 5, 255, 256,
+                                   65535, 65536, 69999, 3};
+    const size_t nuse = sizeof use / sizeof *use;
+    uint64_t root_refs[sizeof use / sizeof *use];
+    for (size_t i = 0; i < nuse; i++) {
+        uint64_t k = use[i];
+        /* the class's object, of class C1 (C1's own: no edge) */
+        obj(&d, 0x100000 + 16 * k, 0x100000 + 16, 40, NULL, 0, NULL);
+        root_refs[i] = 0x10 + 16 * i;
+        obj(&d, root_refs[i], 0x100000 + 16 * k, 24, NULL, 0, NULL);
+    }
+    cr_assert_eq(heapfmt_write_root(d.w, str(&d, "stack"), root_refs, nuse),
+                 HEAPFMT_OK);
+    tdump_finish(&d);
+
+    graph a, b;
+    graph_options slots = {.class_refs = 1};
+    graph_options kinds = {.class_refs = 1, .keep_objects = 1};
+    cr_assert_eq(graph_load(&a, d.path, &slots), AN_OK);
+    cr_assert_eq(graph_load(&b, d.path, &kinds), AN_OK);
+    cr_assert_eq(a.class_edges, 2 * nuse - 1, "%llu class edges",
+                 (unsigned long long)a.class_edges); /* C1 is its own */
+    cr_assert_eq(a.class_edges, b.class_edges);
+    cr_assert_eq(a.nnodes, b.nnodes);
+    cr_assert_eq(memcmp(a.off, b.off, (a.nnodes + 1) * sizeof *a.off), 0);
+    cr_assert_eq(memcmp(a.dst, b.dst, a.nedges * sizeof *a.dst), 0);
+    graph_free(&a);
+    graph_free(&b);
+    unlink(d.path);
+}
