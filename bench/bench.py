@@ -528,6 +528,40 @@ class Bench:
         self.size_of("heapfmt of that snapshot (import)", out)
         c["objects"] = int(self.info_row(out, "objects").replace(",", ""))
         c["output_bytes"] = self.files["heapfmt of that snapshot (import)"]
+        self.v8_dominators(out, c["objects"], "%d MB" % mb)
+
+    def edges_of(self, dump):
+        """The references of a dump, root references included (one row
+        each of heapfmt-export -r edges)."""
+        rows = self.path("edges.rows")
+        self.spawn([self.tool("heapfmt-export"), "-f", "rows", "-r", "edges",
+                    dump], stdout=rows)
+        with open(rows, "rb") as f:
+            n = sum(1 for _ in f)
+        os.remove(rows)
+        return n
+
+    def v8_dominators(self, imported, objects, size):
+        """Issue 39: heapfmt-graph dominators of the V8 import, its peak
+        in bytes per object against issue 13's formula (19 B/object + 8
+        B/reference), beside a heapfmt-gen dump of the same object count,
+        interleaved."""
+        gen = self.path("gen-v8-count.hfd")
+        self.spawn([self.tool("heapfmt-gen"), "-n", str(objects), "-s", "1",
+                    "-o", gen])
+        g = self.tool("heapfmt-graph")
+        cases = self.interleaved(
+            "graph", size,
+            [("heapfmt-graph dominators (V8 import)",
+              [g, "dominators", "-n", "10", imported]),
+             ("heapfmt-graph dominators (heapfmt-gen, V8's count)",
+              [g, "dominators", "-n", "10", gen])],
+            objects=objects)
+        for c, dump in zip(cases, (imported, gen)):
+            c["references"] = self.edges_of(dump)
+            c["note"] = "%.2f references/object" % (c["references"] /
+                                                     max(objects, 1))
+        os.remove(gen)
 
     def hprof_importer(self, nodes):
         """heapfmt-import of an HPROF dump that the installed JVM's jmap
@@ -1708,6 +1742,7 @@ class Bench:
                 mbs >= 300, "%s snapshot, CPU time; peak RSS %.0f MiB "
                 "(%.2f x the snapshot)" % (v8["size"], v8["rss_kib"] / 1024,
                                           v8["rss_kib"] * 1024 / v8["bytes"]))
+        self.v8_dominators_targets(add)
         hp = self.find("heapfmt-import (HPROF dump)")
         if hp:
             mbs = hp["bytes"] / MB / hp["cpu_s"] if hp["cpu_s"] else 0
@@ -1843,6 +1878,25 @@ class Bench:
                 "(issue 19)" % (wt["runs"], wt["objects"] / wt["wall_min_s"]
                                 / 1e6, w["objects"] / w["wall_min_s"] / 1e6,
                                 w["wall_s"] / wt["wall_s"]))
+
+    def v8_dominators_targets(self, add):
+        """Issue 39: dominators of a V8 import within issue 13's formula
+        (19 B/object + 8 B/reference), as a heapfmt-gen dump is."""
+        def ratio(c):
+            bpo = c["rss_kib"] * 1024 / c["objects"]
+            return bpo, bpo / (19 + 8 * c["references"] / c["objects"])
+        v8 = self.find("heapfmt-graph dominators (V8 import)")
+        gen = self.find("heapfmt-graph dominators (heapfmt-gen, V8's count)")
+        if not v8 or not gen or not v8["objects"]:
+            return
+        bpo, r = ratio(v8)
+        gbpo, gr = ratio(gen)
+        add("heapfmt-graph dominators of a V8 import, peak / formula", r,
+            1.15, r <= 1.15,
+            "%.1f B/object, %.2f references/object, %d objects; a "
+            "heapfmt-gen dump of that count: %.1f B/object, %.2fx its "
+            "formula" % (bpo, v8["references"] / v8["objects"],
+                         v8["objects"], gbpo, gr))
 
     def graph_targets(self, big, add):
         """Issue 13: dominators of the biggest dump in 10 s and 48 bytes per
