@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "writer_direct.h"
 #include "writer_internal.h"
 
 int hf_wfail(heapfmt_writer *w, int code, int sys_errno, const char *fmt, ...)
@@ -496,6 +497,69 @@ static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
     return HEAPFMT_OK;
 }
 
+/* The OBJECT record of o, checked (heapfmt_write_object) or vouched for
+ * (hf_write_object_direct): f its field bits as written, nlabels the
+ * labels it writes. Caller holds busy. */
+static inline int put_object(heapfmt_writer *w, const heapfmt_object *o,
+                             uint32_t f, size_t nlabels)
+{
+    int rc;
+    const size_t vlen = (f & HEAPFMT_F_VALUE) ? o->value_len : 0;
+    const int indexed = (f & HEAPFMT_F_INDEXED) != 0;
+    uint32_t cls = 0;
+    const hf_class_cache *cc = class_cache_slot(w, o->class_id);
+    if (cc->id == o->class_id) { /* id 0: an empty slot, index 0 */
+        cls = cc->index;
+    } else if (o->class_id != 0) {
+        int created;
+        if ((rc = class_index(w, o->class_id, &cls, &created)) != HEAPFMT_OK ||
+            (created && (rc = emit_class(w, cls)) != HEAPFMT_OK))
+            return rc;
+    }
+    size_t bound = HF_OBJECT_HEAD_BOUND + vlen +
+                   hf_refs_bound(o->id, o->refs, o->nrefs);
+    if (f & (HEAPFMT_F_STACK | HEAPFMT_F_LABELS))
+        bound += HF_VARINT_MAX + (nlabels ? hf_labels_bound(nlabels) : 0);
+    size_t hdr;
+    uint8_t *p = begin_record(w, bound, &hdr);
+    if (!p)
+        return w->err.code;
+    hf_object_rec rec;
+    rec.id_delta = hf_zigzag(o->id - w->prev_id);
+    rec.klass = cls;
+    rec.type = o->type;
+    rec.size = o->size;
+    rec.fields = f;
+    rec.flags = o->flags;
+    rec.value = (const uint8_t *)o->value;
+    rec.value_len = vlen;
+    rec.file = o->file;
+    rec.line = o->line;
+    rec.generation = o->generation;
+    rec.nrefs = o->nrefs;
+    p = hf_object_head_encode(p, &rec);
+    p = hf_refs_encode(p, o->id, o->refs, o->nrefs);
+    if (f & HEAPFMT_F_STACK)
+        p = hf_put_varint(p, o->stack);
+    if (f & HEAPFMT_F_LABELS)
+        p = indexed ? hf_labels_encode_indexed(p, o->labels, o->nrefs, nlabels)
+                    : hf_labels_encode(p, o->labels, o->nrefs, nlabels);
+    if ((rc = end_record(w, HEAPFMT_TAG_OBJECT, hdr, p)) != HEAPFMT_OK)
+        return rc;
+    w->prev_id = o->id;
+    w->objects++;
+    w->bytes += o->size;
+    w->block_objects++;
+    if (cls) {
+        w->classes[cls - 1].count++;
+        w->classes[cls - 1].bytes += o->size;
+    } else {
+        w->noclass_count++;
+        w->noclass_bytes += o->size;
+    }
+    return HEAPFMT_OK;
+}
+
 int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
 {
     int rc = enter(w);
@@ -539,56 +603,35 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
         return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
                                  "stack id %u was never defined", o->stack));
 
-    uint32_t cls = 0;
-    if (o->class_id != 0) {
-        int created;
-        if ((rc = class_index(w, o->class_id, &cls, &created)) != HEAPFMT_OK ||
-            (created && (rc = emit_class(w, cls)) != HEAPFMT_OK))
-            return leave(w, rc);
-    }
+    return leave(w, put_object(w, o, f, nlabels));
+}
 
-    size_t bound = HF_OBJECT_HEAD_BOUND + vlen +
-                   hf_refs_bound(o->id, o->refs, o->nrefs);
-    if (f & (HEAPFMT_F_STACK | HEAPFMT_F_LABELS))
-        bound += HF_VARINT_MAX + (nlabels ? hf_labels_bound(nlabels) : 0);
-    size_t hdr;
-    uint8_t *p = begin_record(w, bound, &hdr);
-    if (!p)
-        return leave(w, w->err.code);
-    hf_object_rec rec;
-    rec.id_delta = hf_zigzag(o->id - w->prev_id);
-    rec.klass = cls;
-    rec.type = o->type;
-    rec.size = o->size;
-    rec.fields = f;
-    rec.flags = o->flags;
-    rec.value = (const uint8_t *)o->value;
-    rec.value_len = vlen;
-    rec.file = o->file;
-    rec.line = o->line;
-    rec.generation = o->generation;
-    rec.nrefs = o->nrefs;
-    p = hf_object_head_encode(p, &rec);
-    p = hf_refs_encode(p, o->id, o->refs, o->nrefs);
-    if (f & HEAPFMT_F_STACK)
-        p = hf_put_varint(p, o->stack);
-    if (f & HEAPFMT_F_LABELS)
-        p = indexed ? hf_labels_encode_indexed(p, o->labels, o->nrefs, nlabels)
-                    : hf_labels_encode(p, o->labels, o->nrefs, nlabels);
-    if ((rc = end_record(w, HEAPFMT_TAG_OBJECT, hdr, p)) != HEAPFMT_OK)
-        return leave(w, rc);
-    w->prev_id = o->id;
-    w->objects++;
-    w->bytes += o->size;
-    w->block_objects++;
-    if (cls) {
-        w->classes[cls - 1].count++;
-        w->classes[cls - 1].bytes += o->size;
-    } else {
-        w->noclass_count++;
-        w->noclass_bytes += o->size;
+/* The labels heapfmt_write_object writes, counted without its checks. */
+static size_t written_count(const heapfmt_label *labels, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += (unsigned)hf_label_written(&labels[i]);
+    return c;
+}
+
+int hf_write_object_direct(heapfmt_writer *w, const heapfmt_object *o)
+{
+    if (w->sticky | w->busy | w->finished)
+        return heapfmt_write_object(w, o); /* which says why */
+    w->busy = 1;
+    uint32_t f = o->fields;
+    size_t n = o->nrefs, nlabels = 0;
+    const int indexed = (f & HEAPFMT_F_INDEXED) != 0;
+    if (f & HEAPFMT_F_LABELS) {
+        nlabels = indexed ? indexed_count(o->labels, n)
+                          : written_count(o->labels, n);
+        if (nlabels == 0)
+            f &= ~(uint32_t)HEAPFMT_F_LABELS;
     }
-    return leave(w, HEAPFMT_OK);
+    if (n == 0)
+        f &= ~(uint32_t)(HEAPFMT_F_LABELS | HEAPFMT_F_INDEXED);
+    return leave(w, put_object(w, o, f, nlabels));
 }
 
 size_t heapfmt_object_refs_fit(const heapfmt_object *o)

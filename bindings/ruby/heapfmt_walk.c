@@ -35,6 +35,7 @@
 #include <ruby/version.h>
 
 #include "heapfmt_ruby.h"
+#include "writer_direct.h"
 
 /* Exported by libruby but declared only in its internal headers (the
  * objspace extension uses them too). */
@@ -72,6 +73,12 @@ int rb_hash_stlike_foreach(VALUE hash, st_foreach_callback_func *func,
 #define HR_PATH_MAX 160
 /* The file of an eval site "(eval at FILE:LINE)", within HR_PATH_MAX. */
 #define HR_EVAL_FILE_MAX 128
+
+/* References an OBJECT record always has room for: its head and value
+ * (a preview of at most sizeof(walk.buf) bytes) and 2^20 references with
+ * a label each take under 32 MiB, a quarter of HEAPFMT_MAX_BLOCK. Past
+ * it heapfmt_object_refs_fit says how many fit. */
+#define HR_REFS_FIT (1u << 20)
 
 /* Ids of one ROOT record at most (a root kind may have several). */
 #define HR_ROOT_CHUNK (1u << 20)
@@ -1537,12 +1544,17 @@ static int write_object(walk *k, VALUE v, size_t stride)
     }
     if (array && (in_order || k->labeled))
         o.fields |= HEAPFMT_F_INDEXED;
-    size_t fit = heapfmt_object_refs_fit(&o); /* a record fits in a block */
-    if (fit < o.nrefs) {
-        o.nrefs = fit;
-        o.flags |= HR_OF_REFS_TRUNCATED;
+    if (o.nrefs > HR_REFS_FIT) { /* a record fits in a block */
+        size_t fit = heapfmt_object_refs_fit(&o);
+        if (fit < o.nrefs) {
+            o.nrefs = fit;
+            o.flags |= HR_OF_REFS_TRUNCATED;
+        }
     }
-    int rc = heapfmt_write_object(k->w, &o);
+    /* The library's entry for a producer that vouches for its fields:
+     * the bytes of heapfmt_write_object, without its checks of every
+     * field and label (libheapfmt/writer_direct.h). */
+    int rc = hf_write_object_direct(k->w, &o);
     if (rc != HEAPFMT_OK)
         return fail(k, rc);
     if (o.flags & HR_OF_REFS_TRUNCATED)
