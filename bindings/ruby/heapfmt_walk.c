@@ -182,6 +182,9 @@ typedef struct walk {
     } *site_tab;
     size_t nsite_tab, csite_tab, site_at;
 
+    int own_off;              /* 1: every object's references from the VM */
+    uint32_t own_checked[3];  /* objects of each type listed both ways */
+
     uint64_t objects, truncated;
     char buf[HR_LABEL_MAX + HR_PATH_MAX + 48]; /* a value made here */
 } walk;
@@ -1470,6 +1473,98 @@ static int has_vm_functions(int t)
            t != RUBY_T_MOVED;
 }
 
+/* ---- references without the mark function ----
+ *
+ * rb_objspace_reachable_objects_from runs the VM's mark function for
+ * every object: for the plainest ones, most of the heap, its set-up costs
+ * more than what it reports (an app-record heap: 250 instructions an
+ * object, a fifth of the dump's walk). In Ruby 3.0 to 3.2 (gc.c,
+ * gc_mark_children) a string reports only its class unless it shares
+ * another's bytes, an array its class and its elements unless it shares
+ * another's, an object its class and its instance variables' slots, and
+ * any of them its generic instance variables when FL_EXIVAR says it has
+ * some. Those are listed here directly, in the mark function's order
+ * (the class left out, as ref_i does), and any other case is the VM's.
+ * The first HR_OWN_CHECK objects of each of the three types are listed
+ * both ways: should one list differ (a Ruby that marks more), the VM's
+ * is written and the walk asks the VM for every object from then on. */
+#if RUBY_API_VERSION_CODE >= 30000 && RUBY_API_VERSION_CODE < 30300
+#define HR_OWN_REFS 1
+#define HR_OWN_CHECK 2000
+
+/* Pushes the heap objects of the n VALUEs at e but k->skip. */
+static int push_values(walk *k, const VALUE *e, size_t n)
+{
+    if (grow((void **)&k->ids, &k->cids, k->nids + n, sizeof *k->ids) < 0)
+        return -1;
+    uint64_t *ids = k->ids + k->nids;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        ids[m] = (uint64_t)e[i];
+        m += is_heap_object(e[i]) && e[i] != k->skip;
+    }
+    k->nids += m;
+    return 0;
+}
+
+/* Lists v's references in k->ids as the mark function would; returns 0
+ * when the VM must (a type or a case not listed here). */
+static int list_own_refs(walk *k, VALUE v, int t)
+{
+    VALUE fl = RBASIC(v)->flags;
+    if (fl & RUBY_FL_EXIVAR)
+        return 0;
+    switch (t) {
+    case RUBY_T_STRING:
+        return !(fl & RUBY_ELTS_SHARED);
+    case RUBY_T_ARRAY:
+        if (fl & RUBY_ELTS_SHARED)
+            return 0;
+        if (push_values(k, RARRAY_CONST_PTR(v), (size_t)RARRAY_LEN(v)) < 0)
+            k->ids_oom = 1;
+        return 1;
+    case RUBY_T_OBJECT:
+        if (push_values(k, ROBJECT_IVPTR(v), ROBJECT_NUMIV(v)) < 0)
+            k->ids_oom = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* v's references into k->ids (k->nids 0 on entry). */
+static void object_refs(walk *k, VALUE v, int t)
+{
+    unsigned slot = t == RUBY_T_STRING ? 0 : t == RUBY_T_ARRAY ? 1
+                    : t == RUBY_T_OBJECT ? 2 : 3;
+    if (slot == 3 || k->own_off || !list_own_refs(k, v, t)) {
+        rb_objspace_reachable_objects_from(v, ref_i, k);
+        return;
+    }
+    if (k->own_checked[slot] >= HR_OWN_CHECK || k->ids_oom)
+        return;
+    /* still checking: the VM's list must be the same */
+    k->own_checked[slot]++;
+    size_t n = k->nids;
+    if (grow((void **)&k->scratch, &k->cscratch, n ? n : 1,
+             sizeof *k->scratch) < 0) {
+        k->ids_oom = 1;
+        return;
+    }
+    memcpy(k->scratch, k->ids, n * sizeof *k->ids);
+    k->nids = 0;
+    rb_objspace_reachable_objects_from(v, ref_i, k);
+    if (k->nids != n || memcmp(k->scratch, k->ids, n * sizeof *k->ids) != 0)
+        k->own_off = 1; /* the VM's list stands, and from now on */
+}
+#else
+static void object_refs(walk *k, VALUE v, int t)
+{
+    (void)t;
+    rb_objspace_reachable_objects_from(v, ref_i, k);
+}
+#endif
+
 static int write_object(walk *k, VALUE v, size_t stride)
 {
     int t = RB_BUILTIN_TYPE(v);
@@ -1515,7 +1610,7 @@ static int write_object(walk *k, VALUE v, size_t stride)
     k->ids_oom = 0;
     k->skip = (VALUE)o.class_id;
     if (live)
-        rb_objspace_reachable_objects_from(v, ref_i, k);
+        object_refs(k, v, t);
     if (k->ids_oom)
         return fail_nomem(k, "reference list");
     k->labeled = 0;
