@@ -183,7 +183,10 @@ typedef struct walk {
     size_t nsite_tab, csite_tab, site_at;
 
     int own_off;              /* 1: every object's references from the VM */
-    uint32_t own_checked[3];  /* objects of each type listed both ways */
+    uint32_t own_checked[4];  /* objects of each type listed both ways */
+    VALUE *pairs;             /* a hash's keys and values, in turn, */
+    size_t npairs, cpairs;
+    VALUE pairs_of;           /* of this hash (0: none): its labels' */
 
     uint64_t objects, truncated;
     char buf[HR_LABEL_MAX + HR_PATH_MAX + 48]; /* a value made here */
@@ -1258,7 +1261,10 @@ static void label_refs(walk *k, VALUE v, int t)
     } else if (t == RUBY_T_OBJECT) {
         label_ivars(k, v);
     } else if (t == RUBY_T_HASH) {
-        if (rb_hash_stlike_foreach != NULL)
+        if (k->pairs_of == v) /* read while listing its references */
+            for (size_t i = 0; i < k->npairs && !k->rc; i += 2)
+                hash_i(k->pairs[i], k->pairs[i + 1], (VALUE)k);
+        else if (rb_hash_stlike_foreach != NULL)
             rb_hash_stlike_foreach(v, hash_st_i, (st_data_t)k);
         else
             rb_hash_foreach(v, hash_i, (VALUE)k);
@@ -1491,6 +1497,10 @@ static int has_vm_functions(int t)
 #if RUBY_API_VERSION_CODE >= 30000 && RUBY_API_VERSION_CODE < 30300
 #define HR_OWN_REFS 1
 #define HR_OWN_CHECK 2000
+/* A hash's default value or proc: struct RHash (internal/hash.h of 3.0
+ * to 3.2) is its RBasic, its table, then ifnone. Not in the API (the
+ * header's RHASH_IFNONE names a function libruby does not have). */
+#define HR_HASH_IFNONE(h) (((const VALUE *)(h))[3])
 
 /* Pushes the heap objects of the n VALUEs at e but k->skip. */
 static int push_values(walk *k, const VALUE *e, size_t n)
@@ -1507,6 +1517,26 @@ static int push_values(walk *k, const VALUE *e, size_t n)
     return 0;
 }
 
+/* One pair of a hash: kept for its labels, listed as its references
+ * (room made for every pair before). */
+static int pair_i(st_data_t key, st_data_t val, st_data_t data)
+{
+    walk *k = (walk *)data;
+    if (k->npairs + 2 > k->cpairs)
+        return ST_STOP; /* (the hash cannot grow during the walk) */
+    VALUE *kv = k->pairs + k->npairs;
+    kv[0] = (VALUE)key;
+    kv[1] = (VALUE)val;
+    k->npairs += 2;
+    uint64_t *ids = k->ids + k->nids;
+    ids[0] = (uint64_t)key;
+    size_t m = is_heap_object((VALUE)key) && (VALUE)key != k->skip;
+    ids[m] = (uint64_t)val;
+    m += is_heap_object((VALUE)val) && (VALUE)val != k->skip;
+    k->nids += m;
+    return ST_CONTINUE;
+}
+
 /* Lists v's references in k->ids as the mark function would; returns 0
  * when the VM must (a type or a case not listed here). */
 static int list_own_refs(walk *k, VALUE v, int t)
@@ -1515,6 +1545,28 @@ static int list_own_refs(walk *k, VALUE v, int t)
     if (fl & RUBY_FL_EXIVAR)
         return 0;
     switch (t) {
+    case RUBY_T_HASH: { /* mark_hash: its pairs, then its default */
+        if (rb_hash_stlike_foreach == NULL)
+            return 0;
+        size_t n = 2 * (size_t)RHASH_SIZE(v);
+        k->npairs = 0;
+        if (grow((void **)&k->pairs, &k->cpairs, n, sizeof *k->pairs) < 0 ||
+            grow((void **)&k->ids, &k->cids, k->nids + n + 1,
+                 sizeof *k->ids) < 0) {
+            k->ids_oom = 1;
+            return 1;
+        }
+        size_t before = k->nids;
+        rb_hash_stlike_foreach(v, pair_i, (st_data_t)k);
+        if (k->npairs != n) { /* (never seen): the VM lists them */
+            k->nids = before;
+            return 0;
+        }
+        if (push_values(k, &HR_HASH_IFNONE(v), 1) < 0)
+            k->ids_oom = 1;
+        k->pairs_of = v; /* the labels' pairs too */
+        return 1;
+    }
     case RUBY_T_STRING:
         return !(fl & RUBY_ELTS_SHARED);
     case RUBY_T_ARRAY:
@@ -1536,8 +1588,9 @@ static int list_own_refs(walk *k, VALUE v, int t)
 static void object_refs(walk *k, VALUE v, int t)
 {
     unsigned slot = t == RUBY_T_STRING ? 0 : t == RUBY_T_ARRAY ? 1
-                    : t == RUBY_T_OBJECT ? 2 : 3;
-    if (slot == 3 || k->own_off || !list_own_refs(k, v, t)) {
+                    : t == RUBY_T_OBJECT ? 2 : t == RUBY_T_HASH ? 3 : 4;
+    k->pairs_of = 0;
+    if (slot == 4 || k->own_off || !list_own_refs(k, v, t)) {
         rb_objspace_reachable_objects_from(v, ref_i, k);
         return;
     }
@@ -1999,6 +2052,7 @@ void hr_dump_heap(const hr_context *ctx, int fd, heapfmt_write_fn write,
     free(k.ids);
     free(k.labels);
     free(k.weak);
+    free(k.pairs);
     free(k.scratch);
     free(k.site_buf);
     free(k.site_tab);

@@ -138,7 +138,7 @@ d = counts = nil
 
 # ---- references of a known graph, roots, flags, values ----
 
-# Strings, arrays and objects whose references the walk lists without
+# Strings, arrays, objects and hashes whose references the walk lists without
 # the VM's mark function, beside the cases it leaves to the VM (shared
 # bytes or elements, generic instance variables): the same references
 # as ObjectSpace.reachable_objects_from (the mark function), class left
@@ -161,6 +161,13 @@ DIRECT = {
   "an array with an instance variable" =>
     [LEAF].tap { |a| a.instance_variable_set(:@note, FROZEN) },
   "an object of twelve instance variables" => Wide.new(LEAF),
+  "a small hash" => { "k" => LEAF, sym: [1], 3 => nil, LEAF => 4 },
+  "a hash of 20 pairs" => (1..20).to_h { |i| [i, "v#{i}"] },
+  "a hash with a default" => Hash.new(FROZEN).merge!(a: LEAF),
+  "a hash with a default proc" => Hash.new { |h, x| x }.merge!(b: LEAF),
+  "a hash by identity" => { +"id" => LEAF }.compare_by_identity,
+  "a hash with an instance variable" =>
+    { c: LEAF }.tap { |h| h.instance_variable_set(:@note, FROZEN) },
 }
 DIRECT["a shared array"] = DIRECT["a heap array"][3..35]
 
