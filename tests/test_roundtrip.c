@@ -1,6 +1,10 @@
 /*
  * test_roundtrip.c -- every record kind and field through writer and
  * reader, with the footer checked against what was written.
+ *
+ * Most tests are rows of rt_cases: writer options, what the case writes
+ * through the model (which knows what must come back), and what else to
+ * check when reading it.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -12,6 +16,7 @@
 #include "tassert.h"
 #include "tio.h"
 #include "tmodel.h"
+#include "ttext.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -19,6 +24,7 @@ typedef struct rt {
     tmodel m;
     tsink s;
     heapfmt_writer *w;
+    void *owned; /* a buffer of the case's, freed by rt_close */
 } rt;
 
 static void rt_open_opt(rt *t, const heapfmt_writer_options *o)
@@ -27,6 +33,7 @@ static void rt_open_opt(rt *t, const heapfmt_writer_options *o)
     tmodel_init(&t->m);
     tsink_init(&t->s);
     t->w = NULL;
+    t->owned = NULL;
     TASSERT_OK(heapfmt_writer_open(&t->w, &opt, tsink_write, &t->s));
     cr_assert_not_null(t->w);
 }
@@ -44,6 +51,7 @@ static void rt_close(rt *t)
     heapfmt_writer_free(t->w);
     tmodel_free(&t->m);
     tsink_free(&t->s);
+    free(t->owned);
 }
 
 /* Checks the file layout of a complete dump against its footer: block
@@ -141,14 +149,86 @@ Test(roundtrip, strerror_covers_every_status)
     cr_assert_eq(HEAPFMT_DONE, 1);
 }
 
-Test(roundtrip, empty_dump)
+
+
+
+/* ---- what each case writes and reads ---------------------------------- */
+
+/* A reader over the case's dump. */
+static heapfmt_reader *rt_reader(const rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
-    rt_verify(&t);
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, t->s.out.data,
+                                          t->s.out.len));
+    return r;
+}
+
+/* A reader over the case's dump that has read every record. */
+static heapfmt_reader *rt_drained(const rt *t)
+{
+    heapfmt_reader *r = rt_reader(t);
+    heapfmt_record rec;
+    int rc;
+    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK)
+        ;
+    TASSERT_RC(rc, HEAPFMT_DONE);
+    return r;
+}
+
+static const heapfmt_rclass *class_by_index(heapfmt_reader *r, uint32_t index)
+{
+    size_t n = heapfmt_reader_class_count(r);
+    for (size_t i = 0; i < n; i++) {
+        const heapfmt_rclass *k = heapfmt_reader_class(r, i);
+        cr_assert_not_null(k, "class slot %zu is NULL", i);
+        cr_assert_eq(k->slot, i);
+        if (k->index == index)
+            return k;
+    }
+    return NULL;
+}
+
+
+
+
+
+
+static void big_string_write(rt *t)
+{
+    size_t n = 1u << 20;
+    char *big = malloc(n);
+    cr_assert_not_null(big);
+    t->owned = big; /* freed by rt_close, after rt_verify */
+    tprng r;
+    tprng_seed(&r, 7);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (i % 4096) < 100 ? (char)tprng_below(&r, 256) : (char)('a' + i % 26);
+    uint32_t id;
+    TASSERT_OK(tmodel_string(&t->m, t->w, big, n, &id));
+    cr_assert_geq(id, 1);
+    /* the same text again: same id, no record */
+    uint32_t again;
+    TASSERT_OK(tmodel_string(&t->m, t->w, big, n, &again));
+    cr_assert_eq(again, id);
+    heapfmt_object o = { 0 };
+    o.id = 0x1000;
+    o.size = n + 40;
+    o.fields = HEAPFMT_F_VALUE;
+    o.value = big;
+    o.value_len = n;
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
+}
+
+static void empty_dump_write(rt *t)
+{
+    (void)t;
+}
+
+static void empty_dump_read(rt *t)
+{
     /* END only: one data block holding one record */
     tcapture c;
-    tcapture_memory(&c, t.s.out.data, t.s.out.len, 0);
+    tcapture_memory(&c, t->s.out.data, t->s.out.len, 0);
     cr_assert_eq(c.recs.n, 1);
     cr_assert_eq(c.recs.v[0].tag, HEAPFMT_TAG_END);
     cr_assert_eq(c.footer.nblocks, 1);
@@ -156,26 +236,19 @@ Test(roundtrip, empty_dump)
     cr_assert_eq(c.footer.totals.objects, 0);
     cr_assert_eq(c.footer.totals.records, 0);
     tcapture_free(&c);
-    rt_close(&t);
 }
 
-Test(roundtrip, zero_objects_with_metadata)
+static void zero_objects_with_metadata_write(rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
-    TASSERT_OK(tmodel_meta_text(&t.m, t.w, "producer", "rt 1.0"));
-    TASSERT_OK(tmodel_meta_uint(&t.m, t.w, "pid", 4242));
+    TASSERT_OK(tmodel_meta_text(&t->m, t->w, "producer", "rt 1.0"));
+    TASSERT_OK(tmodel_meta_uint(&t->m, t->w, "pid", 4242));
     uint32_t id;
-    TASSERT_OK(tmodel_string(&t.m, t.w, "vm", 2, &id));
-    TASSERT_OK(tmodel_root(&t.m, t.w, id, NULL, 0));
-    rt_verify(&t);
-    rt_close(&t);
+    TASSERT_OK(tmodel_string(&t->m, t->w, "vm", 2, &id));
+    TASSERT_OK(tmodel_root(&t->m, t->w, id, NULL, 0));
 }
 
-Test(roundtrip, extreme_ids_and_wrapping_refs)
+static void extreme_ids_and_wrapping_refs_write(rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
     static const uint64_t ids[] = {
         0, UINT64_MAX, 1, UINT64_MAX - 1, 1ULL << 63, (1ULL << 63) - 1,
         0, 0, UINT64_MAX, UINT64_MAX, 0x00007f0000001000ULL,
@@ -190,60 +263,16 @@ Test(roundtrip, extreme_ids_and_wrapping_refs)
                              UINT64_MAX, 0, ids[i] };
         o.refs = refs;
         o.nrefs = 6;
-        TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+        TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     }
     uint64_t roots[] = { UINT64_MAX, 0, UINT64_MAX, 1ULL << 63, 1 };
     uint32_t vm;
-    TASSERT_OK(tmodel_string(&t.m, t.w, "vm", 2, &vm));
-    TASSERT_OK(tmodel_root(&t.m, t.w, vm, roots, 5));
-    rt_verify(&t);
-    rt_close(&t);
+    TASSERT_OK(tmodel_string(&t->m, t->w, "vm", 2, &vm));
+    TASSERT_OK(tmodel_root(&t->m, t->w, vm, roots, 5));
 }
 
-static void big_string_case(int level)
+static void million_equal_refs_write(rt *t)
 {
-    rt t;
-    rt_open(&t, level, 0);
-    size_t n = 1u << 20;
-    char *big = malloc(n);
-    cr_assert_not_null(big);
-    tprng r;
-    tprng_seed(&r, 7);
-    for (size_t i = 0; i < n; i++)
-        big[i] = (i % 4096) < 100 ? (char)tprng_below(&r, 256) : (char)('a' + i % 26);
-    uint32_t id;
-    TASSERT_OK(tmodel_string(&t.m, t.w, big, n, &id));
-    cr_assert_geq(id, 1);
-    /* the same text again: same id, no record */
-    uint32_t again;
-    TASSERT_OK(tmodel_string(&t.m, t.w, big, n, &again));
-    cr_assert_eq(again, id);
-    heapfmt_object o = { 0 };
-    o.id = 0x1000;
-    o.size = n + 40;
-    o.fields = HEAPFMT_F_VALUE;
-    o.value = big;
-    o.value_len = n;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
-    rt_verify(&t);
-    free(big);
-    rt_close(&t);
-}
-
-Test(roundtrip, one_mib_string_stored, .timeout = 30)
-{
-    big_string_case(0);
-}
-
-Test(roundtrip, one_mib_string_deflated, .timeout = 30)
-{
-    big_string_case(1);
-}
-
-Test(roundtrip, million_equal_refs, .timeout = 30)
-{
-    rt t;
-    rt_open(&t, 1, 0);
     size_t n = 1000000;
     uint64_t *refs = malloc(n * sizeof *refs);
     cr_assert_not_null(refs);
@@ -254,24 +283,20 @@ Test(roundtrip, million_equal_refs, .timeout = 30)
     o.size = n * 8;
     o.refs = refs;
     o.nrefs = n;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     /* and an ordinary object after it */
     o.id += 40;
     o.size = 40;
     o.nrefs = 1;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
-    rt_verify(&t);
-    free(refs);
-    rt_close(&t);
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
+    t->owned = refs; /* freed by rt_close, after rt_verify */
 }
 
-Test(roundtrip, every_fields_combination)
+static void every_fields_combination_write(rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
     uint32_t type, file;
-    TASSERT_OK(tmodel_string(&t.m, t.w, "T_STRING", 8, &type));
-    TASSERT_OK(tmodel_string(&t.m, t.w, "lib/a.rb", 8, &file));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "T_STRING", 8, &type));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "lib/a.rb", 8, &file));
     static const char junk[] = "JUNK-that-must-not-appear";
     for (uint32_t fields = 0; fields <= HEAPFMT_F_BASIC; fields++) {
         for (int variant = 0; variant < 3; variant++) {
@@ -293,48 +318,47 @@ Test(roundtrip, every_fields_combination)
             uint64_t refs[2] = { o.id - 40, o.id + 40 };
             o.refs = refs;
             o.nrefs = (size_t)variant % 3;
-            TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+            TASSERT_OK(tmodel_object(&t->m, t->w, &o));
         }
     }
-    rt_verify(&t);
-    rt_close(&t);
 }
 
-Test(roundtrip, meta_values)
+/* The longest key meta_values writes: HEAPFMT_MAX_KEY letters. */
+static void longest_key(char key[HEAPFMT_MAX_KEY + 1])
 {
-    rt t;
-    rt_open(&t, 1, 0);
-    TASSERT_OK(tmodel_meta_text(&t.m, t.w, "producer", "héapfmt ✓ 1.0"));
-    TASSERT_OK(tmodel_meta_text(&t.m, t.w, "empty", ""));
-    TASSERT_OK(tmodel_meta_uint(&t.m, t.w, "u.zero", 0));
-    TASSERT_OK(tmodel_meta_uint(&t.m, t.w, "u.max", UINT64_MAX));
-    TASSERT_OK(tmodel_meta_int(&t.m, t.w, "i.min", INT64_MIN));
-    TASSERT_OK(tmodel_meta_int(&t.m, t.w, "i.max", INT64_MAX));
-    TASSERT_OK(tmodel_meta_int(&t.m, t.w, "i.neg", -1));
-    TASSERT_OK(tmodel_meta_int(&t.m, t.w, "i.zero", 0));
+    memset(key, 'k', HEAPFMT_MAX_KEY);
+    key[HEAPFMT_MAX_KEY] = '\0';
+}
+
+static void meta_values_write(rt *t)
+{
+    TASSERT_OK(tmodel_meta_text(&t->m, t->w, "producer", "héapfmt ✓ 1.0"));
+    TASSERT_OK(tmodel_meta_text(&t->m, t->w, "empty", ""));
+    TASSERT_OK(tmodel_meta_uint(&t->m, t->w, "u.zero", 0));
+    TASSERT_OK(tmodel_meta_uint(&t->m, t->w, "u.max", UINT64_MAX));
+    TASSERT_OK(tmodel_meta_int(&t->m, t->w, "i.min", INT64_MIN));
+    TASSERT_OK(tmodel_meta_int(&t->m, t->w, "i.max", INT64_MAX));
+    TASSERT_OK(tmodel_meta_int(&t->m, t->w, "i.neg", -1));
+    TASSERT_OK(tmodel_meta_int(&t->m, t->w, "i.zero", 0));
     /* every allowed key character, and the longest key */
     TASSERT_OK(tmodel_meta_uint(
-        &t.m, t.w,
+        &t->m, t->w,
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-",
         1));
     char key[HEAPFMT_MAX_KEY + 1];
-    memset(key, 'k', HEAPFMT_MAX_KEY);
-    key[HEAPFMT_MAX_KEY] = '\0';
-    TASSERT_OK(tmodel_meta_uint(&t.m, t.w, key, 255));
+    longest_key(key);
+    TASSERT_OK(tmodel_meta_uint(&t->m, t->w, key, 255));
     /* a repeated key: the last value wins */
-    TASSERT_OK(tmodel_meta_uint(&t.m, t.w, "pid", 1));
-    TASSERT_OK(tmodel_meta_text(&t.m, t.w, "pid.note", "x"));
-    TASSERT_OK(tmodel_meta_uint(&t.m, t.w, "pid", 2));
-    rt_verify(&t);
+    TASSERT_OK(tmodel_meta_uint(&t->m, t->w, "pid", 1));
+    TASSERT_OK(tmodel_meta_text(&t->m, t->w, "pid.note", "x"));
+    TASSERT_OK(tmodel_meta_uint(&t->m, t->w, "pid", 2));
+}
 
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, t.s.out.data,
-                                          t.s.out.len));
-    heapfmt_record rec;
-    int rc;
-    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK)
-        ;
-    TASSERT_RC(rc, HEAPFMT_DONE);
+static void meta_values_read(rt *t)
+{
+    char key[HEAPFMT_MAX_KEY + 1];
+    longest_key(key);
+    heapfmt_reader *r = rt_drained(t);
     size_t n = 0;
     const heapfmt_rmeta *all = heapfmt_reader_meta(r, &n);
     cr_assert_eq(n, 13, "heapfmt_reader_meta gave %zu pairs", n);
@@ -359,65 +383,44 @@ Test(roundtrip, meta_values)
     cr_assert_eq(lk->key_len, HEAPFMT_MAX_KEY);
     cr_assert_null(heapfmt_reader_meta_get(r, "no.such.key"));
     heapfmt_reader_free(r);
-    rt_close(&t);
 }
 
-static const heapfmt_rclass *class_by_index(heapfmt_reader *r, uint32_t index)
+static void class_redefinition_write(rt *t)
 {
-    size_t n = heapfmt_reader_class_count(r);
-    for (size_t i = 0; i < n; i++) {
-        const heapfmt_rclass *k = heapfmt_reader_class(r, i);
-        cr_assert_not_null(k, "class slot %zu is NULL", i);
-        cr_assert_eq(k->slot, i);
-        if (k->index == index)
-            return k;
-    }
-    return NULL;
-}
-
-Test(roundtrip, class_redefinition)
-{
-    rt t;
-    rt_open(&t, 1, 0);
     /* an anonymous class defined on the fly by an object */
     heapfmt_object o = { 0 };
     o.id = 0x100;
     o.class_id = 0xc1a55;
     o.size = 40;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     /* an explicitly anonymous class */
     heapfmt_class anon = { 0xc1a56, NULL, 0, 0, HEAPFMT_CF_SINGLETON };
-    TASSERT_OK(tmodel_class(&t.m, t.w, &anon));
+    TASSERT_OK(tmodel_class(&t->m, t->w, &anon));
     o.id = 0x140;
     o.class_id = 0xc1a56;
     o.size = 80;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     /* both named later */
     heapfmt_class named = { 0xc1a55, "Foo::Bar", 8, 0x1008, 0 };
-    TASSERT_OK(tmodel_class(&t.m, t.w, &named));
+    TASSERT_OK(tmodel_class(&t->m, t->w, &named));
     heapfmt_class named2 = { 0xc1a56, "#<Class:Foo>", 12, 0xc1a55,
                              HEAPFMT_CF_SINGLETON };
-    TASSERT_OK(tmodel_class(&t.m, t.w, &named2));
+    TASSERT_OK(tmodel_class(&t->m, t->w, &named2));
     o.id = 0x180;
     o.class_id = 0xc1a55;
     o.size = 120;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     /* renamed */
     heapfmt_class renamed = { 0xc1a55, "Foo::Baz", 8, 0x1008,
                               HEAPFMT_CF_MODULE };
-    TASSERT_OK(tmodel_class(&t.m, t.w, &renamed));
-    cr_assert_eq(t.m.nclasses, 2);
-    rt_verify(&t);
+    TASSERT_OK(tmodel_class(&t->m, t->w, &renamed));
+    cr_assert_eq(t->m.nclasses, 2);
+}
 
+static void class_redefinition_read(rt *t)
+{
     /* the reader's table holds the final values */
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, t.s.out.data,
-                                          t.s.out.len));
-    heapfmt_record rec;
-    int rc;
-    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK)
-        ;
-    TASSERT_RC(rc, HEAPFMT_DONE);
+    heapfmt_reader *r = rt_drained(t);
     cr_assert_eq(heapfmt_reader_class_count(r), 3,
                  "class count %zu (slot 0 + 2 classes)",
                  heapfmt_reader_class_count(r));
@@ -444,27 +447,24 @@ Test(roundtrip, class_redefinition)
     cr_assert_eq(f->classes[0].bytes, 160);
     cr_assert_str_eq(f->classes[1].name, "#<Class:Foo>");
     heapfmt_reader_free(r);
-    rt_close(&t);
 }
 
-Test(roundtrip, objects_without_class_in_summary)
+static void objects_without_class_in_summary_write(rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
     heapfmt_object o = { 0 };
     o.id = 8;
     o.size = 24;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     o.id = 16;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     heapfmt_class c = { 0x50, "C", 1, 0, 0 };
-    TASSERT_OK(tmodel_class(&t.m, t.w, &c));
-    rt_verify(&t);
+    TASSERT_OK(tmodel_class(&t->m, t->w, &c));
+}
 
+static void objects_without_class_in_summary_read(rt *t)
+{
     /* the object's klass/type/file point at the slot-0 entries */
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, t.s.out.data,
-                                          t.s.out.len));
+    heapfmt_reader *r = rt_reader(t);
     heapfmt_record rec;
     TASSERT_OK(heapfmt_reader_next(r, &rec));
     cr_assert_eq(rec.tag, HEAPFMT_TAG_OBJECT);
@@ -482,19 +482,16 @@ Test(roundtrip, objects_without_class_in_summary)
     cr_assert_str_eq(ob->type->ptr, "");
     cr_assert_eq(ob->file->slot, 0);
     heapfmt_reader_free(r);
-    rt_close(&t);
 }
 
-Test(roundtrip, string_interning)
+static void string_interning_write(rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
     uint32_t a, b, c, d, e;
-    TASSERT_OK(tmodel_string(&t.m, t.w, "alpha", 5, &a));
-    TASSERT_OK(tmodel_string(&t.m, t.w, "beta", 4, &b));
-    TASSERT_OK(tmodel_string(&t.m, t.w, "alpha", 5, &c));
-    TASSERT_OK(tmodel_string(&t.m, t.w, "al\0pha", 6, &d));
-    TASSERT_OK(tmodel_string(&t.m, t.w, "", 0, &e));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "alpha", 5, &a));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "beta", 4, &b));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "alpha", 5, &c));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "al\0pha", 6, &d));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "", 0, &e));
     cr_assert_eq(a, 1);
     cr_assert_eq(b, 2);
     cr_assert_eq(c, a);
@@ -502,22 +499,17 @@ Test(roundtrip, string_interning)
     cr_assert_eq(e, 4, "the empty string is a string like any other");
     /* a class name is interned in the same table */
     heapfmt_class k = { 0x10, "beta", 4, 0, 0 };
-    TASSERT_OK(tmodel_class(&t.m, t.w, &k));
+    TASSERT_OK(tmodel_class(&t->m, t->w, &k));
     heapfmt_class k2 = { 0x18, "gamma", 5, 0, 0 };
-    TASSERT_OK(tmodel_class(&t.m, t.w, &k2));
+    TASSERT_OK(tmodel_class(&t->m, t->w, &k2));
     uint32_t g;
-    TASSERT_OK(tmodel_string(&t.m, t.w, "gamma", 5, &g));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "gamma", 5, &g));
     cr_assert_eq(g, 5);
-    rt_verify(&t);
+}
 
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, t.s.out.data,
-                                          t.s.out.len));
-    heapfmt_record rec;
-    int rc;
-    while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK)
-        ;
-    TASSERT_RC(rc, HEAPFMT_DONE);
+static void string_interning_read(rt *t)
+{
+    heapfmt_reader *r = rt_drained(t);
     cr_assert_eq(heapfmt_reader_string_count(r), 6);
     const heapfmt_rstring *s0 = heapfmt_reader_string(r, 0);
     cr_assert_not_null(s0);
@@ -541,17 +533,14 @@ Test(roundtrip, string_interning)
     }
     cr_assert(found);
     heapfmt_reader_free(r);
-    rt_close(&t);
 }
 
-Test(roundtrip, roots_empty_and_large)
+static void roots_empty_and_large_write(rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
     uint32_t vm, gt;
-    TASSERT_OK(tmodel_string(&t.m, t.w, "vm", 2, &vm));
-    TASSERT_OK(tmodel_string(&t.m, t.w, "global_tbl", 10, &gt));
-    TASSERT_OK(tmodel_root(&t.m, t.w, vm, NULL, 0));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "vm", 2, &vm));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "global_tbl", 10, &gt));
+    TASSERT_OK(tmodel_root(&t->m, t->w, vm, NULL, 0));
     size_t n = 20000;
     uint64_t *ids = malloc(n * sizeof *ids);
     cr_assert_not_null(ids);
@@ -559,34 +548,30 @@ Test(roundtrip, roots_empty_and_large)
     tprng_seed(&r, 3);
     for (size_t i = 0; i < n; i++)
         ids[i] = tprng_below(&r, 2) ? tprng_next(&r) : 0x5000 + 40 * i;
-    TASSERT_OK(tmodel_root(&t.m, t.w, gt, ids, n));
-    TASSERT_OK(tmodel_root(&t.m, t.w, vm, ids, 3));
-    TASSERT_OK(tmodel_root(&t.m, t.w, 0, ids + 5, 2));
-    rt_verify(&t);
-    free(ids);
-    rt_close(&t);
+    TASSERT_OK(tmodel_root(&t->m, t->w, gt, ids, n));
+    TASSERT_OK(tmodel_root(&t->m, t->w, vm, ids, 3));
+    TASSERT_OK(tmodel_root(&t->m, t->w, 0, ids + 5, 2));
+    t->owned = ids; /* freed by rt_close, after rt_verify */
 }
 
-Test(roundtrip, refs_calls)
+static void refs_calls_write(rt *t)
 {
-    rt t;
-    rt_open(&t, 1, 0);
     uint32_t vm;
-    TASSERT_OK(tmodel_string(&t.m, t.w, "vm", 2, &vm));
+    TASSERT_OK(tmodel_string(&t->m, t->w, "vm", 2, &vm));
     uint64_t refs[3] = { 5, 6, 7 };
     heapfmt_object o = { 0 };
     o.id = 1;
     o.refs = refs;
     o.nrefs = 3;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
     o.nrefs = 0;
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
-    TASSERT_OK(tmodel_root(&t.m, t.w, vm, refs, 2));
-    rt_verify(&t);
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
+    TASSERT_OK(tmodel_root(&t->m, t->w, vm, refs, 2));
+}
 
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, t.s.out.data,
-                                          t.s.out.len));
+static void refs_calls_read(rt *t)
+{
+    heapfmt_reader *r = rt_reader(t);
     heapfmt_record rec;
     const uint64_t *ids = NULL;
     TASSERT_OK(heapfmt_reader_next(r, &rec)); /* STRING */
@@ -615,7 +600,115 @@ Test(roundtrip, refs_calls)
     cr_assert_eq(heapfmt_reader_refs(r, &ids), HEAPFMT_E_STATE);
     TASSERT_RC(heapfmt_reader_next(r, &rec), HEAPFMT_DONE);
     heapfmt_reader_free(r);
-    rt_close(&t);
+}
+
+static void record_larger_than_block_write(rt *t)
+{
+    char value[5000];
+    for (size_t i = 0; i < sizeof value; i++)
+        value[i] = (char)(i * 7);
+    heapfmt_object o = { 0 };
+    o.fields = HEAPFMT_F_VALUE;
+    o.value = value;
+    for (int i = 0; i < 4; i++) {
+        o.id = 0x100 + 8 * (uint64_t)i;
+        o.value_len = (size_t)(i + 1) * 1200;
+        TASSERT_OK(tmodel_object(&t->m, t->w, &o));
+    }
+}
+
+static void flush_makes_blocks_write(rt *t)
+{
+    heapfmt_object o = { 0 };
+    for (int i = 0; i < 5; i++) {
+        o.id = 0x100 + 8 * (uint64_t)i;
+        TASSERT_OK(tmodel_object(&t->m, t->w, &o));
+        uint64_t before = heapfmt_writer_offset(t->w);
+        TASSERT_OK(heapfmt_writer_flush(t->w));
+        cr_assert_gt(heapfmt_writer_offset(t->w), before,
+                     "flush wrote nothing");
+        cr_assert_eq(heapfmt_writer_offset(t->w), (uint64_t)t->s.out.len);
+    }
+    /* flushing with nothing pending must not make an empty block */
+    TASSERT_OK(heapfmt_writer_flush(t->w));
+}
+
+static void flush_makes_blocks_read(rt *t)
+{
+    tcapture c;
+    tcapture_memory(&c, t->s.out.data, t->s.out.len, 0);
+    cr_assert_eq(c.footer.nblocks, 6, "%zu blocks", c.footer.nblocks);
+    tcapture_free(&c);
+}
+
+static void nothing_written_before_first_flush_write(rt *t)
+{
+    TASSERT_OK(tmodel_meta_uint(&t->m, t->w, "pid", 1));
+    heapfmt_object o = { 0 };
+    TASSERT_OK(tmodel_object(&t->m, t->w, &o));
+    cr_assert_eq(t->s.out.len, 0, "%zu bytes written before any flush",
+                 t->s.out.len);
+    cr_assert_eq(heapfmt_writer_offset(t->w), 0);
+}
+
+/* ---- the case table: write through the model, read back, compare ---- */
+
+/* Each case opens a writer (level, block size), writes its records
+ * through the model, and rt_verify reads the dump back against it; read,
+ * when set, checks what the model does not. */
+typedef struct rt_case {
+    const char *name;
+    void (*write)(rt *t);
+    void (*read)(rt *t);
+    int stored;          /* level 0 (blocks stored); else level 1 */
+    uint32_t block_size; /* 0: the default */
+} rt_case;
+
+static const rt_case rt_cases[] = {
+    {.name = "empty_dump", .write = empty_dump_write, .read = empty_dump_read},
+    {.name = "zero_objects_with_metadata",
+     .write = zero_objects_with_metadata_write},
+    {.name = "extreme_ids_and_wrapping_refs",
+     .write = extreme_ids_and_wrapping_refs_write},
+    {.name = "one_mib_string_stored", .write = big_string_write, .stored = 1},
+    {.name = "one_mib_string_deflated", .write = big_string_write},
+    {.name = "million_equal_refs", .write = million_equal_refs_write},
+    {.name = "every_fields_combination",
+     .write = every_fields_combination_write},
+    {.name = "meta_values", .write = meta_values_write,
+     .read = meta_values_read},
+    {.name = "class_redefinition", .write = class_redefinition_write,
+     .read = class_redefinition_read},
+    {.name = "objects_without_class_in_summary",
+     .write = objects_without_class_in_summary_write,
+     .read = objects_without_class_in_summary_read},
+    {.name = "string_interning", .write = string_interning_write,
+     .read = string_interning_read},
+    {.name = "roots_empty_and_large", .write = roots_empty_and_large_write},
+    {.name = "refs_calls", .write = refs_calls_write, .read = refs_calls_read},
+    {.name = "record_larger_than_block",
+     .write = record_larger_than_block_write,
+     .block_size = HEAPFMT_MIN_BLOCK_SIZE},
+    {.name = "flush_makes_blocks", .write = flush_makes_blocks_write,
+     .read = flush_makes_blocks_read},
+    {.name = "nothing_written_before_first_flush",
+     .write = nothing_written_before_first_flush_write},
+};
+
+Test(roundtrip, cases, .timeout = 90, .fini = tcase_fini)
+{
+    for (size_t k = 0; k < sizeof rt_cases / sizeof rt_cases[0]; k++) {
+        const rt_case *rc = &rt_cases[k];
+        tcase_enter(rc->name);
+        rt t;
+        rt_open(&t, rc->stored ? 0 : 1, rc->block_size);
+        rc->write(&t);
+        rt_verify(&t);
+        if (rc->read != NULL)
+            rc->read(&t);
+        rt_close(&t);
+    }
+    tcase_leave();
 }
 
 /* A generated dump through each codec, several levels and two block
@@ -673,13 +766,28 @@ static void generated_case(int level, uint32_t block_size, uint64_t seed)
         generated_case_opt(HEAPFMT_CODEC_ZSTD, level, block_size, 1, seed);
 }
 
-Test(roundtrip, generated_level19_small_blocks) { generated_case(19, 1024, 17); }
-Test(roundtrip, generated_level0_small_blocks) { generated_case(0, 1024, 11); }
-Test(roundtrip, generated_level1_small_blocks) { generated_case(1, 1024, 12); }
-Test(roundtrip, generated_level9_small_blocks) { generated_case(9, 1024, 13); }
-Test(roundtrip, generated_level0_default_blocks) { generated_case(0, 0, 14); }
-Test(roundtrip, generated_level1_default_blocks) { generated_case(1, 0, 15); }
-Test(roundtrip, generated_level9_default_blocks) { generated_case(9, 0, 16); }
+Test(roundtrip, generated, .fini = tcase_fini)
+{
+    static const struct {
+        const char *name;
+        int level;
+        uint32_t block_size;
+        uint64_t seed;
+    } cases[] = {
+        {"level19_small_blocks", 19, 1024, 17},
+        {"level0_small_blocks", 0, 1024, 11},
+        {"level1_small_blocks", 1, 1024, 12},
+        {"level9_small_blocks", 9, 1024, 13},
+        {"level0_default_blocks", 0, 0, 14},
+        {"level1_default_blocks", 1, 0, 15},
+        {"level9_default_blocks", 9, 0, 16},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tcase_enter(cases[k].name);
+        generated_case(cases[k].level, cases[k].block_size, cases[k].seed);
+    }
+    tcase_leave();
+}
 
 Test(roundtrip, same_records_at_every_level)
 {
@@ -718,62 +826,8 @@ Test(roundtrip, same_records_at_every_level)
     }
 }
 
-Test(roundtrip, record_larger_than_block)
-{
-    rt t;
-    rt_open(&t, 1, HEAPFMT_MIN_BLOCK_SIZE);
-    char value[5000];
-    for (size_t i = 0; i < sizeof value; i++)
-        value[i] = (char)(i * 7);
-    heapfmt_object o = { 0 };
-    o.fields = HEAPFMT_F_VALUE;
-    o.value = value;
-    for (int i = 0; i < 4; i++) {
-        o.id = 0x100 + 8 * (uint64_t)i;
-        o.value_len = (size_t)(i + 1) * 1200;
-        TASSERT_OK(tmodel_object(&t.m, t.w, &o));
-    }
-    rt_verify(&t);
-    rt_close(&t);
-}
 
-Test(roundtrip, flush_makes_blocks)
-{
-    rt t;
-    rt_open(&t, 1, 0);
-    heapfmt_object o = { 0 };
-    for (int i = 0; i < 5; i++) {
-        o.id = 0x100 + 8 * (uint64_t)i;
-        TASSERT_OK(tmodel_object(&t.m, t.w, &o));
-        uint64_t before = heapfmt_writer_offset(t.w);
-        TASSERT_OK(heapfmt_writer_flush(t.w));
-        cr_assert_gt(heapfmt_writer_offset(t.w), before,
-                     "flush wrote nothing");
-        cr_assert_eq(heapfmt_writer_offset(t.w), (uint64_t)t.s.out.len);
-    }
-    /* flushing with nothing pending must not make an empty block */
-    TASSERT_OK(heapfmt_writer_flush(t.w));
-    rt_verify(&t);
-    tcapture c;
-    tcapture_memory(&c, t.s.out.data, t.s.out.len, 0);
-    cr_assert_eq(c.footer.nblocks, 6, "%zu blocks", c.footer.nblocks);
-    tcapture_free(&c);
-    rt_close(&t);
-}
 
-Test(roundtrip, nothing_written_before_first_flush)
-{
-    rt t;
-    rt_open(&t, 1, 0);
-    TASSERT_OK(tmodel_meta_uint(&t.m, t.w, "pid", 1));
-    heapfmt_object o = { 0 };
-    TASSERT_OK(tmodel_object(&t.m, t.w, &o));
-    cr_assert_eq(t.s.out.len, 0, "%zu bytes written before any flush",
-                 t.s.out.len);
-    cr_assert_eq(heapfmt_writer_offset(t.w), 0);
-    rt_verify(&t);
-    rt_close(&t);
-}
 
 Test(roundtrip, two_writers_interleaved)
 {
