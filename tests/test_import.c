@@ -24,6 +24,7 @@
 #include "import.h"
 #include "jscan.h"
 #include "tio.h"
+#include "ttext.h"
 
 /* ---- running the importer ---------------------------------------------- */
 
@@ -953,264 +954,318 @@ Test(import, ruby33_details)
     run_free(&R);
 }
 
-/* ---- problem lines -------------------------------------------------------- */
+/* ---- problem inputs: the case table ------------------------------------- */
 
-Test(import, malformed_lines_are_counted_reported_and_skipped)
+/* Where a case's input comes from. */
+enum in_kind {
+    IN_BYTES = 0,  /* bytes, len */
+    IN_FIXTURE,    /* the fixture */
+    IN_NO_NEWLINE, /* the fixture without its final newline */
+    IN_GZIP_CUT,   /* the fixture gzipped, its first two thirds */
+    IN_IMPORTED,   /* the heapfmt dump the fixture imports to */
+    IN_ZEROS,      /* len NUL bytes, no newline */
+    IN_OBJECTS     /* 2000 object lines: blocks go out while importing */
+};
+
+/* What the run must hold: a stat, the writer's finish, or the log's. */
+enum {
+    ST_FINISH = 1, ST_MALFORMED, ST_FIRST_MALFORMED, ST_OBJECTS, ST_ROOTS,
+    ST_LINES, ST_TRUNCATED, LOG_COUNT, LOG_ERRORS, LOG_FIRST_LINE
+};
+typedef struct want_stat {
+    int what;
+    uint64_t v;
+} want_stat;
+
+typedef struct want_log {
+    int kind; /* IMPORT_DIAG_*; ended by text NULL */
+    uint64_t line; /* 0: any line */
+    const char *text;
+} want_log;
+
+static uint64_t stat_of(const run *R, int what)
 {
-    tbuf json = load_fixture("malformed.json");
-    static const uint64_t bad[] = {3, 4, 6, 7, 8, 9, 11, 13, 14};
-    const size_t nbad = sizeof bad / sizeof bad[0];
-    for (int two = 0; two <= 1; two++) {
-        run R;
-        how h = {two, TSRC_RANDOM, 3, 1, NULL, 0};
-        import_mem(&R, json.data, json.len, &h);
-        cr_assert_eq(R.result, IMPORT_INCOMPLETE);
-        cr_assert_eq(R.finish, HEAPFMT_OK);
-        cr_assert_eq(R.st.malformed, nbad);
-        cr_assert_eq(R.st.first_malformed, 3);
-        cr_assert_eq(R.st.objects, 6);
-        cr_assert_eq(R.st.roots, 1);
-        cr_assert_eq(R.st.lines, 17);
-        /* one error per bad line, in order, then the summary */
-        size_t e = 0;
-        for (size_t i = 0; i < R.log.n; i++)
-            if (R.log.kind[i] == IMPORT_DIAG_ERROR) {
-                cr_assert_lt(e, nbad);
-                cr_assert_eq(R.log.line[i], bad[e], "report %zu is about line %llu",
-                             e, (unsigned long long)R.log.line[i]);
-                e++;
-            }
-        cr_assert_eq(e, nbad);
-        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 3, "unexpected end of line"));
-        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 6, "\"address\""));
-        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 7, "no \"address\""));
-        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 13, "invalid UTF-8"));
-        cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 14, "\"memsize\""));
-        cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "9 lines skipped"));
-        /* what was good is in the dump */
-        dump d;
-        read_dump(&d, &R.sink.out);
-        cr_assert_eq(d.no, 6);
-        cr_assert_str_eq(find(&d, 0x7f0000000028)->klass->name->ptr, "String");
-        dump_free(&d);
-        run_free(&R);
+    switch (what) {
+    case ST_FINISH: return (uint64_t)(int64_t)R->finish;
+    case ST_MALFORMED: return R->st.malformed;
+    case ST_FIRST_MALFORMED: return R->st.first_malformed;
+    case ST_OBJECTS: return R->st.objects;
+    case ST_ROOTS: return R->st.roots;
+    case ST_LINES: return R->st.lines;
+    case ST_TRUNCATED: return R->st.truncated != 0;
+    case LOG_COUNT: return R->log.n;
+    case LOG_ERRORS: {
+        uint64_t errors = 0;
+        for (size_t i = 0; i < R->log.n; i++)
+            errors += R->log.kind[i] == IMPORT_DIAG_ERROR;
+        return errors;
     }
-    tbuf_free(&json);
+    case LOG_FIRST_LINE:
+        cr_assert_gt(R->log.n, 0, "no report");
+        return R->log.line[0];
+    default: cr_assert_fail("bad stat %d", what);
+    }
+    return 0;
 }
 
-Test(import, reports_are_capped_but_all_lines_counted)
+static const uint64_t malformed_bad[] = {3, 4, 6, 7, 8, 9, 11, 13, 14};
+
+/* One error per bad line, in order, then the summary; what was good is
+ * in the dump. */
+static void malformed_more(const run *R, const tbuf *in)
 {
-    tbuf json = load_fixture("malformed.json");
-    import_options o = IMPORT_OPTIONS_INIT;
-    o.max_reports = 2;
-    run R;
-    how h = {0, TSRC_WHOLE, 1, 1, &o, 0};
-    import_mem(&R, json.data, json.len, &h);
-    cr_assert_eq(R.result, IMPORT_INCOMPLETE);
-    cr_assert_eq(R.st.malformed, 9);
-    size_t errors = 0;
-    for (size_t i = 0; i < R.log.n; i++)
-        errors += R.log.kind[i] == IMPORT_DIAG_ERROR;
-    cr_assert_eq(errors, 2);
-    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 6, "not reported"));
-    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "9 lines skipped"));
-    run_free(&R);
-    tbuf_free(&json);
-}
-
-Test(import, strict_stops_at_the_first_problem)
-{
-    tbuf json = load_fixture("malformed.json");
-    import_options o = IMPORT_OPTIONS_INIT;
-    o.strict = 1;
-    run R;
-    how h = {1, TSRC_WHOLE, 1, 1, &o, 0};
-    import_mem(&R, json.data, json.len, &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert_eq(R.log.n, 1);
-    cr_assert_eq(R.log.line[0], 3);
-    cr_assert_eq(R.st.lines, 3, "stopped at line %llu", (unsigned long long)R.st.lines);
-    run_free(&R);
-
-    /* strict and clean input: fine */
-    tbuf good = load_fixture("ruby31.json");
-    import_mem(&R, good.data, good.len, &h);
-    cr_assert_eq(R.result, IMPORT_OK);
-    run_free(&R);
-    tbuf_free(&good);
-    tbuf_free(&json);
-}
-
-Test(import, truncated_last_line_is_reported)
-{
-    tbuf json = load_fixture("truncated.json");
-    run R;
-    how h = {1, TSRC_RANDOM, 2, 1, NULL, 0};
-    import_mem(&R, json.data, json.len, &h);
-    cr_assert_eq(R.result, IMPORT_INCOMPLETE);
-    cr_assert_eq(R.finish, HEAPFMT_OK);
-    cr_assert(R.st.truncated);
-    cr_assert_eq(R.st.malformed, 0);
-    cr_assert_eq(R.st.objects, 2);
-    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 4, "truncated last line"));
-    run_free(&R);
-
-    import_options o = IMPORT_OPTIONS_INIT;
-    o.strict = 1;
-    how hs = {0, TSRC_WHOLE, 1, 1, &o, 0};
-    import_mem(&R, json.data, json.len, &hs);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 4, "truncated last line"));
-    run_free(&R);
-
-    /* a complete last line without its newline is not a truncation */
-    tbuf whole = load_fixture("ruby27.json");
-    whole.len--; /* drop the final '\n' */
-    import_mem(&R, whole.data, whole.len, &h);
-    cr_assert_eq(R.result, IMPORT_OK);
-    cr_assert_eq(R.log.n, 0);
-    run_free(&R);
-    tbuf_free(&whole);
-    tbuf_free(&json);
-}
-
-Test(import, cut_gzip_keeps_what_came_before)
-{
-    tbuf json = load_fixture("ruby31.json"), z = {0};
-    gzip_buf(&z, &json);
-    model m;
-    model_of(&m, &json);
-    run R;
-    how h = {0, TSRC_RANDOM, 4, 1, NULL, 0};
-    import_mem(&R, z.data, z.len * 2 / 3, &h);
-    cr_assert_eq(R.result, IMPORT_INCOMPLETE);
-    cr_assert(R.st.truncated);
-    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "truncated"));
+    (void)in;
+    const size_t nbad = sizeof malformed_bad / sizeof malformed_bad[0];
+    size_t e = 0;
+    for (size_t i = 0; i < R->log.n; i++)
+        if (R->log.kind[i] == IMPORT_DIAG_ERROR) {
+            cr_assert_lt(e, nbad);
+            cr_assert_eq(R->log.line[i], malformed_bad[e],
+                         "report %zu is about line %llu", e,
+                         (unsigned long long)R->log.line[i]);
+            e++;
+        }
+    cr_assert_eq(e, nbad);
     dump d;
-    read_dump(&d, &R.sink.out);
+    read_dump(&d, &R->sink.out);
+    cr_assert_eq(d.no, 6);
+    cr_assert_str_eq(find(&d, 0x7f0000000028)->klass->name->ptr, "String");
+    dump_free(&d);
+}
+
+/* The objects read back are the first ones of the fixture (in is the
+ * plain fixture). */
+static void cut_gzip_more(const run *R, const tbuf *in)
+{
+    model m;
+    model_of(&m, in);
+    dump d;
+    read_dump(&d, &R->sink.out);
     cr_assert_gt(d.no, 0);
     cr_assert_lt(d.no, m.no);
     for (size_t i = 0; i < d.no; i++)
         cr_assert_eq(d.o[i].id, m.o[i].id);
     dump_free(&d);
-    run_free(&R);
     model_free(&m);
-    tbuf_free(&z);
-    tbuf_free(&json);
 }
 
-Test(import, long_lines_are_skipped_past_max_line)
+static void write_error_more(const run *R, const tbuf *in)
 {
-    tbuf json = load_fixture("ruby31.json");
-    import_options o = IMPORT_OPTIONS_INIT;
-    o.max_line = 1000; /* the 300-reference line is longer */
-    run R;
-    how h = {1, TSRC_RANDOM, 1, 1, &o, 0};
-    import_mem(&R, json.data, json.len, &h);
-    cr_assert_eq(R.result, IMPORT_INCOMPLETE, "result %d", R.result);
-    cr_assert_eq(R.st.malformed, 1);
-    cr_assert_eq(R.st.first_malformed, 14);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 14, "longer than 1000 bytes"));
-    run_free(&R);
-    tbuf_free(&json);
+    (void)in;
+    cr_assert(logged(&R->log, IMPORT_DIAG_ERROR, 0, strerror(ENOSPC)));
 }
 
-Test(import, not_dump_all_at_all)
-{
-    run R;
-    how h = {0, TSRC_WHOLE, 1, 1, NULL, 0};
-    const char *junk = "hello\nworld\n{\"x\":1}\n";
-    import_mem(&R, junk, strlen(junk), &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "no ObjectSpace.dump_all lines"));
-    run_free(&R);
+/* Options on top of IMPORT_OPTIONS_INIT (0: left as they are). */
+typedef struct opt_set {
+    int strict;
+    uint64_t max_reports, max_line;
+} opt_set;
+#define STRICT {1, 0, 0}
+#define MAX_REPORTS(n) {0, (n), 0}
+#define MAX_LINE(n) {0, 0, (n)}
+#define DEFAULTS {0, 0, 0}
 
-    /* a heapfmt dump given as input */
-    tbuf json = load_fixture("ruby21.json");
-    import_mem(&R, json.data, json.len, &h);
-    tbuf dumpbytes = {0};
-    tbuf_put(&dumpbytes, R.sink.out.data, R.sink.out.len);
-    run_free(&R);
-    import_mem(&R, dumpbytes.data, dumpbytes.len, &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "heapfmt dump already"));
-    run_free(&R);
-    tbuf_free(&dumpbytes);
-    tbuf_free(&json);
+/* Inline input: its bytes and their length (NUL bytes included). */
+#define BYTES(s) (s), sizeof(s) - 1
 
+typedef struct problem_case {
+    const char *name;
+    enum in_kind in;
+    const char *fixture; /* or the bytes */
+    size_t len;
+    how h; /* its opt is set from opts */
+    opt_set opts;
+    int result;
+    want_stat stats[8];
+    want_log logs[7];
+    void (*more)(const run *R, const tbuf *in);
+} problem_case;
+
+#define MALFORMED_WANT                                                        \
+    {{ST_FINISH, HEAPFMT_OK}, {ST_MALFORMED, 9}, {ST_FIRST_MALFORMED, 3},     \
+     {ST_OBJECTS, 6}, {ST_ROOTS, 1}, {ST_LINES, 17}},                         \
+    {{IMPORT_DIAG_ERROR, 3, "unexpected end of line"},                        \
+     {IMPORT_DIAG_ERROR, 6, "\"address\""},                                   \
+     {IMPORT_DIAG_ERROR, 7, "no \"address\""},                                \
+     {IMPORT_DIAG_ERROR, 13, "invalid UTF-8"},                                \
+     {IMPORT_DIAG_ERROR, 14, "\"memsize\""},                                  \
+     {IMPORT_DIAG_WARNING, 0, "9 lines skipped"}},                            \
+    malformed_more
+
+static const problem_case problem_cases[] = {
+    /* malformed lines are counted, reported and skipped */
+    {"malformed_one_pass", IN_FIXTURE, "malformed.json", 0,
+     {0, TSRC_RANDOM, 3, 1, NULL, 0}, DEFAULTS, IMPORT_INCOMPLETE,
+     MALFORMED_WANT},
+    {"malformed_two_passes", IN_FIXTURE, "malformed.json", 0,
+     {1, TSRC_RANDOM, 3, 1, NULL, 0}, DEFAULTS, IMPORT_INCOMPLETE,
+     MALFORMED_WANT},
+    /* reports are capped but all lines counted */
+    {"reports_capped", IN_FIXTURE, "malformed.json", 0,
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, MAX_REPORTS(2), IMPORT_INCOMPLETE,
+     {{ST_MALFORMED, 9}, {LOG_ERRORS, 2}},
+     {{IMPORT_DIAG_WARNING, 6, "not reported"},
+      {IMPORT_DIAG_WARNING, 0, "9 lines skipped"}}, NULL},
+    /* --strict stops at the first problem */
+    {"strict_stops_at_the_first_problem", IN_FIXTURE, "malformed.json", 0,
+     {1, TSRC_WHOLE, 1, 1, NULL, 0}, STRICT, IMPORT_FAILED,
+     {{LOG_COUNT, 1}, {LOG_FIRST_LINE, 3}, {ST_LINES, 3}}, {{0}}, NULL},
+    {"strict_and_clean_input", IN_FIXTURE, "ruby31.json", 0,
+     {1, TSRC_WHOLE, 1, 1, NULL, 0}, STRICT, IMPORT_OK, {{0}}, {{0}}, NULL},
+    /* a truncated last line is reported */
+    {"truncated_last_line", IN_FIXTURE, "truncated.json", 0,
+     {1, TSRC_RANDOM, 2, 1, NULL, 0}, DEFAULTS, IMPORT_INCOMPLETE,
+     {{ST_FINISH, HEAPFMT_OK}, {ST_TRUNCATED, 1}, {ST_MALFORMED, 0},
+      {ST_OBJECTS, 2}},
+     {{IMPORT_DIAG_WARNING, 4, "truncated last line"}}, NULL},
+    {"truncated_last_line_strict", IN_FIXTURE, "truncated.json", 0,
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, STRICT, IMPORT_FAILED, {{0}},
+     {{IMPORT_DIAG_ERROR, 4, "truncated last line"}}, NULL},
+    /* a complete last line without its newline is not a truncation */
+    {"last_line_without_newline", IN_NO_NEWLINE, "ruby27.json", 0,
+     {1, TSRC_RANDOM, 2, 1, NULL, 0}, DEFAULTS, IMPORT_OK, {{LOG_COUNT, 0}},
+     {{0}}, NULL},
+    /* a cut gzip keeps what came before */
+    {"cut_gzip_keeps_what_came_before", IN_GZIP_CUT, "ruby31.json", 0,
+     {0, TSRC_RANDOM, 4, 1, NULL, 0}, DEFAULTS, IMPORT_INCOMPLETE,
+     {{ST_TRUNCATED, 1}}, {{IMPORT_DIAG_WARNING, 0, "truncated"}},
+     cut_gzip_more},
+    /* long lines are skipped past --max-line (the 300-reference line is
+     * longer than 1000 bytes) */
+    {"long_lines_are_skipped_past_max_line", IN_FIXTURE, "ruby31.json", 0,
+     {1, TSRC_RANDOM, 1, 1, NULL, 0}, MAX_LINE(1000), IMPORT_INCOMPLETE,
+     {{ST_MALFORMED, 1}, {ST_FIRST_MALFORMED, 14}},
+     {{IMPORT_DIAG_ERROR, 14, "longer than 1000 bytes"}}, NULL},
+    /* not dump_all at all */
+    {"not_dump_all_lines", IN_BYTES, BYTES("hello\nworld\n{\"x\":1}\n"),
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS, IMPORT_FAILED, {{0}},
+     {{IMPORT_DIAG_ERROR, 0, "no ObjectSpace.dump_all lines"}}, NULL},
+    {"a_heapfmt_dump_as_input", IN_IMPORTED, "ruby21.json", 0,
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS, IMPORT_FAILED, {{0}},
+     {{IMPORT_DIAG_ERROR, 0, "heapfmt dump already"}}, NULL},
     /* a byte order mark before the first line is ignored */
-    const char *bom = "\xef\xbb\xbf{\"address\":\"0x10\", \"type\":\"OBJECT\"}\n";
-    import_mem(&R, bom, strlen(bom), &h);
-    cr_assert_eq(R.result, IMPORT_OK);
-    cr_assert_eq(R.st.objects, 1);
-    run_free(&R);
-
+    {"byte_order_mark", IN_BYTES,
+     BYTES("\xef\xbb\xbf{\"address\":\"0x10\", \"type\":\"OBJECT\"}\n"),
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS, IMPORT_OK, {{ST_OBJECTS, 1}},
+     {{0}}, NULL},
     /* empty input, or blank lines only: no dump_all line, a failure (not
      * a complete dump of nothing) */
-    import_mem(&R, "", 0, &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "it is empty"));
-    run_free(&R);
-    import_mem(&R, "\n  \n\t\n", 6, &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "only blank lines"));
-    run_free(&R);
-
+    {"empty_input", IN_BYTES, BYTES(""),
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS,
+     IMPORT_FAILED, {{0}}, {{IMPORT_DIAG_ERROR, 0, "it is empty"}}, NULL},
+    {"blank_lines_only", IN_BYTES, BYTES("\n  \n\t\n"),
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS, IMPORT_FAILED, {{0}},
+     {{IMPORT_DIAG_ERROR, 0, "only blank lines"}}, NULL},
     /* binary input is named from its first bytes, before a "line" of it
      * is buffered: a megabyte of NUL bytes without a newline */
-    size_t nz = 1 << 20;
-    char *zeros = calloc(nz, 1);
-    import_mem(&R, zeros, nz, &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "binary data"));
-    cr_assert_eq(R.st.lines, 0, "no line was read");
-    run_free(&R);
-    free(zeros);
-    const char *hprof = "JAVA PROFILE 1.0.2\0\0\0\x08";
-    import_mem(&R, hprof, 22, &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
+    {"binary_data", IN_ZEROS, NULL, 1 << 20,
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS,
+     IMPORT_FAILED, {{ST_LINES, 0}},
+     {{IMPORT_DIAG_ERROR, 0, "binary data"}}, NULL},
     /* an HPROF dump goes to its own importer (tests/test_import_hprof.c),
      * which finds this one cut in its header */
-    cr_assert(logged(&R.log, IMPORT_DIAG_WARNING, 0, "truncated dump"));
-    run_free(&R);
-    const char *v8 = "{\"snapshot\":{\"meta\":{}}}\n";
-    import_mem(&R, v8, strlen(v8), &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
+    {"hprof_header_cut", IN_BYTES, BYTES("JAVA PROFILE 1.0.2\0\0\0\x08"),
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS, IMPORT_FAILED, {{0}},
+     {{IMPORT_DIAG_WARNING, 0, "truncated dump"}}, NULL},
     /* a V8 snapshot goes to its own importer (tests/test_import_v8.c),
      * which finds this one's meta empty */
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "snapshot.meta"));
-    run_free(&R);
+    {"v8_snapshot_meta_empty", IN_BYTES,
+     BYTES("{\"snapshot\":{\"meta\":{}}}\n"),
+     {0, TSRC_WHOLE, 1, 1, NULL, 0}, DEFAULTS, IMPORT_FAILED, {{0}},
+     {{IMPORT_DIAG_ERROR, 0, "snapshot.meta"}}, NULL},
+    /* write errors fail the import */
+    {"write_error_while_importing", IN_OBJECTS, NULL, 0,
+     {0, TSRC_WHOLE, 1, 0, NULL, 2}, DEFAULTS, IMPORT_FAILED, {{0}},
+     {{IMPORT_DIAG_ERROR, 0, "cannot write the dump"}}, write_error_more},
+    /* a small input only writes at the end: finish fails */
+    {"write_error_at_finish", IN_FIXTURE, "ruby21.json", 0,
+     {0, TSRC_WHOLE, 1, 0, NULL, 1}, DEFAULTS, IMPORT_OK,
+     {{ST_FINISH, (uint64_t)(int64_t)HEAPFMT_E_IO}}, {{0}}, NULL},
+};
+
+/* The bytes of a case's input (none for IN_BYTES); *plain gets the
+ * fixture itself (or nothing). */
+static tbuf problem_input(const problem_case *pc, tbuf *plain)
+{
+    tbuf in = {0};
+    *plain = (tbuf){0};
+    switch (pc->in) {
+    case IN_BYTES: break; /* imported from the literal itself */
+    case IN_FIXTURE: in = load_fixture(pc->fixture); break;
+    case IN_NO_NEWLINE:
+        in = load_fixture(pc->fixture);
+        in.len--; /* drop the final '\n' */
+        break;
+    case IN_GZIP_CUT:
+        *plain = load_fixture(pc->fixture);
+        gzip_buf(&in, plain);
+        in.len = in.len * 2 / 3;
+        break;
+    case IN_IMPORTED: {
+        tbuf json = load_fixture(pc->fixture);
+        run R;
+        import_mem(&R, json.data, json.len, &pc->h);
+        tbuf_put(&in, R.sink.out.data, R.sink.out.len);
+        run_free(&R);
+        tbuf_free(&json);
+        break;
+    }
+    case IN_ZEROS:
+        for (size_t i = 0; i < pc->len; i++)
+            tbuf_u8(&in, 0);
+        break;
+    case IN_OBJECTS:
+        for (int i = 0; i < 2000; i++) {
+            char line[160];
+            int k = snprintf(line, sizeof line,
+                             "{\"address\":\"0x%x\", \"type\":\"OBJECT\", "
+                             "\"class\":\"0x10\", \"memsize\":%d}\n",
+                             0x1000 + 40 * i, 40 + i);
+            tbuf_put(&in, line, (size_t)k);
+        }
+        break;
+    }
+    return in;
 }
 
-Test(import, write_errors_fail_the_import)
+Test(import, problem_cases, .fini = tcase_fini)
 {
-    /* enough objects for blocks to go out while importing (4 KiB blocks) */
-    tbuf t = {0};
-    char tmp[160];
-    for (int i = 0; i < 2000; i++) {
-        int k = snprintf(tmp, sizeof tmp,
-                         "{\"address\":\"0x%x\", \"type\":\"OBJECT\", "
-                         "\"class\":\"0x10\", \"memsize\":%d}\n",
-                         0x1000 + 40 * i, 40 + i);
-        tbuf_put(&t, tmp, (size_t)k);
+    for (size_t k = 0; k < sizeof problem_cases / sizeof problem_cases[0];
+         k++) {
+        const problem_case *pc = &problem_cases[k];
+        tcase_enter(pc->name);
+        tbuf plain;
+        tbuf in = problem_input(pc, &plain);
+        import_options o = IMPORT_OPTIONS_INIT;
+        if (pc->opts.strict)
+            o.strict = 1;
+        if (pc->opts.max_reports)
+            o.max_reports = pc->opts.max_reports;
+        if (pc->opts.max_line)
+            o.max_line = pc->opts.max_line;
+        how h = pc->h;
+        h.opt = &o;
+        run R;
+        if (pc->in == IN_BYTES)
+            import_mem(&R, pc->fixture, pc->len, &h);
+        else
+            import_mem(&R, in.data, in.len, &h);
+        cr_assert_eq(R.result, pc->result, "%s: result %d", pc->name,
+                     R.result);
+        for (const want_stat *w = pc->stats; w->what != 0; w++)
+            cr_assert_eq(stat_of(&R, w->what), w->v, "%s: stat %d", pc->name,
+                         w->what);
+        for (const want_log *w = pc->logs; w->text != NULL; w++)
+            cr_assert(logged(&R.log, w->kind, w->line, w->text),
+                      "%s: no report '%s' about line %llu", pc->name, w->text,
+                      (unsigned long long)w->line);
+        if (pc->more != NULL)
+            pc->more(&R, &plain);
+        run_free(&R);
+        tbuf_free(&in);
+        tbuf_free(&plain);
     }
-    run R;
-    how h = {0, TSRC_WHOLE, 1, 0, NULL, 2};
-    import_mem(&R, t.data, t.len, &h);
-    cr_assert_eq(R.result, IMPORT_FAILED);
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, "cannot write the dump"));
-    cr_assert(logged(&R.log, IMPORT_DIAG_ERROR, 0, strerror(ENOSPC)));
-    run_free(&R);
-
-    /* a small input only writes at the end: finish fails */
-    tbuf json = load_fixture("ruby21.json");
-    how small = {0, TSRC_WHOLE, 1, 0, NULL, 1};
-    import_mem(&R, json.data, json.len, &small);
-    cr_assert_eq(R.result, IMPORT_OK);
-    cr_assert_eq(R.finish, HEAPFMT_E_IO);
-    run_free(&R);
-    tbuf_free(&json);
-    tbuf_free(&t);
+    tcase_leave();
 }
 
 /* ---- sizes, previews, classes ---------------------------------------------- */
