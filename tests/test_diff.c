@@ -17,6 +17,7 @@
 #include "diff.h"
 #include "test_diff_dumps.h"
 #include "tio.h"
+#include "ttext.h"
 
 /* ---- a random heap that changes ---- */
 
@@ -126,61 +127,125 @@ static void pair_free(pair *s)
 
 /* ---- two dumps ---- */
 
-static void check_two(const heap *b, const heap *a, unsigned fb, unsigned fa,
-                      size_t chunk)
+/* The diff's objects and changes are the model's. */
+static void assert_sets(const texps *want, const diff_result *res)
 {
-    char pb[512], pa[512];
-    td_path(pb, sizeof pb, "before.dump");
-    td_path(pa, sizeof pa, "after.dump");
-    tmeta m = TMETA_APP;
-    td_write(pb, b->v, b->n, &m, fb, 11);
-    td_write(pa, a->v, a->n, &m, fa, 12);
+    texps got = {0};
+    td_got(&got, res);
+    td_assert_same(want, &got);
+    texps_free(&got);
+}
 
+/* Writes two or three heaps (td_write flags per dump), diffs them with
+ * --list and the chunk size, and compares every object's change with the
+ * model's (td_expect2, td_expect3). */
+static void check_sets(const heap *const *h, int n, const unsigned *flags,
+                       size_t chunk)
+{
+    static const char *const names[2][3] = {
+        {"before.dump", "after.dump", NULL}, {"d1.dump", "d2.dump", "d3.dump"}};
+    static const uint64_t seeds[2][3] = {{11, 12, 0}, {1, 2, 3}};
+    char p[3][512];
+    tmeta m = TMETA_APP;
+    for (int i = 0; i < n; i++) {
+        td_path(p[i], sizeof p[i], names[n - 2][i]);
+        td_write(p[i], h[i]->v, h[i]->n, &m, flags[i], seeds[n - 2][i]);
+    }
     diff_options opt = DIFF_OPTIONS_INIT;
     opt.list = 1;
     opt.chunk = chunk;
     diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 2, pb, pa, NULL), AN_OK);
-    cr_assert(res.complete);
+    cr_assert_eq(td_run(&res, &opt, n, p[0], p[1], n == 3 ? p[2] : NULL),
+                 AN_OK);
+    if (n == 2)
+        cr_assert(res.complete);
     cr_assert_eq(res.warnings.n, 0, "unexpected warning: %s",
                  res.warnings.n ? res.warnings.v[0].text : "");
-    texps want = {0}, got = {0};
-    td_expect2(&want, b->v, b->n, a->v, a->n);
-    td_got(&got, &res);
-    td_assert_same(&want, &got);
+    texps want = {0};
+    if (n == 2)
+        td_expect2(&want, h[0]->v, h[0]->n, h[1]->v, h[1]->n);
+    else
+        td_expect3(&want, h[0]->v, h[0]->n, h[1]->v, h[1]->n, h[2]->v,
+                   h[2]->n);
+    assert_sets(&want, &res);
     texps_free(&want);
-    texps_free(&got);
     diff_result_free(&res);
-    unlink(pb);
-    unlink(pa);
+    for (int i = 0; i < n; i++)
+        unlink(p[i]);
 }
 
-Test(diff, two_dumps_exact_sets)
+static void check_two(const heap *b, const heap *a, unsigned fb, unsigned fa,
+                      size_t chunk)
 {
-    tprng p;
-    tprng_seed(&p, 1);
-    heap b = {0}, a = {0};
-    heap_random(&b, &p, 0x7f0000000000ull, 1500);
-    heap_step(&a, &b, &p, 0x7f0000100000ull, 400);
-    static const size_t chunks[] = {0, 1, 7, 100, 5000};
-    for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++)
-        check_two(&b, &a, 0, 0, chunks[i]);
-    heap_free(&b);
-    heap_free(&a);
+    const heap *h[2] = {b, a};
+    const unsigned flags[2] = {fb, fa};
+    check_sets(h, 2, flags, chunk);
 }
 
-Test(diff, objects_in_any_order)
+/* ---- random heaps: the case table ---- */
+
+/* A random heap of n objects at 0x7f0000000000 and its next states (born
+ * new objects at base each), diffed with each run's flags and chunk. */
+typedef struct sets_case {
+    const char *name;
+    uint64_t seed;
+    size_t n;
+    size_t nsteps; /* 1: two dumps; 2: three */
+    struct {
+        uint64_t base;
+        size_t born;
+    } steps[2];
+    size_t nruns;
+    struct {
+        unsigned flags[3];
+        size_t chunk;
+    } runs[5];
+} sets_case;
+
+static const sets_case sets_cases[] = {
+    {"two_dumps_exact_sets", 1, 1500, 1, {{0x7f0000100000ull, 400}}, 5,
+     {{{0, 0}, 0}, {{0, 0}, 1}, {{0, 0}, 7}, {{0, 0}, 100}, {{0, 0}, 5000}}},
+    /* new ones below */
+    {"objects_in_any_order", 2, 1200, 1, {{0x7effff000000ull, 300}}, 3,
+     {{{TD_SHUFFLE, TD_REVERSE}, 64},
+      {{TD_REVERSE, TD_SHUFFLE | TD_SMALL_BLOCKS}, 0},
+      {{TD_SHUFFLE | TD_STORED, TD_SHUFFLE}, 3}}},
+    /* The writer meets objects before their classes: the classes are
+     * anonymous first and named at the end. Identity must use the final
+     * names, whether the footer is there to say them up front or not. */
+    {"class_names_given_after_their_objects", 6, 800, 1,
+     {{0x7f0000100000ull, 200}}, 2,
+     {{{TD_LATE_CLASSES, TD_LATE_CLASSES | TD_SHUFFLE}, 0},
+      {{TD_LATE_CLASSES, 0}, 10}}},
+    {"three_dumps_retained", 5, 1000, 2,
+     {{0x7f0000100000ull, 500}, {0x7f0000200000ull, 500}}, 3,
+     {{{0, 0, 0}, 0},
+      {{TD_SHUFFLE, TD_SHUFFLE, TD_SHUFFLE}, 5},
+      {{TD_REVERSE | TD_LATE_CLASSES, TD_REVERSE | TD_LATE_CLASSES,
+        TD_REVERSE | TD_LATE_CLASSES},
+       1}}},
+};
+
+Test(diff, sets_cases, .fini = tcase_fini)
 {
-    tprng p;
-    tprng_seed(&p, 2);
-    heap b = {0}, a = {0};
-    heap_random(&b, &p, 0x7f0000000000ull, 1200);
-    heap_step(&a, &b, &p, 0x7effff000000ull, 300); /* new ones below */
-    check_two(&b, &a, TD_SHUFFLE, TD_REVERSE, 64);
-    check_two(&b, &a, TD_REVERSE, TD_SHUFFLE | TD_SMALL_BLOCKS, 0);
-    check_two(&b, &a, TD_SHUFFLE | TD_STORED, TD_SHUFFLE, 3);
-    heap_free(&b);
-    heap_free(&a);
+    for (size_t k = 0; k < sizeof sets_cases / sizeof sets_cases[0]; k++) {
+        const sets_case *sc = &sets_cases[k];
+        tcase_enter(sc->name);
+        tprng p;
+        tprng_seed(&p, sc->seed);
+        heap h[3] = {{0}};
+        const heap *hp[3] = {&h[0], &h[1], &h[2]};
+        heap_random(&h[0], &p, 0x7f0000000000ull, sc->n);
+        for (size_t i = 0; i < sc->nsteps; i++)
+            heap_step(&h[i + 1], &h[i], &p, sc->steps[i].base,
+                      sc->steps[i].born);
+        for (size_t r = 0; r < sc->nruns; r++)
+            check_sets(hp, (int)sc->nsteps + 1, sc->runs[r].flags,
+                       sc->runs[r].chunk);
+        for (size_t i = 0; i <= sc->nsteps; i++)
+            heap_free(&h[i]);
+    }
+    tcase_leave();
 }
 
 Test(diff, id_reuse_with_another_class)
@@ -305,74 +370,7 @@ Test(diff, a_dump_against_itself_has_no_rows)
     unlink(pb);
 }
 
-Test(diff, empty_dumps)
-{
-    tobj one[] = {{0x10, "A", 8, NULL, NULL, 0}};
-    char pe[512], p1[512];
-    td_path(pe, sizeof pe, "empty.dump");
-    td_path(p1, sizeof p1, "one.dump");
-    td_write(pe, NULL, 0, NULL, 0, 1);
-    td_write(p1, one, 1, NULL, 0, 1);
-    diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pe, p1, NULL), AN_OK);
-    cr_assert_eq(res.total.count[DIFF_NEW], 1);
-    diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 2, p1, pe, NULL), AN_OK);
-    cr_assert_eq(res.total.count[DIFF_FREED], 1);
-    diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 3, pe, pe, pe), AN_OK);
-    cr_assert_eq(res.nrows, 0);
-    diff_result_free(&res);
-    unlink(pe);
-    unlink(p1);
-}
-
 /* ---- three dumps ---- */
-
-static void check_three(const heap *h1, const heap *h2, const heap *h3,
-                        unsigned flags, size_t chunk)
-{
-    char p1[512], p2[512], p3[512];
-    td_path(p1, sizeof p1, "d1.dump");
-    td_path(p2, sizeof p2, "d2.dump");
-    td_path(p3, sizeof p3, "d3.dump");
-    tmeta m = TMETA_APP;
-    td_write(p1, h1->v, h1->n, &m, flags, 1);
-    td_write(p2, h2->v, h2->n, &m, flags, 2);
-    td_write(p3, h3->v, h3->n, &m, flags, 3);
-    diff_options opt = DIFF_OPTIONS_INIT;
-    opt.list = 1;
-    opt.chunk = chunk;
-    diff_result res;
-    cr_assert_eq(td_run(&res, &opt, 3, p1, p2, p3), AN_OK);
-    cr_assert_eq(res.warnings.n, 0);
-    texps want = {0}, got = {0};
-    td_expect3(&want, h1->v, h1->n, h2->v, h2->n, h3->v, h3->n);
-    td_got(&got, &res);
-    td_assert_same(&want, &got);
-    texps_free(&want);
-    texps_free(&got);
-    diff_result_free(&res);
-    unlink(p1);
-    unlink(p2);
-    unlink(p3);
-}
-
-Test(diff, three_dumps_retained)
-{
-    tprng p;
-    tprng_seed(&p, 5);
-    heap h1 = {0}, h2 = {0}, h3 = {0};
-    heap_random(&h1, &p, 0x7f0000000000ull, 1000);
-    heap_step(&h2, &h1, &p, 0x7f0000100000ull, 500);
-    heap_step(&h3, &h2, &p, 0x7f0000200000ull, 500);
-    check_three(&h1, &h2, &h3, 0, 0);
-    check_three(&h1, &h2, &h3, TD_SHUFFLE, 5);
-    check_three(&h1, &h2, &h3, TD_REVERSE | TD_LATE_CLASSES, 1);
-    heap_free(&h1);
-    heap_free(&h2);
-    heap_free(&h3);
-}
 
 Test(diff, three_dumps_duplicates_as_multisets)
 {
@@ -383,26 +381,12 @@ Test(diff, three_dumps_duplicates_as_multisets)
                  {0x10, "A", 8, NULL, NULL, 0}, {0x10, "A", 8, NULL, NULL, 0}};
     tobj d3[] = {{0x10, "A", 8, NULL, NULL, 0}, {0x10, "A", 8, NULL, NULL, 0}};
     heap h1 = {d1, 1, 1}, h2 = {d2, 4, 4}, h3 = {d3, 2, 2};
-    check_three(&h1, &h2, &h3, 0, 0);
+    const heap *h[3] = {&h1, &h2, &h3};
+    static const unsigned flags[3] = {0, 0, 0};
+    check_sets(h, 3, flags, 0);
 }
 
 /* ---- class names that come late ---- */
-
-Test(diff, class_names_given_after_their_objects)
-{
-    /* The writer meets objects before their classes: the classes are
-     * anonymous first and named at the end. Identity must use the final
-     * names, whether the footer is there to say them up front or not. */
-    tprng p;
-    tprng_seed(&p, 6);
-    heap b = {0}, a = {0};
-    heap_random(&b, &p, 0x7f0000000000ull, 800);
-    heap_step(&a, &b, &p, 0x7f0000100000ull, 200);
-    check_two(&b, &a, TD_LATE_CLASSES, TD_LATE_CLASSES | TD_SHUFFLE, 0);
-    check_two(&b, &a, TD_LATE_CLASSES, 0, 10);
-    heap_free(&b);
-    heap_free(&a);
-}
 
 /* Runs the diff with the dump at path fed to standard input as "-". */
 static int run_with_stdin(diff_result *res, const diff_options *opt,
@@ -442,10 +426,7 @@ Test(diff, late_class_names_from_a_pipe)
                      ? run_with_stdin(&res, &opt, dumps.pb, 2, "-", dumps.pa, NULL)
                      : run_with_stdin(&res, &opt, dumps.pa, 2, dumps.pb, "-", NULL);
         cr_assert_eq(rc, AN_OK);
-        texps got = {0};
-        td_got(&got, &res);
-        td_assert_same(&want, &got);
-        texps_free(&got);
+        assert_sets(&want, &res);
         diff_result_free(&res);
     }
     texps_free(&want);
@@ -471,12 +452,10 @@ Test(diff, three_dumps_with_d1_on_a_pipe)
     opt.list = 1;
     diff_result res;
     cr_assert_eq(run_with_stdin(&res, &opt, p1, 3, "-", p2, p3), AN_OK);
-    texps want = {0}, got = {0};
+    texps want = {0};
     td_expect3(&want, h1.v, h1.n, h2.v, h2.n, h3.v, h3.n);
-    td_got(&got, &res);
-    td_assert_same(&want, &got);
+    assert_sets(&want, &res);
     texps_free(&want);
-    texps_free(&got);
     diff_result_free(&res);
     heap_free(&h1);
     heap_free(&h2);
@@ -628,27 +607,75 @@ Test(diff, cut_inside_the_header_reads_as_empty)
     unlink(dumps.pa);
 }
 
-Test(diff, unreadable_inputs_are_errors)
+/* ---- small inputs: the case table ---- */
+
+/* Inputs by name: an empty dump, a dump of one object, a JSON file, or
+ * any other path as it is. */
+#define IN_EMPTY "(empty)"
+#define IN_ONE "(one)"
+#define IN_JSON "(notes.json)"
+#define NOT_CHECKED (-1)
+
+typedef struct small_case {
+    const char *name;
+    int n;
+    const char *in[3];
+    int status;
+    long new_count, freed_count, nrows; /* or NOT_CHECKED */
+} small_case;
+
+static const small_case small_cases[] = {
+    {"empty_then_one", 2, {IN_EMPTY, IN_ONE}, AN_OK, 1, NOT_CHECKED,
+     NOT_CHECKED},
+    {"one_then_empty", 2, {IN_ONE, IN_EMPTY}, AN_OK, NOT_CHECKED, 1,
+     NOT_CHECKED},
+    {"three_empty_dumps", 3, {IN_EMPTY, IN_EMPTY, IN_EMPTY}, AN_OK,
+     NOT_CHECKED, NOT_CHECKED, 0},
+    /* unreadable inputs are errors */
+    {"a_json_file", 2, {IN_ONE, IN_JSON}, AN_ERROR, NOT_CHECKED, NOT_CHECKED,
+     NOT_CHECKED},
+    {"a_missing_second", 2, {IN_ONE, "/nonexistent/x.dump"}, AN_ERROR,
+     NOT_CHECKED, NOT_CHECKED, NOT_CHECKED},
+    {"a_missing_first_of_three", 3, {"/nonexistent/1", IN_ONE, IN_ONE},
+     AN_ERROR, NOT_CHECKED, NOT_CHECKED, NOT_CHECKED},
+};
+
+Test(diff, small_cases, .fini = tcase_fini)
 {
-    tobj objs[] = {{0x10, "A", 8, NULL, NULL, 0}};
-    char pb[512], pj[512];
-    td_path(pb, sizeof pb, "b.dump");
+    tobj one[] = {{0x10, "A", 8, NULL, NULL, 0}};
+    char pe[512], p1[512], pj[512];
+    td_path(pe, sizeof pe, "empty.dump");
+    td_path(p1, sizeof p1, "one.dump");
     td_path(pj, sizeof pj, "notes.json");
-    td_write(pb, objs, 1, NULL, 0, 1);
+    td_write(pe, NULL, 0, NULL, 0, 1);
+    td_write(p1, one, 1, NULL, 0, 1);
     FILE *f = fopen(pj, "w");
     cr_assert_not_null(f);
     fputs("{\"address\": \"0x7f\"}\n", f);
     fclose(f);
-    diff_result res;
-    cr_assert_eq(td_run(&res, NULL, 2, pb, pj, NULL), AN_ERROR);
-    diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 2, pb, "/nonexistent/x.dump", NULL),
-                 AN_ERROR);
-    diff_result_free(&res);
-    cr_assert_eq(td_run(&res, NULL, 3, "/nonexistent/1", pb, pb),
-                 AN_ERROR);
-    diff_result_free(&res);
-    unlink(pb);
+    for (size_t k = 0; k < sizeof small_cases / sizeof small_cases[0]; k++) {
+        const small_case *sc = &small_cases[k];
+        tcase_enter(sc->name);
+        const char *p[3] = {NULL, NULL, NULL};
+        for (int i = 0; i < sc->n; i++)
+            p[i] = strcmp(sc->in[i], IN_EMPTY) == 0 ? pe
+                   : strcmp(sc->in[i], IN_ONE) == 0 ? p1
+                   : strcmp(sc->in[i], IN_JSON) == 0 ? pj
+                                                     : sc->in[i];
+        diff_result res;
+        cr_assert_eq(td_run(&res, NULL, sc->n, p[0], p[1], p[2]), sc->status);
+        if (sc->new_count != NOT_CHECKED)
+            cr_assert_eq(res.total.count[DIFF_NEW], (uint64_t)sc->new_count);
+        if (sc->freed_count != NOT_CHECKED)
+            cr_assert_eq(res.total.count[DIFF_FREED],
+                         (uint64_t)sc->freed_count);
+        if (sc->nrows != NOT_CHECKED)
+            cr_assert_eq(res.nrows, (size_t)sc->nrows);
+        diff_result_free(&res);
+    }
+    tcase_leave();
+    unlink(pe);
+    unlink(p1);
     unlink(pj);
 }
 
