@@ -4,10 +4,8 @@
 # --top and the four output formats.
 . "$(dirname "$0")/lib.bash"
 
-gen=$BIN/heapfmt-gen
 diff=$BIN/heapfmt-diff
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # heapfmt-gen with one seed and more objects writes the same heap with
 # more objects appended: t2 holds t1 and 6,000 objects more, t3 6,000

@@ -3,10 +3,8 @@
 # with a clean stdout, incomplete dumps (3) with results for what was read.
 . "$(dirname "$0")/lib.bash"
 
-gen=$BIN/heapfmt-gen
 diff=$BIN/heapfmt-diff
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 gen_dump a.dump -n 30000 -s 4 --block-size 4096
 gen_dump b.dump -n 33000 -s 4 --block-size 4096

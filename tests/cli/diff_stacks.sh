@@ -8,8 +8,7 @@
 
 diff=$BIN/heapfmt-diff
 histo=$BIN/histo
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 run "$diff" --help
 expect_out_has "frame" "--help mentions --by=frame"

@@ -7,8 +7,7 @@
 gen=$BIN/heapfmt-gen
 exp=$BIN/heapfmt-export
 info=$BIN/heapfmt-info
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # Parses every line (or the whole file with "whole") as JSON; prints the
 # number of documents. Uses python3 if there is one, else jq, else only

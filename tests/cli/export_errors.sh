@@ -6,8 +6,7 @@
 
 gen=$BIN/heapfmt-gen
 exp=$BIN/heapfmt-export
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 run "$gen" --objects 500 --seed 1 -o a.dump
 expect_success "gen"

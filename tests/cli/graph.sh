@@ -9,8 +9,7 @@
 
 graph=$BIN/heapfmt-graph
 import=$BIN/heapfmt-import
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # ---- the heap, as ObjectSpace.dump_all lines ----
 # Classes 0xc0 Object, 0xc1 Hash, 0xc2 Request, 0xc3 Array, 0xc4 Proc.

@@ -14,8 +14,7 @@
 
 graph=$BIN/heapfmt-graph
 import=$BIN/heapfmt-import
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 tmp=$TMPDIR/extmem-dir
 rm -rf "$tmp"
 mkdir -p "$tmp"

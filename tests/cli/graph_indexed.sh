@@ -9,8 +9,7 @@
 graph=$BIN/heapfmt-graph
 export_=$BIN/heapfmt-export
 info=$BIN/heapfmt-info
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 gen_dump indexed.dump -n 30000 -s 5
 gen_dump listed.dump -n 30000 -s 5 --listed-indexes

@@ -6,8 +6,7 @@
 
 gen=$BIN/heapfmt-gen
 histo=$BIN/histo
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 run "$histo" --help
 expect_success "--help"

@@ -3,10 +3,8 @@
 # per-class change) and with three or more (the trend).
 . "$(dirname "$0")/lib.bash"
 
-gen=$BIN/heapfmt-gen
 histo=$BIN/histo
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # The same program at three moments (same class set, more objects), and
 # another program (other classes: some vanish, some appear).

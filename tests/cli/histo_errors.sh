@@ -5,8 +5,7 @@
 
 gen=$BIN/heapfmt-gen
 histo=$BIN/histo
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 run "$gen" -n 200000 -s 3 --block-size 16384 -o x.dump
 expect_success "gen"

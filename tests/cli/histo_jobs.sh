@@ -5,11 +5,9 @@
 # from files and standard input; bad values are usage errors.
 . "$(dirname "$0")/lib.bash"
 
-gen=$BIN/heapfmt-gen
 histo=$BIN/histo
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 run "$histo" --help
 expect_out_has "--jobs=N" "--help mentions --jobs"

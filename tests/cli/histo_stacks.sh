@@ -7,10 +7,8 @@
 # with another --by or several dumps, and a dump without stacks, fail.
 . "$(dirname "$0")/lib.bash"
 
-gen=$BIN/heapfmt-gen
 histo=$BIN/histo
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 run "$histo" --help
 expect_out_has "stack" "--help mentions --by=stack"

@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.bash"
 
 imp=$BIN/heapfmt-import
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # --- dump_all: one address three times, and a reference to it ---
 cat >dup.json <<'EOF'

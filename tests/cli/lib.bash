@@ -41,6 +41,13 @@ FIXTURES=${FIXTURES:-}
 
 failures=0
 checks=0
+
+# Works in $TMPDIR with the C locale (byte order, ASCII messages): the
+# first step of most scripts.
+in_tmpdir() {
+    cd "$TMPDIR" || exit 1
+    export LC_ALL=C
+}
 last_cmd=
 
 run() {

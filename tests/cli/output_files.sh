@@ -13,8 +13,7 @@
 #     one of their outputs, whole.
 . "$(dirname "$0")/lib.bash"
 
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 imp=$BIN/heapfmt-import
 exp=$BIN/heapfmt-export
 rep=$BIN/heapfmt-report

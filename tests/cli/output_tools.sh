@@ -16,8 +16,7 @@
 # output_files.sh adds signals, standard input and two writers at once.
 . "$(dirname "$0")/lib.bash"
 
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # --- which tools write, through which options ---------------------------------
 

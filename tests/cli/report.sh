@@ -10,8 +10,7 @@
 
 report=$BIN/heapfmt-report
 check=$(cd "$(dirname "$0")/../report" && pwd)/check_report.py
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 gen_dump t1.dump -n 20000 -s 1
 gen_dump t2.dump -n 22000 -s 1

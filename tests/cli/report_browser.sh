@@ -15,8 +15,7 @@ if [ ! -x "$chromium" ]; then
     exit 0
 fi
 report=$BIN/heapfmt-report
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # browse PAGE: the rendered DOM in dom.html, the browser's log in log.txt
 browse() {

@@ -19,8 +19,7 @@
 # (and, for failures, as its first too).
 . "$(dirname "$0")/lib.bash"
 
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 if [ ! -x "$BIN/heapfmt-info" ]; then
     echo "FAIL: $BIN/heapfmt-info is not built" >&2

@@ -15,8 +15,7 @@ set +e
 
 script=$(pwd)/tests/ruby/module_eval_leak.rb
 line=$(grep -n 'BigModule.module_eval(method) # the eval site' "$script" | cut -d: -f1)
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 # The first row of a heapfmt-diff -f tsv output in $out.
 first_row() { printf '%s\n' "$out" | sed -n 2p; }

@@ -27,8 +27,7 @@
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mk=$BIN/../tests/mkhostile
-cd "$TMPDIR" || exit 1
-export LC_ALL=C
+in_tmpdir
 
 mkdir hostile
 run "$mk" hostile
