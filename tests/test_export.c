@@ -958,6 +958,23 @@ Test(export, output_independent_of_sink_chunks)
     tbuf_free(&dump);
 }
 
+/* A writer into the memory sink s (wo NULL: the defaults); dump_done
+ * finishes it and hands its bytes to out. */
+static heapfmt_writer *dump_open(tsink *s, const heapfmt_writer_options *wo)
+{
+    tsink_init(s);
+    heapfmt_writer *w = NULL;
+    TASSERT_OK(heapfmt_writer_open(&w, wo, tsink_write, s));
+    return w;
+}
+
+static void dump_done(heapfmt_writer *w, tsink *s, tbuf *out)
+{
+    TASSERT_OK(heapfmt_writer_finish(w));
+    heapfmt_writer_free(w);
+    *out = s->out;
+}
+
 /* ---- tests: odd bytes ------------------------------------------------- */
 
 /* A dump whose text holds everything JSON makes hard: invalid UTF-8, NUL,
@@ -966,11 +983,9 @@ Test(export, output_independent_of_sink_chunks)
 static void odd_dump(tbuf *out)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
     heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
     wo.level = 0;
-    TASSERT_OK(heapfmt_writer_open(&w, &wo, tsink_write, &s));
+    heapfmt_writer *w = dump_open(&s, &wo);
     TASSERT_OK(heapfmt_write_meta_text(w, "producer", "caf\xe9 \xff\"\\"));
     TASSERT_OK(heapfmt_write_meta_uint(w, "big", UINT64_MAX));
     TASSERT_OK(heapfmt_write_meta_uint(w, "safe", SAFE_INT_MAX));
@@ -1047,11 +1062,9 @@ static void odd_dump(tbuf *out)
     }
     TASSERT_OK(heapfmt_write_root(w, kind_bad, refs, 3));
     TASSERT_OK(heapfmt_write_root(w, 0, refs, 0));
-    TASSERT_OK(heapfmt_writer_finish(w));
-    heapfmt_writer_free(w);
+    dump_done(w, &s, out);
     free(longname);
     free(big);
-    *out = s.out;
 }
 
 Test(export, odd_bytes_and_numbers)
@@ -1062,30 +1075,35 @@ Test(export, odd_bytes_and_numbers)
                       CLI_EXIT_OK);
     export_and_verify(&dump, RECORDS_ALL, "odd", 1, CLI_EXIT_OK);
     /* a couple of exact texts, to pin the representations down */
+    static const struct {
+        enum export_format format;
+        const char *has[5]; /* ended by NULL */
+    } texts[] = {
+        {EXPORT_MONGO,
+         {"\"bytes\":{\"$numberDecimal\":\"18446744073709551615\"}",
+          "\"flags\":{\"$numberLong\":\"-1\"}",
+          "\"_id\":\"0xffffffffffffffff\"",
+          "\"class\":\"Bad\xef\xbf\xbdName\"", "\"class\":\"X\\u0000Y\""}},
+        {EXPORT_NDJSON,
+         {"\"bytes\":\"18446744073709551615\"",
+          "\"bytes\":\"9007199254740992\"",
+          "\"generation\":9007199254740991,", "\"value_truncated\":true"}},
+    };
     export_options opt = make_opt(EXPORT_MONGO, RECORDS_OBJECTS, NULL,
                                   DOC_DEFAULT_MAX_REFS);
-    tsink s;
-    tsink_init(&s);
-    cr_assert_eq(run_export(dump.data, dump.len, &opt, &s), 0);
-    tbuf_u8(&s.out, 0);
-    const char *t = (const char *)s.out.data;
-    cr_assert_not_null(strstr(t, "\"bytes\":{\"$numberDecimal\":"
-                                 "\"18446744073709551615\"}"));
-    cr_assert_not_null(strstr(t, "\"flags\":{\"$numberLong\":\"-1\"}"));
-    cr_assert_not_null(strstr(t, "\"_id\":\"0xffffffffffffffff\""));
-    cr_assert_not_null(strstr(t, "\"class\":\"Bad\xef\xbf\xbdName\""));
-    cr_assert_not_null(strstr(t, "\"class\":\"X\\u0000Y\""));
-    tsink_free(&s);
-    opt.format = EXPORT_NDJSON;
-    tsink_init(&s);
-    cr_assert_eq(run_export(dump.data, dump.len, &opt, &s), 0);
-    tbuf_u8(&s.out, 0);
-    t = (const char *)s.out.data;
-    cr_assert_not_null(strstr(t, "\"bytes\":\"18446744073709551615\""));
-    cr_assert_not_null(strstr(t, "\"bytes\":\"9007199254740992\""));
-    cr_assert_not_null(strstr(t, "\"generation\":9007199254740991,"));
-    cr_assert_not_null(strstr(t, "\"value_truncated\":true"));
-    tsink_free(&s);
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+        opt.format = texts[k].format;
+        tsink s;
+        tsink_init(&s);
+        cr_assert_eq(run_export(dump.data, dump.len, &opt, &s), 0);
+        tbuf_u8(&s.out, 0);
+        const char *t = (const char *)s.out.data;
+        for (size_t i = 0; i < 5 && texts[k].has[i] != NULL; i++)
+            cr_assert_not_null(strstr(t, texts[k].has[i]), "%s: no %s",
+                               format_name((int)texts[k].format),
+                               texts[k].has[i]);
+        tsink_free(&s);
+    }
     tbuf_free(&dump);
 }
 
@@ -1102,9 +1120,7 @@ Test(export, odd_bytes_and_numbers)
 static void memo_dump(tbuf *out)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = dump_open(&s, NULL);
     enum { NCLASS = 3 * DOC_MEMO_SLOTS, NTYPE = 40 };
     uint32_t types[NTYPE];
     char name[64];
@@ -1138,9 +1154,7 @@ static void memo_dump(tbuf *out)
         o.fields = HEAPFMT_F_BASIC;
         TASSERT_OK(heapfmt_write_object(w, &o));
     }
-    TASSERT_OK(heapfmt_writer_finish(w));
-    heapfmt_writer_free(w);
-    *out = s.out;
+    dump_done(w, &s, out);
 }
 
 Test(export, memo_of_repeated_names)
@@ -1236,9 +1250,7 @@ Test(export, label_memo_writes_what_plain_writing_does)
 static void huge_dump(tbuf *out)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = dump_open(&s, NULL);
     uint32_t kind;
     TASSERT_OK(heapfmt_write_string(w, "global_tbl", 10, &kind));
     heapfmt_class c = {0x100, "Array", 5, 0, 0};
@@ -1256,10 +1268,8 @@ static void huge_dump(tbuf *out)
     small.id = 0x20;
     TASSERT_OK(heapfmt_write_object(w, &small));
     TASSERT_OK(heapfmt_write_root(w, kind, refs + 1, HUGE_ROOT_REFS));
-    TASSERT_OK(heapfmt_writer_finish(w));
-    heapfmt_writer_free(w);
+    dump_done(w, &s, out);
     free(refs);
-    *out = s.out;
 }
 
 /* The longest line of a text. */
@@ -1362,9 +1372,7 @@ static int cmp_str(const void *a, const void *b)
 static void unique_dump(tbuf *out, uint64_t seed, size_t nobjects)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = dump_open(&s, NULL);
     TASSERT_OK(heapfmt_write_meta_uint(w, "pid", 1));
     TASSERT_OK(heapfmt_write_meta_uint(w, "pid", 2));
     uint32_t kind, type;
@@ -1395,9 +1403,7 @@ static void unique_dump(tbuf *out, uint64_t seed, size_t nobjects)
     }
     TASSERT_OK(heapfmt_write_root(w, kind, refs, 3));
     TASSERT_OK(heapfmt_write_root(w, kind, refs + 1, 2));
-    TASSERT_OK(heapfmt_writer_finish(w));
-    heapfmt_writer_free(w);
-    *out = s.out;
+    dump_done(w, &s, out);
 }
 
 Test(export, mongo_ids_unique_across_tagged_dumps)
