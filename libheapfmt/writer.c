@@ -498,12 +498,18 @@ static int check_labels(heapfmt_writer *w, const heapfmt_label *labels,
 }
 
 /* The OBJECT record of o, checked (heapfmt_write_object) or vouched for
- * (hf_write_object_direct): f its field bits as written, nlabels the
- * labels it writes. Caller holds busy. */
+ * (hf_write_object_direct): nlabels the labels it writes. The field bits
+ * written are o's less what has nothing to say (no label, no reference
+ * to label). Caller holds busy. */
 static inline int put_object(heapfmt_writer *w, const heapfmt_object *o,
-                             uint32_t f, size_t nlabels)
+                             size_t nlabels)
 {
     int rc;
+    uint32_t f = o->fields;
+    if (nlabels == 0)
+        f &= ~(uint32_t)HEAPFMT_F_LABELS; /* nothing to say: no cost */
+    if (o->nrefs == 0) /* no reference to label */
+        f &= ~(uint32_t)(HEAPFMT_F_LABELS | HEAPFMT_F_INDEXED);
     const size_t vlen = (f & HEAPFMT_F_VALUE) ? o->value_len : 0;
     const int indexed = (f & HEAPFMT_F_INDEXED) != 0;
     uint32_t cls = 0;
@@ -594,16 +600,11 @@ int heapfmt_write_object(heapfmt_writer *w, const heapfmt_object *o)
         if ((rc = check_labels(w, o->labels, o->nrefs, indexed, &nlabels)) !=
             HEAPFMT_OK)
             return leave(w, rc);
-        if (nlabels == 0)
-            f &= ~(uint32_t)HEAPFMT_F_LABELS; /* nothing to say: no cost */
     }
-    if (o->nrefs == 0) /* no reference to label */
-        f &= ~(uint32_t)(HEAPFMT_F_LABELS | HEAPFMT_F_INDEXED);
     if ((f & HEAPFMT_F_STACK) && (o->stack == 0 || o->stack > w->stacks.count))
         return leave(w, hf_wfail(w, HEAPFMT_E_ARG, 0,
                                  "stack id %u was never defined", o->stack));
-
-    return leave(w, put_object(w, o, f, nlabels));
+    return leave(w, put_object(w, o, nlabels));
 }
 
 /* The labels heapfmt_write_object writes, counted without its checks. */
@@ -620,18 +621,12 @@ int hf_write_object_direct(heapfmt_writer *w, const heapfmt_object *o)
     if (w->sticky | w->busy | w->finished)
         return heapfmt_write_object(w, o); /* which says why */
     w->busy = 1;
-    uint32_t f = o->fields;
-    size_t n = o->nrefs, nlabels = 0;
-    const int indexed = (f & HEAPFMT_F_INDEXED) != 0;
-    if (f & HEAPFMT_F_LABELS) {
-        nlabels = indexed ? indexed_count(o->labels, n)
-                          : written_count(o->labels, n);
-        if (nlabels == 0)
-            f &= ~(uint32_t)HEAPFMT_F_LABELS;
-    }
-    if (n == 0)
-        f &= ~(uint32_t)(HEAPFMT_F_LABELS | HEAPFMT_F_INDEXED);
-    return leave(w, put_object(w, o, f, nlabels));
+    size_t nlabels = 0;
+    if (o->fields & HEAPFMT_F_LABELS)
+        nlabels = (o->fields & HEAPFMT_F_INDEXED)
+                      ? indexed_count(o->labels, o->nrefs)
+                      : written_count(o->labels, o->nrefs);
+    return leave(w, put_object(w, o, nlabels));
 }
 
 size_t heapfmt_object_refs_fit(const heapfmt_object *o)
