@@ -26,6 +26,17 @@ static unsigned width_of(uint32_t s)
     return s <= UINT8_MAX ? 1 : s <= UINT16_MAX ? 2 : 4;
 }
 
+/* Stores s at v of an array of width w. */
+static void put_slot(void *a, unsigned w, size_t v, uint32_t s)
+{
+    if (w == 1)
+        ((uint8_t *)a)[v] = (uint8_t)s;
+    else if (w == 2)
+        ((uint16_t *)a)[v] = (uint16_t)s;
+    else
+        ((uint32_t *)a)[v] = s;
+}
+
 /* Copies the first n slots of c into an array of width w. */
 static int widen(const diff_mem *m, graph_class_slots *c, size_t n,
                  unsigned w)
@@ -34,13 +45,8 @@ static int widen(const diff_mem *m, graph_class_slots *c, size_t n,
     void *b = diff_mem_alloc(m, cap * w);
     if (b == NULL)
         return -1;
-    for (size_t v = 0; v < n; v++) {
-        uint32_t s = graph_class_slot(c, (uint32_t)v);
-        if (w == 2)
-            ((uint16_t *)b)[v] = (uint16_t)s;
-        else
-            ((uint32_t *)b)[v] = s;
-    }
+    for (size_t v = 0; v < n; v++)
+        put_slot(b, w, v, graph_class_slot(c, (uint32_t)v));
     diff_mem_free(m, c->a);
     c->a = b;
     c->cap = cap;
@@ -58,12 +64,7 @@ int graph_class_slot_set(const diff_mem *m, graph_class_slots *c, size_t n,
         return -1;
     if (diff_mem_reserve(m, &c->a, &c->cap, n + 1, c->width) != 0)
         return -1;
-    if (c->width == 1)
-        ((uint8_t *)c->a)[n] = (uint8_t)s;
-    else if (c->width == 2)
-        ((uint16_t *)c->a)[n] = (uint16_t)s;
-    else
-        ((uint32_t *)c->a)[n] = s;
+    put_slot(c->a, c->width, n, s);
     return 0;
 }
 
