@@ -343,9 +343,7 @@ Test(alloc, reader_table_memory_limit)
 {
     /* many distinct strings: past the cap the reader says LIMIT */
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     char text[64];
     memset(text, 's', sizeof text);
     for (int i = 0; i < 4000; i++) {

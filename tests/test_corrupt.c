@@ -233,8 +233,7 @@ Test(corrupt, progress_counts_corrupt_blocks)
     fixture_make(&f, 0);
     f.out.data[f.start[1] + 25] ^= 0x01;
     f.out.data[f.start[3] + 25] ^= 0x01;
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, f.out.data, f.out.len));
+    heapfmt_reader *r = treader_on_memory(f.out.data, f.out.len);
     tcapture c;
     memset(&c, 0, sizeof c);
     tcapture_run(&c, r, 1);
@@ -268,9 +267,7 @@ static void header_sweep(int level)
         size_t before = b < f.nblocks ? f.first[b] : f.full.recs.n;
         for (uint64_t pos = at; pos < at + 20; pos++) {
             f.out.data[pos] ^= 0x04;
-            heapfmt_reader *r = NULL;
-            TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, f.out.data,
-                                                  f.out.len));
+            heapfmt_reader *r = treader_on_memory(f.out.data, f.out.len);
             tcapture c;
             memset(&c, 0, sizeof c);
             tcapture_run(&c, r, 0);
@@ -626,8 +623,7 @@ Test(corrupt, references_that_do_not_decode)
     traw_begin(&d, 1, 0, 0, 0);
     traw_any(&d, HEAPFMT_TAG_OBJECT, refs, sizeof refs);
     traw_finish(&d);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data, d.out.len));
+    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
     heapfmt_record rec;
     int rc = heapfmt_reader_next(r, &rec);
     if (rc == HEAPFMT_OK) {

@@ -99,8 +99,7 @@ static void roundtrip(int level)
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
 
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, s.out.data, s.out.len));
+    heapfmt_reader *r = treader_on_memory(s.out.data, s.out.len);
     heapfmt_record rec;
     int rc;
     size_t at = 0, k = 0;
@@ -145,8 +144,7 @@ Test(events, marks_in_thread_zero)
     TASSERT_OK(heapfmt_write_events(w, 0, m, 2));
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, s.out.data, s.out.len));
+    heapfmt_reader *r = treader_on_memory(s.out.data, s.out.len);
     heapfmt_record rec;
     TASSERT_OK(heapfmt_reader_next(r, &rec));
     cr_assert_eq(rec.tag, HEAPFMT_TAG_EVENTS);
@@ -216,8 +214,7 @@ static int read_built(unsigned minor, uint64_t thread, uint64_t seq0,
     traw_begin(&d, 1, minor, 0, 0);
     traw_events(&d, thread, seq0, 0, count, ev, n);
     traw_finish(&d);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data, d.out.len));
+    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
     heapfmt_record rec;
     int rc;
     *events = 0;
@@ -308,9 +305,7 @@ Test(events, older_minor_skips_the_tag)
         traw_string(&d, 1, "x");
         traw_any(&d, 0x0a, "\x01\x00\x00\x09\x0e", 5); /* reserved op */
         traw_finish(&d);
-        heapfmt_reader *r = NULL;
-        TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data,
-                                              d.out.len));
+        heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
         heapfmt_record rec;
         int rc, events = 0;
         while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK)
@@ -332,8 +327,7 @@ Test(events, event_after_another_record_is_a_state_error)
     traw_begin(&d, 1, 2, 0, 0);
     traw_string(&d, 1, "x");
     traw_finish(&d);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data, d.out.len));
+    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
     heapfmt_event e;
     cr_assert_eq(heapfmt_reader_event(r, &e), HEAPFMT_E_STATE);
     heapfmt_record rec;
@@ -365,8 +359,7 @@ Test(events, cut_trace_keeps_complete_blocks)
     heapfmt_writer_free(w);
     uint64_t prev = 0;
     for (size_t cut = 16; cut < s.out.len; cut += s.out.len / 37) {
-        heapfmt_reader *r = NULL;
-        TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, s.out.data, cut));
+        heapfmt_reader *r = treader_on_memory(s.out.data, cut);
         heapfmt_record rec;
         int rc;
         uint64_t n = 0, last = 0;

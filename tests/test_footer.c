@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,6 +41,25 @@ static void dump_free(dump *d)
     tmodel_free(&d->m);
 }
 
+/* A reader over d's bytes through a source handing them out by policy. */
+static heapfmt_reader *open_source(tsource *s, const dump *d, int policy,
+                                   uint64_t seed)
+{
+    tsource_init(s, d->out.data, d->out.len, policy, seed);
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(tsource_open(&r, NULL, s));
+    return r;
+}
+
+/* Captures what is left of r into c: the rest of d's records, to DONE. */
+static void read_rest(const dump *d, heapfmt_reader *r, tcapture *c,
+                      const char *what)
+{
+    tcapture_run(c, r, 0);
+    TASSERT_CAPTURE_DONE(c);
+    TASSERT_SAME_RECORDS(&d->m.exp, &c->recs, TCMP_INDEX, what);
+}
+
 /* footer() first, then every record from the start */
 static void footer_then_records(dump *d, heapfmt_reader *r, const char *what)
 {
@@ -62,11 +82,7 @@ static void footer_then_records(dump *d, heapfmt_reader *r, const char *what)
 
     tcapture c;
     memset(&c, 0, sizeof c);
-    tcapture_run(&c, r, 0);
-    TASSERT_CAPTURE_DONE(&c);
-    cr_assert_eq(treclist_equal(&d->m.exp, &c.recs, TCMP_INDEX, why,
-                                sizeof why),
-                 0, "%s: records after footer(): %s", what, why);
+    read_rest(d, r, &c, what);
     cr_assert_eq(tfooter_equal(&copy, &c.footer, why, sizeof why), 0,
                  "%s: footer after DONE: %s", what, why);
     tcapture_free(&c);
@@ -77,8 +93,7 @@ Test(footer, memory_source)
 {
     dump d;
     dump_make(&d, 61, 600);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data, d.out.len));
+    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
     footer_then_records(&d, r, "memory");
     heapfmt_reader_free(r);
     dump_free(&d);
@@ -103,9 +118,7 @@ Test(footer, seekable_callback_source_in_small_pieces)
     dump_make(&d, 63, 600);
     for (int policy = 0; policy < 3; policy++) {
         tsource s;
-        tsource_init(&s, d.out.data, d.out.len, policy, 8);
-        heapfmt_reader *r = NULL;
-        TASSERT_OK(tsource_open(&r, NULL, &s));
+        heapfmt_reader *r = open_source(&s, &d, policy, 8);
         const heapfmt_footer *f = NULL;
         TASSERT_OK(heapfmt_reader_footer(r, &f));
         cr_assert_gt(s.seeks, 0, "footer read without seeking");
@@ -175,14 +188,10 @@ Test(footer, unseekable_source_has_no_footer_until_done)
     /* not sticky */
     tcapture c;
     memset(&c, 0, sizeof c);
-    tcapture_run(&c, r, 0);
-    TASSERT_CAPTURE_DONE(&c);
-    char why[512];
-    cr_assert_eq(treclist_equal(&d.m.exp, &c.recs, TCMP_INDEX, why,
-                                sizeof why),
-                 0, "%s", why);
+    read_rest(&d, r, &c, "unseekable");
     /* after DONE, the footer read then */
     TASSERT_OK(c.footer_rc);
+    char why[512];
     cr_assert_eq(tfooter_equal(&d.full.footer, &c.footer, why, sizeof why),
                  0, "%s", why);
     tcapture_free(&c);
@@ -220,9 +229,7 @@ Test(footer, truncated_dump_has_no_footer)
     uint64_t cuts[] = { 16, d.full.footer.blocks[1].offset + 7, footer_at,
                         footer_at + 20, d.out.len - 24, d.out.len - 1 };
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
-        heapfmt_reader *r = NULL;
-        TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data,
-                                              (size_t)cuts[i]));
+        heapfmt_reader *r = treader_on_memory(d.out.data, (size_t)cuts[i]);
         const heapfmt_footer *f = NULL;
         int rc = heapfmt_reader_footer(r, &f);
         cr_assert_eq(rc, HEAPFMT_E_NO_FOOTER, "cut at %llu: %s",
@@ -257,8 +264,7 @@ Test(footer, bytes_after_trailer_mean_no_footer)
     tbuf b = { 0 };
     tbuf_put(&b, d.out.data, d.out.len);
     tbuf_put(&b, "\n", 1);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, b.data, b.len));
+    heapfmt_reader *r = treader_on_memory(b.data, b.len);
     const heapfmt_footer *f = NULL;
     TASSERT_RC(heapfmt_reader_footer(r, &f), HEAPFMT_E_NO_FOOTER);
     heapfmt_reader_free(r);
@@ -272,9 +278,7 @@ Test(footer, in_the_middle_of_reading)
     dump_make(&d, 69, 600);
     for (int policy = 0; policy < 3; policy++) {
         tsource s;
-        tsource_init(&s, d.out.data, d.out.len, policy, 5);
-        heapfmt_reader *r = NULL;
-        TASSERT_OK(tsource_open(&r, NULL, &s));
+        heapfmt_reader *r = open_source(&s, &d, policy, 5);
         tcapture c;
         memset(&c, 0, sizeof c);
         size_t half = d.m.exp.n / 2;
@@ -287,12 +291,9 @@ Test(footer, in_the_middle_of_reading)
         TASSERT_OK(heapfmt_reader_footer(r, &f));
         cr_assert_eq(f->totals.objects, d.m.objects);
         /* continues where it was */
-        tcapture_run(&c, r, 0);
-        TASSERT_CAPTURE_DONE(&c);
-        char why[512];
-        cr_assert_eq(treclist_equal(&d.m.exp, &c.recs, TCMP_INDEX, why,
-                                    sizeof why),
-                     0, "policy %d: %s", policy, why);
+        char what[32];
+        snprintf(what, sizeof what, "policy %d", policy);
+        read_rest(&d, r, &c, what);
         tcapture_free(&c);
         heapfmt_reader_free(r);
     }
@@ -324,8 +325,7 @@ Test(footer, valid_trailer_bad_footer_is_corrupt)
         case 2: patch_trailer(&b, 16); break;            /* a data block */
         case 3: patch_trailer(&b, footer_at + 1); break; /* nowhere */
         }
-        heapfmt_reader *r = NULL;
-        TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, b.data, b.len));
+        heapfmt_reader *r = treader_on_memory(b.data, b.len);
         const heapfmt_footer *f = NULL;
         int rc = heapfmt_reader_footer(r, &f);
         cr_assert_eq(rc, HEAPFMT_E_CORRUPT, "case %d: %s", k,
@@ -340,13 +340,10 @@ Test(footer, valid_trailer_bad_footer_is_corrupt)
 Test(footer, empty_dump_footer)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, s.out.data, s.out.len));
+    heapfmt_reader *r = treader_on_memory(s.out.data, s.out.len);
     const heapfmt_footer *f = NULL;
     TASSERT_OK(heapfmt_reader_footer(r, &f));
     cr_assert_eq(f->totals.objects, 0);
@@ -381,8 +378,7 @@ Test(footer, hand_made_footer_is_read)
     o.size = 16;
     traw_object(&d, &o);
     traw_finish(&d);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data, d.out.len));
+    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
     const heapfmt_footer *f = NULL;
     TASSERT_OK(heapfmt_reader_footer(r, &f));
     cr_assert_eq(f->totals.objects, 2);
@@ -417,7 +413,7 @@ static const heapfmt_footer *footer_of(dump *d, uint64_t seed, size_t nops,
 {
     const heapfmt_footer *f = NULL;
     dump_make(d, seed, nops);
-    TASSERT_OK(heapfmt_reader_open_memory(r, NULL, d->out.data, d->out.len));
+    *r = treader_on_memory(d->out.data, d->out.len);
     TASSERT_OK(heapfmt_reader_footer(*r, &f));
     cr_assert_gt(f->nblocks, 2, "the dump has several blocks");
     return f;
@@ -427,8 +423,7 @@ static const heapfmt_footer *footer_of(dump *d, uint64_t seed, size_t nops,
 static int read_range(const dump *d, uint64_t first, uint64_t end,
                       uint64_t *n, heapfmt_progress *pr)
 {
-    heapfmt_reader *p = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&p, NULL, d->out.data, d->out.len));
+    heapfmt_reader *p = treader_on_memory(d->out.data, d->out.len);
     TASSERT_OK(heapfmt_reader_seek_range(p, first, end));
     heapfmt_record rec;
     int rc;
@@ -498,8 +493,7 @@ Test(footer, range_ends_are_checked)
         int rc = read_range(&d, cases[i].first, cases[i].end, &n, &pr);
         cr_assert_eq(rc, cases[i].want, "case %zu: %d", i, rc);
     }
-    heapfmt_reader *p = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&p, NULL, d.out.data, d.out.len));
+    heapfmt_reader *p = treader_on_memory(d.out.data, d.out.len);
     cr_assert_eq(heapfmt_reader_seek_range(p, f->blocks[1].offset,
                                            f->blocks[0].offset),
                  HEAPFMT_E_ARG);

@@ -412,8 +412,7 @@ typedef struct blockinfo {
  * the stored lengths in the block headers. */
 static size_t blocks_of(const tbuf *dump, blockinfo *b, size_t max)
 {
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, dump->data, dump->len));
+    heapfmt_reader *r = treader_on_memory(dump->data, dump->len);
     const heapfmt_footer *f;
     TASSERT_OK(heapfmt_reader_footer(r, &f));
     cr_assert_leq(f->nblocks, max);

@@ -54,36 +54,39 @@ static char *histo_heap(const char *name, unsigned flags, enum histo_by by,
     return s;
 }
 
-Test(histo_stacks, by_stack_counts_every_stack)
+/* Every stack, and every top frame: past the tracker's malloc and
+ * realloc, libstdc++'s operator new; two stacks leaving the allocator in
+ * leaky_function are one frame row; a stack of allocator frames only is
+ * named by its outermost. */
+Test(histo_stacks, rows_by_stack_and_by_frame)
 {
-    int rc;
-    char *s = histo_heap("by-stack", 0, HISTO_BY_STACK, HISTO_FORMAT_TSV,
-                         HISTO_SORT_DEFAULT, &rc);
-    cr_expect_eq(rc, CLI_EXIT_OK);
-    cr_expect_str_eq(s, "count\tbytes\tstack\n"
-                        "2\t8192\t" TS_S_LEAK_WORKER "\n"
-                        "5\t5120\t" TS_S_LEAK_MAIN "\n"
-                        "3\t144\t" TS_S_NEW "\n"
-                        "4\t40\t" TS_S_STRDUP "\n"
-                        "2\t32\t" CLI_NO_STACK "\n");
-    free(s);
-}
-
-/* The top frame: past the tracker's malloc and realloc, libstdc++'s
- * operator new; two stacks leaving the allocator in leaky_function are
- * one row; a stack of allocator frames only is named by its outermost. */
-Test(histo_stacks, by_frame_takes_the_first_frame_of_the_program)
-{
-    int rc;
-    char *s = histo_heap("by-frame", 0, HISTO_BY_FRAME, HISTO_FORMAT_TSV,
-                         HISTO_SORT_DEFAULT, &rc);
-    cr_expect_eq(rc, CLI_EXIT_OK);
-    cr_expect_str_eq(s, "count\tbytes\tframe\n"
-                        "7\t13312\t" TS_F_LEAKY "\n"
-                        "3\t144\t" TS_F_INSERT "\n"
-                        "4\t40\t" TS_F_STRDUP "\n"
-                        "2\t32\t" CLI_NO_STACK "\n");
-    free(s);
+    static const struct {
+        const char *name;
+        enum histo_by by;
+        const char *want;
+    } cases[] = {
+        {"by-stack", HISTO_BY_STACK,
+         "count\tbytes\tstack\n"
+         "2\t8192\t" TS_S_LEAK_WORKER "\n"
+         "5\t5120\t" TS_S_LEAK_MAIN "\n"
+         "3\t144\t" TS_S_NEW "\n"
+         "4\t40\t" TS_S_STRDUP "\n"
+         "2\t32\t" CLI_NO_STACK "\n"},
+        {"by-frame", HISTO_BY_FRAME,
+         "count\tbytes\tframe\n"
+         "7\t13312\t" TS_F_LEAKY "\n"
+         "3\t144\t" TS_F_INSERT "\n"
+         "4\t40\t" TS_F_STRDUP "\n"
+         "2\t32\t" CLI_NO_STACK "\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc;
+        char *s = histo_heap(cases[i].name, 0, cases[i].by, HISTO_FORMAT_TSV,
+                             HISTO_SORT_DEFAULT, &rc);
+        cr_expect_eq(rc, CLI_EXIT_OK, "%s", cases[i].name);
+        cr_expect_str_eq(s, cases[i].want, "%s", cases[i].name);
+        free(s);
+    }
 }
 
 /* Parses "a;b;c VALUE" lines: the value of the line whose stack is want,

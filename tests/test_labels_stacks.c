@@ -77,9 +77,7 @@ static void write_heap(heap *h, const heapfmt_writer_options *opt, int with_11,
                        tbuf *out)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, opt, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, opt);
     uint32_t type;
     TASSERT_OK(heapfmt_write_string(w, "T_OBJECT", 8, &type));
     for (int n = 0; n < NNAMES; n++) {
@@ -377,9 +375,7 @@ Test(labels_stacks, independent_encoder_decodes)
         uint32_t frames[2] = { 5, 5 };
         traw_stack(&d, 9, frames, 2);
         traw_finish(&d);
-        heapfmt_reader *r = NULL;
-        TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data,
-                                              d.out.len));
+        heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
         heapfmt_record rec;
         const heapfmt_rstack *st = NULL;
         int rc;
@@ -424,8 +420,7 @@ Test(labels_stacks, a_1_0_file_keeps_1_0_rules)
     traw_any(&d, HEAPFMT_TAG_FRAME, "junk", 4);
     traw_any(&d, HEAPFMT_TAG_STACK, "", 0);
     traw_finish(&d);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data, d.out.len));
+    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
     heapfmt_record rec;
     int n = 0, rc;
     while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK)
@@ -456,9 +451,7 @@ Test(labels_stacks, a_1_0_file_keeps_1_0_rules)
 Test(labels_stacks, writer_refuses_bad_labels_and_stacks)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     uint32_t name, frame, stack;
     TASSERT_OK(heapfmt_write_string(w, "x", 1, &name));
     uint64_t refs[1] = { 5 };
@@ -503,8 +496,7 @@ Test(labels_stacks, writer_refuses_bad_labels_and_stacks)
     TASSERT_OK(heapfmt_write_object(w, &o));
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, s.out.data, s.out.len));
+    heapfmt_reader *r = treader_on_memory(s.out.data, s.out.len);
     heapfmt_record rec;
     int rc;
     while ((rc = heapfmt_reader_next(r, &rec)) == HEAPFMT_OK)

@@ -66,9 +66,7 @@ static const heapfmt_lifespan sample[3] = {
 static void write_sample(tbuf *out, const heapfmt_writer_options *opt)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, opt, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, opt);
     uint32_t fn, file, frame, stack;
     TASSERT_OK(heapfmt_write_string(w, "churn", 5, &fn));
     TASSERT_OK(heapfmt_write_string(w, "redcarpet.rb", 12, &file));
@@ -132,9 +130,7 @@ Test(lifespan, round_trip_every_codec)
 Test(lifespan, writer_refuses_bad_keys_and_ids)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     uint32_t file;
     TASSERT_OK(heapfmt_write_string(w, "a.c", 3, &file));
     heapfmt_lifespan l = {0};

@@ -267,14 +267,31 @@ static const int64_t boundary_i[] = {
 
 /* The writer must use the canonical (shortest) encoding: each META record
  * appears verbatim, as encoded here from the spec, in a level-0 dump. */
+/* out holds the META record of a one-letter key whose value is encoded
+ * as the bytes of value. */
+static int has_meta_record(const tbuf *out, unsigned type, char key,
+                           const tbuf *value)
+{
+    tbuf body = { 0 }, rec = { 0 };
+    tbuf_u8(&body, type);
+    tbuf_varint(&body, 1);
+    tbuf_u8(&body, (unsigned char)key);
+    tbuf_put(&body, value->data, value->len);
+    tbuf_u8(&rec, HEAPFMT_TAG_META);
+    tbuf_varint(&rec, body.len);
+    tbuf_put(&rec, body.data, body.len);
+    int found = find_bytes(out, &rec);
+    tbuf_free(&body);
+    tbuf_free(&rec);
+    return found;
+}
+
 Test(varint, writer_uses_canonical_encoding)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
     opt.level = 0;
-    TASSERT_OK(heapfmt_writer_open(&w, &opt, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, &opt);
     for (size_t i = 0; i < sizeof boundary_u / sizeof boundary_u[0]; i++)
         TASSERT_OK(heapfmt_write_meta_uint(w, "u", boundary_u[i]));
     for (size_t i = 0; i < sizeof boundary_i / sizeof boundary_i[0]; i++)
@@ -283,34 +300,20 @@ Test(varint, writer_uses_canonical_encoding)
     heapfmt_writer_free(w);
 
     for (size_t i = 0; i < sizeof boundary_u / sizeof boundary_u[0]; i++) {
-        tbuf body = { 0 }, rec = { 0 };
-        tbuf_u8(&body, HEAPFMT_META_UINT);
-        tbuf_varint(&body, 1);
-        tbuf_u8(&body, 'u');
-        tbuf_varint(&body, boundary_u[i]);
-        tbuf_u8(&rec, HEAPFMT_TAG_META);
-        tbuf_varint(&rec, body.len);
-        tbuf_put(&rec, body.data, body.len);
-        cr_assert(find_bytes(&s.out, &rec),
+        tbuf v = { 0 };
+        tbuf_varint(&v, boundary_u[i]);
+        cr_assert(has_meta_record(&s.out, HEAPFMT_META_UINT, 'u', &v),
                   "META uint %llu not found in canonical form",
                   (unsigned long long)boundary_u[i]);
-        tbuf_free(&body);
-        tbuf_free(&rec);
+        tbuf_free(&v);
     }
     for (size_t i = 0; i < sizeof boundary_i / sizeof boundary_i[0]; i++) {
-        tbuf body = { 0 }, rec = { 0 };
-        tbuf_u8(&body, HEAPFMT_META_INT);
-        tbuf_varint(&body, 1);
-        tbuf_u8(&body, 'i');
-        tbuf_zigzag(&body, boundary_i[i]);
-        tbuf_u8(&rec, HEAPFMT_TAG_META);
-        tbuf_varint(&rec, body.len);
-        tbuf_put(&rec, body.data, body.len);
-        cr_assert(find_bytes(&s.out, &rec),
+        tbuf v = { 0 };
+        tbuf_zigzag(&v, boundary_i[i]);
+        cr_assert(has_meta_record(&s.out, HEAPFMT_META_INT, 'i', &v),
                   "META int %lld not found in canonical form",
                   (long long)boundary_i[i]);
-        tbuf_free(&body);
-        tbuf_free(&rec);
+        tbuf_free(&v);
     }
     tsink_free(&s);
 }
@@ -321,9 +324,7 @@ Test(varint, boundaries_through_reader)
     tmodel m;
     tmodel_init(&m);
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     size_t nu = sizeof boundary_u / sizeof boundary_u[0];
     for (size_t i = 0; i < nu; i++)
         TASSERT_OK(tmodel_meta_uint(&m, w, "u", boundary_u[i]));

@@ -30,9 +30,7 @@ static void write_stream(const heapfmt_writer_options *opt, int direct,
                          uint64_t seed, tbuf *out)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, opt, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, opt);
     tprng r;
     tprng_seed(&r, seed);
     uint32_t names[NNAMES], frames[3], stack;
@@ -157,9 +155,7 @@ Test(writer_direct, deflate) { same_bytes(HEAPFMT_CODEC_DEFLATE, 1, 16384, 0); }
 Test(writer_direct, finished_writer)
 {
     tsink s;
-    tsink_init(&s);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     TASSERT_OK(heapfmt_writer_finish(w));
     size_t len = s.out.len;
     heapfmt_object o;

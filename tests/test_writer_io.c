@@ -140,6 +140,16 @@ Test(writer_io, eagain_is_retried)
 
 /* ---- failures ---------------------------------------------------------------- */
 
+/* out is a complete dump of the records m expects. */
+static void expect_model_dump(const tmodel *m, const tbuf *out)
+{
+    tcapture c;
+    tcapture_memory(&c, out->data, out->len, 0);
+    TASSERT_CAPTURE_DONE(&c);
+    TASSERT_SAME_RECORDS(&m->exp, &c.recs, TCMP_INDEX, "read back");
+    tcapture_free(&c);
+}
+
 /* What a reader makes of a dump cut short by a failed writer. */
 static void check_incomplete(const tbuf *got, const tbuf *ref)
 {
@@ -425,10 +435,8 @@ Test(writer_io, rejected_calls_are_not_sticky, .timeout = 30)
 {
     tmodel m;
     tsink s;
-    heapfmt_writer *w = NULL;
     tmodel_init(&m);
-    tsink_init(&s);
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     TASSERT_OK(tmodel_meta_uint(&m, w, "before", 1));
 
     /* keys */
@@ -510,14 +518,7 @@ Test(writer_io, rejected_calls_are_not_sticky, .timeout = 30)
     heapfmt_writer_free(w);
     cr_assert_eq(s.out.len, len, "bytes written after finish");
 
-    tcapture cap;
-    tcapture_memory(&cap, s.out.data, s.out.len, 0);
-    TASSERT_CAPTURE_DONE(&cap);
-    char why[512];
-    cr_assert_eq(treclist_equal(&m.exp, &cap.recs, TCMP_INDEX, why,
-                                sizeof why),
-                 0, "%s", why);
-    tcapture_free(&cap);
+    expect_model_dump(&m, &s.out);
     tmodel_free(&m);
     tsink_free(&s);
 }
@@ -555,13 +556,7 @@ Test(writer_io, reentry_from_write_callback)
     cr_assert(r.tried);
     TASSERT_RC(r.rc_meta, HEAPFMT_E_STATE);
     TASSERT_RC(r.rc_flush, HEAPFMT_E_STATE);
-    tcapture c;
-    tcapture_memory(&c, r.inner.out.data, r.inner.out.len, 0);
-    TASSERT_CAPTURE_DONE(&c);
-    char why[512];
-    cr_assert_eq(treclist_equal(&m.exp, &c.recs, TCMP_INDEX, why, sizeof why),
-                 0, "%s", why);
-    tcapture_free(&c);
+    expect_model_dump(&m, &r.inner.out);
     heapfmt_writer_free(w);
     tmodel_free(&m);
     tsink_free(&r.inner);
@@ -574,10 +569,8 @@ Test(writer_io, free_without_finish_leaves_incomplete_dump)
     tmodel m;
     tsink s;
     heapfmt_writer_options opt = small_blocks();
-    heapfmt_writer *w = NULL;
     tmodel_init(&m);
-    tsink_init(&s);
-    TASSERT_OK(heapfmt_writer_open(&w, &opt, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, &opt);
     TASSERT_OK(tmodel_generate(&m, w, IO_SEED, IO_OPS));
     heapfmt_writer_free(w);
     check_incomplete(&s.out, &ref);
@@ -593,10 +586,8 @@ Test(writer_io, refuses_reserved_bits_and_unknown_string_ids)
 {
     tmodel m;
     tsink s;
-    heapfmt_writer *w = NULL;
     tmodel_init(&m);
-    tsink_init(&s);
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     uint32_t known;
     TASSERT_OK(tmodel_string(&m, w, "T_OBJECT", 8, &known));
     heapfmt_object o = { 0 };
@@ -632,14 +623,7 @@ Test(writer_io, refuses_reserved_bits_and_unknown_string_ids)
     TASSERT_OK(tmodel_class(&m, w, &c));
     TASSERT_OK(tmodel_finish(&m, w));
     cr_assert_eq(m.bad, 0, "%s", m.why);
-    tcapture cap;
-    tcapture_memory(&cap, s.out.data, s.out.len, 0);
-    TASSERT_CAPTURE_DONE(&cap);
-    char why[512];
-    cr_assert_eq(treclist_equal(&m.exp, &cap.recs, TCMP_INDEX, why,
-                                sizeof why),
-                 0, "%s", why);
-    tcapture_free(&cap);
+    expect_model_dump(&m, &s.out);
     heapfmt_writer_free(w);
     tmodel_free(&m);
     tsink_free(&s);
@@ -652,10 +636,8 @@ Test(writer_io, flush_makes_records_readable_from_a_cut_dump)
 {
     tmodel m;
     tsink s;
-    heapfmt_writer *w = NULL;
     tmodel_init(&m);
-    tsink_init(&s);
-    TASSERT_OK(heapfmt_writer_open(&w, NULL, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, NULL);
     tprng r;
     tprng_seed(&r, 8);
     for (int round = 0; round < 6; round++) {
@@ -674,10 +656,9 @@ Test(writer_io, flush_makes_records_readable_from_a_cut_dump)
         tcapture c;
         tcapture_memory(&c, s.out.data, s.out.len, 0);
         TASSERT_RC(c.rc, HEAPFMT_E_TRUNCATED);
-        char why[512];
-        cr_assert_eq(treclist_equal(&m.exp, &c.recs, TCMP_INDEX, why,
-                                    sizeof why),
-                     0, "after flush %d: %s", round, why);
+        char what[32];
+        snprintf(what, sizeof what, "after flush %d", round);
+        TASSERT_SAME_RECORDS(&m.exp, &c.recs, TCMP_INDEX, what);
         tcapture_free(&c);
     }
     TASSERT_OK(tmodel_finish(&m, w));

@@ -36,8 +36,7 @@ Test(nozstd, zstd_block_is_unsupported_not_corrupt)
     o.size = 40;
     traw_object(&d, &o);
     traw_finish(&d);
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, d.out.data, d.out.len));
+    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
     heapfmt_record rec;
     TASSERT_OK(heapfmt_reader_next(r, &rec));
     cr_assert_eq(rec.tag, HEAPFMT_TAG_STRING);

@@ -1,5 +1,8 @@
 /*
- * tassert.h -- Criterion assertion shorthands for heapfmt status codes.
+ * tassert.h -- Criterion assertion shorthands for heapfmt status codes,
+ * and the openings the library's tests share (a writer on a memory sink,
+ * a reader over bytes), asserting as they go. Criterion tests only:
+ * the support .c files are linked into plain programs too (mkhostile).
  */
 #ifndef TASSERT_H
 #define TASSERT_H
@@ -44,5 +47,33 @@
                      (unsigned long long)(c)->err.offset);                   \
         cr_assert_eq((c)->weird, 0, "%s", (c)->why);                         \
     } while (0)
+
+/* exp and got hold the same records (flags: TCMP_*); what names the case */
+#define TASSERT_SAME_RECORDS(exp, got, flags, what)                          \
+    do {                                                                     \
+        char tassert_why_[512];                                              \
+        cr_assert_eq(treclist_equal((exp), (got), (flags), tassert_why_,     \
+                                    sizeof tassert_why_),                    \
+                     0, "%s: %s", (what), tassert_why_);                     \
+    } while (0)
+
+/* A writer (options opt, may be NULL) on the memory sink s, which it
+ * initialises: the opening of every test that writes a dump to memory. */
+static inline heapfmt_writer *twriter_on_sink(tsink *s,
+                                              const heapfmt_writer_options *opt)
+{
+    tsink_init(s);
+    heapfmt_writer *w = NULL;
+    TASSERT_OK(heapfmt_writer_open(&w, opt, tsink_write, s));
+    return w;
+}
+
+/* A reader over len bytes in memory (default options). */
+static inline heapfmt_reader *treader_on_memory(const void *data, size_t len)
+{
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, data, len));
+    return r;
+}
 
 #endif
