@@ -11,22 +11,33 @@
 #include "tassert.h"
 #include "tio.h"
 #include "tmodel.h"
+#include "ttext.h"
 
 #define AL_SEED 77
 #define AL_OPS 120
 
-/* The codec of the sweeps: each runs with Zstandard (the default) and
- * DEFLATE. */
-static int sweep_codec = HEAPFMT_CODEC_ZSTD;
-/* and the writer's option threads (1: a compression worker) */
-static int sweep_threads;
+/* The writers of the sweeps: stored, Zstandard (the default), DEFLATE,
+ * and Zstandard on a compression worker. With the worker, some
+ * allocations are made on its thread (the codec's context, the output
+ * buffers of the blocks in flight): a failure there fails the writer as
+ * one on the caller's would. */
+typedef struct sweep {
+    const char *name;
+    int level, codec, threads;
+} sweep;
 
-static heapfmt_writer_options wopts(talloc *a, int level)
+static const sweep stored = {"stored", 0, HEAPFMT_CODEC_ZSTD, 0};
+static const sweep zstd = {"zstd", 1, HEAPFMT_CODEC_ZSTD, 0};
+static const sweep deflate = {"deflate", 1, HEAPFMT_CODEC_DEFLATE, 0};
+static const sweep zstd_worker = {"zstd on the worker", 1, HEAPFMT_CODEC_ZSTD,
+                                  1};
+
+static heapfmt_writer_options wopts(talloc *a, const sweep *sw)
 {
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
-    opt.level = level;
-    opt.codec = sweep_codec;
-    opt.threads = sweep_threads;
+    opt.level = sw->level;
+    opt.codec = sw->codec;
+    opt.threads = sw->threads;
     opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
     opt.allocator = a ? &a->hooks : NULL;
     return opt;
@@ -34,9 +45,9 @@ static heapfmt_writer_options wopts(talloc *a, int level)
 
 /* Writes the standard dump with allocator a; returns the first error or
  * OK. The writer is freed. */
-static int write_with(talloc *a, int level, tsink *s, tmodel *m)
+static int write_with(talloc *a, const sweep *sw, tsink *s, tmodel *m)
 {
-    heapfmt_writer_options opt = wopts(a, level);
+    heapfmt_writer_options opt = wopts(a, sw);
     heapfmt_writer *w = (heapfmt_writer *)s;
     int rc = heapfmt_writer_open(&w, &opt, tsink_write, s);
     if (rc != HEAPFMT_OK) {
@@ -61,15 +72,16 @@ static int write_with(talloc *a, int level, tsink *s, tmodel *m)
     return rc;
 }
 
-static void writer_sweep(int level)
+static void writer_sweep(const sweep *sw)
 {
+    tcase_enter(sw->name);
     talloc base;
     tsink s;
     tmodel m;
     talloc_init(&base, 0);
     tsink_init(&s);
     tmodel_init(&m);
-    TASSERT_OK(write_with(&base, level, &s, &m));
+    TASSERT_OK(write_with(&base, sw, &s, &m));
     cr_assert_eq(base.live, 0, "%ld allocations leaked", base.live);
     cr_assert_eq(base.bad_frees, 0);
     cr_assert_gt(base.calls, 0, "the allocator hooks were never called");
@@ -82,7 +94,7 @@ static void writer_sweep(int level)
         talloc_init(&a, n);
         tsink_init(&s);
         tmodel_init(&m);
-        int rc = write_with(&a, level, &s, &m);
+        int rc = write_with(&a, sw, &s, &m);
         if (a.failed) {
             cr_assert_eq(rc, HEAPFMT_E_NOMEM,
                          "allocation %lu of %lu failed: result %s", n, total,
@@ -107,31 +119,18 @@ static void writer_sweep(int level)
     tbuf_free(&ref);
 }
 
-Test(alloc, writer_fails_cleanly_at_every_allocation_stored, .timeout = 60)
+/* Stored, Zstandard, DEFLATE, and Zstandard on the worker: with the
+ * worker, some allocations are made on its thread (the codec's context,
+ * the output buffers of the blocks in flight): a failure there fails the
+ * writer as one on the caller's would. */
+Test(alloc, writer_fails_cleanly_at_every_allocation, .timeout = 240,
+     .fini = tcase_fini)
 {
-    writer_sweep(0);
-}
-
-Test(alloc, writer_fails_cleanly_at_every_allocation_zstd, .timeout = 60)
-{
-    sweep_codec = HEAPFMT_CODEC_ZSTD;
-    writer_sweep(1);
-}
-
-Test(alloc, writer_fails_cleanly_at_every_allocation_deflate, .timeout = 60)
-{
-    sweep_codec = HEAPFMT_CODEC_DEFLATE;
-    writer_sweep(1);
-}
-
-/* With the worker, some allocations are made on its thread (the codec's
- * context, the output buffers of the blocks in flight): a failure there
- * fails the writer as one on the caller's would. */
-Test(alloc, writer_fails_cleanly_at_every_allocation_threaded,
-     .timeout = 60)
-{
-    sweep_threads = 1;
-    writer_sweep(1);
+    writer_sweep(&stored);
+    writer_sweep(&zstd);
+    writer_sweep(&deflate);
+    writer_sweep(&zstd_worker);
+    tcase_leave();
 }
 
 Test(alloc, writer_open_failure_all_allocations)
@@ -141,7 +140,7 @@ Test(alloc, writer_open_failure_all_allocations)
     a.fail_all_after = 1;
     tsink s;
     tsink_init(&s);
-    heapfmt_writer_options opt = wopts(&a, 1);
+    heapfmt_writer_options opt = wopts(&a, &zstd);
     heapfmt_writer *w = (heapfmt_writer *)&s;
     TASSERT_RC(heapfmt_writer_open(&w, &opt, tsink_write, &s),
                HEAPFMT_E_NOMEM);
@@ -159,7 +158,7 @@ static unsigned long allocs_for_objects(int nobjects)
     talloc_init(&a, 0);
     tsink s;
     tsink_init(&s);
-    heapfmt_writer_options opt = wopts(&a, 1);
+    heapfmt_writer_options opt = wopts(&a, &zstd);
     heapfmt_writer *w = NULL;
     TASSERT_OK(heapfmt_writer_open(&w, &opt, tsink_write, &s));
     uint32_t type;
@@ -263,12 +262,13 @@ static rresult read_with(talloc *a, const tbuf *data, const treclist *exp,
     return res;
 }
 
-static void reader_sweep(int footer_first)
+static void reader_sweep(const sweep *sw, int footer_first)
 {
+    tcase_enter(footer_first ? "footer first" : sw->name);
     tmodel m;
     tbuf out;
     tmodel_init(&m);
-    heapfmt_writer_options opt = wopts(NULL, 1);
+    heapfmt_writer_options opt = wopts(NULL, sw);
     TASSERT_OK(tmodel_make_dump(&m, &opt, AL_SEED, AL_OPS, &out));
 
     talloc base;
@@ -315,22 +315,14 @@ static void reader_sweep(int footer_first)
     tmodel_free(&m);
 }
 
-Test(alloc, reader_fails_cleanly_at_every_allocation, .timeout = 60)
+/* Zstandard and DEFLATE blocks; Zstandard with the footer read first. */
+Test(alloc, reader_fails_cleanly_at_every_allocation, .timeout = 180,
+     .fini = tcase_fini)
 {
-    sweep_codec = HEAPFMT_CODEC_ZSTD;
-    reader_sweep(0);
-}
-
-Test(alloc, reader_fails_cleanly_at_every_allocation_deflate, .timeout = 60)
-{
-    sweep_codec = HEAPFMT_CODEC_DEFLATE;
-    reader_sweep(0);
-}
-
-Test(alloc, reader_with_footer_fails_cleanly_at_every_allocation,
-     .timeout = 60)
-{
-    reader_sweep(1);
+    reader_sweep(&zstd, 0);
+    reader_sweep(&deflate, 0);
+    reader_sweep(&zstd, 1);
+    tcase_leave();
 }
 
 Test(alloc, free_null_is_a_no_op)

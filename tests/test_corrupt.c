@@ -183,28 +183,26 @@ static void check_payload_damage(const fixture *f, const tcapture *c,
                      what, i, tstatus_name(c->events[i].rc));
 }
 
-static void payload_sweep(int level)
+static void payload_sweep(fixture *f, int level)
 {
-    fixture f;
-    fixture_make(&f, level);
     size_t detected = 0, harmless = 0;
-    for (size_t b = 0; b < f.nblocks; b++) {
-        for (uint64_t pos = f.start[b] + 20; pos < f.end[b]; pos++) {
-            unsigned char *p = f.out.data + pos;
+    for (size_t b = 0; b < f->nblocks; b++) {
+        for (uint64_t pos = f->start[b] + 20; pos < f->end[b]; pos++) {
+            unsigned char *p = f->out.data + pos;
             *p ^= 0x10;
             tcapture c;
-            tcapture_memory(&c, f.out.data, f.out.len, 1);
+            tcapture_memory(&c, f->out.data, f->out.len, 1);
             if (level > 0 && c.rc == HEAPFMT_DONE) {
                 /* a flip in DEFLATE padding bits can leave the data
                  * intact; then everything must be as before */
                 char why[512];
-                cr_assert_eq(treclist_equal(&f.full.recs, &c.recs, TCMP_INDEX,
+                cr_assert_eq(treclist_equal(&f->full.recs, &c.recs, TCMP_INDEX,
                                             why, sizeof why),
                              0, "byte %llu: DONE with other records: %s",
                              (unsigned long long)pos, why);
                 harmless++;
             } else {
-                check_payload_damage(&f, &c, b, (size_t)pos);
+                check_payload_damage(f, &c, b, (size_t)pos);
                 detected++;
             }
             tcapture_free(&c);
@@ -214,17 +212,6 @@ static void payload_sweep(int level)
     cr_assert_gt(detected, 0);
     if (level == 0)
         cr_assert_eq(harmless, 0);
-    fixture_free(&f);
-}
-
-Test(corrupt, payload_byte_flips_stored, .timeout = 60)
-{
-    payload_sweep(0);
-}
-
-Test(corrupt, payload_byte_flips_deflated, .timeout = 60)
-{
-    payload_sweep(1);
 }
 
 Test(corrupt, progress_counts_corrupt_blocks)
@@ -257,17 +244,15 @@ Test(corrupt, progress_counts_corrupt_blocks)
 
 /* ---- block headers --------------------------------------------------------------- */
 
-static void header_sweep(int level)
+static void header_sweep(fixture *f)
 {
-    fixture f;
-    fixture_make(&f, level);
     /* data blocks, then the footer block */
-    for (size_t b = 0; b <= f.nblocks; b++) {
-        uint64_t at = b < f.nblocks ? f.start[b] : f.footer_at;
-        size_t before = b < f.nblocks ? f.first[b] : f.full.recs.n;
+    for (size_t b = 0; b <= f->nblocks; b++) {
+        uint64_t at = b < f->nblocks ? f->start[b] : f->footer_at;
+        size_t before = b < f->nblocks ? f->first[b] : f->full.recs.n;
         for (uint64_t pos = at; pos < at + 20; pos++) {
-            f.out.data[pos] ^= 0x04;
-            heapfmt_reader *r = treader_on_memory(f.out.data, f.out.len);
+            f->out.data[pos] ^= 0x04;
+            heapfmt_reader *r = treader_on_memory(f->out.data, f->out.len);
             tcapture c;
             memset(&c, 0, sizeof c);
             tcapture_run(&c, r, 0);
@@ -279,12 +264,12 @@ static void header_sweep(int level)
             cr_assert_eq(c.err.offset, at, "%s: offset %llu, expected %llu",
                          what, (unsigned long long)c.err.offset,
                          (unsigned long long)at);
-            if (b < f.nblocks)
+            if (b < f->nblocks)
                 cr_assert_eq(c.err.block, b, "%s: block %llu", what,
                              (unsigned long long)c.err.block);
             cr_assert_eq(c.recs.n, before, "%s: %zu records, expected %zu",
                          what, c.recs.n, before);
-            expect_prefix(&f, &c, before, what);
+            expect_prefix(f, &c, before, what);
             /* sticky: the reader cannot find the next block */
             for (int k = 0; k < 3; k++) {
                 heapfmt_record rec;
@@ -292,16 +277,9 @@ static void header_sweep(int level)
             }
             heapfmt_reader_free(r);
             tcapture_free(&c);
-            f.out.data[pos] ^= 0x04;
+            f->out.data[pos] ^= 0x04;
         }
     }
-    fixture_free(&f);
-}
-
-Test(corrupt, block_header_flips_are_sticky, .timeout = 60)
-{
-    header_sweep(0);
-    header_sweep(1);
 }
 
 Test(corrupt, footer_payload_and_trailer_damage)
@@ -366,33 +344,36 @@ static void check_cut(const fixture *f, const tcapture *c, uint64_t cut,
                      (unsigned long long)c->err.record, want);
 }
 
-static void truncation_sweep(int level)
+static void truncation_sweep(fixture *f)
 {
-    fixture f;
-    fixture_make(&f, level);
-    for (uint64_t cut = 0; cut < f.out.len; cut++) {
+    for (uint64_t cut = 0; cut < f->out.len; cut++) {
         tcapture c;
-        tcapture_memory(&c, f.out.data, (size_t)cut, 0);
-        check_cut(&f, &c, cut, "memory");
+        tcapture_memory(&c, f->out.data, (size_t)cut, 0);
+        check_cut(f, &c, cut, "memory");
         tcapture_free(&c);
         if (cut % 5 == 0) {
-            tcapture_source(&c, f.out.data, (size_t)cut, TSRC_RANDOM, cut, 0,
+            tcapture_source(&c, f->out.data, (size_t)cut, TSRC_RANDOM, cut, 0,
                             0);
-            check_cut(&f, &c, cut, "stream");
+            check_cut(f, &c, cut, "stream");
             tcapture_free(&c);
         }
     }
-    fixture_free(&f);
 }
 
-Test(corrupt, truncation_at_every_offset_stored, .timeout = 60)
+/* Every payload byte flipped, every block header byte flipped (the error
+ * is sticky), the dump cut at every offset: stored and deflated. The
+ * timeout is the five sweeps' own 60 s each (15 s in all under ASan on a
+ * loaded machine). */
+Test(corrupt, every_byte_flipped_or_cut, .timeout = 300)
 {
-    truncation_sweep(0);
-}
-
-Test(corrupt, truncation_at_every_offset_deflated, .timeout = 60)
-{
-    truncation_sweep(1);
+    for (int level = 0; level < 2; level++) {
+        fixture f;
+        fixture_make(&f, level);
+        payload_sweep(&f, level);
+        header_sweep(&f);
+        truncation_sweep(&f);
+        fixture_free(&f);
+    }
 }
 
 Test(corrupt, cut_at_trailer_or_footer_start)

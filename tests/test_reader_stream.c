@@ -224,6 +224,19 @@ Test(reader_stream, two_readers_interleaved)
     tmodel_free(&m2);
 }
 
+/* A source over out, unseekable, in random pieces, whose read call
+ * fail_at fails once with EIO (0: none); opens a reader on it. */
+static int open_failing_source(heapfmt_reader **r, tsource *s,
+                               const tbuf *out, unsigned long fail_at)
+{
+    tsource_init(s, out->data, out->len, TSRC_RANDOM, 9);
+    s->seekable = 0;
+    s->fail_at = fail_at;
+    s->fail_errno = EIO;
+    s->fail_once = 1;
+    return tsource_open(r, NULL, s);
+}
+
 /* A read error is reported as HEAPFMT_E_IO with its errno, is sticky,
  * and what was delivered before is a prefix of the dump. */
 Test(reader_stream, read_failure_at_every_call, .timeout = 60)
@@ -237,9 +250,7 @@ Test(reader_stream, read_failure_at_every_call, .timeout = 60)
         heapfmt_reader *r = NULL;
         tcapture c;
         memset(&c, 0, sizeof c);
-        tsource_init(&s, out.data, out.len, TSRC_RANDOM, 9);
-        s.seekable = 0;
-        TASSERT_OK(tsource_open(&r, NULL, &s));
+        TASSERT_OK(open_failing_source(&r, &s, &out, 0));
         tcapture_run(&c, r, 0);
         TASSERT_CAPTURE_DONE(&c);
         calls = s.reads;
@@ -252,12 +263,7 @@ Test(reader_stream, read_failure_at_every_call, .timeout = 60)
         heapfmt_reader *r = NULL;
         tcapture c;
         memset(&c, 0, sizeof c);
-        tsource_init(&s, out.data, out.len, TSRC_RANDOM, 9);
-        s.seekable = 0;
-        s.fail_at = n;
-        s.fail_errno = EIO;
-        s.fail_once = 1;
-        int rc = tsource_open(&r, NULL, &s);
+        int rc = open_failing_source(&r, &s, &out, n);
         if (rc == HEAPFMT_OK) {
             tcapture_run(&c, r, 0);
             rc = c.rc;

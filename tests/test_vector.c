@@ -210,7 +210,8 @@ static void hex_line(char *dst, size_t cap, const unsigned char *p, size_t n,
         o += (size_t)snprintf(dst + o, cap - o, "%02x ", p[i]);
 }
 
-/* Asserts that the writer's bytes are the spec's, showing where not. */
+/* Asserts that the writer's bytes are the spec's (or the independent
+ * encoder's), showing where not. */
 static void same_bytes(const tbuf *spec, const tbuf *api, const char *what)
 {
     size_t n = spec->len < api->len ? spec->len : api->len;
@@ -224,6 +225,15 @@ static void same_bytes(const tbuf *spec, const tbuf *api, const char *what)
               "%s (%zu bytes) and writer output (%zu bytes) differ from "
               "offset %zu:\n  spec:   %s\n  writer: %s",
               what, spec->len, api->len, diff, a, b);
+}
+
+/* Finishes d and checks that it holds the writer's bytes; frees both. */
+static void encoder_agrees(traw *d, tbuf *api)
+{
+    traw_finish(d);
+    same_bytes(&d->out, api, "encoder");
+    traw_free(d);
+    tbuf_free(api);
 }
 
 /* What both vectors hold: STRING "String", CLASS, OBJECT 16000 -> 2000,
@@ -472,16 +482,7 @@ Test(vector, independent_encoder_agrees_with_writer)
     traw_events(&d, 1, 0, 100, 4, t1, 4);
     traw_events(&d, 2, 4, 105, 1, t2, 1);
     traw_events(&d, 0, 2, 103, 1, t0, 1);
-    traw_finish(&d);
-    size_t diff = 0;
-    size_t n = d.out.len < api.len ? d.out.len : api.len;
-    while (diff < n && d.out.data[diff] == api.data[diff])
-        diff++;
-    cr_assert(diff == n && d.out.len == api.len,
-              "encoder (%zu bytes) and writer (%zu bytes) differ at %zu",
-              d.out.len, api.len, diff);
-    traw_free(&d);
-    tbuf_free(&api);
+    encoder_agrees(&d, &api);
 }
 
 /* The vector's own checksums and offsets are consistent (a diagnostic for
@@ -594,28 +595,10 @@ Test(vector, lifespan_writer_output_matches_spec_bytes)
     load_vector(&spec, "1.2");
     write_vector_tail(&api, TAIL_LIFESPAN);
     set_minor(&api, 2);
-    size_t n = spec.len < api.len ? spec.len : api.len;
-    size_t diff = 0;
-    while (diff < n && spec.data[diff] == api.data[diff])
-        diff++;
-    cr_assert(diff == n && spec.len == api.len,
-              "spec vector 11.3 (%zu bytes) and writer output (%zu bytes) "
-              "differ from offset %zu", spec.len, api.len, diff);
+    same_bytes(&spec, &api, "spec vector 11.3");
     expect_lifespan(&spec, "spec vector 11.3");
     tbuf_free(&spec);
     tbuf_free(&api);
-}
-
-/* Finishes d and checks that it holds the writer's bytes; frees both. */
-static void encoder_agrees(traw *d, tbuf *api)
-{
-    traw_finish(d);
-    cr_assert(d->out.len == api->len &&
-                  memcmp(d->out.data, api->data, api->len) == 0,
-              "encoder (%zu bytes) and writer (%zu bytes) differ",
-              d->out.len, api->len);
-    traw_free(d);
-    tbuf_free(api);
 }
 
 /* The independent encoder, given 11.3's records, produces the writer's

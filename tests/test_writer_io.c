@@ -15,6 +15,7 @@
 #include "tassert.h"
 #include "tio.h"
 #include "tmodel.h"
+#include "ttext.h"
 
 #define IO_SEED 2024
 #define IO_OPS 150
@@ -181,8 +182,22 @@ static void check_incomplete(const tbuf *got, const tbuf *ref)
     tcapture_free(&full);
 }
 
-static void failure_sweep(size_t max_per_call, int fail_once)
+/* A sink taking at most max_per_call bytes a call (0: all) whose call
+ * fail_at fails with ENOSPC (0: none), and only that one if fail_once. */
+static void failing_sink(tsink *s, size_t max_per_call, unsigned long fail_at,
+                         int fail_once)
 {
+    tsink_init(s);
+    s->max_per_call = max_per_call;
+    s->fail_at = fail_at;
+    s->fail_errno = ENOSPC;
+    s->fail_once = fail_once;
+}
+
+static void failure_sweep(const char *name, size_t max_per_call,
+                          int fail_once)
+{
+    tcase_enter(name);
     tbuf ref;
     unsigned long ncalls = 0;
     {
@@ -190,8 +205,7 @@ static void failure_sweep(size_t max_per_call, int fail_once)
         tsink s;
         heapfmt_writer *w;
         tmodel_init(&m);
-        tsink_init(&s);
-        s.max_per_call = max_per_call;
+        failing_sink(&s, max_per_call, 0, fail_once);
         TASSERT_OK(write_small(&m, &s, &w));
         heapfmt_writer_free(w);
         tmodel_free(&m);
@@ -204,11 +218,7 @@ static void failure_sweep(size_t max_per_call, int fail_once)
         tsink s;
         heapfmt_writer *w;
         tmodel_init(&m);
-        tsink_init(&s);
-        s.max_per_call = max_per_call;
-        s.fail_at = n;
-        s.fail_errno = ENOSPC;
-        s.fail_once = fail_once;
+        failing_sink(&s, max_per_call, n, fail_once);
         int rc = write_small(&m, &s, &w);
         cr_assert_eq(rc, HEAPFMT_E_IO, "failing write call %lu of %lu: %s", n,
                      ncalls, tstatus_name(rc));
@@ -237,25 +247,17 @@ static void failure_sweep(size_t max_per_call, int fail_once)
     tbuf_free(&ref);
 }
 
-Test(writer_io, failure_at_every_write_call, .timeout = 60)
+/* A sink failing at each of its calls in turn (once, or from then on),
+ * taking whole or small writes, with and without the worker. */
+Test(writer_io, failure_at_every_write_call, .timeout = 240,
+     .fini = tcase_fini)
 {
-    failure_sweep(0, 1);
-}
-
-Test(writer_io, failure_at_every_write_call_small_writes, .timeout = 60)
-{
-    failure_sweep(200, 1);
-}
-
-Test(writer_io, failure_from_every_write_call_on, .timeout = 60)
-{
-    failure_sweep(0, 0);
-}
-
-Test(writer_io, failure_at_every_write_call_threaded, .timeout = 60)
-{
+    failure_sweep("fails once", 0, 1);
+    failure_sweep("fails once, small writes", 200, 1);
+    failure_sweep("fails from then on", 0, 0);
     small_threads = 1;
-    failure_sweep(0, 1);
+    failure_sweep("fails once, worker", 0, 1);
+    tcase_leave();
 }
 
 /* 0 from the callback is a failure (EIO) */
