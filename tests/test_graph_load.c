@@ -143,12 +143,19 @@ static void write_cache(tdump *d)
     tdump_finish(d);
 }
 
+/* The cache heap, written and loaded into g (weak references kept when
+ * keep_weak). */
+static void load_cache(tdump *d, graph *g, int keep_weak)
+{
+    write_cache(d);
+    cr_assert_eq(load(g, d->path, keep_weak), AN_OK);
+}
+
 Test(graph_load, roots_labels_dangling_and_duplicates)
 {
     tdump d;
-    write_cache(&d);
     graph g;
-    cr_assert_eq(load(&g, d.path, 1), AN_OK);
+    load_cache(&d, &g, 1);
     cr_assert_eq(g.nobjects, 106u);
     cr_assert_eq(g.nroots, 1u);
     cr_assert_eq(g.dangling, 1u, "0xdead is not in the dump");
@@ -181,9 +188,8 @@ Test(graph_load, roots_labels_dangling_and_duplicates)
 Test(graph_load, target_ids_are_the_references_unresolved)
 {
     tdump d;
-    write_cache(&d);
     graph r, t;
-    cr_assert_eq(load(&r, d.path, 1), AN_OK);
+    load_cache(&d, &r, 1);
     graph_options o = {.keep_weak = 1, .keep_labels = 1, .keep_objects = 1,
                        .target_ids = 1};
     cr_assert_eq(graph_load(&t, d.path, &o), AN_OK);
@@ -222,9 +228,8 @@ Test(graph_load, target_ids_are_the_references_unresolved)
 Test(graph_load, weak_references_hold_nothing)
 {
     tdump d;
-    write_cache(&d);
     graph g;
-    cr_assert_eq(load(&g, d.path, 0), AN_OK);
+    load_cache(&d, &g, 0);
     cr_assert_eq(g.weak_dropped, 1u);
     dom_tree t;
     cr_assert_eq(dom_build(&g, &t, 0), 0);

@@ -125,6 +125,16 @@ static int collect(histo_table *t, size_t d, const tbuf *data, int src,
     return rc;
 }
 
+/* Fills t, a table of one column, from data by `by` (scanning the blocks
+ * when scan) as collect does; returns histo's status. */
+static int collect_by(histo_table *t, const tbuf *data, int src,
+                      enum histo_by by, int scan)
+{
+    cr_assert_eq(histo_table_init(t, 1), 0);
+    histo_options o = opts(by, scan);
+    return collect(t, 0, data, src, &o);
+}
+
 /* ---- a dump with known contents ------------------------------------------ */
 
 typedef struct known {
@@ -266,9 +276,8 @@ Test(histo_collect, known_dump_by_class_footer_and_scan)
         for (int scan = 0; scan <= 1; scan++)
             for (int src = SRC_FILE; src <= SRC_PIPE; src++) {
                 histo_table t;
-                cr_assert_eq(histo_table_init(&t, 1), 0);
-                histo_options o = opts(HISTO_BY_CLASS, scan);
-                cr_assert_eq(collect(&t, 0, &k->dump, src, &o), AN_OK);
+                int rc = collect_by(&t, &k->dump, src, HISTO_BY_CLASS, scan);
+                cr_assert_eq(rc, AN_OK);
                 char what[96];
                 snprintf(what, sizeof what, "level %d block %u scan %d src %d",
                          layouts[i].level, layouts[i].block, scan, src);
@@ -297,9 +306,8 @@ Test(histo_collect, known_dump_by_type_and_site)
             cr_assert_eq(t.dumps[0].from_footer, 0);
             histo_table_free(&t);
 
-            cr_assert_eq(histo_table_init(&t, 1), 0);
-            o = opts(HISTO_BY_SITE, 0);
-            cr_assert_eq(collect(&t, 0, &k->dump, src, &o), AN_OK);
+            cr_assert_eq(collect_by(&t, &k->dump, src, HISTO_BY_SITE, 0),
+                         AN_OK);
             check_column(&t, 0, &k->by_site, "by site");
             histo_table_free(&t);
         }
@@ -311,14 +319,11 @@ Test(histo_collect, by_site_without_sites_is_an_error, .init = cr_redirect_stder
 {
     known *k = write_known(1, 0, 0);
     histo_table t;
-    cr_assert_eq(histo_table_init(&t, 1), 0);
-    histo_options o = opts(HISTO_BY_SITE, 0);
-    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), AN_ERROR);
+    cr_assert_eq(collect_by(&t, &k->dump, SRC_FILE, HISTO_BY_SITE, 0),
+                 AN_ERROR);
     histo_table_free(&t);
     /* the same dump by type is fine */
-    cr_assert_eq(histo_table_init(&t, 1), 0);
-    o = opts(HISTO_BY_TYPE, 0);
-    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), AN_OK);
+    cr_assert_eq(collect_by(&t, &k->dump, SRC_FILE, HISTO_BY_TYPE, 0), AN_OK);
     check_column(&t, 0, &k->by_type, "by type without sites");
     histo_table_free(&t);
     free_known(k);
@@ -386,9 +391,8 @@ Test(histo_collect, random_dumps_equal_the_model, .timeout = 60)
         model_want(&m, w);
         for (int scan = 0; scan <= 1; scan++) {
             histo_table t;
-            cr_assert_eq(histo_table_init(&t, 1), 0);
-            histo_options o = opts(HISTO_BY_CLASS, scan);
-            cr_assert_eq(collect(&t, 0, &dump, SRC_FILE, &o), AN_OK);
+            cr_assert_eq(collect_by(&t, &dump, SRC_FILE, HISTO_BY_CLASS, scan),
+                         AN_OK);
             char what[64];
             snprintf(what, sizeof what, "seed %llu scan %d",
                      (unsigned long long)seed, scan);
@@ -452,9 +456,7 @@ Test(histo_collect, truncated_dump_counts_every_whole_block, .timeout = 60,
         tbuf cut = {k->dump.data, cuts[c], cuts[c]};
         for (int src = SRC_FILE; src <= SRC_PIPE; src++) {
             histo_table t;
-            cr_assert_eq(histo_table_init(&t, 1), 0);
-            histo_options o = opts(HISTO_BY_CLASS, 0);
-            int rc = collect(&t, 0, &cut, src, &o);
+            int rc = collect_by(&t, &cut, src, HISTO_BY_CLASS, 0);
             cr_assert_eq(rc, AN_INCOMPLETE, "cut at %zu: rc %d", cuts[c],
                          rc);
             cr_assert_eq(t.dumps[0].count, expect,
@@ -497,9 +499,8 @@ Test(histo_collect, damaged_block_is_skipped_in_a_scan, .init = cr_redirect_stde
 
         /* A scan finds the damage: everything else is counted, exit 3. */
         histo_table t;
-        cr_assert_eq(histo_table_init(&t, 1), 0);
-        histo_options o = opts(HISTO_BY_CLASS, 1);
-        cr_assert_eq(collect(&t, 0, &bad, SRC_FILE, &o), AN_INCOMPLETE);
+        cr_assert_eq(collect_by(&t, &bad, SRC_FILE, HISTO_BY_CLASS, 1),
+                     AN_INCOMPLETE);
         cr_assert_eq(t.dumps[0].count, k->objects - b[victim].objects,
                      "block %zu: %llu objects", victim,
                      (unsigned long long)t.dumps[0].count);
@@ -507,9 +508,7 @@ Test(histo_collect, damaged_block_is_skipped_in_a_scan, .init = cr_redirect_stde
 
         /* The footer path does not read the blocks: the footer, intact,
          * gives the whole histogram. */
-        cr_assert_eq(histo_table_init(&t, 1), 0);
-        o = opts(HISTO_BY_CLASS, 0);
-        cr_assert_eq(collect(&t, 0, &bad, SRC_FILE, &o), AN_OK);
+        cr_assert_eq(collect_by(&t, &bad, SRC_FILE, HISTO_BY_CLASS, 0), AN_OK);
         check_column(&t, 0, &k->by_class, "footer of a damaged dump");
         histo_table_free(&t);
         tbuf_free(&bad);
@@ -525,9 +524,8 @@ Test(histo_collect, damaged_footer_falls_back_to_a_scan, .init = cr_redirect_std
     /* The footer block's payload follows the last data block's end. */
     k->dump.data[b[nb - 1].end + 20 + 3] ^= 0xff;
     histo_table t;
-    cr_assert_eq(histo_table_init(&t, 1), 0);
-    histo_options o = opts(HISTO_BY_CLASS, 0);
-    cr_assert_eq(collect(&t, 0, &k->dump, SRC_FILE, &o), AN_INCOMPLETE);
+    cr_assert_eq(collect_by(&t, &k->dump, SRC_FILE, HISTO_BY_CLASS, 0),
+                 AN_INCOMPLETE);
     check_column(&t, 0, &k->by_class, "damaged footer");
     cr_assert_eq(t.dumps[0].from_footer, 0);
     histo_table_free(&t);
@@ -536,24 +534,11 @@ Test(histo_collect, damaged_footer_falls_back_to_a_scan, .init = cr_redirect_std
 
 /* ---- files by path ----------------------------------------------------------- */
 
-static char *temp_file(const void *data, size_t len)
-{
-    const char *dir = getenv("TMPDIR");
-    char *path = malloc(4096);
-    cr_assert_not_null(path);
-    snprintf(path, 4096, "%s/histo-test-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, data, len), (ssize_t)len);
-    close(fd);
-    return path;
-}
-
 Test(histo_collect, by_path, .init = cr_redirect_stderr)
 {
     known *k = write_known(1, 0, 1);
-    char *good = temp_file(k->dump.data, k->dump.len);
-    char *text = temp_file("{\"not\": \"a dump\"}\n", 18);
+    char *good = ttemp_file(k->dump.data, k->dump.len);
+    char *text = ttemp_file("{\"not\": \"a dump\"}\n", 18);
     histo_table t;
     cr_assert_eq(histo_table_init(&t, 3), 0);
     histo_options o = opts(HISTO_BY_CLASS, 0);

@@ -571,14 +571,7 @@ static char *write_gen_like(uint64_t seed, size_t nops)
     wo.block_size = 2048;
     TASSERT_OK(tmodel_make_dump(&m, &wo, seed, nops, &dump));
     tmodel_free(&m);
-    const char *dir = getenv("TMPDIR");
-    char *path = malloc(4096);
-    cr_assert_not_null(path);
-    snprintf(path, 4096, "%s/histo-run-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, dump.data, dump.len), (ssize_t)dump.len);
-    close(fd);
+    char *path = ttemp_file(dump.data, dump.len);
     tbuf_free(&dump);
     return path;
 }

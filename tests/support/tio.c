@@ -14,11 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void *xrealloc(void *p, size_t n)
+void *txrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (q == NULL) {
-        fprintf(stderr, "tio: out of memory (%zu bytes)\n", n);
+        fprintf(stderr, "heapfmt tests: out of memory (%zu bytes)\n", n);
         abort();
     }
     return q;
@@ -113,7 +113,7 @@ void tbuf_put(tbuf *b, const void *p, size_t n)
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n)
             cap *= 2;
-        b->data = xrealloc(b->data, cap);
+        b->data = txrealloc(b->data, cap);
         b->cap = cap;
     }
     memcpy(b->data + b->len, p, n);
@@ -162,10 +162,14 @@ void tbuf_varint(tbuf *b, uint64_t v)
     tbuf_put(b, c, n);
 }
 
+uint64_t tzigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
 void tbuf_zigzag(tbuf *b, int64_t v)
 {
-    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    tbuf_varint(b, u);
+    tbuf_varint(b, tzigzag(v));
 }
 
 void tbuf_zdelta(tbuf *b, uint64_t x, uint64_t base)
@@ -328,6 +332,15 @@ int ttemp_path(char *path, size_t cap)
     return fd;
 }
 
+char *ttemp_file(const void *data, size_t len)
+{
+    char *path = txrealloc(NULL, 4096);
+    int fd = ttemp_path(path, 4096);
+    write_all(fd, data, len);
+    close(fd);
+    return path;
+}
+
 int ttemp_fd(const void *data, size_t len)
 {
     char path[4096];
@@ -385,10 +398,8 @@ int tverify(const void *data, size_t len, char *msg, size_t cap)
     const char *bin = getenv("BIN");
     if (bin == NULL || *bin == '\0')
         return -1;
-    char path[4096], err[4200], cmd[12800];
-    int fd = ttemp_path(path, sizeof path);
-    write_all(fd, data, len);
-    close(fd);
+    char err[4200], cmd[12800];
+    char *path = ttemp_file(data, len);
     snprintf(err, sizeof err, "%s.err", path);
     snprintf(cmd, sizeof cmd, "'%s/heapfmt-info' --verify '%s' >/dev/null 2>'%s'",
              bin, path, err);
@@ -402,6 +413,7 @@ int tverify(const void *data, size_t len, char *msg, size_t cap)
     }
     unlink(path);
     unlink(err);
+    free(path);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
@@ -422,7 +434,7 @@ int tread_file(const char *path, unsigned char **data, size_t *len)
         return -1;
     }
     if (b.data == NULL)
-        b.data = xrealloc(NULL, 1);
+        b.data = txrealloc(NULL, 1);
     *data = b.data;
     *len = b.len;
     return 0;

@@ -44,6 +44,9 @@ void tflood_keys(size_t n, uint64_t (*crafted)(uint64_t i), uint64_t **bad,
  * random ones). */
 double tcpu_seconds(void);
 
+/* realloc that aborts when memory runs out (n == 0 allocates a byte) */
+void *txrealloc(void *p, size_t n);
+
 /* ---- growable byte buffer --------------------------------------------- */
 
 typedef struct tbuf {
@@ -58,6 +61,8 @@ void tbuf_u16le(tbuf *b, uint16_t v);
 void tbuf_u32le(tbuf *b, uint32_t v);
 void tbuf_u64le(tbuf *b, uint64_t v);
 void tbuf_varint(tbuf *b, uint64_t v);
+/* zigzag of a signed value (spec 3: small magnitudes, small values) */
+uint64_t tzigzag(int64_t v);
 /* zigzag of a signed value, then varint */
 void tbuf_zigzag(tbuf *b, int64_t v);
 /* zigzag(x - base) with modular subtraction */
@@ -127,6 +132,10 @@ int ttemp_fd(const void *data, size_t len);
 /* Creates an empty temporary file under $TMPDIR (else /tmp); its path is
  * stored in path (cap bytes). Returns an fd open for writing, or aborts. */
 int ttemp_path(char *path, size_t cap);
+/* Writes data to a new temporary file under $TMPDIR (else /tmp); returns
+ * its path (malloc'd: the caller unlinks and frees it). Aborts on
+ * failure. */
+char *ttemp_file(const void *data, size_t len);
 /* Returns the read end of a pipe fed by a child process with data; the
  * child exits when done. *child receives its pid (reap with twait_child). */
 int tpipe_fd(const void *data, size_t len, int *child);

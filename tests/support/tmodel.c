@@ -12,22 +12,7 @@
 
 static void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
-    if (p == NULL) {
-        fprintf(stderr, "tmodel: out of memory (%zu bytes)\n", n);
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (q == NULL) {
-        fprintf(stderr, "tmodel: out of memory (%zu bytes)\n", n);
-        abort();
-    }
-    return q;
+    return txrealloc(NULL, n);
 }
 
 static char *xmemdup(const void *p, size_t n)
@@ -144,7 +129,7 @@ trec *treclist_push(treclist *l)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 64;
-        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+        l->v = txrealloc(l->v, l->cap * sizeof *l->v);
     }
     trec *t = &l->v[l->n++];
     memset(t, 0, sizeof *t);
@@ -530,19 +515,21 @@ void tmodel_free(tmodel *m)
     memset(m, 0, sizeof *m);
 }
 
-static void model_bad(tmodel *m, const char *f, ...)
+/* Counts an oddity (the model's `bad`, a capture's `weird`) and keeps
+ * the message of the first in why. */
+static void oddity(int *count, char *why, size_t cap, const char *f, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-static void model_bad(tmodel *m, const char *f, ...)
+static void oddity(int *count, char *why, size_t cap, const char *f, ...)
 {
-    if (m->bad++)
+    if ((*count)++)
         return;
     va_list ap;
     va_start(ap, f);
-    vsnprintf(m->why, sizeof m->why, f, ap);
+    vsnprintf(why, cap, f, ap);
     va_end(ap);
 }
 
@@ -573,7 +560,7 @@ static uint32_t model_intern(tmodel *m, const char *s, size_t len)
         return id;
     if (m->nstrings == m->capstrings) {
         m->capstrings = m->capstrings ? m->capstrings * 2 : 32;
-        m->strings = xrealloc(m->strings, m->capstrings * sizeof *m->strings);
+        m->strings = txrealloc(m->strings, m->capstrings * sizeof *m->strings);
     }
     id = (uint32_t)(m->nstrings + 1);
     tstr_set(&m->strings[m->nstrings++], id, s, len);
@@ -604,16 +591,16 @@ static uint32_t model_new_class(tmodel *m, uint64_t id)
 {
     if (m->nclasses == m->capclasses) {
         m->capclasses = m->capclasses ? m->capclasses * 2 : 32;
-        m->classes = xrealloc(m->classes, m->capclasses * sizeof *m->classes);
+        m->classes = txrealloc(m->classes, m->capclasses * sizeof *m->classes);
     }
     uint32_t index = (uint32_t)(m->nclasses + 1);
     tcls *c = &m->classes[m->nclasses++];
     memset(c, 0, sizeof *c);
     c->index = index;
     c->id = id;
-    m->class_count = xrealloc(m->class_count,
+    m->class_count = txrealloc(m->class_count,
                               (m->nclasses + 1) * sizeof *m->class_count);
-    m->class_bytes = xrealloc(m->class_bytes,
+    m->class_bytes = txrealloc(m->class_bytes,
                               (m->nclasses + 1) * sizeof *m->class_bytes);
     m->class_count[index] = 0;
     m->class_bytes[index] = 0;
@@ -626,16 +613,23 @@ static void model_push_class(tmodel *m, uint32_t index)
     tcls_copy(&t->cls, &m->classes[index - 1]);
 }
 
+/* The META record the reader delivers for key, of type mtype; the caller
+ * sets its value. */
+static trec *model_push_meta(tmodel *m, const char *key, int mtype)
+{
+    trec *t = model_push(m, HEAPFMT_TAG_META);
+    t->key = xmemdup(key, strlen(key));
+    t->mtype = mtype;
+    return t;
+}
+
 int tmodel_meta_text(tmodel *m, heapfmt_writer *w, const char *key,
                      const char *value)
 {
     int rc = heapfmt_write_meta_text(w, key, value);
-    if (rc == HEAPFMT_OK) {
-        trec *t = model_push(m, HEAPFMT_TAG_META);
-        t->key = xmemdup(key, strlen(key));
-        t->mtype = HEAPFMT_META_TEXT;
-        tstr_set(&t->text, 0, value, strlen(value));
-    }
+    if (rc == HEAPFMT_OK)
+        tstr_set(&model_push_meta(m, key, HEAPFMT_META_TEXT)->text, 0, value,
+                 strlen(value));
     return rc;
 }
 
@@ -643,12 +637,8 @@ int tmodel_meta_uint(tmodel *m, heapfmt_writer *w, const char *key,
                      uint64_t value)
 {
     int rc = heapfmt_write_meta_uint(w, key, value);
-    if (rc == HEAPFMT_OK) {
-        trec *t = model_push(m, HEAPFMT_TAG_META);
-        t->key = xmemdup(key, strlen(key));
-        t->mtype = HEAPFMT_META_UINT;
-        t->uval = value;
-    }
+    if (rc == HEAPFMT_OK)
+        model_push_meta(m, key, HEAPFMT_META_UINT)->uval = value;
     return rc;
 }
 
@@ -656,12 +646,8 @@ int tmodel_meta_int(tmodel *m, heapfmt_writer *w, const char *key,
                     int64_t value)
 {
     int rc = heapfmt_write_meta_int(w, key, value);
-    if (rc == HEAPFMT_OK) {
-        trec *t = model_push(m, HEAPFMT_TAG_META);
-        t->key = xmemdup(key, strlen(key));
-        t->mtype = HEAPFMT_META_INT;
-        t->ival = value;
-    }
+    if (rc == HEAPFMT_OK)
+        model_push_meta(m, key, HEAPFMT_META_INT)->ival = value;
     return rc;
 }
 
@@ -673,8 +659,8 @@ int tmodel_string(tmodel *m, heapfmt_writer *w, const char *s, size_t len,
     if (rc == HEAPFMT_OK) {
         uint32_t want = model_intern(m, s, len);
         if (got != want)
-            model_bad(m, "heapfmt_write_string gave id %u, expected %u", got,
-                      want);
+            oddity(&m->bad, m->why, sizeof m->why,
+                   "heapfmt_write_string gave id %u, expected %u", got, want);
     }
     if (id)
         *id = got;
@@ -1064,22 +1050,6 @@ int tmodel_make_dump(tmodel *m, const heapfmt_writer_options *opt,
 
 /* ---- capture -------------------------------------------------------------- */
 
-static void cap_weird(tcapture *c, const char *f, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void cap_weird(tcapture *c, const char *f, ...)
-{
-    if (c->weird++)
-        return;
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(c->why, sizeof c->why, f, ap);
-    va_end(ap);
-}
-
 void trec_from_record(trec *t, heapfmt_reader *r, const heapfmt_record *rec)
 {
     memset(t, 0, sizeof *t);
@@ -1169,7 +1139,8 @@ void tcapture_run(tcapture *c, heapfmt_reader *r, int keep_going)
         c->rc = rc;
         c->err = *heapfmt_reader_error(r);
         if (rc != HEAPFMT_DONE && rc >= 0)
-            cap_weird(c, "heapfmt_reader_next returned %d", rc);
+            oddity(&c->weird, c->why, sizeof c->why,
+                   "heapfmt_reader_next returned %d", rc);
         if (rc != HEAPFMT_DONE && c->nevents < TCAP_MAX_EVENTS) {
             tevent *e = &c->events[c->nevents++];
             e->rc = rc;
@@ -1192,7 +1163,8 @@ void tcapture_run(tcapture *c, heapfmt_reader *r, int keep_going)
         memset(&rec, 0, sizeof rec);
         int again = heapfmt_reader_next(r, &rec);
         if (again == HEAPFMT_OK)
-            cap_weird(c, "heapfmt_reader_next gave a record after DONE");
+            oddity(&c->weird, c->why, sizeof c->why,
+                   "heapfmt_reader_next gave a record after DONE");
     }
 }
 

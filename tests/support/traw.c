@@ -204,22 +204,25 @@ static void meta_head(tbuf *b, unsigned type, const char *key)
     tbuf_put(b, key, strlen(key));
 }
 
-void traw_meta_uint(traw *d, const char *key, uint64_t v)
+/* A META whose value is a varint: type 1 (unsigned) the number itself,
+ * type 2 (signed) its zigzag. */
+static void meta_varint(traw *d, unsigned type, const char *key, uint64_t v)
 {
     tbuf b = { 0 };
-    meta_head(&b, 1, key);
+    meta_head(&b, type, key);
     tbuf_varint(&b, v);
     pad(d, &b);
     add(d, HEAPFMT_TAG_META, &b, 0);
 }
 
+void traw_meta_uint(traw *d, const char *key, uint64_t v)
+{
+    meta_varint(d, 1, key, v);
+}
+
 void traw_meta_int(traw *d, const char *key, int64_t v)
 {
-    tbuf b = { 0 };
-    meta_head(&b, 2, key);
-    tbuf_zigzag(&b, v);
-    pad(d, &b);
-    add(d, HEAPFMT_TAG_META, &b, 0);
+    meta_varint(d, 2, key, tzigzag(v));
 }
 
 void traw_meta_text(traw *d, const char *key, const char *text)
