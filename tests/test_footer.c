@@ -60,12 +60,22 @@ static void read_rest(const dump *d, heapfmt_reader *r, tcapture *c,
     TASSERT_SAME_RECORDS(&d->m.exp, &c->recs, TCMP_INDEX, what);
 }
 
-/* footer() first, then every record from the start */
-static void footer_then_records(dump *d, heapfmt_reader *r, const char *what)
+/* footer() after the first `first` records of d (0: before any), then
+ * the rest of them, where the read was */
+static void footer_after(dump *d, heapfmt_reader *r, size_t first,
+                         const char *what)
 {
+    tcapture c;
+    memset(&c, 0, sizeof c);
+    heapfmt_record rec;
+    for (size_t i = 0; i < first; i++) {
+        TASSERT_OK(heapfmt_reader_next(r, &rec));
+        trec_from_record(treclist_push(&c.recs), r, &rec);
+    }
     const heapfmt_footer *f = NULL;
     TASSERT_OK(heapfmt_reader_footer(r, &f));
     cr_assert_not_null(f);
+    cr_assert_eq(f->totals.objects, d->m.objects, "%s", what);
     tfooter copy;
     tfooter_copy(&copy, f);
     char why[512];
@@ -80,8 +90,6 @@ static void footer_then_records(dump *d, heapfmt_reader *r, const char *what)
                  what, why);
     tfooter_free(&copy2);
 
-    tcapture c;
-    memset(&c, 0, sizeof c);
     read_rest(d, r, &c, what);
     cr_assert_eq(tfooter_equal(&copy, &c.footer, why, sizeof why), 0,
                  "%s: footer after DONE: %s", what, why);
@@ -94,7 +102,7 @@ Test(footer, memory_source)
     dump d;
     dump_make(&d, 61, 600);
     heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
-    footer_then_records(&d, r, "memory");
+    footer_after(&d, r, 0, "memory");
     heapfmt_reader_free(r);
     dump_free(&d);
 }
@@ -106,26 +114,38 @@ Test(footer, fd_source)
     int fd = ttemp_fd(d.out.data, d.out.len);
     heapfmt_reader *r = NULL;
     TASSERT_OK(heapfmt_reader_open_fd(&r, NULL, fd));
-    footer_then_records(&d, r, "fd");
+    footer_after(&d, r, 0, "fd");
     heapfmt_reader_free(r);
     close(fd);
     dump_free(&d);
 }
 
+/* A seekable callback source handing out the bytes by each policy:
+ * footer() seeks, before the first record and in the middle of reading,
+ * and the read continues where it was. */
 Test(footer, seekable_callback_source_in_small_pieces)
 {
-    dump d;
-    dump_make(&d, 63, 600);
-    for (int policy = 0; policy < 3; policy++) {
-        tsource s;
-        heapfmt_reader *r = open_source(&s, &d, policy, 8);
-        const heapfmt_footer *f = NULL;
-        TASSERT_OK(heapfmt_reader_footer(r, &f));
-        cr_assert_gt(s.seeks, 0, "footer read without seeking");
-        footer_then_records(&d, r, "callback");
-        heapfmt_reader_free(r);
+    static const struct {
+        uint64_t dump_seed, source_seed;
+        int amid;
+    } runs[] = {{63, 8, 0}, {69, 5, 1}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        dump d;
+        dump_make(&d, runs[i].dump_seed, 600);
+        for (int policy = 0; policy < 3; policy++) {
+            tsource s;
+            heapfmt_reader *r =
+                open_source(&s, &d, policy, runs[i].source_seed);
+            char what[64];
+            snprintf(what, sizeof what, "callback, policy %d, %s", policy,
+                     runs[i].amid ? "amid the records" : "first");
+            footer_after(&d, r, runs[i].amid ? d.m.exp.n / 2 : 0, what);
+            cr_assert_gt(s.seeks, 0, "%s: footer read without seeking",
+                         what);
+            heapfmt_reader_free(r);
+        }
+        dump_free(&d);
     }
-    dump_free(&d);
 }
 
 /* counts the bytes a source hands out */
@@ -272,34 +292,6 @@ Test(footer, bytes_after_trailer_mean_no_footer)
     dump_free(&d);
 }
 
-Test(footer, in_the_middle_of_reading)
-{
-    dump d;
-    dump_make(&d, 69, 600);
-    for (int policy = 0; policy < 3; policy++) {
-        tsource s;
-        heapfmt_reader *r = open_source(&s, &d, policy, 5);
-        tcapture c;
-        memset(&c, 0, sizeof c);
-        size_t half = d.m.exp.n / 2;
-        heapfmt_record rec;
-        for (size_t i = 0; i < half; i++) {
-            TASSERT_OK(heapfmt_reader_next(r, &rec));
-            trec_from_record(treclist_push(&c.recs), r, &rec);
-        }
-        const heapfmt_footer *f = NULL;
-        TASSERT_OK(heapfmt_reader_footer(r, &f));
-        cr_assert_eq(f->totals.objects, d.m.objects);
-        /* continues where it was */
-        char what[32];
-        snprintf(what, sizeof what, "policy %d", policy);
-        read_rest(&d, r, &c, what);
-        tcapture_free(&c);
-        heapfmt_reader_free(r);
-    }
-    dump_free(&d);
-}
-
 /* A valid trailer that leads to a bad footer: HEAPFMT_E_CORRUPT. */
 static void patch_trailer(tbuf *b, uint64_t footer_at)
 {
@@ -337,15 +329,23 @@ Test(footer, valid_trailer_bad_footer_is_corrupt)
     dump_free(&d);
 }
 
+/* A reader over the dump in b, in *r, and its footer. */
+static const heapfmt_footer *read_footer(heapfmt_reader **r, const tbuf *b)
+{
+    *r = treader_on_memory(b->data, b->len);
+    const heapfmt_footer *f = NULL;
+    TASSERT_OK(heapfmt_reader_footer(*r, &f));
+    return f;
+}
+
 Test(footer, empty_dump_footer)
 {
     tsink s;
     heapfmt_writer *w = twriter_on_sink(&s, NULL);
     TASSERT_OK(heapfmt_writer_finish(w));
     heapfmt_writer_free(w);
-    heapfmt_reader *r = treader_on_memory(s.out.data, s.out.len);
-    const heapfmt_footer *f = NULL;
-    TASSERT_OK(heapfmt_reader_footer(r, &f));
+    heapfmt_reader *r;
+    const heapfmt_footer *f = read_footer(&r, &s.out);
     cr_assert_eq(f->totals.objects, 0);
     cr_assert_eq(f->totals.records, 0);
     cr_assert_eq(f->totals.classes, 0);
@@ -378,9 +378,8 @@ Test(footer, hand_made_footer_is_read)
     o.size = 16;
     traw_object(&d, &o);
     traw_finish(&d);
-    heapfmt_reader *r = treader_on_memory(d.out.data, d.out.len);
-    const heapfmt_footer *f = NULL;
-    TASSERT_OK(heapfmt_reader_footer(r, &f));
+    heapfmt_reader *r;
+    const heapfmt_footer *f = read_footer(&r, &d.out);
     cr_assert_eq(f->totals.objects, 2);
     cr_assert_eq(f->totals.bytes, 80);
     cr_assert_eq(f->totals.records, 4);
@@ -411,10 +410,8 @@ Test(footer, hand_made_footer_is_read)
 static const heapfmt_footer *footer_of(dump *d, uint64_t seed, size_t nops,
                                        heapfmt_reader **r)
 {
-    const heapfmt_footer *f = NULL;
     dump_make(d, seed, nops);
-    *r = treader_on_memory(d->out.data, d->out.len);
-    TASSERT_OK(heapfmt_reader_footer(*r, &f));
+    const heapfmt_footer *f = read_footer(r, &d->out);
     cr_assert_gt(f->nblocks, 2, "the dump has several blocks");
     return f;
 }
