@@ -157,10 +157,8 @@ static unsigned long allocs_for_objects(int nobjects)
     talloc a;
     talloc_init(&a, 0);
     tsink s;
-    tsink_init(&s);
     heapfmt_writer_options opt = wopts(&a, &zstd);
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, &opt, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, &opt);
     uint32_t type;
     TASSERT_OK(heapfmt_write_string(w, "T_OBJECT", 8, &type));
     heapfmt_class c = { 0x100, "C", 1, 0, 0 };

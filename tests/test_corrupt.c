@@ -36,12 +36,10 @@ static void fixture_make(fixture *f, int level)
     memset(f, 0, sizeof *f);
     tmodel_init(&f->m);
     tsink s;
-    tsink_init(&s);
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
     opt.level = level;
     opt.block_size = HEAPFMT_MIN_BLOCK_SIZE;
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, &opt, tsink_write, &s));
+    heapfmt_writer *w = twriter_on_sink(&s, &opt);
     tmodel *m = &f->m;
     TASSERT_OK(tmodel_meta_text(m, w, "producer", "test_corrupt"));
     uint32_t types[3], vm;

@@ -63,12 +63,10 @@ static heapfmt_event gen_event(gen *g)
 
 static heapfmt_writer *open_writer(tsink *s, int level)
 {
-    tsink_init(s);
     heapfmt_writer_options opt = HEAPFMT_WRITER_OPTIONS_INIT;
     opt.level = level;
     opt.block_size = 4096; /* many blocks */
-    heapfmt_writer *w = NULL;
-    TASSERT_OK(heapfmt_writer_open(&w, &opt, tsink_write, s));
+    heapfmt_writer *w = twriter_on_sink(s, &opt);
     return w;
 }
 

@@ -202,12 +202,10 @@ static known *write_known(int level, uint32_t block_size, int sites)
     known *k = calloc(1, sizeof *k);
     cr_assert_not_null(k);
     tsink s;
-    tsink_init(&s);
     heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
     wo.level = level;
     wo.block_size = block_size;
-    kw x = {NULL, k, 0x7f0000000000ull, sites};
-    TASSERT_OK(heapfmt_writer_open(&x.w, &wo, tsink_write, &s));
+    kw x = {twriter_on_sink(&s, &wo), k, 0x7f0000000000ull, sites};
 
     uint32_t t_str = str(&x, "T_STRING"), t_arr = str(&x, "T_ARRAY");
     uint32_t t_obj = str(&x, "T_OBJECT"), t_data = str(&x, "T_DATA");
