@@ -70,9 +70,7 @@ static void write_sample(tbuf *out, const heapfmt_writer_options *opt)
     uint32_t fn, file, frame, stack;
     TASSERT_OK(heapfmt_write_string(w, "churn", 5, &fn));
     TASSERT_OK(heapfmt_write_string(w, "redcarpet.rb", 12, &file));
-    heapfmt_frame f = {fn, 0, 0x40, 0, 0};
-    TASSERT_OK(heapfmt_write_frame(w, &f, &frame));
-    TASSERT_OK(heapfmt_write_stack(w, &frame, 1, &stack));
+    stack = twrite_one_frame_stack(w, fn, 0x40, &frame);
     cr_assert(fn == 1 && file == 2 && stack == 1);
     for (int i = 0; i < 3; i++)
         TASSERT_OK(heapfmt_write_lifespan(w, &sample[i]));

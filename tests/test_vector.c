@@ -149,9 +149,7 @@ static void write_vector_tail(tbuf *out, int tail)
     uint32_t klass, fn, frame, stack;
     TASSERT_OK(heapfmt_write_string(w, "@k", 2, &klass));
     TASSERT_OK(heapfmt_write_string(w, "f", 1, &fn));
-    heapfmt_frame fr = { fn, 0, 0x10, 0, 0 };
-    TASSERT_OK(heapfmt_write_frame(w, &fr, &frame));
-    TASSERT_OK(heapfmt_write_stack(w, &frame, 1, &stack));
+    stack = twrite_one_frame_stack(w, fn, 0x10, &frame);
     cr_assert(klass == 2 && fn == 3 && frame == 1 && stack == 1);
     uint64_t refs[1] = { 2000 };
     heapfmt_label labels[1] = { { HEAPFMT_LABEL_FIELD, 0, klass } };

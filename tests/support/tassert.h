@@ -68,6 +68,19 @@ static inline heapfmt_writer *twriter_on_sink(tsink *s,
     return w;
 }
 
+/* Writes a FRAME of function at offset (no library, file or line) and a
+ * STACK of that one frame: returns the stack's id, the frame's in *frame. */
+static inline uint32_t twrite_one_frame_stack(heapfmt_writer *w,
+                                              uint32_t function,
+                                              uint64_t offset, uint32_t *frame)
+{
+    heapfmt_frame f = {function, 0, offset, 0, 0};
+    TASSERT_OK(heapfmt_write_frame(w, &f, frame));
+    uint32_t stack = 0;
+    TASSERT_OK(heapfmt_write_stack(w, frame, 1, &stack));
+    return stack;
+}
+
 /* A reader over len bytes in memory (default options). */
 static inline heapfmt_reader *treader_on_memory(const void *data, size_t len)
 {
