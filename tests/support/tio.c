@@ -332,6 +332,15 @@ int ttemp_path(char *path, size_t cap)
     return fd;
 }
 
+char *tmemdup(const void *p, size_t n)
+{
+    char *q = txrealloc(NULL, n + 1);
+    if (n)
+        memcpy(q, p, n);
+    q[n] = '\0';
+    return q;
+}
+
 char *ttemp_file(const void *data, size_t len)
 {
     char *path = txrealloc(NULL, 4096);

@@ -46,6 +46,8 @@ double tcpu_seconds(void);
 
 /* realloc that aborts when memory runs out (n == 0 allocates a byte) */
 void *txrealloc(void *p, size_t n);
+/* A NUL-terminated copy of n bytes (malloc'd), or abort. */
+char *tmemdup(const void *p, size_t n);
 
 /* ---- growable byte buffer --------------------------------------------- */
 

@@ -15,14 +15,6 @@ static void *xmalloc(size_t n)
     return txrealloc(NULL, n);
 }
 
-static char *xmemdup(const void *p, size_t n)
-{
-    char *q = xmalloc(n + 1);
-    if (n)
-        memcpy(q, p, n);
-    q[n] = '\0';
-    return q;
-}
 
 static void fmt(char *why, size_t whylen, const char *f, ...)
 #if defined(__GNUC__)
@@ -70,7 +62,7 @@ static void tstr_set(tstr *s, uint32_t id, const char *p, size_t len)
 {
     s->id = id;
     s->len = len;
-    s->ptr = len ? xmemdup(p, len) : NULL;
+    s->ptr = len ? tmemdup(p, len) : NULL;
     s->undefined = 0;
 }
 
@@ -441,7 +433,7 @@ void tfooter_copy(tfooter *dst, const heapfmt_footer *src)
         d->bytes = s->bytes;
         d->named = s->name != NULL;
         d->name_len = s->name ? s->name_len : 0;
-        d->name = s->name ? xmemdup(s->name, s->name_len) : NULL;
+        d->name = s->name ? tmemdup(s->name, s->name_len) : NULL;
     }
 }
 
@@ -618,7 +610,7 @@ static void model_push_class(tmodel *m, uint32_t index)
 static trec *model_push_meta(tmodel *m, const char *key, int mtype)
 {
     trec *t = model_push(m, HEAPFMT_TAG_META);
-    t->key = xmemdup(key, strlen(key));
+    t->key = tmemdup(key, strlen(key));
     t->mtype = mtype;
     return t;
 }
@@ -711,7 +703,7 @@ int tmodel_object(tmodel *m, heapfmt_writer *w, const heapfmt_object *o)
         t->flags = o->flags;
     if (o->fields & HEAPFMT_F_VALUE) {
         t->value_len = o->value_len;
-        t->value = xmemdup(o->value, o->value_len);
+        t->value = tmemdup(o->value, o->value_len);
     }
     if (o->fields & HEAPFMT_F_SITE) {
         model_string_ref(m, &t->file, o->file);
@@ -1059,7 +1051,7 @@ void trec_from_record(trec *t, heapfmt_reader *r, const heapfmt_record *rec)
     switch (rec->tag) {
     case HEAPFMT_TAG_META: {
         const heapfmt_rmeta *mt = rec->u.meta;
-        t->key = xmemdup(mt->key, mt->key_len);
+        t->key = tmemdup(mt->key, mt->key_len);
         t->mtype = mt->type;
         if (mt->type == HEAPFMT_META_TEXT)
             tstr_set(&t->text, 0, mt->text, mt->text_len);
@@ -1083,7 +1075,7 @@ void trec_from_record(trec *t, heapfmt_reader *r, const heapfmt_record *rec)
         t->flags = o->flags;
         if (o->fields & HEAPFMT_F_VALUE) {
             t->value_len = o->value_len;
-            t->value = xmemdup(o->value, o->value_len);
+            t->value = tmemdup(o->value, o->value_len);
         }
         tstr_from_reader(&t->file, o->file);
         t->line = o->line;
