@@ -23,6 +23,7 @@
 #include "heapfmt.h"
 #include "import.h"
 #include "jscan.h"
+#include "timport.h"
 #include "tio.h"
 #include "ttext.h"
 
@@ -75,12 +76,6 @@ typedef struct run {
     rlog log;
 } run;
 
-static int rewind_source(void *opaque)
-{
-    ((tsource *)opaque)->pos = 0;
-    return 0;
-}
-
 typedef struct how {
     int two_pass;
     int policy; /* TSRC_* */
@@ -93,35 +88,14 @@ typedef struct how {
 static void import_mem(run *R, const void *data, size_t len, const how *h)
 {
     memset(R, 0, sizeof *R);
-    tsink_init(&R->sink);
-    if (h->sink_fail_at) {
-        R->sink.fail_at = h->sink_fail_at;
-        R->sink.fail_errno = ENOSPC;
-    }
-    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
-    wo.level = h->level;
-    wo.block_size = 4096; /* many blocks, even for small fixtures */
-    heapfmt_writer *w = NULL;
-    cr_assert_eq(heapfmt_writer_open(&w, &wo, tsink_write, &R->sink), HEAPFMT_OK);
-    tsource src;
-    tsource_init(&src, data, len, h->policy, h->seed);
     import_options o = IMPORT_OPTIONS_INIT;
     if (h->opt)
         o = *h->opt;
     o.report = collect;
     o.report_ctx = &R->log;
-    o.rewind = h->two_pass ? rewind_source : NULL;
     o.source = "test";
-    R->result = import_run(w, tsource_read, &src, &o, &R->st);
-    if (R->result != IMPORT_FAILED)
-        R->finish = heapfmt_writer_finish(w);
-    heapfmt_writer_free(w);
-    /* an import's output always verifies (issue 31) */
-    char why[512];
-    int v = R->result != IMPORT_FAILED && R->finish == HEAPFMT_OK
-                ? tverify(R->sink.out.data, R->sink.out.len, why, sizeof why)
-                : -1;
-    cr_assert(v <= 0, "the imported dump does not verify: %s", why);
+    timport_how t = {h->two_pass, h->policy, h->seed, h->level, h->sink_fail_at};
+    R->result = timport_run(&R->sink, &R->st, &R->finish, data, len, &t, &o);
 }
 
 static void run_free(run *R)

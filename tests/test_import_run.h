@@ -14,6 +14,7 @@
 #include "heapfmt.h"
 #include "import.h"
 #include "sniff.h"
+#include "timport.h"
 #include "tio.h"
 
 /* ---- running the importer ---------------------------------------------- */
@@ -48,25 +49,12 @@ static unsigned dump_option;
 static const char *heaps_option; /* --heap */
 static int rereadable;
 
-static int rewind_mem(void *opaque)
-{
-    ((tsource *)opaque)->pos = 0;
-    return 0;
-}
-
 /* Imports len bytes at data read by policy (enum tsrc_policy), --from
  * (enum sniff_kind), with or without --strict. */
 static void import_mem(run *R, const void *data, size_t len, int policy,
                        int from, int strict)
 {
     memset(R, 0, sizeof *R);
-    tsink_init(&R->sink);
-    heapfmt_writer_options wo = HEAPFMT_WRITER_OPTIONS_INIT;
-    wo.block_size = 4096;
-    heapfmt_writer *w = NULL;
-    cr_assert_eq(heapfmt_writer_open(&w, &wo, tsink_write, &R->sink), HEAPFMT_OK);
-    tsource src;
-    tsource_init(&src, data, len, policy, len);
     import_options o = IMPORT_OPTIONS_INIT;
     o.report = collect;
     o.report_ctx = R;
@@ -77,17 +65,9 @@ static void import_mem(run *R, const void *data, size_t len, int policy,
     o.jvm = jvm_option;
     o.hprof_dump = dump_option;
     o.hprof_heaps = heaps_option;
-    o.rewind = rereadable ? rewind_mem : NULL;
-    R->result = import_run(w, tsource_read, &src, &o, &R->st);
-    if (R->result != IMPORT_FAILED)
-        R->finish = heapfmt_writer_finish(w);
-    heapfmt_writer_free(w);
-    /* an import's output always verifies (issue 31) */
-    char why[512];
-    int v = R->result != IMPORT_FAILED && R->finish == HEAPFMT_OK
-                ? tverify(R->sink.out.data, R->sink.out.len, why, sizeof why)
-                : -1;
-    cr_assert(v <= 0, "the imported dump does not verify: %s", why);
+    const heapfmt_writer_options level = HEAPFMT_WRITER_OPTIONS_INIT;
+    timport_how how = {rereadable, policy, len, level.level, 0};
+    R->result = timport_run(&R->sink, &R->st, &R->finish, data, len, &how, &o);
 }
 
 
