@@ -20,72 +20,22 @@
 #include "jvm_layout.h"
 
 #include "test_import_run.h"
+#include "thprof.h"
 
 /* ---- an Android HPROF writer ------------------------------------------- */
 
 typedef struct aw {
-    tbuf b;
-    int conv;      /* write as hprof-conv converts it */
-    size_t seg_at; /* the open segment's length field */
+    thprof h;  /* 4-byte ids */
+    int conv;  /* write as hprof-conv converts it */
 } aw;
-
-static void u4(aw *w, uint32_t v)
-{
-    unsigned char p[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 8), (unsigned char)v};
-    tbuf_put(&w->b, p, 4);
-}
-
-static void u2(aw *w, unsigned v)
-{
-    tbuf_u8(&w->b, (v >> 8) & 0xff);
-    tbuf_u8(&w->b, v & 0xff);
-}
-
-static void rec(aw *w, unsigned tag, uint32_t len)
-{
-    tbuf_u8(&w->b, tag);
-    u4(w, 0);
-    u4(w, len);
-}
-
-static void str(aw *w, uint32_t sid, const char *text)
-{
-    rec(w, 0x01, 4 + (uint32_t)strlen(text));
-    u4(w, sid);
-    tbuf_put(&w->b, text, strlen(text));
-}
-
-static void load(aw *w, uint32_t cid, uint32_t sid)
-{
-    rec(w, 0x02, 16);
-    u4(w, 1);
-    u4(w, cid);
-    u4(w, 0);
-    u4(w, sid);
-}
-
-static void seg_open(aw *w)
-{
-    rec(w, 0x1c, 0);
-    w->seg_at = w->b.len - 4;
-}
-
-static void seg_close(aw *w)
-{
-    uint32_t len = (uint32_t)(w->b.len - w->seg_at - 4);
-    unsigned char *p = w->b.data + w->seg_at;
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(len >> (24 - 8 * i));
-}
 
 static void heap_info(aw *w, uint32_t hid, uint32_t name)
 {
     if (w->conv)
         return; /* hprof-conv drops it */
-    tbuf_u8(&w->b, 0xfe);
-    u4(w, hid);
-    u4(w, name);
+    tbuf_u8(&w->h.b, 0xfe);
+    thprof_u4(&w->h, hid);
+    thprof_u4(&w->h, name);
 }
 
 /* A root sub-record, as ART writes it (converted: Android's kinds become
@@ -93,11 +43,11 @@ static void heap_info(aw *w, uint32_t hid, uint32_t name)
 static void root(aw *w, unsigned tag, uint32_t id)
 {
     int android = tag >= 0x89 && tag <= 0x90;
-    tbuf_u8(&w->b, w->conv && android ? 0xff : tag);
-    u4(w, id);
+    tbuf_u8(&w->h.b, w->conv && android ? 0xff : tag);
+    thprof_u4(&w->h, id);
     if (tag == 0x03 || (tag == 0x8e && !w->conv)) {
-        u4(w, 1);          /* thread serial */
-        u4(w, 0xffffffff); /* no frame */
+        thprof_u4(&w->h, 1);          /* thread serial */
+        thprof_u4(&w->h, 0xffffffff); /* no frame */
     }
 }
 
@@ -113,25 +63,18 @@ static void class_dump(aw *w, uint32_t cid, uint32_t super, uint32_t loader,
                        uint32_t size, size_t ns, const fd *st, size_t nf,
                        const fd *f)
 {
-    tbuf_u8(&w->b, 0x20);
-    u4(w, cid);
-    u4(w, 0);
-    u4(w, super);
-    u4(w, loader);
-    for (int i = 0; i < 4; i++)
-        u4(w, 0);
-    u4(w, size);
-    u2(w, 0); /* ART writes no constant pool */
-    u2(w, (unsigned)ns);
+    thprof_class_head(&w->h, cid, super, loader, size);
+    thprof_u2(&w->h, 0); /* ART writes no constant pool */
+    thprof_u2(&w->h, (unsigned)ns);
     for (size_t i = 0; i < ns; i++) {
-        u4(w, st[i].name);
-        tbuf_u8(&w->b, st[i].type);
-        u4(w, st[i].value);
+        thprof_u4(&w->h, st[i].name);
+        tbuf_u8(&w->h.b, st[i].type);
+        thprof_u4(&w->h, st[i].value);
     }
-    u2(w, (unsigned)nf);
+    thprof_u2(&w->h, (unsigned)nf);
     for (size_t i = 0; i < nf; i++) {
-        u4(w, f[i].name);
-        tbuf_u8(&w->b, f[i].type);
+        thprof_u4(&w->h, f[i].name);
+        tbuf_u8(&w->h.b, f[i].type);
     }
 }
 
@@ -140,46 +83,27 @@ static void class_dump(aw *w, uint32_t cid, uint32_t super, uint32_t loader,
 static void instance(aw *w, uint32_t id, uint32_t cid, size_t n,
                      const uint32_t *words)
 {
-    tbuf_u8(&w->b, 0x21);
-    u4(w, id);
-    u4(w, 0);
-    u4(w, cid);
-    u4(w, (uint32_t)(4 * n));
+    thprof_instance_head(&w->h, id, cid, (uint32_t)(4 * n));
     for (size_t i = 0; i < n; i++)
-        u4(w, words[i]);
+        thprof_u4(&w->h, words[i]);
 }
 
 static void objects(aw *w, uint32_t id, uint32_t cid, size_t n,
                     const uint32_t *elems)
 {
-    tbuf_u8(&w->b, 0x22);
-    u4(w, id);
-    u4(w, 0);
-    u4(w, (uint32_t)n);
-    u4(w, cid);
+    thprof_objects_head(&w->h, id, (uint32_t)n, cid);
     for (size_t i = 0; i < n; i++)
-        u4(w, elems[i]);
-}
-
-static void prims(aw *w, uint32_t id, unsigned type, uint32_t n,
-                  const void *data, size_t bytes)
-{
-    tbuf_u8(&w->b, 0x23);
-    u4(w, id);
-    u4(w, 0);
-    u4(w, n);
-    tbuf_u8(&w->b, type);
-    tbuf_put(&w->b, data, bytes);
+        thprof_u4(&w->h, elems[i]);
 }
 
 /* PRIMITIVE ARRAY NODATA; hprof-conv makes it an empty PRIM ARRAY DUMP */
 static void nodata(aw *w, uint32_t id, unsigned type, uint32_t n)
 {
-    tbuf_u8(&w->b, w->conv ? 0x23 : 0xc3);
-    u4(w, id);
-    u4(w, 0);
-    u4(w, w->conv ? 0 : n);
-    tbuf_u8(&w->b, type);
+    tbuf_u8(&w->h.b, w->conv ? 0x23 : 0xc3);
+    thprof_u4(&w->h, id);
+    thprof_u4(&w->h, 0);
+    thprof_u4(&w->h, w->conv ? 0 : n);
+    tbuf_u8(&w->h.b, type);
 }
 
 /* ---- the heap ----------------------------------------------------------- */
@@ -225,19 +149,17 @@ static void string(aw *w, uint32_t id, int compressed, const void *chars,
     uint32_t value = n ? id + 16 : id + 8;
     uint32_t words[] = {n, 0, value, C_STRING, 0};
     instance(w, id, C_STRING, 5, words);
-    prims(w, value, compressed ? 8 : 5, n, chars, compressed ? n : 2 * n);
+    thprof_prims(&w->h, value, n, compressed ? 8 : 5, chars,
+                 compressed ? n : 2 * n);
 }
 
 /* The heap (with a NODATA array when nodata is set), as ART writes it, or
  * as hprof-conv converts it (conv). */
 static void android_dump(aw *w, int conv, int with_nodata)
 {
-    memset(w, 0, sizeof *w);
     w->conv = conv;
-    tbuf_put(&w->b, conv ? "JAVA PROFILE 1.0.2" : "JAVA PROFILE 1.0.3", 19);
-    u4(w, 4);
-    u4(w, 0x190);
-    u4(w, 0x12345678);
+    thprof_header(&w->h, conv ? "JAVA PROFILE 1.0.2" : "JAVA PROFILE 1.0.3",
+                  4, 0x19012345678ull);
     static const struct {
         uint32_t sid;
         const char *text;
@@ -258,16 +180,16 @@ static void android_dump(aw *w, int conv, int with_nodata)
         {S_NAME, "name"},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-        str(w, strs[i].sid, strs[i].text);
+        thprof_utf8(&w->h, strs[i].sid, strs[i].text);
     static const uint32_t classes[][2] = {
         {C_OBJECT, S_OBJECT}, {C_CLASS, S_CLASS}, {C_STRING, S_STRING},
         {C_BYTES, S_BYTES},   {C_CHARS, S_CHARS}, {C_OBJARR, S_OBJARR},
         {C_INTS, S_INTS},     {C_LONGS, S_LONGS}, {C_AT, S_AT},
         {C_LEAK, S_LEAK},     {C_LOADER, S_LOADER}};
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
-        load(w, classes[i][0], classes[i][1]);
+        thprof_load_class(&w->h, classes[i][0], classes[i][1]);
 
-    seg_open(w);
+    thprof_segment_open(&w->h);
     /* the roots, before any heap is named */
     root(w, 0x8d, O_ZYG);   /* vm internal: a zygote object */
     root(w, 0x05, C_LEAK);  /* sticky class */
@@ -282,7 +204,7 @@ static void android_dump(aw *w, int conv, int with_nodata)
     /* Leak: its vtable in a byte[20] at its id + 1, before it: 40 bytes
      * with its statics ($class$ 8, $classOverhead 4, sInstances 4) */
     static const unsigned char zero[64];
-    prims(w, C_LEAK | 1, 8, 20, zero, 20);
+    thprof_prims(&w->h, C_LEAK | 1, 20, 8, zero, 20);
     static const fd leak_st[] = {CLASS_FIELDS, {S_OVERHEAD, 2, C_LEAK | 1},
                                  {S_SINST, 2, O_ARR}};
     static const fd leak_f[] = {{S_NEXT, 2, 0}, {S_ID, 10, 0}};
@@ -305,13 +227,13 @@ static void android_dump(aw *w, int conv, int with_nodata)
     uint32_t arr[] = {O_LEAK, O_STR, O_ZYG};
     objects(w, O_ARR, C_OBJARR, 3, arr);
     static const unsigned char ints[12] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3};
-    prims(w, O_INTS, 10, 3, ints, 12);
-    prims(w, O_LONGS, 11, 1, zero, 8);
+    thprof_prims(&w->h, O_INTS, 3, 10, ints, 12);
+    thprof_prims(&w->h, O_LONGS, 1, 11, zero, 8);
     if (with_nodata)
         nodata(w, O_NODATA, 5, 10);
-    seg_close(w);
+    thprof_segment_close(&w->h);
 
-    seg_open(w); /* a new segment: ART names the heap again */
+    thprof_segment_open(&w->h); /* a new segment: ART names the heap again */
     heap_info(w, 'I', S_IMAGE);
     static const fd obj_st[] = {CLASS_FIELDS, {S_OVERHEAD, 10, 0}};
     static const fd obj_f[] = {{S_KLASS, 2, 0}, {S_MONITOR, 10, 0}};
@@ -335,8 +257,8 @@ static void android_dump(aw *w, int conv, int with_nodata)
     heap_info(w, 'Z', S_ZYGOTE);
     uint32_t zyg[] = {C_OBJECT, 0};
     instance(w, O_ZYG, C_OBJECT, 2, zyg);
-    seg_close(w);
-    rec(w, 0x2c, 0);
+    thprof_segment_close(&w->h);
+    thprof_record(&w->h, 0x2c, 0);
 }
 
 static void import_android(run *R, const tbuf *in, int policy)
@@ -443,7 +365,7 @@ Test(import_android, the_app_heap_with_its_roots)
     rereadable = 1;
     for (size_t p = 0; p < 3; p++) {
         run R;
-        import_android(&R, &w.b, policies[p]);
+        import_android(&R, &w.h.b, policies[p]);
         cr_assert_eq(R.result, IMPORT_OK, "policy %d: %s", policies[p], R.log);
         cr_assert_eq(R.finish, HEAPFMT_OK);
         cr_assert_str_eq(R.log, "warning: left out the image and zygote heaps "
@@ -460,7 +382,7 @@ Test(import_android, the_app_heap_with_its_roots)
         tsink_free(&R.sink);
     }
     rereadable = 0;
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }
 
 Test(import_android, a_pipe_loses_references_but_not_objects)
@@ -474,7 +396,7 @@ Test(import_android, a_pipe_loses_references_but_not_objects)
     aw w;
     android_dump(&w, 0, 1);
     run R;
-    import_android(&R, &w.b, TSRC_RANDOM);
+    import_android(&R, &w.h.b, TSRC_RANDOM);
     cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
     cr_assert(strstr(R.log, "warning: 6 instances of classes not dumped "
                      "before them"), "%s", R.log);
@@ -494,7 +416,7 @@ Test(import_android, a_pipe_loses_references_but_not_objects)
     cr_assert_eq(a->nrefs, 3);
     expect_ref(a, 2, O_ZYG, HEAPFMT_LABEL_INDEX, 0, "2");
     tsink_free(&R.sink);
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }
 
 /* The image and zygote objects of the heap, with --heap=all. */
@@ -520,7 +442,7 @@ Test(import_android, every_heap)
     heaps_option = "all";
     rereadable = 1;
     run R;
-    import_android(&R, &w.b, TSRC_WHOLE);
+    import_android(&R, &w.h.b, TSRC_WHOLE);
     heaps_option = NULL;
     rereadable = 0;
     cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
@@ -549,7 +471,7 @@ Test(import_android, every_heap)
     cr_assert_str_eq(h.roots[0], "vm internal");
     cr_assert(h.root_n[0] == 1 && h.root_ref[0][0] == O_ZYG);
     tsink_free(&R.sink);
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }
 
 /* Imports in into h (a file: read twice), with --heap=all. */
@@ -575,8 +497,8 @@ Test(import_android, hprof_conv_output_gives_the_same_heap)
     android_dump(&conv, 1, 0);
     run Ra, Rc;
     static heap ha, hc;
-    import_all(&art.b, "hprof (JAVA PROFILE 1.0.3)", &ha, &Ra);
-    import_all(&conv.b, "hprof (JAVA PROFILE 1.0.2)", &hc, &Rc);
+    import_all(&art.h.b, "hprof (JAVA PROFILE 1.0.3)", &ha, &Ra);
+    import_all(&conv.h.b, "hprof (JAVA PROFILE 1.0.2)", &hc, &Rc);
     cr_assert_str_empty(Rc.log);
     cr_assert(Rc.st.art_converted);
     cr_assert(strstr(hc.model, "art: ") &&
@@ -607,7 +529,7 @@ Test(import_android, hprof_conv_output_gives_the_same_heap)
     tsink_free(&Rc.sink);
     /* through a pipe the first objects are sized before java.lang.Object
      * is seen: a warning says so and what to do */
-    import_android(&Rc, &conv.b, TSRC_WHOLE);
+    import_android(&Rc, &conv.h.b, TSRC_WHOLE);
     cr_assert(strstr(Rc.log, "warning: an Android dump converted by "
                      "hprof-conv (java.lang.Object declares ART's "
                      "shadow$_klass_), recognised too late to be read as "
@@ -618,7 +540,7 @@ Test(import_android, hprof_conv_output_gives_the_same_heap)
     /* --jvm=art reads it as Android's from the first byte */
     jvm_option = "art";
     heaps_option = "all";
-    import_android(&Rc, &conv.b, TSRC_WHOLE);
+    import_android(&Rc, &conv.h.b, TSRC_WHOLE);
     jvm_option = NULL;
     heaps_option = NULL;
     read_heap(&hc, &Rc.sink.out, "hprof (JAVA PROFILE 1.0.2)", 0);
@@ -627,8 +549,8 @@ Test(import_android, hprof_conv_output_gives_the_same_heap)
     cr_assert_eq(find(&hc, O_STR)->size, 24);
     cr_assert_str_eq(find(&hc, O_STR)->value, "hello");
     tsink_free(&Rc.sink);
-    tbuf_free(&art.b);
-    tbuf_free(&conv.b);
+    tbuf_free(&art.h.b);
+    tbuf_free(&conv.h.b);
 }
 
 Test(import_android, heaps_by_name)
@@ -640,7 +562,7 @@ Test(import_android, heaps_by_name)
     heap h;
     /* the boot image and the zygote without the app */
     heaps_option = "image,zygote";
-    import_android(&R, &w.b, TSRC_WHOLE);
+    import_android(&R, &w.h.b, TSRC_WHOLE);
     cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
     cr_assert(strstr(R.log, "left out the app heap (12 objects, 272 bytes)"),
               "%s", R.log);
@@ -658,20 +580,20 @@ Test(import_android, heaps_by_name)
     tsink_free(&R.sink);
     /* a name no heap has: said; nothing in the heaps named: an error */
     heaps_option = "app,jni";
-    import_android(&R, &w.b, TSRC_WHOLE);
+    import_android(&R, &w.h.b, TSRC_WHOLE);
     cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
     cr_assert(strstr(R.log, "warning: --heap=app,jni: the dump has no heap "
                      "named jni"), "%s", R.log);
     tsink_free(&R.sink);
     heaps_option = "jni";
-    import_android(&R, &w.b, TSRC_WHOLE);
+    import_android(&R, &w.h.b, TSRC_WHOLE);
     cr_assert_eq(R.result, IMPORT_FAILED, "%s", R.log);
     cr_assert(strstr(R.log, "every object is in the app, image and zygote "
                      "heaps, left out: --heap names those to import "
                      "(--heap=all for every one)"), "%s", R.log);
     heaps_option = NULL;
     rereadable = 0;
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }
 
 Test(import_android, heap_names_in_a_dump_that_has_none)
@@ -682,7 +604,7 @@ Test(import_android, heap_names_in_a_dump_that_has_none)
     heaps_option = "app";
     jvm_option = "compressed";
     run R;
-    import_android(&R, &w.b, TSRC_WHOLE);
+    import_android(&R, &w.h.b, TSRC_WHOLE);
     heaps_option = NULL;
     jvm_option = NULL;
     cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
@@ -690,7 +612,7 @@ Test(import_android, heap_names_in_a_dump_that_has_none)
                      "(Android's do; HotSpot's and hprof-conv's output do "
                      "not): every object imported"), "%s", R.log);
     tsink_free(&R.sink);
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }
 
 /* ---- the fixtures ------------------------------------------------------- */
@@ -724,11 +646,11 @@ Test(import_android, the_fixtures_are_this_heap)
 {
     aw w;
     android_dump(&w, 0, 1);
-    fixture_is("android.hprof", &w.b);
-    tbuf_free(&w.b);
+    fixture_is("android.hprof", &w.h.b);
+    tbuf_free(&w.h.b);
     android_dump(&w, 1, 1);
-    fixture_is("android-conv.hprof", &w.b);
-    tbuf_free(&w.b);
+    fixture_is("android-conv.hprof", &w.h.b);
+    tbuf_free(&w.h.b);
 }
 
 /* ---- Android 7, and damage ---------------------------------------------- */
@@ -739,28 +661,25 @@ Test(import_android, class_objects_of_android_7)
      * the statics are not its fields: a class object is that size and
      * its $classOverhead byte[] (which holds the statics) */
     aw w;
-    memset(&w, 0, sizeof w);
-    tbuf_put(&w.b, "JAVA PROFILE 1.0.3", 19);
-    u4(&w, 4);
-    u4(&w, 0);
-    u4(&w, 0);
-    str(&w, S_CLASS, "java.lang.Class");
-    str(&w, S_LEAK, "com.example.Leak");
-    str(&w, S_OVERHEAD, "$classOverhead");
-    str(&w, S_SCACHE, "sCache");
-    load(&w, C_CLASS, S_CLASS);
-    load(&w, C_LEAK, S_LEAK);
-    seg_open(&w);
+    w.conv = 0;
+    thprof_header(&w.h, "JAVA PROFILE 1.0.3", 4, 0);
+    thprof_utf8(&w.h, S_CLASS, "java.lang.Class");
+    thprof_utf8(&w.h, S_LEAK, "com.example.Leak");
+    thprof_utf8(&w.h, S_OVERHEAD, "$classOverhead");
+    thprof_utf8(&w.h, S_SCACHE, "sCache");
+    thprof_load_class(&w.h, C_CLASS, S_CLASS);
+    thprof_load_class(&w.h, C_LEAK, S_LEAK);
+    thprof_segment_open(&w.h);
     class_dump(&w, C_CLASS, 0, 0, 100, 0, NULL, 0, NULL);
     static const unsigned char zero[50];
-    prims(&w, C_LEAK | 1, 8, 50, zero, 50);
+    thprof_prims(&w.h, C_LEAK | 1, 50, 8, zero, 50);
     static const fd st[] = {{S_OVERHEAD, 2, C_LEAK | 1}, {S_SCACHE, 2, O_LEAK}};
     class_dump(&w, C_LEAK, 0, 0, 8, 2, st, 0, NULL);
-    seg_close(&w);
-    rec(&w, 0x2c, 0);
+    thprof_segment_close(&w.h);
+    thprof_record(&w.h, 0x2c, 0);
     rereadable = 1;
     run R;
-    import_android(&R, &w.b, TSRC_WHOLE);
+    import_android(&R, &w.h.b, TSRC_WHOLE);
     rereadable = 0;
     cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
     heap h;
@@ -772,7 +691,7 @@ Test(import_android, class_objects_of_android_7)
     cr_assert_eq(leak->nrefs, 1);
     expect_ref(leak, 0, O_LEAK, HEAPFMT_LABEL_FIELD, 0, "sCache");
     tsink_free(&R.sink);
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }
 
 Test(import_android, cut_at_every_byte)
@@ -781,9 +700,9 @@ Test(import_android, cut_at_every_byte)
     android_dump(&w, 0, 1);
     for (rereadable = 0; rereadable <= 1; rereadable++) {
         uint64_t last = 0;
-        for (size_t cut = 0; cut < w.b.len; cut++) {
+        for (size_t cut = 0; cut < w.h.b.len; cut++) {
             run R;
-            import_mem(&R, w.b.data, cut, TSRC_WHOLE, SNIFF_HPROF, 0);
+            import_mem(&R, w.h.b.data, cut, TSRC_WHOLE, SNIFF_HPROF, 0);
             cr_assert_neq(R.result, IMPORT_OK, "cut at %zu", cut);
             cr_assert_leq(R.st.objects, APP_OBJECTS);
             cr_assert_gt(R.errors + (R.log[0] != '\0'), 0, "cut at %zu: silent",
@@ -796,22 +715,19 @@ Test(import_android, cut_at_every_byte)
         cr_assert_eq(last, APP_OBJECTS); /* HEAP DUMP END alone missing */
     }
     rereadable = 0;
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }
 
 /* A dump of one segment: the header (version v), then sub-record bytes. */
 static void one_segment(aw *w, const char *v, const unsigned char *sub,
                         size_t n)
 {
-    memset(w, 0, sizeof *w);
-    tbuf_put(&w->b, v, strlen(v) + 1);
-    u4(w, 4);
-    u4(w, 0);
-    u4(w, 0);
-    seg_open(w);
-    tbuf_put(&w->b, sub, n);
-    seg_close(w);
-    rec(w, 0x2c, 0);
+    w->conv = 0;
+    thprof_header(&w->h, v, 4, 0);
+    thprof_segment_open(&w->h);
+    tbuf_put(&w->h.b, sub, n);
+    thprof_segment_close(&w->h);
+    thprof_record(&w->h, 0x2c, 0);
 }
 
 Test(import_android, records_that_cannot_be_read_on)
@@ -854,14 +770,14 @@ Test(import_android, records_that_cannot_be_read_on)
         snprintf(want, sizeof want, "byte %zu: %s", at, cases[i].says);
         for (rereadable = 0; rereadable <= 1; rereadable++) {
             run R;
-            import_android(&R, &w.b, TSRC_WHOLE);
+            import_android(&R, &w.h.b, TSRC_WHOLE);
             cr_assert_eq(R.result, IMPORT_FAILED, "case %zu: %s", i, R.log);
             cr_assert(strstr(R.log, want), "case %zu: want '%s' in %s", i,
                       want, R.log);
             tsink_free(&R.sink);
         }
         rereadable = 0;
-        tbuf_free(&w.b);
+        tbuf_free(&w.h.b);
     }
 }
 
@@ -874,16 +790,16 @@ Test(import_android, a_repeated_instance_id_gets_a_new_one)
 {
     aw w;
     android_dump(&w, 0, 1);
-    w.b.len -= 9; /* the HEAP DUMP END */
-    seg_open(&w);
+    w.h.b.len -= 9; /* the HEAP DUMP END */
+    thprof_segment_open(&w.h);
     heap_info(&w, 'A', S_APP);
     uint32_t again[] = {O_STR, 3, C_LEAK, 0};
     instance(&w, O_LEAK, C_LEAK, 4, again);
-    seg_close(&w);
-    rec(&w, 0x2c, 0);
+    thprof_segment_close(&w.h);
+    thprof_record(&w.h, 0x2c, 0);
     for (rereadable = 0; rereadable <= 1; rereadable++) {
         run R;
-        import_android(&R, &w.b, TSRC_RANDOM);
+        import_android(&R, &w.h.b, TSRC_RANDOM);
         /* read once, instances before their class lose references */
         cr_assert_eq(R.result, rereadable ? IMPORT_OK : IMPORT_INCOMPLETE,
                      "%s", R.log);
@@ -907,5 +823,5 @@ Test(import_android, a_repeated_instance_id_gets_a_new_one)
         tsink_free(&R.sink);
     }
     rereadable = 0;
-    tbuf_free(&w.b);
+    tbuf_free(&w.h.b);
 }

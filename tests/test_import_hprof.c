@@ -20,6 +20,7 @@
 #include "jvm_layout.h"
 
 #include "test_import_run.h"
+#include "thprof.h"
 
 /* ---- the layout model -------------------------------------------------- */
 
@@ -109,135 +110,56 @@ Test(jvm_layout, injected_fields_of_the_vm)
 
 /* ---- an HPROF encoder, from the specification -------------------------- */
 
-typedef struct hw {
-    tbuf b;
-    unsigned idsz;
-    size_t seg_len_at; /* where the open heap dump segment's length is */
-} hw;
-
-static void be32(tbuf *b, uint32_t v)
+/* The header of the hprof agent's and HotSpot's dumps. */
+static void header(thprof *w, unsigned idsz)
 {
-    unsigned char p[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 8), (unsigned char)v};
-    tbuf_put(b, p, 4);
-}
-
-static void be16(tbuf *b, unsigned v)
-{
-    tbuf_u8(b, (v >> 8) & 0xff);
-    tbuf_u8(b, v & 0xff);
-}
-
-static void id(hw *w, uint64_t v)
-{
-    if (w->idsz == 8)
-        be32(&w->b, (uint32_t)(v >> 32));
-    be32(&w->b, (uint32_t)v);
-}
-
-static void header(hw *w, unsigned idsz)
-{
-    memset(w, 0, sizeof *w);
-    w->idsz = idsz;
-    tbuf_put(&w->b, "JAVA PROFILE 1.0.2", 19); /* with its NUL */
-    be32(&w->b, idsz);
-    be32(&w->b, 0x190);
-    be32(&w->b, 0x12345678); /* the time, in ms */
-}
-
-static void record(hw *w, unsigned tag, uint32_t len)
-{
-    tbuf_u8(&w->b, tag);
-    be32(&w->b, 0);
-    be32(&w->b, len);
-}
-
-static void utf8(hw *w, uint64_t sid, const char *text)
-{
-    record(w, 0x01, w->idsz + (uint32_t)strlen(text));
-    id(w, sid);
-    tbuf_put(&w->b, text, strlen(text));
-}
-
-static void load_class(hw *w, uint64_t cid, uint64_t name)
-{
-    record(w, 0x02, 8 + 2 * w->idsz);
-    be32(&w->b, 1);
-    id(w, cid);
-    be32(&w->b, 0);
-    id(w, name);
-}
-
-static void segment_open(hw *w)
-{
-    record(w, 0x1c, 0);
-    w->seg_len_at = w->b.len - 4;
-}
-
-static void segment_close(hw *w)
-{
-    uint32_t len = (uint32_t)(w->b.len - w->seg_len_at - 4);
-    unsigned char *p = w->b.data + w->seg_len_at;
-    p[0] = (unsigned char)(len >> 24);
-    p[1] = (unsigned char)(len >> 16);
-    p[2] = (unsigned char)(len >> 8);
-    p[3] = (unsigned char)len;
+    thprof_header(w, "JAVA PROFILE 1.0.2", idsz, 0x19012345678ull);
 }
 
 /* A CLASS DUMP: nst statics of type object (names st[], values sv[]) and
  * nf instance fields (names fn[], types ft[]). */
-static void class_dump(hw *w, uint64_t cid, uint64_t super, uint64_t loader,
+static void class_dump(thprof *w, uint64_t cid, uint64_t super, uint64_t loader,
                        size_t nst, const uint64_t *st, const uint64_t *sv,
                        size_t nf, const uint64_t *fn, const unsigned *ft)
 {
-    tbuf_u8(&w->b, 0x20);
-    id(w, cid);
-    be32(&w->b, 0);
-    id(w, super);
-    id(w, loader);
-    for (int i = 0; i < 4; i++)
-        id(w, 0); /* signers, protection domain, reserved */
-    be32(&w->b, 99); /* the instance size HPROF states: not used */
-    be16(&w->b, 1);  /* one constant, an int */
-    be16(&w->b, 7);
+    /* 99: the instance size HPROF states, not used */
+    thprof_class_head(w, cid, super, loader, 99);
+    thprof_u2(w, 1);  /* one constant, an int */
+    thprof_u2(w, 7);
     tbuf_u8(&w->b, 10);
-    be32(&w->b, 42);
-    be16(&w->b, (unsigned)nst);
+    thprof_u4(w, 42);
+    thprof_u2(w, (unsigned)nst);
     for (size_t i = 0; i < nst; i++) {
-        id(w, st[i]);
+        thprof_id(w, st[i]);
         tbuf_u8(&w->b, 2);
-        id(w, sv[i]);
+        thprof_id(w, sv[i]);
     }
-    be16(&w->b, (unsigned)nf);
+    thprof_u2(w, (unsigned)nf);
     for (size_t i = 0; i < nf; i++) {
-        id(w, fn[i]);
+        thprof_id(w, fn[i]);
         tbuf_u8(&w->b, ft[i]);
     }
 }
 
 /* An instance of Node: next (object), value (long), id (int). */
-static void node(hw *w, uint64_t oid, uint64_t cls, uint64_t next)
+static void node(thprof *w, uint64_t oid, uint64_t cls, uint64_t next)
 {
-    tbuf_u8(&w->b, 0x21);
-    id(w, oid);
-    be32(&w->b, 0);
-    id(w, cls);
-    be32(&w->b, w->idsz + 12);
-    id(w, next);
-    be32(&w->b, 0);
-    be32(&w->b, 7); /* value */
-    be32(&w->b, 3); /* id */
+    thprof_instance_head(w, oid, cls, w->idsz + 12);
+    thprof_id(w, next);
+    thprof_u4(w, 0);
+    thprof_u4(w, 7); /* value */
+    thprof_u4(w, 3); /* id */
 }
 
-static void root(hw *w, unsigned tag, uint64_t oid)
+static void root(thprof *w, unsigned tag, uint64_t oid)
 {
     tbuf_u8(&w->b, tag);
-    id(w, oid);
+    thprof_id(w, oid);
     if (tag == 0x01)
-        id(w, 0x999); /* the JNI global ref */
+        thprof_id(w, 0x999); /* the JNI global ref */
     else if (tag == 0x03) {
-        be32(&w->b, 1);
-        be32(&w->b, 2);
+        thprof_u4(w, 1);
+        thprof_u4(w, 2);
     }
 }
 
@@ -251,28 +173,28 @@ enum {
 };
 
 /* The heap every well-formed variant holds (expect_heap). */
-static void small_dump(hw *w, unsigned idsz)
+static void small_dump(thprof *w, unsigned idsz)
 {
     header(w, idsz);
-    utf8(w, S_OBJECT, "java/lang/Object");
-    utf8(w, S_CLASS, "java/lang/Class");
-    utf8(w, S_NODE, "Leak$Node");
-    utf8(w, S_INTS, "[I");
-    utf8(w, S_NEXT, "next");
-    utf8(w, S_VALUE, "value");
-    utf8(w, S_ID, "id");
-    utf8(w, S_CACHE, "CACHE");
-    utf8(w, S_NODES, "[LLeak$Node;");
-    record(w, 0x05, 12); /* a STACK TRACE: skipped */
-    be32(&w->b, 1);
-    be32(&w->b, 1);
-    be32(&w->b, 0);
-    load_class(w, C_OBJECT, S_OBJECT);
-    load_class(w, C_CLASS, S_CLASS);
-    load_class(w, C_NODE, S_NODE);
-    load_class(w, C_INTS, S_INTS);
-    load_class(w, C_NODES, S_NODES);
-    segment_open(w);
+    thprof_utf8(w, S_OBJECT, "java/lang/Object");
+    thprof_utf8(w, S_CLASS, "java/lang/Class");
+    thprof_utf8(w, S_NODE, "Leak$Node");
+    thprof_utf8(w, S_INTS, "[I");
+    thprof_utf8(w, S_NEXT, "next");
+    thprof_utf8(w, S_VALUE, "value");
+    thprof_utf8(w, S_ID, "id");
+    thprof_utf8(w, S_CACHE, "CACHE");
+    thprof_utf8(w, S_NODES, "[LLeak$Node;");
+    thprof_record(w, 0x05, 12); /* a STACK TRACE: skipped */
+    thprof_u4(w, 1);
+    thprof_u4(w, 1);
+    thprof_u4(w, 0);
+    thprof_load_class(w, C_OBJECT, S_OBJECT);
+    thprof_load_class(w, C_CLASS, S_CLASS);
+    thprof_load_class(w, C_NODE, S_NODE);
+    thprof_load_class(w, C_INTS, S_INTS);
+    thprof_load_class(w, C_NODES, S_NODES);
+    thprof_segment_open(w);
     root(w, 0x05, C_NODE); /* sticky class */
     root(w, 0x05, C_OBJECT);
     root(w, 0x03, O_B);    /* java frame */
@@ -284,28 +206,20 @@ static void small_dump(hw *w, unsigned idsz)
     class_dump(w, C_NODE, C_OBJECT, 0, 1, st, sv, 3, fn, ft);
     class_dump(w, C_INTS, C_OBJECT, 0, 0, NULL, NULL, 0, NULL, NULL);
     class_dump(w, C_NODES, C_OBJECT, 0, 0, NULL, NULL, 0, NULL, NULL);
-    segment_close(w);
-    segment_open(w);
+    thprof_segment_close(w);
+    thprof_segment_open(w);
     node(w, O_A, C_NODE, O_B);
     node(w, O_B, C_NODE, 0);
-    tbuf_u8(&w->b, 0x23); /* int[5] */
-    id(w, O_INTS);
-    be32(&w->b, 0);
-    be32(&w->b, 5);
-    tbuf_u8(&w->b, 10);
+    thprof_prims_head(w, O_INTS, 5, 10); /* int[5] */
     for (int i = 0; i < 5; i++)
-        be32(&w->b, (uint32_t)i);
-    tbuf_u8(&w->b, 0x22); /* Node[3] = {A, null, B} */
-    id(w, O_ARR);
-    be32(&w->b, 0);
-    be32(&w->b, 3);
-    id(w, C_NODES);
-    id(w, O_A);
-    id(w, 0);
-    id(w, O_B);
+        thprof_u4(w, (uint32_t)i);
+    thprof_objects_head(w, O_ARR, 3, C_NODES); /* Node[3] = {A, null, B} */
+    thprof_id(w, O_A);
+    thprof_id(w, 0);
+    thprof_id(w, O_B);
     root(w, 0x01, O_ARR); /* jni global */
-    segment_close(w);
-    record(w, 0x2c, 0); /* HEAP DUMP END */
+    thprof_segment_close(w);
+    thprof_record(w, 0x2c, 0); /* HEAP DUMP END */
 }
 
 static void import_hprof(run *R, const tbuf *in, int policy, int strict)
@@ -387,7 +301,7 @@ Test(import_hprof, small_dump_whole_and_in_pieces)
 {
     static const int policies[] = {TSRC_WHOLE, TSRC_BYTE, TSRC_RANDOM};
     for (unsigned idsz = 4; idsz <= 8; idsz += 4) {
-        hw w;
+        thprof w;
         small_dump(&w, idsz);
         for (size_t p = 0; p < 3; p++) {
             run R;
@@ -442,7 +356,7 @@ static tbuf gzip_two_members(const tbuf *in)
 
 Test(import_hprof, gzip_members_are_read_one_after_another)
 {
-    hw w;
+    thprof w;
     small_dump(&w, 8);
     tbuf gz = gzip_two_members(&w.b);
     run R;
@@ -460,7 +374,7 @@ Test(import_hprof, gzip_members_are_read_one_after_another)
 
 Test(import_hprof, cut_at_every_byte)
 {
-    hw w;
+    thprof w;
     small_dump(&w, 8);
     for (rereadable = 0; rereadable <= 1; rereadable++) {
     uint64_t last = 0;
@@ -500,7 +414,7 @@ static size_t patch(tbuf *b, size_t after, const void *find_bytes, size_t len,
 
 Test(import_hprof, damage_is_named_with_its_offset)
 {
-    hw w;
+    thprof w;
     small_dump(&w, 8);
     /* the first INSTANCE DUMP: tag 0x21 then O_A's id */
     static const unsigned char inst[] = {0x21, 0, 0, 0, 0, 0, 0, 0x20, 0x00};
@@ -530,12 +444,12 @@ Test(import_hprof, damage_is_named_with_its_offset)
 }
 
 /* A dump of one segment holding the sub-record bytes sub[0..n). */
-static void one_record(hw *w, const unsigned char *sub, size_t n)
+static void one_record(thprof *w, const unsigned char *sub, size_t n)
 {
     header(w, 8);
-    segment_open(w);
+    thprof_segment_open(w);
     tbuf_put(&w->b, sub, n);
-    segment_close(w);
+    thprof_segment_close(w);
 }
 
 Test(import_hprof, claimed_lengths_do_not_allocate)
@@ -554,7 +468,7 @@ Test(import_hprof, claimed_lengths_do_not_allocate)
     const unsigned char *subs[] = {arr, ins, pa};
     size_t lens[] = {sizeof arr, sizeof ins, sizeof pa};
     for (size_t i = 0; i < 3; i++) {
-        hw w;
+        thprof w;
         one_record(&w, subs[i], lens[i]);
         run R;
         import_hprof(&R, &w.b, TSRC_WHOLE, 0);
@@ -577,21 +491,18 @@ Test(import_hprof, instances_the_importer_cannot_decode_are_kept)
 {
     /* an instance of a class never dumped, and one whose bytes are
      * shorter than its class says: both written, without references */
-    hw w;
+    thprof w;
     header(&w, 8);
-    utf8(&w, S_NEXT, "next");
-    segment_open(&w);
+    thprof_utf8(&w, S_NEXT, "next");
+    thprof_segment_open(&w);
     static const uint64_t fn[] = {S_NEXT};
     static const unsigned ft[] = {2};
     class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 1, fn, ft);
     node(&w, O_A, 0x5555, O_B); /* class 0x5555: never dumped */
-    tbuf_u8(&w.b, 0x21);       /* of C_NODE, 4 bytes where 8 are due */
-    id(&w, O_B);
-    be32(&w.b, 0);
-    id(&w, C_NODE);
-    be32(&w.b, 4);
-    be32(&w.b, 0);
-    segment_close(&w);
+    /* of C_NODE, 4 bytes where 8 are due */
+    thprof_instance_head(&w, O_B, C_NODE, 4);
+    thprof_u4(&w, 0);
+    thprof_segment_close(&w);
     run R;
     import_hprof(&R, &w.b, TSRC_WHOLE, 0);
     cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
@@ -610,13 +521,13 @@ Test(import_hprof, instances_the_importer_cannot_decode_are_kept)
 Test(import_hprof, a_class_chain_that_loops_is_not_followed)
 {
     /* A extends B extends A: no layout, no endless walk */
-    hw w;
+    thprof w;
     header(&w, 8);
-    segment_open(&w);
+    thprof_segment_open(&w);
     class_dump(&w, 0xa0, 0xb0, 0, 0, NULL, NULL, 0, NULL, NULL);
     class_dump(&w, 0xb0, 0xa0, 0, 0, NULL, NULL, 0, NULL, NULL);
     node(&w, O_A, 0xa0, 0);
-    segment_close(&w);
+    thprof_segment_close(&w);
     run R;
     import_hprof(&R, &w.b, TSRC_WHOLE, 0);
     cr_assert_eq(R.result, IMPORT_INCOMPLETE, "%s", R.log);
@@ -629,24 +540,20 @@ Test(import_hprof, a_class_chain_that_loops_is_not_followed)
  * before and declaring one reference field: how many references it got. */
 static uint64_t refs_at_depth(unsigned depth, run *R)
 {
-    hw w;
+    thprof w;
     header(&w, 8);
-    utf8(&w, S_NEXT, "next");
-    segment_open(&w);
+    thprof_utf8(&w, S_NEXT, "next");
+    thprof_segment_open(&w);
     static const uint64_t fn[] = {S_NEXT};
     static const unsigned ft[] = {2};
     for (unsigned i = 0; i < depth; i++)
         class_dump(&w, 0x100 + i, i ? 0x100 + i - 1 : 0, 0, 0, NULL, NULL, 1,
                    fn, ft);
-    tbuf_u8(&w.b, 0x21);
-    id(&w, O_A);
-    be32(&w.b, 0);
-    id(&w, 0x100 + depth - 1);
-    be32(&w.b, 8 * depth);
+    thprof_instance_head(&w, O_A, 0x100 + depth - 1, 8 * depth);
     for (unsigned i = 0; i < depth; i++)
-        id(&w, O_B);
-    segment_close(&w);
-    record(&w, 0x2c, 0);
+        thprof_id(&w, O_B);
+    thprof_segment_close(&w);
+    thprof_record(&w, 0x2c, 0);
     import_hprof(R, &w.b, TSRC_WHOLE, 0);
     tbuf_free(&w.b);
     return R->st.refs - (depth - 1); /* less the <super> of each class */
@@ -693,7 +600,7 @@ Test(import_hprof, headers_that_are_not_hprof)
 
 Test(import_hprof, sniffed_plain_and_gzip)
 {
-    hw w;
+    thprof w;
     small_dump(&w, 8);
     cr_assert_eq(sniff_kind((const char *)w.b.data, SNIFF_LEN), SNIFF_HPROF);
     tbuf gz = gzip_two_members(&w.b);
@@ -705,25 +612,13 @@ Test(import_hprof, sniffed_plain_and_gzip)
 
 /* ---- real-world shapes (issue 32) ------------------------------------- */
 
-/* A primitive array of n elements of type t (element bytes es) from data. */
-static void prim_array(hw *w, uint64_t oid, uint32_t n, unsigned t,
-                       const void *data, size_t bytes)
-{
-    tbuf_u8(&w->b, 0x23);
-    id(w, oid);
-    be32(&w->b, 0);
-    be32(&w->b, n);
-    tbuf_u8(&w->b, t);
-    tbuf_put(&w->b, data, bytes);
-}
-
 /* small_dump's records twice, as the hprof agent writes a dump per
  * request: two groups of segments, each closed by HEAP DUMP END; the
  * second has one more Node. */
-static void two_dumps(hw *w)
+static void two_dumps(thprof *w)
 {
     small_dump(w, 8);
-    segment_open(w);
+    thprof_segment_open(w);
     static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
     static const unsigned ft[] = {2, 11, 10};
     class_dump(w, C_OBJECT, 0, 0, 0, NULL, NULL, 0, NULL, NULL);
@@ -732,13 +627,13 @@ static void two_dumps(hw *w)
     node(w, O_B, C_NODE, 0x3000);
     node(w, 0x3000, C_NODE, 0);
     root(w, 0x03, O_A);
-    segment_close(w);
-    record(w, 0x2c, 0);
+    thprof_segment_close(w);
+    thprof_record(w, 0x2c, 0);
 }
 
 Test(import_hprof, two_heap_dumps_are_never_merged)
 {
-    hw w;
+    thprof w;
     two_dumps(&w);
     /* where the second dump begins: the 0x1c after the first 0x2c */
     size_t second = 0;
@@ -789,33 +684,33 @@ Test(import_hprof, two_heap_dumps_are_never_merged)
 }
 
 /* The names of Leak$Node and its fields, and its LOAD CLASS. */
-static void node_class_names(hw *w)
+static void node_class_names(thprof *w)
 {
-    utf8(w, S_NODE, "Leak$Node");
-    utf8(w, S_NEXT, "next");
-    utf8(w, S_VALUE, "value");
-    utf8(w, S_ID, "id");
-    load_class(w, C_NODE, S_NODE);
+    thprof_utf8(w, S_NODE, "Leak$Node");
+    thprof_utf8(w, S_NEXT, "next");
+    thprof_utf8(w, S_VALUE, "value");
+    thprof_utf8(w, S_ID, "id");
+    thprof_load_class(w, C_NODE, S_NODE);
 }
 
 Test(import_hprof, instances_before_their_class_keep_references_from_a_file)
 {
     /* the hprof agent: CONTROL SETTINGS, then instances of Node before
      * Node's CLASS DUMP */
-    hw w;
+    thprof w;
     header(&w, 4);
-    record(&w, 0x0e, 6);
-    be32(&w.b, 0);
-    be16(&w.b, 2);
+    thprof_record(&w, 0x0e, 6);
+    thprof_u4(&w, 0);
+    thprof_u2(&w, 2);
     node_class_names(&w);
-    segment_open(&w);
+    thprof_segment_open(&w);
     node(&w, O_A, C_NODE, O_B);
     node(&w, O_B, C_NODE, O_A);
     static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
     static const unsigned ft[] = {2, 11, 10};
     class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 3, fn, ft);
-    segment_close(&w);
-    record(&w, 0x2c, 0);
+    thprof_segment_close(&w);
+    thprof_record(&w, 0x2c, 0);
     /* a pipe: read once, the references are lost, and the warning says so */
     run R;
     import_hprof(&R, &w.b, TSRC_RANDOM, 0);
@@ -851,18 +746,18 @@ Test(import_hprof, instances_before_their_class_keep_references_from_a_file)
  * the first. */
 Test(import_hprof, a_repeated_instance_id_gets_a_new_one)
 {
-    hw w;
+    thprof w;
     header(&w, 8);
     node_class_names(&w);
-    segment_open(&w);
+    thprof_segment_open(&w);
     static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
     static const unsigned ft[] = {2, 11, 10};
     class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 3, fn, ft);
     node(&w, O_A, C_NODE, O_B);
     node(&w, O_B, C_NODE, O_A);
     node(&w, O_A, C_NODE, 0); /* O_A again */
-    segment_close(&w);
-    record(&w, 0x2c, 0);
+    thprof_segment_close(&w);
+    thprof_record(&w, 0x2c, 0);
     for (rereadable = 0; rereadable <= 1; rereadable++) {
         run R;
         import_hprof(&R, &w.b, TSRC_RANDOM, 0);
@@ -884,25 +779,25 @@ Test(import_hprof, a_repeated_instance_id_gets_a_new_one)
 
 /* A 64-bit dump whose arrays sit where the model puts them: int[k] for
  * k = 1..9, each followed by the next at its end under model m. */
-static void arrays_at(hw *w, const jl_model *m)
+static void arrays_at(thprof *w, const jl_model *m)
 {
     header(w, 8);
-    segment_open(w);
+    thprof_segment_open(w);
     uint64_t at = 0x800000000ull;
     static const unsigned char zero[64];
     for (unsigned k = 1; k <= 9; k++) {
-        prim_array(w, at, k, 10, zero, 4 * k);
+        thprof_prims(w, at, k, 10, zero, 4 * k);
         at += jl_array_size(m, k, 4);
     }
-    segment_close(w);
-    record(w, 0x2c, 0);
+    thprof_segment_close(w);
+    thprof_record(w, 0x2c, 0);
 }
 
 Test(import_hprof, the_jvm_model_is_detected_from_addresses)
 {
     static const jl_model *const models[] = {&jl_compressed, &jl_wide};
     for (size_t i = 0; i < 2; i++) {
-        hw w;
+        thprof w;
         arrays_at(&w, models[i]);
         rereadable = 1;
         run R;
@@ -944,22 +839,22 @@ Test(import_hprof, the_jvm_model_is_detected_from_addresses)
 
 Test(import_hprof, previews_of_strings_decode_latin1_and_utf16)
 {
-    hw w;
+    thprof w;
     header(&w, 8);
-    segment_open(&w);
+    thprof_segment_open(&w);
     /* compact String, coder 0: "café" in Latin-1; a UTF-8 byte[]; a
      * char[] (a String before JDK 9): "é€😀" and an unpaired surrogate */
-    prim_array(&w, 0x100, 4, 8, "caf\xe9", 4);
-    prim_array(&w, 0x200, 5, 8, "caf\xc3\xa9", 5);
+    thprof_prims(&w, 0x100, 4, 8, "caf\xe9", 4);
+    thprof_prims(&w, 0x200, 5, 8, "caf\xc3\xa9", 5);
     static const unsigned char chars[] = {0x00, 0xe9, 0x20, 0xac, 0xd8, 0x3d,
                                           0xde, 0x00, 0xd8, 0x00, 0x00, 0x41};
-    prim_array(&w, 0x300, 6, 5, chars, sizeof chars);
+    thprof_prims(&w, 0x300, 6, 5, chars, sizeof chars);
     /* a Latin-1 byte[] longer than the preview: whole characters only */
     unsigned char e9[40];
     memset(e9, 0xe9, sizeof e9);
-    prim_array(&w, 0x400, 40, 8, e9, sizeof e9);
-    segment_close(&w);
-    record(&w, 0x2c, 0);
+    thprof_prims(&w, 0x400, 40, 8, e9, sizeof e9);
+    thprof_segment_close(&w);
+    thprof_record(&w, 0x2c, 0);
     run R;
     size_t keep = preview;
     preview = 8;
@@ -992,37 +887,31 @@ Test(import_hprof, the_referent_of_a_reference_is_weak)
     enum { S_REF = 0x31, S_WEAK, S_HOLDER, S_REFERENT, S_QUEUE,
            C_REF = 0x3000, C_WEAK = 0x3010, C_HOLDER = 0x3020,
            O_WEAK = 0x4000, O_HOLDER = 0x4010, O_X = 0x4020, O_Q = 0x4030 };
-    hw w;
+    thprof w;
     header(&w, 8);
-    utf8(&w, S_REF, "java/lang/ref/Reference");
-    utf8(&w, S_WEAK, "java/lang/ref/WeakReference");
-    utf8(&w, S_HOLDER, "Holder");
-    utf8(&w, S_REFERENT, "referent");
-    utf8(&w, S_QUEUE, "queue");
-    load_class(&w, C_REF, S_REF);
-    load_class(&w, C_WEAK, S_WEAK);
-    load_class(&w, C_HOLDER, S_HOLDER);
-    segment_open(&w);
+    thprof_utf8(&w, S_REF, "java/lang/ref/Reference");
+    thprof_utf8(&w, S_WEAK, "java/lang/ref/WeakReference");
+    thprof_utf8(&w, S_HOLDER, "Holder");
+    thprof_utf8(&w, S_REFERENT, "referent");
+    thprof_utf8(&w, S_QUEUE, "queue");
+    thprof_load_class(&w, C_REF, S_REF);
+    thprof_load_class(&w, C_WEAK, S_WEAK);
+    thprof_load_class(&w, C_HOLDER, S_HOLDER);
+    thprof_segment_open(&w);
     static const uint64_t fn[] = {S_REFERENT, S_QUEUE};
     static const unsigned ft[] = {2, 2};
     class_dump(&w, C_REF, 0, 0, 0, NULL, NULL, 2, fn, ft);
     class_dump(&w, C_WEAK, C_REF, 0, 0, NULL, NULL, 0, NULL, NULL);
     class_dump(&w, C_HOLDER, 0, 0, 0, NULL, NULL, 1, fn, ft);
-    tbuf_u8(&w.b, 0x21); /* a WeakReference to O_X, queue O_Q */
-    id(&w, O_WEAK);
-    be32(&w.b, 0);
-    id(&w, C_WEAK);
-    be32(&w.b, 16);
-    id(&w, O_X);
-    id(&w, O_Q);
-    tbuf_u8(&w.b, 0x21); /* a Holder whose own "referent" is O_X */
-    id(&w, O_HOLDER);
-    be32(&w.b, 0);
-    id(&w, C_HOLDER);
-    be32(&w.b, 8);
-    id(&w, O_X);
-    segment_close(&w);
-    record(&w, 0x2c, 0);
+    /* a WeakReference to O_X, queue O_Q */
+    thprof_instance_head(&w, O_WEAK, C_WEAK, 16);
+    thprof_id(&w, O_X);
+    thprof_id(&w, O_Q);
+    /* a Holder whose own "referent" is O_X */
+    thprof_instance_head(&w, O_HOLDER, C_HOLDER, 8);
+    thprof_id(&w, O_X);
+    thprof_segment_close(&w);
+    thprof_record(&w, 0x2c, 0);
     run R;
     import_hprof(&R, &w.b, TSRC_WHOLE, 0);
     cr_assert_eq(R.result, IMPORT_OK, "%s", R.log);
@@ -1044,28 +933,24 @@ Test(import_hprof, the_referent_of_a_reference_is_weak)
 /* small_dump's classes, then n Nodes in a chain and an int[] every 16th
  * with varied values: megabytes that gzip to several slabs of the
  * reading thread (tools/import/gunzip.h), both passes. */
-static void many_nodes(hw *w, uint32_t n)
+static void many_nodes(thprof *w, uint32_t n)
 {
     small_dump(w, 8);
     w->b.len -= 9; /* its HEAP DUMP END comes after */
-    segment_open(w);
+    thprof_segment_open(w);
     for (uint32_t i = 0; i < n; i++) {
         node(w, 0x100000 + 16 * (uint64_t)i, C_NODE,
              i + 1 < n ? 0x100000 + 16 * (uint64_t)(i + 1) : 0);
         if (i % 16 == 0) {
             uint32_t k = 1 + i % 29;
-            tbuf_u8(&w->b, 0x23);
-            id(w, 0x40000000 + (uint64_t)i);
-            be32(&w->b, 0);
-            be32(&w->b, k);
-            tbuf_u8(&w->b, 10);
+            thprof_prims_head(w, 0x40000000 + (uint64_t)i, k, 10);
             for (uint32_t j = 0; j < k; j++)
-                be32(&w->b, i * 2654435761u + j);
+                thprof_u4(w, i * 2654435761u + j);
         }
     }
     root(w, 0x01, 0x100000);
-    segment_close(w);
-    record(w, 0x2c, 0);
+    thprof_segment_close(w);
+    thprof_record(w, 0x2c, 0);
 }
 
 /* The import of in, from a file (read twice) or not, on one core or on
@@ -1106,7 +991,7 @@ static void same_import(const run *a, const run *b, const char *what)
 Test(import_hprof, gzip_imports_as_its_plain_form_with_or_without_thread,
      .timeout = 120)
 {
-    hw w;
+    thprof w;
     many_nodes(&w, 150000);
     cr_assert_gt(w.b.len, 6 * GZ_SLAB, "several slabs: %zu", w.b.len);
     tbuf gz = gzip_two_members(&w.b);
@@ -1133,7 +1018,7 @@ Test(import_hprof, gzip_imports_as_its_plain_form_with_or_without_thread,
 Test(import_hprof, cut_or_damaged_gzip_says_the_same_with_or_without_thread,
      .timeout = 120)
 {
-    hw w;
+    thprof w;
     many_nodes(&w, 150000);
     tbuf gz = gzip_two_members(&w.b);
     /* cut inside the first member, inside the second, in the trailer;
