@@ -12,11 +12,12 @@ few KiB, for fuzz/corpus/fuzz_import (whose inputs stay under 16 KiB).
 import struct
 import sys
 
+from hprof_subrecords import SIZE, sub_record_end
+
 DEFAULT = ['java/lang/Object', 'java/lang/Class', 'Leak', 'Leak$Node',
            'Leak$Base', 'Leak$Mid', 'Leak$Leaf', 'java/util/ArrayList',
            'java/util/AbstractList', 'java/util/AbstractCollection',
            '[I', '[Ljava/lang/Object;', '[B']
-SIZE = {2: 0, 4: 1, 5: 2, 6: 4, 7: 8, 8: 1, 9: 2, 10: 4, 11: 8}
 
 
 def main():
@@ -40,38 +41,11 @@ def main():
         elif tag in (0x0c, 0x1c):
             s, e = i + 9, i + 9 + ln
             while s < e:
-                t, o = d[s], s + 1
-                if t in (0xff, 5, 7):
-                    n = idsz
-                elif t == 1:
-                    n = 2 * idsz
-                elif t in (2, 3, 8):
-                    n = idsz + 8
-                elif t in (4, 6):
-                    n = idsz + 4
-                elif t == 0x20:
-                    cp = struct.unpack('>H', d[o + 7 * idsz + 8:o + 7 * idsz + 10])[0]
-                    p = o + 7 * idsz + 10
-                    for _ in range(cp):
-                        p += 3 + vsize(d[p + 2])
-                    ns = struct.unpack('>H', d[p:p + 2])[0]
-                    p += 2
-                    for _ in range(ns):
-                        p += idsz + 1 + vsize(d[p + idsz])
-                    nf = struct.unpack('>H', d[p:p + 2])[0]
-                    p += 2 + nf * (idsz + 1)
-                    n = p - o
-                elif t == 0x21:
-                    n = 2 * idsz + 8 + struct.unpack('>I', d[o + 2 * idsz + 4:o + 2 * idsz + 8])[0]
-                elif t == 0x22:
-                    n = 2 * idsz + 8 + idsz * struct.unpack('>I', d[o + idsz + 4:o + idsz + 8])[0]
-                elif t == 0x23:
-                    cnt = struct.unpack('>I', d[o + idsz + 4:o + idsz + 8])[0]
-                    n = idsz + 9 + SIZE[d[o + idsz + 8]] * cnt
-                else:
-                    raise SystemExit('unknown sub-record 0x%02x' % t)
-                subs.append((t, s, o + n))
-                s = o + n
+                nxt = sub_record_end(d, s, idsz)
+                if nxt is None:
+                    raise SystemExit('unknown sub-record 0x%02x' % d[s])
+                subs.append((d[s], s, nxt))
+                s = nxt
         i += 9 + ln
     names = {}
     for rec in loads:
