@@ -22,6 +22,14 @@
 #   expect_run_file FILE REF WHAT CMD...
 #                           runs CMD: exit 0, empty stderr, FILE = REF
 #   gen_dump FILE ARG...    heapfmt-gen ARG... -o FILE, which must succeed
+#   expect_import_meta DUMP FORMAT IDS_STABLE
+#                           heapfmt-info of an import's DUMP (left in $out):
+#                           META import.format FORMAT and ids_stable
+#   expect_cut_import SRC BYTES WHAT MSG
+#                           heapfmt-import of SRC's first BYTES (as cut.EXT,
+#                           EXT SRC's): exit 3 and MSG on stderr, a dump
+#                           (cut.dump) histo reads, its TSV left in
+#                           $cut_rows; with --strict: exit 1, no output
 #   find_bson_python        sets $py to a python3 that has pymongo's bson
 #                           module (Debian's python3-pymongo), or to ""
 #   realworld_dir           sets $dir to the folder of other projects'
@@ -170,6 +178,26 @@ gen_dump() {
     shift
     run "$BIN/heapfmt-gen" "$@" -o "$file"
     expect_success "gen $file"
+}
+
+expect_import_meta() {
+    run "$BIN/heapfmt-info" "$1"
+    expect_out_has "$2" "META import.format"
+    [ "$(row meta.ids_stable)" = "$3" ] && pass || fail "META ids_stable=$3"
+}
+
+expect_cut_import() {
+    local cut=cut.${1##*.}
+    head -c "$2" "$1" > "$cut"
+    run "$BIN/heapfmt-import" -o cut.dump "$cut"
+    expect_rc 3 "$3"
+    expect_err_has "$4" "$3: the message"
+    run "$BIN/histo" -f tsv cut.dump
+    expect_rc 0 "histo of $3's import"
+    cut_rows=$out
+    run "$BIN/heapfmt-import" --strict -o strict.dump "$cut"
+    expect_failure 1 "--strict on $3"
+    [ ! -e strict.dump ] && pass || fail "--strict leaves no output"
 }
 
 expect_usage_error() {
