@@ -50,18 +50,14 @@ run "$exp" -o "" a.dump
 expect_failure 2 "-o ''"
 
 # Input errors: exit 1, and -o FILE is not created.
-run "$exp" -o out.json missing.dump
-expect_failure 1 "missing dump"
-expect_err_has "missing.dump" "missing dump"
-[ -e out.json ] && fail "missing dump: out.json created" || pass
+expect_failure_leaves_no out.json missing.dump "missing dump" \
+    "$exp" -o out.json missing.dump
 mkdir adir
 run "$exp" adir
 expect_failure 1 "a directory"
 printf '{"address":"0x7f00", "type":"STRING"}\n' >heap.json
-run "$exp" -o out.json heap.json
-expect_failure 1 "a JSON file"
-expect_err_has "heap.json" "a JSON file"
-[ -e out.json ] && fail "bad dump: out.json created" || pass
+expect_failure_leaves_no out.json heap.json "a JSON file" \
+    "$exp" -o out.json heap.json
 run "$exp" - </dev/null
 [ "$rc" -ne 0 ] && pass || fail "empty stdin: exit 0"
 expect_out_empty "empty stdin"

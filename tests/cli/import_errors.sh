@@ -57,10 +57,8 @@ expect_failure 1 "cut gzip, --strict"
 
 # Not a dump_all file at all: exit 1, nothing left.
 printf 'hello\nworld\n' > text.txt
-run "$imp" -o x.dump text.txt
-expect_failure 1 "plain text"
-expect_err_has "no ObjectSpace.dump_all lines" "plain text"
-[ -e x.dump ] && fail "plain text left x.dump" || pass
+expect_failure_leaves_no x.dump "no ObjectSpace.dump_all lines" "plain text" \
+    "$imp" -o x.dump text.txt
 run "$imp" -o real.dump "$fx/ruby21.json"
 expect_success "import ruby21"
 run "$imp" -o y.dump real.dump

@@ -14,6 +14,9 @@
 #   expect_out_empty WHAT / expect_err_empty WHAT
 #   expect_success WHAT     exit 0 and empty stderr
 #   expect_failure N WHAT   exit N, empty stdout, a message on stderr
+#   expect_failure_leaves_no FILE MSG WHAT CMD...
+#                           runs CMD: exit 1, empty stdout, MSG on stderr,
+#                           and no FILE created
 #   expect_usage_error PROG WHAT ARG...
 #                           runs PROG ARG...: exit 2, empty stdout, and the
 #                           "Try 'NAME --help'" hint on stderr
@@ -150,6 +153,15 @@ expect_failure() {
     expect_rc "$1" "$2"
     expect_out_empty "$2"
     if [ -n "$err" ]; then pass; else fail "$2: no message on stderr"; fi
+}
+
+expect_failure_leaves_no() {
+    local file=$1 msg=$2 what=$3
+    shift 3
+    run "$@"
+    expect_failure 1 "$what"
+    expect_err_has "$msg" "$what"
+    [ -e "$file" ] && fail "$what: $file created" || pass
 }
 
 # The value of the row labelled $1 in heapfmt-info output held in $out.
