@@ -96,6 +96,19 @@ start_truth() { # RECORDS MALLOC_INFO
     wait_stopped "$pid"
 }
 
+# Runs CMD until it stops itself (waiting up to STEPS x 50 ms), dumps it
+# with -p to DUMP ($rc, $out, $err are core's) and kills it.
+dump_stopped() { # DUMP STEPS CMD...
+    local dump=$1 steps=$2 p
+    shift 2
+    "$@" &
+    p=$!
+    wait_stopped "$p" "$steps"
+    run core -p "$p" -o "$dump"
+    kill -9 "$p"
+    wait "$p" 2>/dev/null
+}
+
 objects() { # DUMP: its objects, one line each, to compare dumps
     "$BIN/heapfmt-export" -f ndjson "$1"
 }
@@ -156,12 +169,8 @@ grep -q '"core.arenas.found_by":"structure' nodebug.json && pass || fail "withou
 # (check_truth.py --tracker says how they are told) ---
 if [ -x "$BIN/heapfmt-malloc" ]; then
     mkdir hm
-    "$BIN/heapfmt-malloc" --mode=exact --no-exit-dump -d hm -- ./truth hm.rec hm.mi &
-    pid=$!
-    wait_stopped "$pid"
-    run core -p "$pid" -o hm-core.hfd
-    kill -9 "$pid"
-    wait "$pid" 2>/dev/null
+    dump_stopped hm-core.hfd 200 \
+        "$BIN/heapfmt-malloc" --mode=exact --no-exit-dump -d hm -- ./truth hm.rec hm.mi
     expect_rc 0 "under heapfmt-malloc: -p"
     tracked=$(ls hm/*.hfd 2>/dev/null | head -1)
     [ -n "$tracked" ] && pass || fail "under heapfmt-malloc: no tracker dump"
@@ -292,12 +301,7 @@ if [ -e "$je" ]; then
     "$BIN/heapfmt-export" -f json -r meta je-core.hfd | grep -q '"core.allocator":"jemalloc 5.3"' &&
         pass || fail "jemalloc: META names the allocator"
     if [ -x cxx3 ]; then
-        LD_PRELOAD=$je ./cxx3 300 200 100 &
-        pid=$!
-        wait_stopped "$pid"
-        run core -p "$pid" -o je-cxx3.hfd
-        kill -9 "$pid"
-        wait "$pid" 2>/dev/null
+        dump_stopped je-cxx3.hfd 200 env LD_PRELOAD="$je" ./cxx3 300 200 100
         expect_rc 0 "jemalloc: C++ classes, -p"
         got=$("$BIN/histo" -f tsv je-cxx3.hfd | awk -F '\t' '$3 == "shapes::Circle" || $3 == "Square<int>" ||
             $3 == "(anonymous namespace)::Triangle" { print $3 "=" $1 }' | sort | tr '\n' ' ')
@@ -319,12 +323,7 @@ for lib in libtcmalloc_minimal.so.4:tcmalloc libmimalloc.so.2:mimalloc; do
         echo "SKIP: $name not installed ($so)"
         continue
     fi
-    LD_PRELOAD=$so ./cxx3 30 20 10 &
-    pid=$!
-    wait_stopped "$pid"
-    run core -p "$pid" -o "$name.hfd"
-    kill -9 "$pid"
-    wait "$pid" 2>/dev/null
+    dump_stopped "$name.hfd" 200 env LD_PRELOAD="$so" ./cxx3 30 20 10
     expect_rc 3 "$name: exit 3, the heap is not whole"
     expect_err_has "allocates with $name" "$name: named"
     expect_err_has "does not read yet" "$name: said not read"
@@ -335,12 +334,7 @@ done
 
 # --- Ruby: the seed article's Fiddle leak, 50,000 dropped 1 KiB blocks ---
 if command -v ruby >/dev/null && ruby -e 'require "fiddle"' 2>/dev/null; then
-    ruby "$root/tests/core/fiddle_leak.rb" fiddle.txt &
-    pid=$!
-    wait_stopped "$pid" 600
-    run core -p "$pid" -o fiddle.hfd
-    kill -9 "$pid"
-    wait "$pid" 2>/dev/null
+    dump_stopped fiddle.hfd 600 ruby "$root/tests/core/fiddle_leak.rb" fiddle.txt
     expect_rc 0 "ruby: -p"
     "$BIN/heapfmt-graph" leaked --objects -f tsv fiddle.hfd >fiddle.leaked
     if python3 - fiddle.txt fiddle.leaked >fiddle.check 2>&1 <<'EOF'
