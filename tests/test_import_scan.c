@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,80 +77,93 @@ static int ouint(json_t *v, uint64_t *out)
     return 1;
 }
 
+/* The scalar fields of a line, by the rules in jscan.h: a core field of
+ * the wrong kind is a field error, a lenient one is left out. */
+enum okind { O_ADDR, O_UINT, O_TEXT };
+
+static const struct ofield {
+    const char *key;
+    enum okind kind;
+    int lenient;
+    size_t at; /* of its uint64_t or otext in oline */
+    uint32_t bit;
+} ofields[] = {
+    {"address", O_ADDR, 0, offsetof(oline, address), JS_HAS_ADDRESS},
+    {"class", O_ADDR, 0, offsetof(oline, klass), JS_HAS_CLASS},
+    {"superclass", O_ADDR, 1, offsetof(oline, super), JS_HAS_SUPER},
+    {"type", O_TEXT, 0, offsetof(oline, type), JS_HAS_TYPE},
+    {"root", O_TEXT, 0, offsetof(oline, root), JS_HAS_ROOT},
+    {"name", O_TEXT, 0, offsetof(oline, name), JS_HAS_NAME},
+    {"file", O_TEXT, 0, offsetof(oline, file), JS_HAS_FILE},
+    {"struct", O_TEXT, 1, offsetof(oline, struct_name), JS_HAS_STRUCT},
+    {"imemo_type", O_TEXT, 1, offsetof(oline, imemo_type), JS_HAS_IMEMO_TYPE},
+    {"value", O_TEXT, 1, offsetof(oline, value), JS_HAS_VALUE},
+    {"memsize", O_UINT, 0, offsetof(oline, memsize), JS_HAS_MEMSIZE},
+    {"line", O_UINT, 0, offsetof(oline, line), JS_HAS_LINE},
+    {"generation", O_UINT, 0, offsetof(oline, generation), JS_HAS_GENERATION},
+    {"bytesize", O_UINT, 1, offsetof(oline, bytesize), JS_HAS_BYTESIZE},
+    {"capacity", O_UINT, 1, offsetof(oline, capacity), JS_HAS_CAPACITY},
+    {"slot_size", O_UINT, 1, offsetof(oline, slot_size), JS_HAS_SLOT_SIZE},
+};
+
+/* Flags true in the line (or in its "flags" object, as GC bits). */
+static const struct oflag {
+    const char *key;
+    uint32_t bit;
+} oflags[] = {
+    {"frozen", JS_FROZEN}, {"embedded", JS_EMBEDDED},
+    {"shared", JS_SHARED}, {"singleton", JS_SINGLETON},
+}, ogc_flags[] = {
+    {"wb_protected", JS_GC_WB_PROTECTED}, {"old", JS_GC_OLD},
+    {"uncollectible", JS_GC_UNCOLLECTIBLE}, {"marked", JS_GC_MARKED},
+};
+
+/* Reads value v of field f into o: 1 if it is of the field's kind. */
+static int oracle_field(json_t *v, const struct ofield *f, oline *o)
+{
+    void *dst = (char *)o + f->at;
+    switch (f->kind) {
+    case O_ADDR:
+        return oaddr(v, dst);
+    case O_UINT:
+        return ouint(v, dst);
+    case O_TEXT:
+        if (!json_is_string(v))
+            return 0;
+        otext_set(dst, v);
+        return 1;
+    }
+    return 0;
+}
+
+static uint32_t oracle_flags(json_t *j, const struct oflag *fl, size_t n)
+{
+    uint32_t bits = 0;
+    for (size_t i = 0; i < n; i++)
+        if (json_is_true(json_object_get(j, fl[i].key)))
+            bits |= fl[i].bit;
+    return bits;
+}
+
 /* Fields of a parsed object, by the rules in jscan.h. */
 static int oracle_fields(json_t *j, oline *o)
 {
     int field_error = 0;
     json_t *v;
-#define CORE_ADDR(key, dst, bit)                                             \
-    if ((v = json_object_get(j, key))) {                                     \
-        if (oaddr(v, &o->dst))                                               \
-            o->has |= bit;                                                   \
-        else                                                                 \
-            field_error = 1;                                                 \
+    for (size_t i = 0; i < sizeof ofields / sizeof ofields[0]; i++) {
+        if (!(v = json_object_get(j, ofields[i].key)))
+            continue;
+        if (oracle_field(v, &ofields[i], o))
+            o->has |= ofields[i].bit;
+        else if (!ofields[i].lenient)
+            field_error = 1;
     }
-#define CORE_UINT(key, dst, bit)                                             \
-    if ((v = json_object_get(j, key))) {                                     \
-        if (ouint(v, &o->dst))                                               \
-            o->has |= bit;                                                   \
-        else                                                                 \
-            field_error = 1;                                                 \
-    }
-#define CORE_TEXT(key, dst, bit)                                             \
-    if ((v = json_object_get(j, key))) {                                     \
-        if (json_is_string(v)) {                                             \
-            otext_set(&o->dst, v);                                           \
-            o->has |= bit;                                                   \
-        } else {                                                             \
-            field_error = 1;                                                 \
-        }                                                                    \
-    }
-#define LENIENT_UINT(key, dst, bit)                                          \
-    if ((v = json_object_get(j, key)) && ouint(v, &o->dst))                  \
-        o->has |= bit;
-#define LENIENT_TEXT(key, dst, bit)                                          \
-    if ((v = json_object_get(j, key)) && json_is_string(v)) {                \
-        otext_set(&o->dst, v);                                               \
-        o->has |= bit;                                                       \
-    }
-#define BOOL(key, bit)                                                       \
-    if ((v = json_object_get(j, key)) && json_is_true(v))                    \
-        o->bits |= bit;
-
-    CORE_ADDR("address", address, JS_HAS_ADDRESS)
-    CORE_ADDR("class", klass, JS_HAS_CLASS)
-    if ((v = json_object_get(j, "superclass")) && oaddr(v, &o->super))
-        o->has |= JS_HAS_SUPER;
-    CORE_TEXT("type", type, JS_HAS_TYPE)
-    CORE_TEXT("root", root, JS_HAS_ROOT)
-    CORE_TEXT("name", name, JS_HAS_NAME)
-    CORE_TEXT("file", file, JS_HAS_FILE)
-    LENIENT_TEXT("struct", struct_name, JS_HAS_STRUCT)
-    LENIENT_TEXT("imemo_type", imemo_type, JS_HAS_IMEMO_TYPE)
-    LENIENT_TEXT("value", value, JS_HAS_VALUE)
-    CORE_UINT("memsize", memsize, JS_HAS_MEMSIZE)
-    CORE_UINT("line", line, JS_HAS_LINE)
-    CORE_UINT("generation", generation, JS_HAS_GENERATION)
-    LENIENT_UINT("bytesize", bytesize, JS_HAS_BYTESIZE)
-    LENIENT_UINT("capacity", capacity, JS_HAS_CAPACITY)
-    LENIENT_UINT("slot_size", slot_size, JS_HAS_SLOT_SIZE)
     if (json_object_get(j, "frozen"))
         o->has |= JS_HAS_FROZEN;
-    BOOL("frozen", JS_FROZEN)
-    BOOL("embedded", JS_EMBEDDED)
-    BOOL("shared", JS_SHARED)
-    BOOL("singleton", JS_SINGLETON)
+    o->bits |= oracle_flags(j, oflags, sizeof oflags / sizeof oflags[0]);
     if ((v = json_object_get(j, "flags")) && json_is_object(v)) {
         o->has |= JS_HAS_FLAGS;
-        json_t *f = v;
-        if ((v = json_object_get(f, "wb_protected")) && json_is_true(v))
-            o->bits |= JS_GC_WB_PROTECTED;
-        if ((v = json_object_get(f, "old")) && json_is_true(v))
-            o->bits |= JS_GC_OLD;
-        if ((v = json_object_get(f, "uncollectible")) && json_is_true(v))
-            o->bits |= JS_GC_UNCOLLECTIBLE;
-        if ((v = json_object_get(f, "marked")) && json_is_true(v))
-            o->bits |= JS_GC_MARKED;
+        o->bits |= oracle_flags(v, ogc_flags, sizeof ogc_flags / sizeof ogc_flags[0]);
     }
     if ((v = json_object_get(j, "references"))) {
         if (!json_is_array(v)) {
@@ -164,12 +178,6 @@ static int oracle_fields(json_t *j, oline *o)
             o->has |= JS_HAS_REFS;
         }
     }
-#undef CORE_ADDR
-#undef CORE_UINT
-#undef CORE_TEXT
-#undef LENIENT_UINT
-#undef LENIENT_TEXT
-#undef BOOL
     return field_error ? IMP_FIELD : IMP_OK;
 }
 
