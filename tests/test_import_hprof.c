@@ -172,6 +172,14 @@ enum {
     O_A = 0x2000, O_B = 0x2010, O_INTS = 0x2020, O_ARR = 0x2030
 };
 
+/* Node's CLASS DUMP without statics: the fields node() writes. */
+static void node_class(thprof *w, uint64_t super)
+{
+    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
+    static const unsigned ft[] = {2, 11, 10};
+    class_dump(w, C_NODE, super, 0, 0, NULL, NULL, 3, fn, ft);
+}
+
 /* The heap every well-formed variant holds (expect_heap). */
 static void small_dump(thprof *w, unsigned idsz)
 {
@@ -619,10 +627,8 @@ static void two_dumps(thprof *w)
 {
     small_dump(w, 8);
     thprof_segment_open(w);
-    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
-    static const unsigned ft[] = {2, 11, 10};
     class_dump(w, C_OBJECT, 0, 0, 0, NULL, NULL, 0, NULL, NULL);
-    class_dump(w, C_NODE, C_OBJECT, 0, 0, NULL, NULL, 3, fn, ft);
+    node_class(w, C_OBJECT);
     node(w, O_A, C_NODE, O_B);
     node(w, O_B, C_NODE, 0x3000);
     node(w, 0x3000, C_NODE, 0);
@@ -706,9 +712,7 @@ Test(import_hprof, instances_before_their_class_keep_references_from_a_file)
     thprof_segment_open(&w);
     node(&w, O_A, C_NODE, O_B);
     node(&w, O_B, C_NODE, O_A);
-    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
-    static const unsigned ft[] = {2, 11, 10};
-    class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 3, fn, ft);
+    node_class(&w, 0);
     thprof_segment_close(&w);
     thprof_record(&w, 0x2c, 0);
     /* a pipe: read once, the references are lost, and the warning says so */
@@ -750,9 +754,7 @@ Test(import_hprof, a_repeated_instance_id_gets_a_new_one)
     header(&w, 8);
     node_class_names(&w);
     thprof_segment_open(&w);
-    static const uint64_t fn[] = {S_NEXT, S_VALUE, S_ID};
-    static const unsigned ft[] = {2, 11, 10};
-    class_dump(&w, C_NODE, 0, 0, 0, NULL, NULL, 3, fn, ft);
+    node_class(&w, 0);
     node(&w, O_A, C_NODE, O_B);
     node(&w, O_B, C_NODE, O_A);
     node(&w, O_A, C_NODE, 0); /* O_A again */
