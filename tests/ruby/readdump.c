@@ -52,6 +52,18 @@ static void put_ids(const uint64_t *ids, long n)
         printf(i ? ",%" PRIx64 : "%" PRIx64, ids[i]);
 }
 
+/* The references of the record just read; a negative count after saying
+ * why (what: which record's they are). */
+static long record_refs(heapfmt_reader *r, const uint64_t **ids,
+                        const char *what)
+{
+    long n = heapfmt_reader_refs(r, ids);
+    if (n < 0)
+        fprintf(stderr, "readdump: bad %s: %s\n", what,
+                heapfmt_reader_error(r)->message);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     int refs = 0, argi = 1;
@@ -119,13 +131,8 @@ int main(int argc, char **argv)
             const char *value = o->value;
             size_t value_len = (o->fields & HEAPFMT_F_VALUE) ? o->value_len : 0;
             if (refs && o->nrefs) {
-                n = heapfmt_reader_refs(r, &ids);
-                if (n < 0) {
-                    fprintf(stderr, "readdump: bad references: %s\n",
-                            heapfmt_reader_error(r)->message);
-                    heapfmt_reader_free(r);
-                    return 1;
-                }
+                if ((n = record_refs(r, &ids, "references")) < 0)
+                    goto fail;
                 put_ids(ids, n);
             } else {
                 fputc('-', stdout);
@@ -136,13 +143,8 @@ int main(int argc, char **argv)
             break;
         }
         case HEAPFMT_TAG_ROOT: {
-            n = heapfmt_reader_refs(r, &ids);
-            if (n < 0) {
-                fprintf(stderr, "readdump: bad root: %s\n",
-                        heapfmt_reader_error(r)->message);
-                heapfmt_reader_free(r);
-                return 1;
-            }
+            if ((n = record_refs(r, &ids, "root")) < 0)
+                goto fail;
             printf("R\t%s\t%ld\t", rec.u.root->kind->ptr, n);
             put_ids(ids, n);
             fputc('\n', stdout);
@@ -158,4 +160,7 @@ int main(int argc, char **argv)
                 heapfmt_reader_error(r)->message);
     heapfmt_reader_free(r);
     return ok ? 0 : 1;
+fail:
+    heapfmt_reader_free(r);
+    return 1;
 }
