@@ -15,6 +15,8 @@
 #include <map>
 #include <vector>
 
+#include "scrub_stack.h"
+
 namespace shapes {
 struct Shape {
     virtual ~Shape() {}
@@ -54,12 +56,6 @@ static void __attribute__((noinline)) leak(int n)
     }
 }
 
-static void __attribute__((noinline)) scrub()
-{
-    volatile char pad[32 * 1024];
-    std::memset(const_cast<char *>(pad), 0, sizeof pad);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 4)
@@ -72,7 +68,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < b; i++)
         squares->push_back(new Square<int>);
     leak(c);
-    scrub();
+    scrub_stack();
     std::raise(SIGSTOP);
     return circles.size() + squares->size() == 0;
 }

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "scrub_stack.h"
+
 struct Session {
     virtual ~Session() {}
     virtual int id() const { return n; }
@@ -37,12 +39,6 @@ static void __attribute__((noinline)) step(int n)
     last = nullptr;
 }
 
-static void __attribute__((noinline)) scrub()
-{
-    volatile char pad[32 * 1024];
-    std::memset(const_cast<char *>(pad), 0, sizeof pad);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -51,7 +47,7 @@ int main(int argc, char **argv)
     cache.reserve((size_t)steps * n);
     for (int s = 0; s < steps; s++) {
         step(n);
-        scrub();
+        scrub_stack();
         std::raise(SIGSTOP);
     }
     return cache.empty();

@@ -33,6 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scrub_stack.h"
+
 #pragma weak heapfmt_malloc_dump
 int heapfmt_malloc_dump(const char *path, char *written, size_t len);
 
@@ -74,15 +76,6 @@ static void *get(size_t n)
         abort();
     memset(p, 0x5a, n);
     return p;
-}
-
-/* Overwrites the stack below the caller, where dead frames left
- * pointers. */
-static void __attribute__((noinline)) scrub_stack(void)
-{
-    volatile unsigned char pad[64 * 1024];
-    memset((void *)pad, 0, sizeof pad);
-    __asm__ volatile("" ::"r"(pad) : "memory");
 }
 
 static const size_t sizes[] = {16, 24, 40, 56, 72, 100, 120, 200, 333,
