@@ -145,6 +145,25 @@ static char *dupn(const char *p, size_t n)
     return c;
 }
 
+/* The references of the record just read, copied into *refs. */
+static void copy_refs(heapfmt_reader *r, uint64_t **refs, size_t *n)
+{
+    const uint64_t *ids = NULL;
+    long k = heapfmt_reader_refs(r, &ids);
+    cr_assert_geq(k, 0);
+    *n = (size_t)k;
+    *refs = malloc((*n ? *n : 1) * sizeof **refs);
+    if (k)
+        memcpy(*refs, ids, *n * sizeof *ids);
+}
+
+static void roots_free(rroot *roots, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(roots[i].refs);
+    free(roots);
+}
+
 static void read_dump(dump *d, const tbuf *bytes)
 {
     memset(d, 0, sizeof *d);
@@ -177,13 +196,7 @@ static void read_dump(dump *d, const tbuf *bytes)
             snprintf(o->file, sizeof o->file, "%s", ro->file->ptr);
             o->line = ro->line;
             o->generation = ro->generation;
-            const uint64_t *ids = NULL;
-            long n = heapfmt_reader_refs(d->r, &ids);
-            cr_assert_geq(n, 0);
-            o->nrefs = (size_t)n;
-            o->refs = malloc((o->nrefs ? o->nrefs : 1) * sizeof *o->refs);
-            if (n)
-                memcpy(o->refs, ids, o->nrefs * sizeof *ids);
+            copy_refs(d->r, &o->refs, &o->nrefs);
         } else if (rec.tag == HEAPFMT_TAG_ROOT) {
             if (d->nroots == cap_r) {
                 cap_r = cap_r ? 2 * cap_r : 16;
@@ -191,13 +204,7 @@ static void read_dump(dump *d, const tbuf *bytes)
             }
             rroot *r = &d->roots[d->nroots++];
             snprintf(r->kind, sizeof r->kind, "%s", rec.u.root->kind->ptr);
-            const uint64_t *ids = NULL;
-            long n = heapfmt_reader_refs(d->r, &ids);
-            cr_assert_geq(n, 0);
-            r->nrefs = (size_t)n;
-            r->refs = malloc((r->nrefs ? r->nrefs : 1) * sizeof *r->refs);
-            if (n)
-                memcpy(r->refs, ids, r->nrefs * sizeof *ids);
+            copy_refs(d->r, &r->refs, &r->nrefs);
         }
     }
     cr_assert_eq(rc, HEAPFMT_DONE, "dump does not read to its end: %s",
@@ -213,10 +220,8 @@ static void dump_free(dump *d)
         free(d->o[i].value);
         free(d->o[i].refs);
     }
-    for (size_t i = 0; i < d->nroots; i++)
-        free(d->roots[i].refs);
     free(d->o);
-    free(d->roots);
+    roots_free(d->roots, d->nroots);
     heapfmt_reader_free(d->r);
     memset(d, 0, sizeof *d);
 }
@@ -522,13 +527,11 @@ static void model_free(model *m)
 {
     for (size_t i = 0; i < m->no; i++)
         free(m->o[i].refs);
-    for (size_t i = 0; i < m->nroots; i++)
-        free(m->roots[i].refs);
     for (size_t i = 0; i < m->nc; i++)
         free(m->c[i].name);
     free(m->o);
     free(m->c);
-    free(m->roots);
+    roots_free(m->roots, m->nroots);
     memset(m, 0, sizeof *m);
 }
 
@@ -1257,18 +1260,26 @@ static uint64_t size_of_line(const char *text)
 
 Test(import, size_rules)
 {
-    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"memsize\":72}"), 72);
-    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"memsize\":24}"), 64);
-    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\"}"), 40);
-    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":160}"), 160);
-    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":80, \"memsize\":80}"), 80);
-    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":80, \"memsize\":40}"), 120);
-    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":100}"), 141);
-    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":100, \"capacity\":127}"), 168);
-    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":10, \"embedded\":true}"), 40);
-    cr_assert_eq(size_of_line("{\"type\":\"STRING\", \"bytesize\":100, \"shared\":true}"), 40);
-    cr_assert_eq(size_of_line("{\"type\":\"ARRAY\", \"bytesize\":100}"), 40);
-    cr_assert_eq(size_of_line("{\"type\":\"OBJECT\", \"slot_size\":0}"), 40);
+    static const struct {
+        const char *line;
+        uint64_t size;
+    } cases[] = {
+        {"{\"type\":\"OBJECT\", \"memsize\":72}", 72},
+        {"{\"type\":\"OBJECT\", \"memsize\":24}", 64},
+        {"{\"type\":\"OBJECT\"}", 40},
+        {"{\"type\":\"OBJECT\", \"slot_size\":160}", 160},
+        {"{\"type\":\"OBJECT\", \"slot_size\":80, \"memsize\":80}", 80},
+        {"{\"type\":\"OBJECT\", \"slot_size\":80, \"memsize\":40}", 120},
+        {"{\"type\":\"STRING\", \"bytesize\":100}", 141},
+        {"{\"type\":\"STRING\", \"bytesize\":100, \"capacity\":127}", 168},
+        {"{\"type\":\"STRING\", \"bytesize\":10, \"embedded\":true}", 40},
+        {"{\"type\":\"STRING\", \"bytesize\":100, \"shared\":true}", 40},
+        {"{\"type\":\"ARRAY\", \"bytesize\":100}", 40},
+        {"{\"type\":\"OBJECT\", \"slot_size\":0}", 40},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert_eq(size_of_line(cases[i].line), cases[i].size, "%s",
+                     cases[i].line);
 }
 
 Test(import, preview_never_cuts_a_character)
