@@ -315,25 +315,20 @@ static void expect_app_heap(const heap *h)
     }
     /* references to the image and zygote heaps are gone, and so are
      * those to the made-up objects */
-    const obj *leak = find(h, C_LEAK);
-    cr_assert_eq(leak->nrefs, 2);
-    expect_ref(leak, 0, O_ARR, HEAPFMT_LABEL_FIELD, 0, "sInstances");
-    expect_ref(leak, 1, O_CL, HEAPFMT_LABEL_OTHER, 0, "<classloader>");
-    cr_assert_eq(find(h, C_LOADER)->nrefs, 0);
-    const obj *a = find(h, O_LEAK);
-    cr_assert_eq(a->nrefs, 2);
-    expect_ref(a, 0, O_LEAK2, HEAPFMT_LABEL_FIELD, 0, "next");
-    expect_ref(a, 1, C_LEAK, HEAPFMT_LABEL_FIELD, 0, "shadow$_klass_");
-    cr_assert_eq(find(h, O_STR)->nrefs, 0);
-    const obj *cl = find(h, O_CL);
-    cr_assert_eq(cl->nrefs, 2);
-    expect_ref(cl, 0, C_LOADER, HEAPFMT_LABEL_FIELD, 0, "shadow$_klass_");
-    expect_ref(cl, 1, C_LEAK, HEAPFMT_LABEL_FIELD, 0,
-               "runtimeInternalObjects");
-    const obj *arr = find(h, O_ARR);
-    cr_assert_eq(arr->nrefs, 2);
-    expect_ref(arr, 0, O_LEAK, HEAPFMT_LABEL_INDEX, 0, "0");
-    expect_ref(arr, 1, O_STR, HEAPFMT_LABEL_INDEX, 0, "1");
+    enum { FIELD = HEAPFMT_LABEL_FIELD, OTHER = HEAPFMT_LABEL_OTHER,
+           INDEX = HEAPFMT_LABEL_INDEX };
+    static const want_refs held[] = {
+        {C_LEAK, 2, {{O_ARR, FIELD, 0, "sInstances"},
+                     {O_CL, OTHER, 0, "<classloader>"}}},
+        {C_LOADER, 0, {{0}}},
+        {O_LEAK, 2, {{O_LEAK2, FIELD, 0, "next"},
+                     {C_LEAK, FIELD, 0, "shadow$_klass_"}}},
+        {O_STR, 0, {{0}}},
+        {O_CL, 2, {{C_LOADER, FIELD, 0, "shadow$_klass_"},
+                   {C_LEAK, FIELD, 0, "runtimeInternalObjects"}}},
+        {O_ARR, 2, {{O_LEAK, INDEX, 0, "0"}, {O_STR, INDEX, 0, "1"}}},
+    };
+    expect_refs(h, held, sizeof held / sizeof held[0]);
     /* roots: Android's kinds, 0x90 not among them, those of left-out
      * objects gone; what the image heap holds in the app heap */
     static const struct {

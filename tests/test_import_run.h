@@ -200,4 +200,32 @@ static void expect_ref(const obj *o, size_t j, uint64_t to, uint32_t kind,
     cr_assert_str_eq(f->name, name);
 }
 
+/* A reference an object must have. */
+typedef struct want_ref {
+    uint64_t to;
+    uint32_t kind, weak;
+    const char *name;
+} want_ref;
+
+/* An object of the heap and all its references, in order. */
+typedef struct want_refs {
+    uint64_t id;
+    size_t n;
+    want_ref refs[3];
+} want_refs;
+
+/* Each object of want has exactly its references. */
+static void expect_refs(const heap *h, const want_refs *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const obj *o = find(h, want[i].id);
+        cr_assert_eq(o->nrefs, want[i].n, "object %llx has %zu refs",
+                     (unsigned long long)o->id, o->nrefs);
+        for (size_t j = 0; j < want[i].n; j++) {
+            const want_ref *r = &want[i].refs[j];
+            expect_ref(o, j, r->to, r->kind, r->weak, r->name);
+        }
+    }
+}
+
 #endif /* TEST_IMPORT_RUN_H */
