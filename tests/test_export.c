@@ -30,18 +30,27 @@
 
 /* ---- running an export in memory --------------------------------------- */
 
-static int run_export(const void *dump, size_t len, const export_options *opt,
-                      tsink *sink)
+/* Exports what r reads (the dump named path and name, as a command
+ * line gives them) to sink, then frees r. */
+static int export_reader(heapfmt_reader *r, const char *path,
+                         const char *name, const export_options *opt,
+                         tsink *sink)
 {
-    heapfmt_reader *r = NULL;
-    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, dump, len));
-    cli_dump d = {.path = "mem.dump", .name = "mem.dump", .fd = -1, .reader = r};
+    cli_dump d = {.path = path, .name = name, .fd = -1, .reader = r};
     jout o;
     cr_assert_eq(jout_init(&o, 0, tsink_write, sink), 0);
     int rc = export_dump(&d, opt, &o, "(memory)");
     jout_free(&o);
     heapfmt_reader_free(r);
     return rc;
+}
+
+static int run_export(const void *dump, size_t len, const export_options *opt,
+                      tsink *sink)
+{
+    heapfmt_reader *r = NULL;
+    TASSERT_OK(heapfmt_reader_open_memory(&r, NULL, dump, len));
+    return export_reader(r, "mem.dump", "mem.dump", opt, sink);
 }
 
 static export_options make_opt(int format, unsigned records, const char *tag,
@@ -913,14 +922,9 @@ Test(export, pipe_input_names_as_read)
         src.seekable = 0;
         heapfmt_reader *r = NULL;
         TASSERT_OK(tsource_open(&r, NULL, &src));
-        cli_dump d = {.path = "-", .name = "(stdin)", .fd = -1, .reader = r};
         tsink s;
         tsink_init(&s);
-        jout o;
-        cr_assert_eq(jout_init(&o, 0, tsink_write, &s), 0);
-        cr_assert_eq(export_dump(&d, &opt, &o, "(memory)"), CLI_EXIT_OK);
-        jout_free(&o);
-        heapfmt_reader_free(r);
+        cr_assert_eq(export_reader(r, "-", "(stdin)", &opt, &s), CLI_EXIT_OK);
         verify_ex(dump.data, dump.len, &s.out, &opt, 0, 0);
         tsink_free(&s);
     }
