@@ -1,7 +1,9 @@
 /*
  * test_import_run.h -- running heapfmt-import's importer on bytes in
- * memory and reading its heap back, for the importer tests of each input
- * (test_import_v8.c, test_import_hprof.c). Included once per test file.
+ * memory (support/timport.h) with the options of a test and reading its
+ * heap back, for the importer tests of each input (test_import_v8.c,
+ * test_import_hprof.c, test_import_android.c). Included once per test
+ * file.
  */
 #ifndef TEST_IMPORT_RUN_H
 #define TEST_IMPORT_RUN_H
@@ -65,8 +67,8 @@ static void import_mem(run *R, const void *data, size_t len, int policy,
     o.jvm = jvm_option;
     o.hprof_dump = dump_option;
     o.hprof_heaps = heaps_option;
-    const heapfmt_writer_options level = HEAPFMT_WRITER_OPTIONS_INIT;
-    timport_how how = {rereadable, policy, len, level.level, 0};
+    const heapfmt_writer_options defaults = HEAPFMT_WRITER_OPTIONS_INIT;
+    timport_how how = {rereadable, policy, len, defaults.level, 0};
     R->result = timport_run(&R->sink, &R->st, &R->finish, data, len, &how, &o);
 }
 
