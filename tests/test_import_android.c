@@ -268,10 +268,7 @@ static void import_android(run *R, const tbuf *in, int policy)
 
 /* ---- the app heap, as imported by default ------------------------------ */
 
-static const struct {
-    uint64_t id, size;
-    const char *cls, *type, *value;
-} app_heap[] = {
+static const want_obj app_heap[] = {
     /* $class$ 8 + $classOverhead 4 + sInstances 4 + the byte[20] */
     {C_LEAK, 40, "java.lang.Class", "class", "com.example.Leak"},
     /* $class$ 8 + a 4-byte $classOverhead: 12 -> 16 */
@@ -301,18 +298,7 @@ static void expect_app_heap(const heap *h)
     cr_assert_str_eq(h->heaps, "app: 12 objects, 272 bytes; image: 11 "
                      "objects, 136 bytes, left out; zygote: 1 object, 8 "
                      "bytes, left out");
-    cr_assert_eq(h->no, APP_OBJECTS);
-    for (size_t i = 0; i < APP_OBJECTS; i++) {
-        const obj *o = &h->o[i];
-        cr_assert_eq(o->id, app_heap[i].id, "object %zu: %llx", i,
-                     (unsigned long long)o->id);
-        cr_assert_eq(o->size, app_heap[i].size, "size of %llx",
-                     (unsigned long long)o->id);
-        cr_assert_str_eq(o->cls, app_heap[i].cls);
-        cr_assert_str_eq(o->type, app_heap[i].type);
-        cr_assert_str_eq(o->value, app_heap[i].value, "value of %llx",
-                         (unsigned long long)o->id);
-    }
+    expect_objects(h, app_heap, APP_OBJECTS);
     /* references to the image and zygote heaps are gone, and so are
      * those to the made-up objects */
     enum { FIELD = HEAPFMT_LABEL_FIELD, OTHER = HEAPFMT_LABEL_OTHER,

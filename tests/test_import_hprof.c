@@ -267,16 +267,12 @@ static void expect_heap(const heap *h, unsigned idsz)
                                            "4-byte references"
                                          : "hotspot compressed:"),
               "%s", h->model);
-    cr_assert_eq(h->no, 9);
-    for (size_t i = 0; i < 9; i++) {
-        const obj *o = &h->o[i];
-        cr_assert_eq(o->id, want[i].id, "object %zu in order", i);
-        cr_assert_eq(o->size, idsz == 4 ? want[i].size32 : want[i].size,
-                     "size of %llx", (unsigned long long)o->id);
-        cr_assert_str_eq(o->cls, want[i].cls);
-        cr_assert_str_eq(o->type, want[i].type);
-        cr_assert_str_eq(o->value, want[i].value);
-    }
+    want_obj as_dumped[9];
+    for (size_t i = 0; i < 9; i++)
+        as_dumped[i] = (want_obj){want[i].id,
+                                  idsz == 4 ? want[i].size32 : want[i].size,
+                                  want[i].cls, want[i].type, want[i].value};
+    expect_objects(h, as_dumped, 9);
     enum { FIELD = HEAPFMT_LABEL_FIELD, OTHER = HEAPFMT_LABEL_OTHER,
            INDEX = HEAPFMT_LABEL_INDEX };
     static const want_refs held[] = {

@@ -202,6 +202,28 @@ static void expect_ref(const obj *o, size_t j, uint64_t to, uint32_t kind,
     cr_assert_str_eq(f->name, name);
 }
 
+/* An object the heap must hold; a NULL value is not checked. */
+typedef struct want_obj {
+    uint64_t id, size;
+    const char *cls, *type, *value;
+} want_obj;
+
+/* The heap holds exactly the n objects of want, in their order. */
+static void expect_objects(const heap *h, const want_obj *want, size_t n)
+{
+    cr_assert_eq(h->no, n, "%zu objects, expected %zu", h->no, n);
+    for (size_t i = 0; i < n; i++) {
+        const obj *o = &h->o[i];
+        unsigned long long id = o->id;
+        cr_assert_eq(o->id, want[i].id, "object %zu: %llx", i, id);
+        cr_assert_eq(o->size, want[i].size, "size of %llx", id);
+        cr_assert_str_eq(o->cls, want[i].cls, "class of %llx", id);
+        cr_assert_str_eq(o->type, want[i].type, "type of %llx", id);
+        if (want[i].value)
+            cr_assert_str_eq(o->value, want[i].value, "value of %llx", id);
+    }
+}
+
 /* A reference an object must have. */
 typedef struct want_ref {
     uint64_t to;
