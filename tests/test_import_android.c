@@ -22,11 +22,11 @@
 #include "test_import_run.h"
 #include "thprof.h"
 
-/* ---- an Android HPROF writer ------------------------------------------- */
+/* ---- ART's records (support/thprof.h writes the rest) ------------------ */
 
 typedef struct aw {
-    thprof h;  /* 4-byte ids */
-    int conv;  /* write as hprof-conv converts it */
+    thprof h; /* 4-byte ids */
+    int conv; /* write as hprof-conv converts it */
 } aw;
 
 static void heap_info(aw *w, uint32_t hid, uint32_t name)

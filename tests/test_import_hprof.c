@@ -108,7 +108,7 @@ Test(jvm_layout, injected_fields_of_the_vm)
     cr_assert(!jl_contended("java.lang.Thread", 16, "name", 4));
 }
 
-/* ---- an HPROF encoder, from the specification -------------------------- */
+/* ---- HotSpot's records (support/thprof.h writes the rest) -------------- */
 
 /* The header of the hprof agent's and HotSpot's dumps. */
 static void header(thprof *w, unsigned idsz)
