@@ -130,13 +130,13 @@ void cli_vnote(const char *file, const char *fmt, va_list ap)
     vwarn(file, "note", fmt, ap);
 }
 
-void cli_usage_error(const char *fmt, ...)
-{
+int cli_usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vreport(NULL, NULL, fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+    return CLI_EXIT_USAGE;
 }
 
 int cli_output_option(const char *arg, const char **output)

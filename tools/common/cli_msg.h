@@ -45,8 +45,10 @@ void cli_vnote(const char *file, const char *fmt, va_list ap)
 void cli_warn_once(void);
 
 /* "prog: message" followed by "Try 'prog --help' for more information."
- * The caller then exits with CLI_EXIT_USAGE. */
-void cli_usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+ * Returns CLI_EXIT_USAGE, the exit code that follows it, for main's
+ * `return cli_usage_error(...);` (a helper that returns -1 to its caller
+ * ignores it). */
+int cli_usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 
 /* Reports a getopt_long failure (unknown option, missing argument) the way
  * cli_usage_error does. c is what getopt_long returned ('?' or ':' with a

@@ -427,21 +427,17 @@ int main(int argc, char **argv)
             a.pid = (int)v;
             break;
         case OPT_FREE:
-            if (optarg[0] == '\0') {
-                cli_usage_error("--free: empty file name");
-                return CLI_EXIT_USAGE;
-            }
+            if (optarg[0] == '\0')
+                return cli_usage_error("--free: empty file name");
             a.free_list = optarg;
             break;
         case OPT_SYSROOT:
             a.mod.sysroot = optarg;
             break;
         case OPT_SEARCH:
-            if (a.mod.nsearch == MAX_SEARCH) {
-                cli_usage_error("too many --search directories (at most %d)",
-                                MAX_SEARCH);
-                return CLI_EXIT_USAGE;
-            }
+            if (a.mod.nsearch == MAX_SEARCH)
+                return cli_usage_error(
+                    "too many --search directories (at most %d)", MAX_SEARCH);
             a.search[a.mod.nsearch++] = optarg;
             break;
         case OPT_DEBUG_DIR:
@@ -469,22 +465,18 @@ int main(int argc, char **argv)
     a.wopt = wo.w;
     a.output = wo.output;
     int operands = argc - optind;
-    if (a.pid > 0 ? operands != 0 : operands != 1) {
-        cli_usage_error(a.pid > 0 ? "-p takes no CORE operand"
-                                  : "expected one CORE file (or -p PID)");
-        return CLI_EXIT_USAGE;
-    }
+    if (a.pid > 0 ? operands != 0 : operands != 1)
+        return cli_usage_error(a.pid > 0
+                                   ? "-p takes no CORE operand"
+                                   : "expected one CORE file (or -p PID)");
     if (a.pid == 0) {
         a.core = argv[optind];
-        if (a.core[0] == '\0') {
-            cli_usage_error("empty argument");
-            return CLI_EXIT_USAGE;
-        }
-        if (strcmp(a.core, "-") == 0) {
-            cli_usage_error("a core is mapped, not streamed: give its path, "
-                            "not -");
-            return CLI_EXIT_USAGE;
-        }
+        if (a.core[0] == '\0')
+            return cli_usage_error("empty argument");
+        if (strcmp(a.core, "-") == 0)
+            return cli_usage_error(
+                "a core is mapped, not streamed: give its path, "
+                "not -");
         /* the outputs are opened after the heap is read: refuse the
          * core as one now, before that work */
         if (cli_output_check(a.output, &a.core, 1) != 0 ||
@@ -494,14 +486,13 @@ int main(int argc, char **argv)
     }
     if (a.free_list != NULL && strcmp(a.free_list, a.output) == 0) {
         /* the dump would replace the list */
-        cli_usage_error("--free and -o name the same file");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("--free and -o name the same file");
     }
     if (a.free_list != NULL && strcmp(a.free_list, "-") == 0 &&
         strcmp(a.output, "-") == 0) {
-        cli_usage_error("--free - and the dump cannot both go to standard "
-                        "output: give -o FILE");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error(
+            "--free - and the dump cannot both go to standard "
+            "output: give -o FILE");
     }
     return cli_finish_stdout(run(&a));
 }

@@ -89,28 +89,23 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                             NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0) {
-                cli_usage_error("invalid --by value '%s': expected "
-                                DIFF_BY_VALUES, optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (summary_parse_by(optarg, &opt->by) != 0)
+                return cli_usage_error(
+                    "invalid --by value '%s': expected " DIFF_BY_VALUES,
+                    optarg);
             break;
         case 'l':
             opt->list = 1;
             break;
         case OPT_CLASS:
-            if (diff_filter_add_name(f, optarg) != 0) {
-                cli_usage_error("too many --class options (at most %d)",
-                                FILTER_MAX);
-                return CLI_EXIT_USAGE;
-            }
+            if (diff_filter_add_name(f, optarg) != 0)
+                return cli_usage_error("too many --class options (at most %d)",
+                                       FILTER_MAX);
             break;
         case 'm':
-            if (diff_filter_add_regex(f, optarg, err, sizeof err) != 0) {
-                cli_usage_error("invalid --match expression '%s': %s", optarg,
-                                err);
-                return CLI_EXIT_USAGE;
-            }
+            if (diff_filter_add_regex(f, optarg, err, sizeof err) != 0)
+                return cli_usage_error("invalid --match expression '%s': %s",
+                                       optarg, err);
             break;
         case 'n':
             if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
@@ -126,20 +121,16 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                 opt->sort = DIFF_SORT_OLDEST;
             else if (strcmp(optarg, "lifetime") == 0)
                 opt->sort = DIFF_SORT_LIFETIME;
-            else {
-                cli_usage_error("invalid --sort value '%s': expected bytes, "
-                                "count, oldest or lifetime",
-                                optarg);
-                return CLI_EXIT_USAGE;
-            }
+            else
+                return cli_usage_error("invalid --sort value '%s': expected "
+                                       "bytes, count, oldest or lifetime",
+                                       optarg);
             break;
         case 'f':
-            if (cli_row_format_parse(optarg, format) != 0) {
-                cli_usage_error("invalid --format value '%s': expected "
-                                "table, tsv, csv or json",
-                                optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (cli_row_format_parse(optarg, format) != 0)
+                return cli_usage_error("invalid --format value '%s': expected "
+                                       "table, tsv, csv or json",
+                                       optarg);
             break;
         case 'H':
             *human = 1;
@@ -149,10 +140,8 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
         }
     }
     int n = argc - optind;
-    if (n < 2 || n > 3) {
-        cli_usage_error("expected two or three dumps, got %d", n);
-        return CLI_EXIT_USAGE;
-    }
+    if (n < 2 || n > 3)
+        return cli_usage_error("expected two or three dumps, got %d", n);
     if (cli_check_operands((const char *const *)argv + optind, (size_t)n,
                            "empty file name",
                            "standard input (-) can be only one of the "

@@ -127,32 +127,29 @@ int main(int argc, char **argv)
                             NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (export_parse_format(optarg, &opt.format) != 0) {
-                cli_usage_error("invalid --format '%s': expected ndjson, "
-                                "json, mongo, rows or pprof",
-                                optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (export_parse_format(optarg, &opt.format) != 0)
+                return cli_usage_error(
+                    "invalid --format '%s': expected ndjson, "
+                    "json, mongo, rows or pprof",
+                    optarg);
             break;
         case 'r': {
             const char *bad;
             int bad_len;
-            if (records_parse(optarg, &opt.records, &bad, &bad_len) != 0) {
-                cli_usage_error("invalid --records kind '%.*s': expected a "
-                                "comma-separated list of " RECORDS_NAMES,
-                                bad_len, bad);
-                return CLI_EXIT_USAGE;
-            }
+            if (records_parse(optarg, &opt.records, &bad, &bad_len) != 0)
+                return cli_usage_error(
+                    "invalid --records kind '%.*s': expected a "
+                    "comma-separated list of " RECORDS_NAMES,
+                    bad_len, bad);
             records_given = 1;
             break;
         }
         case 't':
-            if (!doc_tag_valid(optarg)) {
-                cli_usage_error("invalid --dump-tag '%s': expected 1 to %d "
-                                "characters of A-Z a-z 0-9 . _ -",
-                                optarg, DOC_MAX_TAG);
-                return CLI_EXIT_USAGE;
-            }
+            if (!doc_tag_valid(optarg))
+                return cli_usage_error(
+                    "invalid --dump-tag '%s': expected 1 to %d "
+                    "characters of A-Z a-z 0-9 . _ -",
+                    optarg, DOC_MAX_TAG);
             opt.tag = optarg;
             break;
         case OPT_MAX_REFS:
@@ -183,12 +180,11 @@ int main(int argc, char **argv)
             opt.id.given |= IDENT_PID;
             break;
         case OPT_TIME:
-            if (ident_parse_time(optarg, &opt.id.time) != 0) {
-                cli_usage_error("invalid --time '%s': expected seconds since "
-                                "1970 or YYYY-MM-DDTHH:MM:SS[Z] (UTC)",
-                                optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (ident_parse_time(optarg, &opt.id.time) != 0)
+                return cli_usage_error(
+                    "invalid --time '%s': expected seconds since "
+                    "1970 or YYYY-MM-DDTHH:MM:SS[Z] (UTC)",
+                    optarg);
             opt.id.given |= IDENT_TIME;
             break;
         case 'o':
@@ -199,36 +195,29 @@ int main(int argc, char **argv)
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (optind >= argc) {
-        cli_usage_error("missing DUMP argument (use - for standard input)");
-        return CLI_EXIT_USAGE;
-    }
-    if (argc - optind > 1) {
-        cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
-        return CLI_EXIT_USAGE;
-    }
+    if (optind >= argc)
+        return cli_usage_error(
+            "missing DUMP argument (use - for standard input)");
+    if (argc - optind > 1)
+        return cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
     if (opt.format == EXPORT_ROWS && records_given &&
         records_several(opt.records)) {
-        cli_usage_error("--format=rows writes one table: give --records "
-                        "one kind");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("--format=rows writes one table: give --records "
+                               "one kind");
     }
-    if (opt.format == EXPORT_ROWS && opt.tag != NULL) {
-        cli_usage_error("--format=rows has no --dump-tag: each row names "
-                        "its dump by --host, --pid, --time and --release");
-        return CLI_EXIT_USAGE;
-    }
-    if (opt.format == EXPORT_PPROF && (records_given || max_refs_given)) {
-        cli_usage_error("--format=pprof writes a profile: --records and "
-                        "--max-refs do not apply");
-        return CLI_EXIT_USAGE;
-    }
+    if (opt.format == EXPORT_ROWS && opt.tag != NULL)
+        return cli_usage_error(
+            "--format=rows has no --dump-tag: each row names "
+            "its dump by --host, --pid, --time and --release");
+    if (opt.format == EXPORT_PPROF && (records_given || max_refs_given))
+        return cli_usage_error("--format=pprof writes a profile: --records and "
+                               "--max-refs do not apply");
     if (opt.format == EXPORT_MONGO && max_refs_given &&
         opt.max_refs > DOC_MONGO_MAX_REFS) {
-        cli_usage_error("--max-refs %llu is too large for --format=mongo "
-                        "(at most %u keep every document under 16 MiB)",
-                        (unsigned long long)opt.max_refs, DOC_MONGO_MAX_REFS);
-        return CLI_EXIT_USAGE;
+        return cli_usage_error(
+            "--max-refs %llu is too large for --format=mongo "
+            "(at most %u keep every document under 16 MiB)",
+            (unsigned long long)opt.max_refs, DOC_MONGO_MAX_REFS);
     }
     /* A pipe reader that goes away (heapfmt-export ... | head) must end
      * the export quietly: see EPIPE in export.c rather than die. */

@@ -142,9 +142,9 @@ int main(int argc, char **argv)
                               gen_profile_name(GEN_PROFILE_RANDOM)) == 0) {
                 gopt.profile = GEN_PROFILE_RANDOM;
             } else {
-                cli_usage_error("invalid --profile '%s': expected app or "
-                                "random", optarg);
-                return CLI_EXIT_USAGE;
+                return cli_usage_error("invalid --profile '%s': expected app "
+                                       "or random",
+                                       optarg);
             }
             break;
         case OPT_NO_SITES:
@@ -163,10 +163,8 @@ int main(int argc, char **argv)
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (optind < argc) {
-        cli_usage_error("unexpected argument '%s'", argv[optind]);
-        return CLI_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
     return generate(wo.output, &gopt, &wo.w);

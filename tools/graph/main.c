@@ -118,12 +118,10 @@ static int parse(int argc, char **argv, graph_query *opt,
                             NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (cli_row_format_parse(optarg, &opt->format) != 0) {
-                cli_usage_error("invalid --format value '%s': expected "
-                                "table, tsv, csv or json",
-                                optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (cli_row_format_parse(optarg, &opt->format) != 0)
+                return cli_usage_error("invalid --format value '%s': expected "
+                                       "table, tsv, csv or json",
+                                       optarg);
             break;
         case 'n':
             if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
@@ -146,38 +144,31 @@ static int parse(int argc, char **argv, graph_query *opt,
             opt->no_class_refs = 1;
             break;
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0) {
-                cli_usage_error("invalid --by value '%s': expected "
-                                DIFF_BY_VALUES, optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (summary_parse_by(optarg, &opt->by) != 0)
+                return cli_usage_error(
+                    "invalid --by value '%s': expected " DIFF_BY_VALUES,
+                    optarg);
             break;
         case OPT_OBJECTS:
             opt->objects = 1;
             break;
         case OPT_TEMP_DIR:
-            if (optarg[0] == '\0') {
-                cli_usage_error("empty --temp-dir");
-                return CLI_EXIT_USAGE;
-            }
+            if (optarg[0] == '\0')
+                return cli_usage_error("empty --temp-dir");
             opt->temp_dir = optarg;
             break;
         case OPT_CLASS:
-            if (opt->nclasses == MAX_CLASSES) {
-                cli_usage_error("too many --class options (at most %d)",
-                                MAX_CLASSES);
-                return CLI_EXIT_USAGE;
-            }
+            if (opt->nclasses == MAX_CLASSES)
+                return cli_usage_error("too many --class options (at most %d)",
+                                       MAX_CLASSES);
             classes[opt->nclasses++] = optarg;
             break;
         default: /* -h, -V, errors */
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (opt->weak && opt->no_weak) {
-        cli_usage_error("--weak and --no-weak contradict each other");
-        return CLI_EXIT_USAGE;
-    }
+    if (opt->weak && opt->no_weak)
+        return cli_usage_error("--weak and --no-weak contradict each other");
     if (cli_check_operands((const char *const *)argv + optind,
                            (size_t)(argc - optind), "empty argument",
                            NULL) != 0)
@@ -191,21 +182,19 @@ int main(int argc, char **argv)
     /* dominators and owners read a dump twice (the graph, then its
      * objects or labels): say what is wrong with it once */
     cli_warn_once();
-    if (argc < 2) {
-        cli_usage_error("expected a command: referrers, path, dominators, "
-                        "owners or leaked");
-        return CLI_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return cli_usage_error(
+            "expected a command: referrers, path, dominators, "
+            "owners or leaked");
     const struct command *cmd = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             cmd = &commands[i];
-    if (cmd == NULL && argv[1][0] != '-') {
-        cli_usage_error("unknown command '%s': expected referrers, path, "
-                        "dominators, owners or leaked",
-                        argv[1]);
-        return CLI_EXIT_USAGE;
-    }
+    if (cmd == NULL && argv[1][0] != '-')
+        return cli_usage_error(
+            "unknown command '%s': expected referrers, path, "
+            "dominators, owners or leaked",
+            argv[1]);
     /* Without a command, only --help and --version make sense. */
     int shift = cmd != NULL;
     graph_query opt;
@@ -217,27 +206,19 @@ int main(int argc, char **argv)
     int rc = parse(argc - shift, argv + shift, &opt, classes);
     if (rc != CLI_GO_ON)
         return rc;
-    if (cmd == NULL) {
-        cli_usage_error("expected a command: referrers, path, dominators, "
-                        "owners or leaked");
-        return CLI_EXIT_USAGE;
-    }
-    if (opt.nclasses > 0 && cmd->run != cmd_referrers) {
-        cli_usage_error("--class applies to referrers only");
-        return CLI_EXIT_USAGE;
-    }
-    if (opt.by != 0 && cmd->run != cmd_dominators && cmd->run != cmd_leaked) {
-        cli_usage_error("--by applies to dominators and leaked only");
-        return CLI_EXIT_USAGE;
-    }
-    if (opt.temp_dir != NULL && cmd->run != cmd_dominators) {
-        cli_usage_error("--temp-dir applies to dominators only");
-        return CLI_EXIT_USAGE;
-    }
-    if (opt.objects && (cmd->run != cmd_leaked || opt.by != 0)) {
-        cli_usage_error("--objects applies to leaked only, without --by");
-        return CLI_EXIT_USAGE;
-    }
+    if (cmd == NULL)
+        return cli_usage_error(
+            "expected a command: referrers, path, dominators, "
+            "owners or leaked");
+    if (opt.nclasses > 0 && cmd->run != cmd_referrers)
+        return cli_usage_error("--class applies to referrers only");
+    if (opt.by != 0 && cmd->run != cmd_dominators && cmd->run != cmd_leaked)
+        return cli_usage_error("--by applies to dominators and leaked only");
+    if (opt.temp_dir != NULL && cmd->run != cmd_dominators)
+        return cli_usage_error("--temp-dir applies to dominators only");
+    if (opt.objects && (cmd->run != cmd_leaked || opt.by != 0))
+        return cli_usage_error(
+            "--objects applies to leaked only, without --by");
     argv += shift;
     argc -= shift;
     /* The phases' big arrays pass their pages on (page_pool.h). */

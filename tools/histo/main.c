@@ -195,32 +195,27 @@ int main(int argc, char **argv)
     }
     size_t ndumps = (size_t)(argc - optind);
     const char *const *paths = (const char *const *)argv + optind;
-    if (ndumps == 0) {
-        cli_usage_error("no dump given");
-        return CLI_EXIT_USAGE;
-    }
+    if (ndumps == 0)
+        return cli_usage_error("no dump given");
     if (cli_check_operands(paths, ndumps, "empty file name",
                            "standard input (-) can be read only once") != 0)
         return CLI_EXIT_USAGE;
     if (opt.format == HISTO_FORMAT_FOLDED) {
         /* Folded stacks are stacks: --by=stack unless said otherwise, and
          * nothing else makes sense. */
-        if (by_given && opt.by != HISTO_BY_STACK) {
-            cli_usage_error("--format=folded needs --by=stack, not --by=%s",
-                            by_words[opt.by]);
-            return CLI_EXIT_USAGE;
-        }
+        if (by_given && opt.by != HISTO_BY_STACK)
+            return cli_usage_error(
+                "--format=folded needs --by=stack, not --by=%s",
+                by_words[opt.by]);
         opt.by = HISTO_BY_STACK;
-        if (ndumps > 1) {
-            cli_usage_error("--format=folded takes one dump");
-            return CLI_EXIT_USAGE;
-        }
+        if (ndumps > 1)
+            return cli_usage_error("--format=folded takes one dump");
     }
     if (ndumps == 1 &&
         (opt.sort == HISTO_SORT_DELTA || opt.sort == HISTO_SORT_DELTA_COUNT)) {
-        cli_usage_error("--sort=%s needs two or more dumps",
-                        opt.sort == HISTO_SORT_DELTA ? "delta" : "delta-count");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("--sort=%s needs two or more dumps",
+                               opt.sort == HISTO_SORT_DELTA ? "delta"
+                                                            : "delta-count");
     }
 
     opt.unicode = unicode_locale();
@@ -230,9 +225,8 @@ int main(int argc, char **argv)
         if (rc != 0) {
             char why[256];
             regerror(rc, &re, why, sizeof why);
-            cli_usage_error("invalid --match regular expression '%s': %s",
-                            match, why);
-            return CLI_EXIT_USAGE;
+            return cli_usage_error(
+                "invalid --match regular expression '%s': %s", match, why);
         }
         opt.match = &re;
     }

@@ -252,17 +252,15 @@ int main(int argc, char **argv)
             } else if (strcmp(optarg, "hprof") == 0) {
                 a.iopt.from = SNIFF_HPROF;
             } else {
-                cli_usage_error("--from: '%s' is not ruby, v8 or hprof", optarg);
-                return CLI_EXIT_USAGE;
+                return cli_usage_error("--from: '%s' is not ruby, v8 or hprof",
+                                       optarg);
             }
             break;
         case OPT_JVM:
-            if (!jl_model_named(optarg)) {
-                cli_usage_error("--jvm: '%s' is not compressed, "
-                                "compressed-class, wide, 32-bit or art",
-                                optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (!jl_model_named(optarg))
+                return cli_usage_error("--jvm: '%s' is not compressed, "
+                                       "compressed-class, wide, 32-bit or art",
+                                       optarg);
             a.iopt.jvm = optarg;
             break;
         case OPT_DUMP:
@@ -271,12 +269,11 @@ int main(int argc, char **argv)
             a.iopt.hprof_dump = (unsigned)v;
             break;
         case OPT_HEAP:
-            if (!hpa_heaps_valid(optarg)) {
-                cli_usage_error("--heap: '%s' is not all or heap names "
-                                "separated by commas (app, zygote, image)",
-                                optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (!hpa_heaps_valid(optarg))
+                return cli_usage_error(
+                    "--heap: '%s' is not all or heap names "
+                    "separated by commas (app, zygote, image)",
+                    optarg);
             a.iopt.hprof_heaps = optarg;
             break;
         case OPT_STRICT:
@@ -291,10 +288,8 @@ int main(int argc, char **argv)
             if (cli_option_u64("--max-line", optarg, 1, (uint64_t)1 << 40,
                                &v) != 0)
                 return CLI_EXIT_USAGE;
-            if (v > (uint64_t)((size_t)-1 / 4)) {
-                cli_usage_error("--max-line: too large for this system");
-                return CLI_EXIT_USAGE;
-            }
+            if (v > (uint64_t)((size_t)-1 / 4))
+                return cli_usage_error("--max-line: too large for this system");
             a.iopt.max_line = (size_t)v;
             break;
         case OPT_ONE_PASS:
@@ -310,18 +305,14 @@ int main(int argc, char **argv)
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (argc - optind > 1) {
-        cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
-        return CLI_EXIT_USAGE;
-    }
+    if (argc - optind > 1)
+        return cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
     if (cli_writer_opts_finish(&wo) != 0)
         return CLI_EXIT_USAGE;
     a.wopt = wo.w;
     a.output = wo.output;
     a.input = optind < argc ? argv[optind] : "-";
-    if (*a.input == '\0') {
-        cli_usage_error("empty input file name");
-        return CLI_EXIT_USAGE;
-    }
+    if (*a.input == '\0')
+        return cli_usage_error("empty input file name");
     return run(&a);
 }

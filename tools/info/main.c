@@ -69,15 +69,11 @@ int main(int argc, char **argv)
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (optind == argc) {
-        cli_usage_error("missing FILE (use - for standard input)");
-        return CLI_EXIT_USAGE;
-    }
-    if (argc - optind > 1) {
-        cli_usage_error("unexpected argument '%s' (one FILE at a time)",
-                        argv[optind + 1]);
-        return CLI_EXIT_USAGE;
-    }
+    if (optind == argc)
+        return cli_usage_error("missing FILE (use - for standard input)");
+    if (argc - optind > 1)
+        return cli_usage_error("unexpected argument '%s' (one FILE at a time)",
+                               argv[optind + 1]);
 
     cli_dump d;
     int code = cli_dump_open(&d, argv[optind], NULL);

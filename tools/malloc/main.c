@@ -157,10 +157,9 @@ static int parse(int argc, char **argv)
         case OPT_DUMP:
         case OPT_DETACH: {
             int what = c == 'p' ? RUN_ATTACH : c == OPT_DUMP ? RUN_DUMP : RUN_DETACH;
-            if (act.what != RUN_COMMAND && act.what != what) {
-                cli_usage_error("-p, --dump and --detach go one at a time");
-                return CLI_EXIT_USAGE;
-            }
+            if (act.what != RUN_COMMAND && act.what != what)
+                return cli_usage_error(
+                    "-p, --dump and --detach go one at a time");
             if (cli_option_u64(c == 'p' ? "--pid" : c == OPT_DUMP ? "--dump" : "--detach",
                                optarg, 1, INT32_MAX, &v) != 0)
                 return CLI_EXIT_USAGE;
@@ -174,10 +173,9 @@ static int parse(int argc, char **argv)
             act.timeout_ms = (unsigned)v * 1000;
             break;
         case 'm':
-            if (strcmp(optarg, "exact") != 0 && strcmp(optarg, "sampled") != 0) {
-                cli_usage_error("--mode: '%s' is not exact or sampled", optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (strcmp(optarg, "exact") != 0 && strcmp(optarg, "sampled") != 0)
+                return cli_usage_error("--mode: '%s' is not exact or sampled",
+                                       optarg);
             bad = set("HEAPFMT_MALLOC_MODE", optarg);
             break;
         case 's':
@@ -189,27 +187,24 @@ static int parse(int argc, char **argv)
             break;
         case 'd': {
             struct stat st;
-            if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                cli_usage_error("--dir: '%s' is not a directory", optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode))
+                return cli_usage_error("--dir: '%s' is not a directory",
+                                       optarg);
             char real[PATH_MAX];
             bad = set("HEAPFMT_MALLOC_DIR", realpath(optarg, real) ? real : optarg);
             break;
         }
         case OPT_PREFIX:
-            if (optarg[0] == 0 || strchr(optarg, '/') != NULL || strlen(optarg) >= 64) {
-                cli_usage_error("--prefix: a file name of 1 to 63 bytes without '/'");
-                return CLI_EXIT_USAGE;
-            }
+            if (optarg[0] == 0 || strchr(optarg, '/') != NULL ||
+                strlen(optarg) >= 64)
+                return cli_usage_error(
+                    "--prefix: a file name of 1 to 63 bytes without '/'");
             bad = set("HEAPFMT_MALLOC_PREFIX", optarg);
             break;
         case 'S': {
             char why[160];
-            if (hm_signal_explain(optarg, why, sizeof why) < 0) {
-                cli_usage_error("--signal: %s", why);
-                return CLI_EXIT_USAGE;
-            }
+            if (hm_signal_explain(optarg, why, sizeof why) < 0)
+                return cli_usage_error("--signal: %s", why);
             bad = set("HEAPFMT_MALLOC_SIGNAL", optarg);
             break;
         }
@@ -276,10 +271,8 @@ static int act_on_process(void)
     if (act.what == RUN_DUMP) {
         const char *sv = getenv("HEAPFMT_MALLOC_SIGNAL");
         int sig = sv ? hm_parse_signal(sv) : SIGRTMIN + HM_DEFAULT_SIGNAL_OFFSET;
-        if (sig <= 0) {
-            cli_usage_error("--dump needs a signal (-S)");
-            return CLI_EXIT_USAGE;
-        }
+        if (sig <= 0)
+            return cli_usage_error("--dump needs a signal (-S)");
         return malloc_dump_request(act.pid, sig, act.verbose);
     }
     if (act.what == RUN_DETACH)
@@ -313,16 +306,12 @@ int main(int argc, char **argv)
     if (code != CLI_GO_ON)
         return code;
     if (act.what != RUN_COMMAND) {
-        if (optind < argc) {
-            cli_usage_error("-p, --dump and --detach take no COMMAND");
-            return CLI_EXIT_USAGE;
-        }
+        if (optind < argc)
+            return cli_usage_error("-p, --dump and --detach take no COMMAND");
         return act_on_process();
     }
-    if (optind == argc) {
-        cli_usage_error("missing COMMAND");
-        return CLI_EXIT_USAGE;
-    }
+    if (optind == argc)
+        return cli_usage_error("missing COMMAND");
     char lib[PATH_MAX + 64];
     if (find_tracker(lib, sizeof lib) != 0) {
         cli_error(lib, "the tracker library is missing (set HEAPFMT_MALLOC_LIB)");

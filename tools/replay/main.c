@@ -105,11 +105,10 @@ static int parse(int argc, char **argv, options *o)
             o->explicit_allocators = 1;
             break;
         case 'f':
-            if (cli_row_format_parse(optarg, &o->format) != 0) {
-                cli_usage_error("invalid --format '%s': expected one of "
-                                "table, tsv, csv, json", optarg);
-                return CLI_EXIT_USAGE;
-            }
+            if (cli_row_format_parse(optarg, &o->format) != 0)
+                return cli_usage_error("invalid --format '%s': expected one of "
+                                       "table, tsv, csv, json",
+                                       optarg);
             break;
         case 'o':
             if (cli_output_option(optarg, &o->page) != 0)
@@ -141,15 +140,11 @@ int main(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc != CLI_GO_ON)
         return rc;
-    if (optind != argc - 1) {
-        cli_usage_error(optind >= argc ? "expected a TRACE"
-                                       : "expected one TRACE");
-        return CLI_EXIT_USAGE;
-    }
-    if (argv[optind][0] == 0) {
-        cli_usage_error("empty argument");
-        return CLI_EXIT_USAGE;
-    }
+    if (optind != argc - 1)
+        return cli_usage_error(optind >= argc ? "expected a TRACE"
+                                              : "expected one TRACE");
+    if (argv[optind][0] == 0)
+        return cli_usage_error("empty argument");
     alloc_spec *specs;
     size_t n;
     if (alloc_parse(o.allocators, &specs, &n) != 0)

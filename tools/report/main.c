@@ -69,20 +69,14 @@ int main(int argc, char **argv)
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (optind >= argc) {
-        cli_usage_error("expected one or more dumps");
-        return CLI_EXIT_USAGE;
-    }
+    if (optind >= argc)
+        return cli_usage_error("expected one or more dumps");
     for (int i = optind; i < argc; i++) {
-        if (argv[i][0] == '\0') {
-            cli_usage_error("empty argument");
-            return CLI_EXIT_USAGE;
-        }
-        if (strcmp(argv[i], "-") == 0) {
-            cli_usage_error("standard input (-) cannot be a dump: each "
-                            "dump is read several times");
-            return CLI_EXIT_USAGE;
-        }
+        if (argv[i][0] == '\0')
+            return cli_usage_error("empty argument");
+        if (strcmp(argv[i], "-") == 0)
+            return cli_usage_error("standard input (-) cannot be a dump: each "
+                                   "dump is read several times");
     }
     /* The page is made in memory first: a failure leaves no half page
      * behind, and stdout stays clean. */

@@ -121,9 +121,8 @@ static int parse(int argc, char **argv, options *o)
         case OPT_CODEC:
             if (strcmp(optarg, "zstd") != 0 && strcmp(optarg, "deflate") != 0 &&
                 strcmp(optarg, "stored") != 0) {
-                cli_usage_error("--codec: '%s' is not zstd, deflate or stored",
-                                optarg);
-                return CLI_EXIT_USAGE;
+                return cli_usage_error(
+                    "--codec: '%s' is not zstd, deflate or stored", optarg);
             }
             o->q.codec = optarg;
             break;
@@ -133,10 +132,8 @@ static int parse(int argc, char **argv, options *o)
             o->q.level = (int)v;
             break;
         case OPT_EXT:
-            if (optarg[0] == '\0') {
-                cli_usage_error("--ext: an empty path");
-                return CLI_EXIT_USAGE;
-            }
+            if (optarg[0] == '\0')
+                return cli_usage_error("--ext: an empty path");
             o->ext = optarg;
             break;
         case 't':
@@ -151,20 +148,15 @@ static int parse(int argc, char **argv, options *o)
             return cli_standard_option(c, argv, usage);
         }
     }
-    if (optind < argc) {
-        cli_usage_error("unexpected argument '%s'", argv[optind]);
-        return CLI_EXIT_USAGE;
-    }
-    if (o->pid == 0) {
-        cli_usage_error("missing -p PID");
-        return CLI_EXIT_USAGE;
-    }
+    if (optind < argc)
+        return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->pid == 0)
+        return cli_usage_error("missing -p PID");
     if (o->q.codec != NULL && o->q.level > 0 &&
         ((strcmp(o->q.codec, "deflate") == 0 && o->q.level > 9) ||
          strcmp(o->q.codec, "stored") == 0)) {
-        cli_usage_error("--level %d is out of range for %s", o->q.level,
-                        o->q.codec);
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("--level %d is out of range for %s", o->q.level,
+                               o->q.codec);
     }
     return CLI_GO_ON;
 }
