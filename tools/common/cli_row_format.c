@@ -1,6 +1,7 @@
 /* cli_row_format.c -- the names of the row formats. */
 #include <string.h>
 
+#include "cli_msg.h"
 #include "cli_row_format.h"
 
 int cli_row_format_parse(const char *name, int *format)
@@ -12,5 +13,15 @@ int cli_row_format_parse(const char *name, int *format)
             return 0;
         }
     }
+    return -1;
+}
+
+int cli_row_format_option(const char *arg, int *format)
+{
+    if (cli_row_format_parse(arg, format) == 0)
+        return 0;
+    cli_usage_error("invalid --format value '%s': expected table, tsv, csv "
+                    "or json",
+                    arg);
     return -1;
 }

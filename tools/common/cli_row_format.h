@@ -12,4 +12,10 @@ enum cli_row_format { CLI_ROW_TABLE, CLI_ROW_TSV, CLI_ROW_CSV, CLI_ROW_JSON };
  * for any other name (the tool prints its usage error). */
 int cli_row_format_parse(const char *name, int *format);
 
+/* --format's argument, as heapfmt-diff and heapfmt-graph take it: parses
+ * it into *format, or prints the usage error "invalid --format value
+ * 'ARG': expected table, tsv, csv or json" and returns -1 (the caller
+ * exits CLI_EXIT_USAGE). */
+int cli_row_format_option(const char *arg, int *format);
+
 #endif /* CLI_ROW_FORMAT_H */

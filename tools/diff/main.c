@@ -8,6 +8,8 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_row_format.h"
+#include "cli_summary_by.h"
 #include "diff.h"
 #include "diff_filter.h"
 #include "print.h"
@@ -89,10 +91,8 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                             NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0)
-                return cli_usage_error(
-                    "invalid --by value '%s': expected " DIFF_BY_VALUES,
-                    optarg);
+            if (cli_summary_by_option(optarg, &opt->by) != 0)
+                return CLI_EXIT_USAGE;
             break;
         case 'l':
             opt->list = 1;
@@ -127,10 +127,8 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
                                        optarg);
             break;
         case 'f':
-            if (cli_row_format_parse(optarg, format) != 0)
-                return cli_usage_error("invalid --format value '%s': expected "
-                                       "table, tsv, csv or json",
-                                       optarg);
+            if (cli_row_format_option(optarg, format) != 0)
+                return CLI_EXIT_USAGE;
             break;
         case 'H':
             *human = 1;

@@ -10,10 +10,11 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_row_format.h"
+#include "cli_summary_by.h"
 #include "cmd.h"
 #include "out.h"
 #include "page_pool.h"
-#include "diff_summary.h"
 
 #define MAX_CLASSES 64
 
@@ -118,10 +119,8 @@ static int parse(int argc, char **argv, graph_query *opt,
                             NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (cli_row_format_parse(optarg, &opt->format) != 0)
-                return cli_usage_error("invalid --format value '%s': expected "
-                                       "table, tsv, csv or json",
-                                       optarg);
+            if (cli_row_format_option(optarg, &opt->format) != 0)
+                return CLI_EXIT_USAGE;
             break;
         case 'n':
             if (cli_option_u64("--top", optarg, 1, UINT64_MAX, &opt->top) !=
@@ -144,10 +143,8 @@ static int parse(int argc, char **argv, graph_query *opt,
             opt->no_class_refs = 1;
             break;
         case 'b':
-            if (summary_parse_by(optarg, &opt->by) != 0)
-                return cli_usage_error(
-                    "invalid --by value '%s': expected " DIFF_BY_VALUES,
-                    optarg);
+            if (cli_summary_by_option(optarg, &opt->by) != 0)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_OBJECTS:
             opt->objects = 1;
