@@ -139,13 +139,13 @@ int cli_usage_error(const char *fmt, ...) {
     return CLI_EXIT_USAGE;
 }
 
-int cli_output_option(const char *arg, const char **output)
+int cli_option_file(const char *opt, const char *arg, const char **file)
 {
     if (*arg == '\0') {
-        cli_usage_error("--output: empty file name");
+        cli_usage_error("%s: empty file name", opt);
         return -1;
     }
-    *output = arg;
+    *file = arg;
     return 0;
 }
 

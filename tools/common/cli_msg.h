@@ -55,9 +55,11 @@ int cli_usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
  * leading ':' in the option string); argv and optind as after the call. */
 void cli_getopt_error(int c, char *const argv[]);
 
-/* -o/--output's argument: stores arg in *output, or reports an empty one
- * as a usage error and returns -1 (the caller exits CLI_EXIT_USAGE). */
-int cli_output_option(const char *arg, const char **output);
+/* The file name given to option opt (-o/--output, heapfmt-core's
+ * --free): stores arg in *file, or reports an empty one as the usage
+ * error "OPT: empty file name" and returns -1 (the caller exits
+ * CLI_EXIT_USAGE). */
+int cli_option_file(const char *opt, const char *arg, const char **file);
 
 /* Prints "prog VERSION (libheapfmt X, format M.N)" to stdout. */
 void cli_print_version(void);

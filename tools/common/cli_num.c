@@ -44,6 +44,15 @@ int cli_option_u64(const char *opt, const char *arg, uint64_t min,
     return 0;
 }
 
+int cli_option_pid(const char *opt, const char *arg, pid_t *pid)
+{
+    uint64_t v;
+    if (cli_option_u64(opt, arg, 1, INT32_MAX, &v) != 0)
+        return -1;
+    *pid = (pid_t)v;
+    return 0;
+}
+
 int cli_option_size(const char *opt, const char *arg, uint64_t *out)
 {
     static const struct {

@@ -8,6 +8,7 @@
 #define CLI_NUM_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct cli_num {
     char s[32];
@@ -24,6 +25,12 @@ int cli_parse_u64(const char *s, uint64_t *out);
  * accepted range, and returns -1; the caller exits with CLI_EXIT_USAGE. */
 int cli_option_u64(const char *opt, const char *arg, uint64_t min,
                    uint64_t max, uint64_t *out);
+
+/* A process id as the argument of option opt (heapfmt-core -p,
+ * heapfmt-ruby -p, heapfmt-malloc -p, --dump and --detach): 1 to
+ * INT32_MAX, checked as cli_option_u64 checks it. Returns 0, or -1 after
+ * the usage error. */
+int cli_option_pid(const char *opt, const char *arg, pid_t *pid);
 
 /* A byte size as an option's argument: digits, then optionally K, M, G
  * or T (also KiB, MiB, GiB, TiB; powers of 1024) or B. Returns 0, or -1

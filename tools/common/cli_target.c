@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_msg.h"
+#include "cli_num.h"
 #include "cli_proc.h"
 #include "cli_target.h"
 
@@ -245,4 +246,13 @@ void cli_target_stop_failure(pid_t pid, const char *why, char *err,
     } else {
         snprintf(err, errlen, "cannot attach: %s", why);
     }
+}
+
+int cli_option_attach_timeout(const char *arg, unsigned *ms)
+{
+    uint64_t v;
+    if (cli_option_u64("--timeout", arg, 1, 86400, &v) != 0)
+        return -1;
+    *ms = (unsigned)v * 1000;
+    return 0;
 }

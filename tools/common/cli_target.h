@@ -19,6 +19,12 @@
 
 #include "cli_elf.h"
 
+/* --timeout SECS of heapfmt-ruby and heapfmt-malloc -p/--detach (how long
+ * to wait for a thread of the process at a safe point): 1 to 86400
+ * seconds, stored in milliseconds. Returns 0, or -1 after the usage error
+ * of cli_option_u64. */
+int cli_option_attach_timeout(const char *arg, unsigned *ms);
+
 typedef struct cli_mapped {
     char path[PATH_MAX];
     uint64_t start, end, inode; /* the mapping of file offset 0 */

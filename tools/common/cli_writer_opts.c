@@ -1,4 +1,5 @@
-/* cli_writer_opts.c -- the writer options of the tools that write dumps. */
+/* cli_writer_opts.c -- the writer options of the tools that write dumps,
+ * and the end of the dump. */
 #include <stdint.h>
 
 #include "cli_msg.h"
@@ -10,7 +11,7 @@ int cli_writer_option(int c, const char *arg, cli_writer_opts *o)
     uint64_t v;
     switch (c) {
     case 'o':
-        return cli_output_option(arg, &o->output);
+        return cli_option_file("--output", arg, &o->output);
     case 'l':
         return cli_option_level(arg, &o->codec);
     case CLI_OPT_CODEC:
@@ -33,4 +34,18 @@ int cli_writer_option(int c, const char *arg, cli_writer_opts *o)
 int cli_writer_opts_finish(cli_writer_opts *o)
 {
     return cli_codec_apply(&o->codec, &o->w);
+}
+
+int cli_writer_finish(heapfmt_writer *w, int rc, const char *name)
+{
+    if (rc == HEAPFMT_OK)
+        rc = heapfmt_writer_finish(w);
+    if (rc != HEAPFMT_OK) {
+        const heapfmt_error *e = heapfmt_writer_error(w);
+        cli_error(name, "%s",
+                  e->code == rc && e->message[0] != '\0'
+                      ? e->message
+                      : heapfmt_strerror(rc));
+    }
+    return rc;
 }

@@ -1,7 +1,8 @@
 /* cli_writer_opts.h -- the writer options of the tools that write dumps
  * (heapfmt-core, -gen, -import): -o/--output, --codec, -l/--level,
  * --threads and --block-size, parsed and checked into the output's name
- * and one heapfmt_writer_options.
+ * and one heapfmt_writer_options; and the end of the dump they write
+ * (cli_writer_finish).
  *
  *     static const struct option long_options[] = {
  *         ...,
@@ -82,5 +83,12 @@ int cli_writer_option(int c, const char *arg, cli_writer_opts *o);
  * o->w.codec and o->w.level (cli_codec_apply). Returns 0, or -1 after
  * printing the problem (the caller exits CLI_EXIT_USAGE). */
 int cli_writer_opts_finish(cli_writer_opts *o);
+
+/* Ends the dump w writes: finishes it (heapfmt_writer_finish) when rc,
+ * the status of the work that wrote through w, is HEAPFMT_OK. On a
+ * failure of either prints "prog: name: message", with the writer's
+ * message where it has one for that status, else heapfmt_strerror's.
+ * Returns the status. */
+int cli_writer_finish(heapfmt_writer *w, int rc, const char *name);
 
 #endif /* CLI_WRITER_OPTS_H */

@@ -101,7 +101,7 @@ typedef struct args {
     const char *core;
     const char *output;
     const char *free_list;
-    int pid;
+    pid_t pid;
     int verbose;
     int no_symbols;
     mod_options mod;
@@ -377,17 +377,11 @@ static int run(args *a)
     }
     dump_stats st = {.name = name};
     size_t nfree = h.nfree; /* dump_write releases the free list */
-    int rc = dump_write(w, &im, &ms, &h, &cls, &x, &rs, &info, &st);
-    if (rc == HEAPFMT_OK)
-        rc = heapfmt_writer_finish(w);
+    int rc = cli_writer_finish(
+        w, dump_write(w, &im, &ms, &h, &cls, &x, &rs, &info, &st), out_name);
     phase_end(PH_DUMP);
-    if (rc != HEAPFMT_OK) {
-        const heapfmt_error *e = heapfmt_writer_error(w);
-        cli_error(out_name, "%s", e->code == rc && e->message[0]
-                                      ? e->message
-                                      : heapfmt_strerror(rc));
+    if (rc != HEAPFMT_OK)
         goto out;
-    }
     if (st.truncated > 0) {
         cli_warn(name, "%s block%s more than %u references: cut",
                  cli_fmt_count(st.truncated).s, st.truncated == 1 ? " has" : "s have",
@@ -416,20 +410,17 @@ int main(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.mod.search = a.search;
     cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
-    uint64_t v;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:p:l:vhV", long_options, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (cli_option_u64("--pid", optarg, 1, 0x7fffffff, &v) != 0)
+            if (cli_option_pid("--pid", optarg, &a.pid) != 0)
                 return CLI_EXIT_USAGE;
-            a.pid = (int)v;
             break;
         case OPT_FREE:
-            if (optarg[0] == '\0')
-                return cli_usage_error("--free: empty file name");
-            a.free_list = optarg;
+            if (cli_option_file("--free", optarg, &a.free_list) != 0)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_SYSROOT:
             a.mod.sysroot = optarg;

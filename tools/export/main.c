@@ -188,7 +188,7 @@ int main(int argc, char **argv)
             opt.id.given |= IDENT_TIME;
             break;
         case 'o':
-            if (cli_output_option(optarg, &output) != 0)
+            if (cli_option_file("--output", optarg, &output) != 0)
                 return CLI_EXIT_USAGE;
             break;
         default: /* -h, -V, errors */

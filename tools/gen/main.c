@@ -88,16 +88,7 @@ static int generate(const char *path, const gen_options *gopt,
     if (rc != HEAPFMT_OK) {
         cli_error(name, "%s", heapfmt_strerror(rc));
     } else {
-        rc = gen_write(w, gopt);
-        if (rc == HEAPFMT_OK)
-            rc = heapfmt_writer_finish(w);
-        if (rc != HEAPFMT_OK) {
-            const heapfmt_error *e = heapfmt_writer_error(w);
-            cli_error(name, "%s",
-                      e->code == rc && e->message[0] != '\0'
-                          ? e->message
-                          : heapfmt_strerror(rc));
-        }
+        rc = cli_writer_finish(w, gen_write(w, gopt), name);
     }
     heapfmt_writer_free(w);
     return cli_output_end(&o, rc == HEAPFMT_OK ? CLI_EXIT_OK : CLI_EXIT_ERROR);

@@ -207,14 +207,8 @@ static int run(run_args *a)
             code = CLI_EXIT_ERROR;
         } else {
             code = r == IMPORT_INCOMPLETE ? CLI_EXIT_INCOMPLETE : CLI_EXIT_OK;
-            rc = heapfmt_writer_finish(w);
-            if (rc != HEAPFMT_OK) {
-                const heapfmt_error *e = heapfmt_writer_error(w);
-                cli_error(out_name, "%s",
-                          e->code == rc && e->message[0] ? e->message
-                                                         : heapfmt_strerror(rc));
+            if (cli_writer_finish(w, HEAPFMT_OK, out_name) != HEAPFMT_OK)
                 code = CLI_EXIT_ERROR;
-            }
         }
         if (a->verbose && code != CLI_EXIT_ERROR)
             print_stats(in_name, &st, &a->wopt, heapfmt_writer_offset(w),

@@ -23,6 +23,7 @@
 #include "cli_installed.h"
 #include "cli_msg.h"
 #include "cli_num.h"
+#include "cli_target.h"
 #include "hm_settings.h"
 
 static void usage(void)
@@ -151,7 +152,6 @@ static int parse(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+:m:s:d:p:S:i:l:t:rvhV", long_options,
                             NULL)) != -1) {
         int bad = 0;
-        uint64_t v;
         switch (c) {
         case 'p':
         case OPT_DUMP:
@@ -160,17 +160,17 @@ static int parse(int argc, char **argv)
             if (act.what != RUN_COMMAND && act.what != what)
                 return cli_usage_error(
                     "-p, --dump and --detach go one at a time");
-            if (cli_option_u64(c == 'p' ? "--pid" : c == OPT_DUMP ? "--dump" : "--detach",
-                               optarg, 1, INT32_MAX, &v) != 0)
+            if (cli_option_pid(c == 'p'          ? "--pid"
+                               : c == OPT_DUMP ? "--dump"
+                                               : "--detach",
+                               optarg, &act.pid) != 0)
                 return CLI_EXIT_USAGE;
             act.what = what;
-            act.pid = (pid_t)v;
             break;
         }
         case 't':
-            if (cli_option_u64("--timeout", optarg, 1, 86400, &v) != 0)
+            if (cli_option_attach_timeout(optarg, &act.timeout_ms) != 0)
                 return CLI_EXIT_USAGE;
-            act.timeout_ms = (unsigned)v * 1000;
             break;
         case 'm':
             if (strcmp(optarg, "exact") != 0 && strcmp(optarg, "sampled") != 0)

@@ -111,7 +111,7 @@ static int parse(int argc, char **argv, options *o)
                                        optarg);
             break;
         case 'o':
-            if (cli_output_option(optarg, &o->page) != 0)
+            if (cli_option_file("--output", optarg, &o->page) != 0)
                 return CLI_EXIT_USAGE;
             break;
         case 'M':

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
            -1) {
         switch (c) {
         case 'o':
-            if (cli_output_option(optarg, &output) != 0)
+            if (cli_option_file("--output", optarg, &output) != 0)
                 return CLI_EXIT_USAGE;
             break;
         case OPT_WEAK:

@@ -27,6 +27,7 @@
 #include "cli_num.h"
 #include "cli_proc.h"
 #include "cli_progress.h"
+#include "cli_target.h"
 #include "ext.h"
 #include "heapfmt.h"
 #include "inject.h"
@@ -101,12 +102,11 @@ static int parse(int argc, char **argv, options *o)
     while ((c = getopt_long(argc, argv, ":p:o:l:t:vhV", long_options, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (cli_option_u64("--pid", optarg, 1, INT32_MAX, &v) != 0)
+            if (cli_option_pid("--pid", optarg, &o->pid) != 0)
                 return CLI_EXIT_USAGE;
-            o->pid = (pid_t)v;
             break;
         case 'o':
-            if (cli_output_option(optarg, &o->output) != 0)
+            if (cli_option_file("--output", optarg, &o->output) != 0)
                 return CLI_EXIT_USAGE;
             break;
         case OPT_NO_FORK:
@@ -137,9 +137,8 @@ static int parse(int argc, char **argv, options *o)
             o->ext = optarg;
             break;
         case 't':
-            if (cli_option_u64("--timeout", optarg, 1, 86400, &v) != 0)
+            if (cli_option_attach_timeout(optarg, &o->timeout_ms) != 0)
                 return CLI_EXIT_USAGE;
-            o->timeout_ms = (unsigned)v * 1000;
             break;
         case 'v':
             o->verbose = 1;
