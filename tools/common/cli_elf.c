@@ -106,25 +106,31 @@ unsigned cli_elf_type(const cli_elf *e)
     return e->eh->e_type;
 }
 
-/* Section i's header, or NULL when the table or the index is out of the
- * file. */
+/* Entry i of one of the header's tables (n entries of entsize bytes at
+ * off), read as a struct of size bytes; NULL when entsize is not size, or
+ * the table or the index is out of the file. */
+static const void *table_entry(const cli_elf *e, uint64_t off, size_t n,
+                               size_t entsize, size_t size, size_t i)
+{
+    if (entsize != size || i >= n || !table_at(e, off, (uint64_t)n * size))
+        return NULL;
+    return e->data + off + i * size;
+}
+
+/* Section i's header, or NULL. */
 static const Elf64_Shdr *section(const cli_elf *e, size_t i)
 {
     const Elf64_Ehdr *h = e->eh;
-    if (h->e_shentsize != sizeof(Elf64_Shdr) || i >= h->e_shnum ||
-        !table_at(e, h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr)))
-        return NULL;
-    return (const Elf64_Shdr *)(e->data + h->e_shoff) + i;
+    return table_entry(e, h->e_shoff, h->e_shnum, h->e_shentsize,
+                       sizeof(Elf64_Shdr), i);
 }
 
 /* Program header i, or NULL. */
 static const Elf64_Phdr *segment(const cli_elf *e, size_t i)
 {
     const Elf64_Ehdr *h = e->eh;
-    if (h->e_phentsize != sizeof(Elf64_Phdr) || i >= h->e_phnum ||
-        !table_at(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr)))
-        return NULL;
-    return (const Elf64_Phdr *)(e->data + h->e_phoff) + i;
+    return table_entry(e, h->e_phoff, h->e_phnum, h->e_phentsize,
+                       sizeof(Elf64_Phdr), i);
 }
 
 /* The NUL-terminated string at offset off of string table strtab (a
