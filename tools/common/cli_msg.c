@@ -177,6 +177,13 @@ void cli_print_version(void)
            HEAPFMT_FORMAT_MINOR);
 }
 
+int cli_getopt(int argc, char *const argv[], const char *shortopts,
+               const struct option *longopts)
+{
+    opterr = 0;
+    return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
 int cli_standard_option(int c, char *const argv[], void (*usage)(void))
 {
     if (c == 'h' || c == 'V') {

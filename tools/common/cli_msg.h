@@ -6,6 +6,8 @@
 #ifndef CLI_MSG_H
 #define CLI_MSG_H
 
+#include <getopt.h>
+
 #if defined(__GNUC__)
 #define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
@@ -63,6 +65,15 @@ int cli_option_file(const char *opt, const char *arg, const char **file);
 
 /* Prints "prog VERSION (libheapfmt X, format M.N)" to stdout. */
 void cli_print_version(void);
+
+/* getopt_long(argc, argv, shortopts, longopts, NULL) with getopt's own
+ * messages off (opterr = 0): a bad option comes back as '?', a missing
+ * argument as ':' (shortopts starts with ':', after a '+' if any), for
+ * cli_standard_option to report in the tools' words. Every tool's option
+ * loop: `while ((c = cli_getopt(argc, argv, ":o:hV", long_options)) !=
+ * -1)`. */
+int cli_getopt(int argc, char *const argv[], const char *shortopts,
+               const struct option *longopts);
 
 /* The end of every tool's option switch: -h prints usage(), -V the
  * version (both to stdout, exit 0); anything else is a getopt error (exit

@@ -411,8 +411,7 @@ int main(int argc, char **argv)
     a.mod.search = a.search;
     cli_writer_opts wo = CLI_WRITER_OPTS_INIT;
     int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:p:l:vhV", long_options, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":o:p:l:vhV", long_options)) != -1) {
         switch (c) {
         case 'p':
             if (cli_option_pid("--pid", optarg, &a.pid) != 0)

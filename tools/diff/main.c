@@ -86,9 +86,8 @@ static int parse(int argc, char **argv, diff_options *opt, filter *f,
 {
     char err[256];
     int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":b:lm:n:s:f:HhV", long_options,
-                            NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":b:lm:n:s:f:HhV", long_options)) !=
+           -1) {
         switch (c) {
         case 'b':
             if (cli_summary_by_option(optarg, &opt->by) != 0)

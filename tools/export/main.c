@@ -122,9 +122,7 @@ int main(int argc, char **argv)
     int max_refs_given = 0, records_given = 0;
     int c;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":f:r:t:o:hV", long_options,
-                            NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":f:r:t:o:hV", long_options)) != -1) {
         switch (c) {
         case 'f':
             if (export_parse_format(optarg, &opt.format) != 0)

@@ -102,9 +102,7 @@ int main(int argc, char **argv)
     uint64_t v;
     int c;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:s:c:o:l:hV", long_options,
-                            NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":n:s:c:o:l:hV", long_options)) != -1) {
         switch (c) {
         case 'n':
             if (cli_option_u64("--objects", optarg, 0, GEN_MAX_OBJECTS,

@@ -114,9 +114,7 @@ static int parse(int argc, char **argv, graph_query *opt,
                  const char **classes)
 {
     int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":f:n:k:b:hV", long_options,
-                            NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":f:n:k:b:hV", long_options)) != -1) {
         switch (c) {
         case 'f':
             if (cli_row_format_option(optarg, &opt->format) != 0)

@@ -137,9 +137,8 @@ int main(int argc, char **argv)
     const char *match = NULL;
     int c, i, by_given = 0;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":b:s:n:m:c:B:af:HSj:hV", long_options,
-                            NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":b:s:n:m:c:B:af:HSj:hV",
+                           long_options)) != -1) {
         switch (c) {
         case 'b':
             if ((i = choose("--by", optarg, by_words)) < 0)

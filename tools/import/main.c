@@ -231,8 +231,7 @@ int main(int argc, char **argv)
     uint64_t v;
     int c;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:l:vhV", long_options, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":o:l:vhV", long_options)) != -1) {
         switch (c) {
         CLI_WRITER_OPTION_CASES:
             if (cli_writer_option(c, optarg, &wo) != 0)

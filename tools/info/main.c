@@ -56,8 +56,7 @@ int main(int argc, char **argv)
     int verify = 0;
     int c;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":phV", long_options, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":phV", long_options)) != -1) {
         switch (c) {
         case OPT_VERIFY:
             verify = 1;

@@ -146,11 +146,10 @@ static int find_tracker(char *out, size_t len)
 static int parse(int argc, char **argv)
 {
     int c;
-    opterr = 0;
     /* "+": options stop at the first non-option, COMMAND's own options
      * are COMMAND's. */
-    while ((c = getopt_long(argc, argv, "+:m:s:d:p:S:i:l:t:rvhV", long_options,
-                            NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "+:m:s:d:p:S:i:l:t:rvhV",
+                           long_options)) != -1) {
         int bad = 0;
         switch (c) {
         case 'p':

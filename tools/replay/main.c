@@ -94,11 +94,9 @@ typedef struct options {
 static int parse(int argc, char **argv, options *o)
 {
     int c;
-    opterr = 0;
     uint64_t v;
     int limit_given = 0;
-    while ((c = getopt_long(argc, argv, ":a:f:o:M:t:hV", long_options,
-                            NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":a:f:o:M:t:hV", long_options)) != -1) {
         switch (c) {
         case 'a':
             o->allocators = optarg;

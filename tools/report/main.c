@@ -54,9 +54,7 @@ int main(int argc, char **argv)
     const char *output = "-";
     report_options ropt = {0};
     int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:hV", long_options, NULL)) !=
-           -1) {
+    while ((c = cli_getopt(argc, argv, ":o:hV", long_options)) != -1) {
         switch (c) {
         case 'o':
             if (cli_option_file("--output", optarg, &output) != 0)

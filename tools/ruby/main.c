@@ -98,8 +98,7 @@ static int parse(int argc, char **argv, options *o)
     o->q.level = -1;
     int c;
     uint64_t v;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:o:l:t:vhV", long_options, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, ":p:o:l:t:vhV", long_options)) != -1) {
         switch (c) {
         case 'p':
             if (cli_option_pid("--pid", optarg, &o->pid) != 0)
