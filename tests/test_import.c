@@ -136,15 +136,6 @@ typedef struct dump {
     const char *producer;
 } dump;
 
-static char *dupn(const char *p, size_t n)
-{
-    char *c = malloc(n + 1);
-    if (n)
-        memcpy(c, p, n);
-    c[n] = '\0';
-    return c;
-}
-
 /* The references of the record just read, copied into *refs. */
 static void copy_refs(heapfmt_reader *r, uint64_t **refs, size_t *n)
 {
@@ -186,12 +177,12 @@ static void read_dump(dump *d, const tbuf *bytes)
             o->id = ro->id;
             o->klass = ro->klass;
             if (ro->klass->name)
-                o->name_then = dupn(ro->klass->name->ptr, ro->klass->name->len);
+                o->name_then = tmemdup(ro->klass->name->ptr, ro->klass->name->len);
             snprintf(o->type, sizeof o->type, "%s", ro->type->ptr);
             o->size = ro->size;
             o->fields = ro->fields;
             o->flags = ro->flags;
-            o->value = dupn(ro->value ? ro->value : "", ro->value_len);
+            o->value = tmemdup(ro->value ? ro->value : "", ro->value_len);
             o->value_len = ro->value_len;
             snprintf(o->file, sizeof o->file, "%s", ro->file->ptr);
             o->line = ro->line;
@@ -414,7 +405,7 @@ static void model_line(model *m, json_t *j)
         json_t *name = json_object_get(j, "name");
         if (json_is_string(name) && json_string_length(name) > 0 &&
             strncmp(json_string_value(name), "#<", 2) != 0)
-            c->name = dupn(json_string_value(name), json_string_length(name));
+            c->name = tmemdup(json_string_value(name), json_string_length(name));
     }
 }
 
@@ -515,7 +506,7 @@ static void model_name_singletons(model *m)
         char buf[4096] = "";
         if ((m->c[i].flags & HEAPFMT_CF_SINGLETON) && !m->c[i].name &&
             model_name(m, &m->c[i], buf, sizeof buf, 0))
-            names[i] = dupn(buf, strlen(buf));
+            names[i] = tmemdup(buf, strlen(buf));
     }
     for (size_t i = 0; i < m->nc; i++) /* all at once: each from the lines */
         if (names[i])
