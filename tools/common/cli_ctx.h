@@ -3,7 +3,7 @@
  * A front end makes one, passes cli_ctx_an(&c) down to the engine, and
  * turns what the engine returns into "prog: file: message" on stderr and
  * an exit code of cli_exit.h (cli_ctx_exit). Warnings and notes go to
- * stderr as they arise (cli_warn, cli_note), the progress line to a
+ * stderr as they arise (cli_warn, cli_vnote), the progress line to a
  * terminal (cli_progress.h). */
 #ifndef CLI_CTX_H
 #define CLI_CTX_H

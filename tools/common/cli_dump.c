@@ -19,8 +19,3 @@ void cli_dump_error(const cli_dump *d, int status)
     cli_ctx c;
     cli_ctx_exit(&c, an_dump_fail(cli_ctx_init(&c), d, status));
 }
-
-int cli_dump_exit_code(int status)
-{
-    return cli_exit_of(an_dump_status(status));
-}

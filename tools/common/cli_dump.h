@@ -25,10 +25,4 @@ void cli_dump_close(cli_dump *d);
  * "prog: name: message". */
 void cli_dump_error(const cli_dump *d, int status);
 
-/* The exit code for a reader failure with this status:
- * CLI_EXIT_INCOMPLETE for HEAPFMT_E_TRUNCATED, else CLI_EXIT_ERROR (among
- * them HEAPFMT_E_VERSION and HEAPFMT_E_UNSUPPORTED alike: a dump, or a
- * block codec, this build cannot read). */
-int cli_dump_exit_code(int status);
-
 #endif /* CLI_DUMP_H */

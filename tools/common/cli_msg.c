@@ -107,14 +107,6 @@ void cli_warn(const char *file, const char *fmt, ...)
     va_end(ap);
 }
 
-void cli_note(const char *file, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vwarn(file, "note", fmt, ap);
-    va_end(ap);
-}
-
 void cli_verror(const char *file, const char *fmt, va_list ap)
 {
     vreport(file, NULL, fmt, ap);

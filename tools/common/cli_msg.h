@@ -25,13 +25,11 @@ void cli_error(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* "prog: file: warning: message" (or "prog: warning: message"). */
 void cli_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 
-/* "prog: file: note: message": what a reader of the results should know
- * about the heap (references to objects the dump does not hold, objects
- * no root reaches), which is not wrong with the dump: a dump that breaks
- * no rule gets notes, never warnings. */
-void cli_note(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
-
-/* cli_error, cli_warn and cli_note with a va_list (an engine's hook). */
+/* cli_error and cli_warn with a va_list (an engine's hook), and
+ * cli_vnote: "prog: file: note: message", what a reader of the results
+ * should know about the heap (references to objects the dump does not
+ * hold, objects no root reaches), which is not wrong with the dump: a
+ * dump that breaks no rule gets notes, never warnings. */
 #include <stdarg.h>
 void cli_verror(const char *file, const char *fmt, va_list ap)
     CLI_PRINTF(2, 0);
@@ -40,7 +38,7 @@ void cli_vwarn(const char *file, const char *fmt, va_list ap)
 void cli_vnote(const char *file, const char *fmt, va_list ap)
     CLI_PRINTF(2, 0);
 
-/* From now on, cli_warn (and cli_note) prints a warning (file and text) only the first
+/* From now on, cli_warn (and cli_vnote) prints a warning (file and text) only the first
  * time: for a tool that reads each dump several times (heapfmt-report),
  * whose every reading warns about the same truncation. Set once in
  * main. */

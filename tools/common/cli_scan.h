@@ -26,7 +26,8 @@ int cli_scan(cli_dump *d, cli_scan_fn fn, void *ctx);
 /* How read errors are met (an_scan_policy): CLI_SCAN_KEEP_GOING skips
  * corrupt blocks and ends a cut or damaged dump with CLI_EXIT_INCOMPLETE;
  * CLI_SCAN_STRICT (verification) ends at the first damage, as an error
- * (cli_dump_error), with cli_dump_exit_code's code. */
+ * (cli_dump_error), with its exit code: CLI_EXIT_INCOMPLETE for a cut
+ * dump, else CLI_EXIT_ERROR. */
 #define CLI_SCAN_KEEP_GOING AN_SCAN_KEEP_GOING
 #define CLI_SCAN_STRICT AN_SCAN_STRICT
 
