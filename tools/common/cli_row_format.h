@@ -1,4 +1,4 @@
-/* cli_row_format.h -- --format for the tools that print rows of results
+/* cli_row_format.h -- the options that shape rows. --format for the tools that print rows of results
  * (heapfmt-graph, heapfmt-diff, heapfmt-replay; histo's enum histo_format
  * has the same four first, then folded): table for people, TSV, CSV and
  * JSON for programs, printed by cli_rows.h. Each tool says in its man
@@ -17,5 +17,11 @@ int cli_row_format_parse(const char *name, int *format);
  * 'ARG': expected table, tsv, csv or json" and returns -1 (the caller
  * exits CLI_EXIT_USAGE). */
 int cli_row_format_option(const char *arg, int *format);
+
+/* --by of the tools whose rows sum objects by a key (heapfmt-diff,
+ * heapfmt-graph's dominators and leaked): parses ARG into *by with
+ * analysis/diff_summary.h's summary_parse_by, or prints the usage error
+ * "invalid --by value 'ARG': expected DIFF_BY_VALUES" and returns -1. */
+int cli_summary_by_option(const char *arg, unsigned *by);
 
 #endif /* CLI_ROW_FORMAT_H */

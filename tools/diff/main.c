@@ -9,7 +9,6 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_row_format.h"
-#include "cli_summary_by.h"
 #include "diff.h"
 #include "diff_filter.h"
 #include "print.h"

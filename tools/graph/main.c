@@ -11,7 +11,6 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_row_format.h"
-#include "cli_summary_by.h"
 #include "cmd.h"
 #include "out.h"
 #include "page_pool.h"
