@@ -69,7 +69,8 @@ FUZZ_COMPILE   = $(FUZZ_CC) -std=c11 -Wall -Wextra -D_DEFAULT_SOURCE \
                  -D_POSIX_C_SOURCE=200809L -MMD -MP $(FUZZ_CFLAGS) $(FUZZ_SAN)
 FUZZ_LIB_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard libheapfmt/*.c libheapfmt/common/*.c))
 FUZZ_IMPORT_OBJS = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o, \
-                   $(filter-out tools/import/main.c,$(wildcard tools/import/*.c)))
+                   $(filter-out tools/import/main.c,$(wildcard tools/import/*.c)) \
+                   tools/common/cli_grow.c)
 FUZZ_GRAPH_SRCS  = $(wildcard analysis/*.c) $(wildcard tools/common/*.c)
 FUZZ_GRAPH_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_GRAPH_SRCS))
 # The malloc tracker's dealings with its host: its descriptor, wake-up and

@@ -55,13 +55,24 @@ void hf_free(const heapfmt_allocator *a, void *p)
         a->free(a->opaque, p);
 }
 
-/* Moves *buf (cap elements) into a new buffer of ncap elements. */
-static int resize(const heapfmt_allocator *a, void **buf, size_t *cap,
-                  size_t ncap, size_t elem)
+size_t hf_grown_capacity(size_t cap, size_t need, size_t elem)
 {
-    if (ncap > SIZE_MAX / elem)
-        return -1;
-    void *nb = hf_alloc(a, ncap * elem);
+    size_t ncap = cap ? cap : 16;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return 0;
+        ncap *= 2;
+    }
+    return ncap > SIZE_MAX / elem ? 0 : ncap;
+}
+
+int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,
+            size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = hf_grown_capacity(*cap, need, elem);
+    void *nb = ncap ? hf_alloc(a, ncap * elem) : NULL;
     if (!nb)
         return -1;
     if (*buf) {
@@ -71,20 +82,6 @@ static int resize(const heapfmt_allocator *a, void **buf, size_t *cap,
     *buf = nb;
     *cap = ncap;
     return 0;
-}
-
-int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,
-            size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need) {
-        if (ncap > SIZE_MAX / 2)
-            return -1;
-        ncap *= 2;
-    }
-    return resize(a, buf, cap, ncap, elem);
 }
 
 int hf_grow_bytes(const heapfmt_allocator *a, uint8_t **buf, size_t *cap,

@@ -33,6 +33,11 @@ void *hf_handle_alloc(const heapfmt_allocator *user, size_t size,
                       heapfmt_allocator *al);
 void *hf_alloc(const heapfmt_allocator *a, size_t size);
 void hf_free(const heapfmt_allocator *a, void *p);
+/* The capacity an array of elem-byte elements doubles to, from cap (16
+ * from none), to hold need elements (more than cap); 0 when its bytes
+ * would not fit a size_t. The tools' realloc arrays (cli_grow.h) grow
+ * the same way. */
+size_t hf_grown_capacity(size_t cap, size_t need, size_t elem);
 /* Grows *buf (capacity *cap elements of elem bytes) to at least need
  * elements, keeping contents; returns 0 or -1 (buffer unchanged). */
 int hf_grow(const heapfmt_allocator *a, void **buf, size_t *cap, size_t need,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "blockclass.h"
-#include "grow.h"
+#include "cli_grow.h"
 
 /* libstdc++'s demangler (the Itanium C++ ABI's): linked with -lstdc++,
  * which every C++ program has; writing a demangler would be thousands of

@@ -13,7 +13,7 @@
 
 #include "core.h"
 #include "elfread.h"
-#include "grow.h"
+#include "cli_grow.h"
 
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45

@@ -7,7 +7,7 @@
 
 #include "cli_progress.h"
 #include "dump.h"
-#include "grow.h"
+#include "cli_grow.h"
 
 #define MAX_ROOT_LABELS (1u << 20) /* distinct root labels, then none */
 #define ROOT_CHUNK (1u << 20)      /* references per ROOT record */
@@ -26,10 +26,10 @@ typedef struct refbuf {
 /* Makes room for n more references (and labels, when labeled). */
 static int refbuf_reserve(refbuf *b, size_t n)
 {
-    if (core_grow((void **)&b->id, &b->cap, b->n + n, sizeof *b->id) != 0)
+    if (cli_grow((void **)&b->id, &b->cap, b->n + n, sizeof *b->id) != 0)
         return -1;
     if (b->labeled &&
-        core_grow((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
+        cli_grow((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
         return -1;
     return 0;
 }
@@ -37,7 +37,7 @@ static int refbuf_reserve(refbuf *b, size_t n)
 /* Starts the labels: the references so far are unlabeled. */
 static int refbuf_label(refbuf *b)
 {
-    if (core_grow((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
+    if (cli_grow((void **)&b->label, &b->caplabel, b->cap, sizeof *b->label) != 0)
         return -1;
     for (size_t i = 0; i < b->n; i++)
         b->label[i] = (heapfmt_label){HEAPFMT_LABEL_NONE, 0, 0};

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "glibc.h"
-#include "grow.h"
+#include "cli_grow.h"
 #include "rsort.h"
 
 #define SZ 8u                 /* SIZE_SZ */
@@ -981,7 +981,7 @@ static int merge_mmapped(heap *h, const hblock *mm, size_t nmm)
 {
     if (nmm == 0)
         return 0;
-    if (core_grow((void **)&h->used, &h->capused, h->nused + nmm,
+    if (cli_grow((void **)&h->used, &h->capused, h->nused + nmm,
                   sizeof *h->used) != 0)
         return -1;
     size_t i = h->nused, j = nmm, k = h->nused + nmm;

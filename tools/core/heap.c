@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "cli_grow.h"
 #include "heap.h"
 
 const char *const hfree_kind_names[5] = {"bin", "unsorted", "fast",

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "grow.h"
+#include "cli_grow.h"
 #include "image.h"
 
 const char *const img_reg_names[IMG_NREGS] = {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "cli_grow.h"
 #include "jemalloc.h"
 #include "rsort.h"
 
@@ -198,7 +198,7 @@ static harena *arena_at(heap *h, unsigned a)
 {
     if (a >= h->narenas) {
         size_t need = (size_t)a + 1;
-        if (core_grow((void **)&h->arenas, &h->caparenas, need,
+        if (cli_grow((void **)&h->arenas, &h->caparenas, need,
                       sizeof *h->arenas) != 0)
             return NULL;
         memset(h->arenas + h->narenas, 0,

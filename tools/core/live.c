@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli_progress.h"
-#include "grow.h"
+#include "cli_grow.h"
 #include "live.h"
 
 #ifndef PTRACE_SEIZE

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli_msg.h"
-#include "grow.h"
+#include "cli_grow.h"
 #include "modules.h"
 
 #define PAGE 4096u

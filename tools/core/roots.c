@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "cli_grow.h"
 #include "roots.h"
 
 #define RED_ZONE 128u

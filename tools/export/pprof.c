@@ -23,6 +23,7 @@
 
 #include "cli_escape.h"
 #include "cli_exit.h"
+#include "cli_grow.h"
 #include "cli_msg.h"
 #include "cli_names.h"
 #include "cli_num.h"
@@ -139,14 +140,8 @@ static sample *sample_for(prof *p, const sample_key *k,
                           const heapfmt_rstring *file, uint64_t line,
                           const heapfmt_rclass *klass)
 {
-    if (p->n == p->cap) { /* room first: nothing to undo after the add */
-        size_t cap = p->cap ? p->cap * 2 : 256;
-        sample *v = realloc(p->v, cap * sizeof *v);
-        if (v == NULL)
-            return NULL;
-        p->v = v;
-        p->cap = cap;
-    }
+    if (GROW(p->v, p->cap, p->n) != 0) /* room first: nothing to undo */
+        return NULL;
     size_t i;
     int added = cli_strmap_add(&p->keys, (const char *)k, sizeof *k, &i);
     if (added < 0)
@@ -156,26 +151,6 @@ static sample *sample_for(prof *p, const sample_key *k,
         p->n = i + 1;
     }
     return &p->v[i];
-}
-
-/* Grows a zeroed array of elem-byte elements to hold index i. */
-static int grow_to(void **a, size_t *n, size_t i, size_t elem)
-{
-    if (i < *n)
-        return 0;
-    size_t cap = *n ? *n : 64;
-    while (cap <= i) {
-        if (cap > SIZE_MAX / 2 / elem)
-            return -1;
-        cap *= 2;
-    }
-    void *b = realloc(*a, cap * elem);
-    if (b == NULL)
-        return -1;
-    memset((char *)b + *n * elem, 0, (cap - *n) * elem);
-    *a = b;
-    *n = cap;
-    return 0;
 }
 
 static int add_object(prof *p, const heapfmt_robject *ob)
@@ -203,7 +178,7 @@ static int add_object(prof *p, const heapfmt_robject *ob)
     s->bytes = s->bytes + ob->size < s->bytes ? UINT64_MAX
                                               : s->bytes + ob->size;
     if (stack != NULL) {
-        if (grow_to((void **)&p->first_sample, &p->nfirst, stack->slot,
+        if (cli_grow_zeroed((void **)&p->first_sample, &p->nfirst, stack->slot + 1,
                     sizeof *p->first_sample) != 0)
             return -1;
         if (p->first_sample[stack->slot] == 0)
@@ -221,7 +196,7 @@ static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
         rc = add_object(p, rec->u.object);
     } else if (rec->tag == HEAPFMT_TAG_STACK) {
         const heapfmt_rstack *s = rec->u.stack;
-        rc = grow_to((void **)&p->stacks, &p->nstacks, s->slot,
+        rc = cli_grow_zeroed((void **)&p->stacks, &p->nstacks, s->slot + 1,
                      sizeof *p->stacks);
         if (rc == 0)
             p->stacks[s->slot] = s;
@@ -443,21 +418,15 @@ static mapping *map_of(prof *p, const heapfmt_rstring *lib,
                            uint64_t *id)
 {
     *id = 0;
-    if (grow_to((void **)&p->lib_map, &p->nlib_map, lib->slot,
+    if (cli_grow_zeroed((void **)&p->lib_map, &p->nlib_map, lib->slot + 1,
                 sizeof *p->lib_map) != 0) {
         oom(p);
         return NULL;
     }
     if (p->lib_map[lib->slot] == 0) {
-        if (p->nmaps == p->capmaps) {
-            size_t cap = p->capmaps ? p->capmaps * 2 : 16;
-            mapping *m = realloc(p->maps, cap * sizeof *m);
-            if (m == NULL) {
-                oom(p);
-                return NULL;
-            }
-            p->maps = m;
-            p->capmaps = cap;
+        if (GROW(p->maps, p->capmaps, p->nmaps) != 0) {
+            oom(p);
+            return NULL;
         }
         p->maps[p->nmaps] = (mapping){rstr(p, lib), 0, 0, 0};
         p->lib_map[lib->slot] = ++p->nmaps;
@@ -471,7 +440,7 @@ static mapping *map_of(prof *p, const heapfmt_rstring *lib,
  * without one) and source line. */
 static uint64_t frame_location(prof *p, const heapfmt_rframe *f)
 {
-    if (grow_to((void **)&p->frame_loc, &p->nframe_loc, f->slot,
+    if (cli_grow_zeroed((void **)&p->frame_loc, &p->nframe_loc, f->slot + 1,
                 sizeof *p->frame_loc) != 0) {
         oom(p);
         return 0;
@@ -517,7 +486,7 @@ static uint64_t pseudo_location(prof *p, const char *name, size_t len,
     size_t i;
     int added = cli_strmap_add(&p->pseudo, (const char *)key, sizeof key,
                                &i);
-    if (added < 0 || grow_to((void **)&p->pseudo_loc, &p->npseudo_loc, i,
+    if (added < 0 || cli_grow_zeroed((void **)&p->pseudo_loc, &p->npseudo_loc, i + 1,
                              sizeof *p->pseudo_loc) != 0) {
         oom(p);
         return 0;
@@ -604,7 +573,7 @@ static void label(prof *p, const char *key, uint64_t value)
 /* Appends a location id to p->ids at i. */
 static int put_id(prof *p, size_t i, uint64_t id)
 {
-    if (grow_to((void **)&p->ids, &p->nids, i, sizeof *p->ids) != 0) {
+    if (cli_grow_zeroed((void **)&p->ids, &p->nids, i + 1, sizeof *p->ids) != 0) {
         oom(p);
         return -1;
     }

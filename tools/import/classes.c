@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_grow.h"
 #include "classes.h"
 
 /* Singleton classes of singleton classes named at most this deep (as
@@ -39,16 +40,8 @@ ct_entry *ct_get(ct_table *t, uint64_t id)
         return &t->entries[at];
     if (t->count >= UINT32_MAX - 1)
         return NULL;
-    if (t->count == t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 256;
-        ct_entry *ne = ncap <= SIZE_MAX / sizeof *ne
-                           ? realloc(t->entries, ncap * sizeof *ne)
-                           : NULL;
-        if (!ne)
-            return NULL;
-        t->entries = ne;
-        t->cap = ncap;
-    }
+    if (GROW(t->entries, t->cap, t->count) != 0)
+        return NULL;
     if (hf_map_put(&t->index, hf_default_allocator(), id,
                    (uint32_t)t->count) != 0)
         return NULL;
@@ -65,28 +58,10 @@ const ct_entry *ct_find(const ct_table *t, uint64_t id)
                                                      : NULL;
 }
 
-/* Room for n more bytes in *p (length len, capacity *cap). */
-static int room(char **p, size_t len, size_t *cap, size_t n)
-{
-    if (len + n <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < len + n) {
-        if (c > SIZE_MAX / 2)
-            return -1;
-        c *= 2;
-    }
-    char *q = realloc(*p, c);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 int ct_set_name(ct_table *t, ct_entry *e, const char *name, size_t len)
 {
-    if (len == 0 || room(&t->names, t->nnames, &t->cnames, len) != 0)
+    if (len == 0 ||
+        cli_grow((void **)&t->names, &t->cnames, t->nnames + len, 1) != 0)
         return len == 0 ? 0 : -1;
     memcpy(t->names + t->nnames, name, len);
     e->name_off = t->nnames;
@@ -99,19 +74,9 @@ int ct_set_refs(ct_table *t, ct_entry *e, const uint64_t *refs, size_t n)
 {
     if (n == 0)
         return 0;
-    if (t->nrefs + n > t->crefs) {
-        size_t c = t->crefs ? t->crefs : 256;
-        while (c < t->nrefs + n) {
-            if (c > SIZE_MAX / 2 / sizeof *t->refs)
-                return -1;
-            c *= 2;
-        }
-        uint64_t *p = realloc(t->refs, c * sizeof *p);
-        if (!p)
-            return -1;
-        t->refs = p;
-        t->crefs = c;
-    }
+    if (cli_grow((void **)&t->refs, &t->crefs, t->nrefs + n,
+                 sizeof *t->refs) != 0)
+        return -1;
     memcpy(t->refs + t->nrefs, refs, n * sizeof *refs);
     e->refs_off = t->nrefs;
     e->nrefs = n;
@@ -137,7 +102,7 @@ static uint64_t attached_of(const ct_table *t, const ct_entry *e)
 
 static int put(ct_text *o, const char *s, size_t n)
 {
-    if (room(&o->p, o->len, &o->cap, n) != 0)
+    if (cli_grow((void **)&o->p, &o->cap, o->len + n, 1) != 0)
         return -1;
     memcpy(o->p + o->len, s, n);
     o->len += n;

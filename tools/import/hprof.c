@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_grow.h"
 #include "fit.h"
 #include "import_status.h"
 #include "hf_common.h"
@@ -401,21 +402,6 @@ static int skip_sub(hp *m, uint64_t n, uint64_t start, const char *what)
 /* Names and classes                                                   */
 /* ------------------------------------------------------------------ */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* The text of string index i (NULL, 0 for HP_NONE). */
 static const char *str_text(const hp *m, uint32_t i, size_t *len)
 {
@@ -455,7 +441,7 @@ static int class_index(hp *m, uint64_t id, uint32_t *ci)
     if (hf_map_get(&m->class_of, id, ci))
         return 0;
     if (m->ncls >= HP_NONE - 1 ||
-        grow((void **)&m->cls, &m->clscap, m->ncls + 1, sizeof *m->cls) != 0)
+        cli_grow((void **)&m->cls, &m->clscap, m->ncls + 1, sizeof *m->cls) != 0)
         return -1;
     hp_class *c = &m->cls[m->ncls];
     memset(c, 0, sizeof *c);
@@ -488,8 +474,8 @@ static int read_utf8(hp *m, uint64_t len, uint64_t start)
     if (!(p = take(m, keep)))
         return cut(m, "a UTF8 record");
     if (m->nstr >= HP_NONE - 1 ||
-        grow((void **)&m->str, &m->strcap, m->nstr + 1, sizeof *m->str) != 0 ||
-        grow((void **)&m->text, &m->textcap, m->textlen + keep + 1, 1) != 0)
+        cli_grow((void **)&m->str, &m->strcap, m->nstr + 1, sizeof *m->str) != 0 ||
+        cli_grow((void **)&m->text, &m->textcap, m->textlen + keep + 1, 1) != 0)
         return no_memory(m);
     memcpy(m->text + m->textlen, p, keep);
     m->str[m->nstr].off = m->textlen;
@@ -588,7 +574,7 @@ static int lay_out(hp *m, uint32_t ci)
             not_laid(m, ci, n, k->dumped);
             return 0;
         }
-        if (grow((void **)&m->chain, &m->chaincap, n + 1, sizeof *m->chain))
+        if (cli_grow((void **)&m->chain, &m->chaincap, n + 1, sizeof *m->chain))
             return -1;
         m->chain[n++] = c;
         if (k->super_id == 0)
@@ -638,7 +624,7 @@ static int lay_out(hp *m, uint32_t ci)
         k->data_len = data;
         /* the references: this class's fields first, then the super's */
         uint32_t supslots = sup ? sup->nslots : 0;
-        if (grow((void **)&m->slots, &m->slotcap,
+        if (cli_grow((void **)&m->slots, &m->slotcap,
                  m->nslots + nref + supslots, sizeof *m->slots) != 0)
             return -1;
         k->slots_at = (uint32_t)m->nslots;
@@ -1091,7 +1077,7 @@ static int read_class_dump(hp *m, uint64_t start)
     SUB_TAKE(2, "a CLASS DUMP record");
     unsigned nf = (unsigned)p[0] << 8 | p[1];
     int keep = !have_fields;
-    if (keep && grow((void **)&m->fields, &m->fieldcap, m->nfields + nf,
+    if (keep && cli_grow((void **)&m->fields, &m->fieldcap, m->nfields + nf,
                      sizeof *m->fields) != 0)
         return no_memory(m);
     for (unsigned i = 0; i < nf; i++) {
@@ -1126,7 +1112,7 @@ static int read_class_dump(hp *m, uint64_t start)
     /* the class object, written once java.lang.Class can be laid out */
     add_ref(m, &nrefs, super, HEAPFMT_LABEL_OTHER, m->sid_super);
     add_ref(m, &nrefs, loader, HEAPFMT_LABEL_OTHER, m->sid_loader);
-    if (grow((void **)&m->pend, &m->pendcap, m->npend + 1, sizeof *m->pend) ||
+    if (cli_grow((void **)&m->pend, &m->pendcap, m->npend + 1, sizeof *m->pend) ||
         pair_room(&m->pref, &m->plab, &m->prefcap, m->npref + nrefs + 1))
         return no_memory(m);
     hp_pending *q = &m->pend[m->npend++];

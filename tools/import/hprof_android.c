@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_grow.h"
 #include "hprof_android.h"
 
 int hpa_root_extra(unsigned tag)
@@ -176,17 +177,11 @@ void hpa_count(hpa *a, unsigned h, uint64_t size)
     a->heaps[h].bytes += size;
 }
 
-/* Grows *p to need elements of elem bytes (hf_grow, malloc's memory). */
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    return hf_grow(hf_default_allocator(), p, cap, need, elem);
-}
-
 int64_t hpa_kind_of(hpa *a, const hpa_kind *k)
 {
     uint32_t id;
     int found;
-    if (grow((void **)&a->kinds, &a->kindcap, a->nkinds + 1, sizeof *a->kinds))
+    if (cli_grow((void **)&a->kinds, &a->kindcap, a->nkinds + 1, sizeof *a->kinds))
         return -1;
     if (hf_strtab_intern(&a->kind_ids, (const char *)k, sizeof *k,
                          (uint32_t)a->nkinds + 1, &id, &found) != 0)
@@ -198,7 +193,7 @@ int64_t hpa_kind_of(hpa *a, const hpa_kind *k)
 
 int hpa_add_root(hpa *a, uint32_t kind, uint64_t id)
 {
-    if (grow((void **)&a->roots, &a->rootcap, a->nroots + 1, sizeof *a->roots))
+    if (cli_grow((void **)&a->roots, &a->rootcap, a->nroots + 1, sizeof *a->roots))
         return -1;
     hpa_root *r = &a->roots[a->nroots++];
     r->id = id;
@@ -237,10 +232,10 @@ static int pair_room(uint64_t **refs, heapfmt_label **labels, size_t *cap,
                      size_t n)
 {
     size_t c = *cap;
-    if (grow((void **)refs, &c, n, sizeof **refs))
+    if (cli_grow((void **)refs, &c, n, sizeof **refs))
         return -1;
     c = *cap;
-    if (grow((void **)labels, &c, n, sizeof **labels))
+    if (cli_grow((void **)labels, &c, n, sizeof **labels))
         return -1;
     *cap = c;
     return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_grow.h"
 #include "cli_search.h"
 #include "unique_ids.h"
 
@@ -38,14 +39,8 @@ static int seen(unique_ids *u, uint64_t id, int is_new)
         if (u->renamed > 0 && id > u->next_new &&
             hf_map_get(&u->others, id, &v))
             return 1;
-        if (u->nrun == u->caprun) {
-            size_t cap = u->caprun ? 2 * u->caprun : 4096;
-            uint64_t *run = realloc(u->run, cap * sizeof *run);
-            if (run == NULL)
-                return -1;
-            u->run = run;
-            u->caprun = cap;
-        }
+        if (GROW(u->run, u->caprun, u->nrun) != 0)
+            return -1;
         u->run[u->nrun++] = id;
         return 0;
     }

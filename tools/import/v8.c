@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_grow.h"
 #include "fit.h"
 #include "jescape.h"
 #include "meta.h"
@@ -175,22 +176,6 @@ static int writer_failed(v8 *m, int rc)
     say(m, IMPORT_DIAG_ERROR, "cannot write the dump: %s",
         import_writer_message(m->w, rc));
     return IMPORT_FAILED;
-}
-
-/* Grows an array of *cap elements of size bytes to hold one more. */
-static int grow(void **arr, size_t *cap, size_t count, size_t size)
-{
-    if (count < *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 4096;
-    if (n > SIZE_MAX / size)
-        return -1;
-    void *p = realloc(*arr, n * size);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -392,15 +377,8 @@ static int need_string(v8 *m, uint64_t i, uint8_t why)
             m->sflag_beyond |= why;
             return 0;
         }
-        size_t cap = m->nsflag ? m->nsflag : 4096;
-        while (cap <= i)
-            cap *= 2;
-        uint8_t *p = realloc(m->sflag, cap);
-        if (!p)
+        if (cli_grow_zeroed((void **)&m->sflag, &m->nsflag, i + 1, 1) != 0)
             return -1;
-        memset(p + m->nsflag, 0, cap - m->nsflag);
-        m->sflag = p;
-        m->nsflag = cap;
     }
     m->sflag[i] |= why;
     return 0;
@@ -432,11 +410,11 @@ static int read_nodes(v8 *m)
                           "more edges or nodes than V8 can have");
         if (m->nn == m->ncap) {
             size_t cap = m->ncap;
-            if (grow((void **)&m->nid, &cap, m->nn, sizeof *m->nid) ||
-                (cap = m->ncap, grow((void **)&m->nself, &cap, m->nn, 8)) ||
-                (cap = m->ncap, grow((void **)&m->nname, &cap, m->nn, 4)) ||
-                (cap = m->ncap, grow((void **)&m->nedges, &cap, m->nn, 4)) ||
-                (cap = m->ncap, grow((void **)&m->ntype, &cap, m->nn, 1)))
+            if (cli_grow((void **)&m->nid, &cap, m->nn + 1, sizeof *m->nid) ||
+                (cap = m->ncap, cli_grow((void **)&m->nself, &cap, m->nn + 1, 8)) ||
+                (cap = m->ncap, cli_grow((void **)&m->nname, &cap, m->nn + 1, 4)) ||
+                (cap = m->ncap, cli_grow((void **)&m->nedges, &cap, m->nn + 1, 4)) ||
+                (cap = m->ncap, cli_grow((void **)&m->ntype, &cap, m->nn + 1, 1)))
                 return IMP_NOMEM;
             m->ncap = cap;
         }
@@ -493,9 +471,9 @@ static int read_edges(v8 *m)
                           "an edge name_or_index beyond 2^32");
         if (m->ne == m->ecap) {
             size_t cap = m->ecap;
-            if (grow((void **)&m->eto, &cap, m->ne, 4) ||
-                (cap = m->ecap, grow((void **)&m->ename, &cap, m->ne, 4)) ||
-                (cap = m->ecap, grow((void **)&m->etype, &cap, m->ne, 1)))
+            if (cli_grow((void **)&m->eto, &cap, m->ne + 1, 4) ||
+                (cap = m->ecap, cli_grow((void **)&m->ename, &cap, m->ne + 1, 4)) ||
+                (cap = m->ecap, cli_grow((void **)&m->etype, &cap, m->ne + 1, 1)))
                 return IMP_NOMEM;
             m->ecap = cap;
         }
@@ -516,14 +494,8 @@ static int keep_value(v8 *m, size_t i, const char *text, size_t len)
     size_t n = jescape_cut(text, len, m->opt->preview);
     if (m->pvlen + n + 2 > UINT32_MAX)
         return 0; /* no preview past 4 GiB of them */
-    while (m->pvlen + n + 2 > m->pvcap) {
-        size_t cap = m->pvcap ? m->pvcap * 2 : 4096;
-        char *p = realloc(m->pv, cap);
-        if (!p)
-            return -1;
-        m->pv = p;
-        m->pvcap = cap;
-    }
+    if (cli_grow((void **)&m->pv, &m->pvcap, m->pvlen + n + 2, 1) != 0)
+        return -1;
     m->pvo[i] = (uint32_t)m->pvlen;
     m->pv[m->pvlen] = (char)(n & 0xff);
     m->pv[m->pvlen + 1] = (char)(n >> 8);
@@ -539,7 +511,7 @@ static int take_string(v8 *m, int *wrc)
 {
     const vs_stream *s = &m->s;
     size_t i = m->ns;
-    if (grow((void **)&m->sid, &m->scap, i, sizeof *m->sid) != 0)
+    if (cli_grow((void **)&m->sid, &m->scap, i + 1, sizeof *m->sid) != 0)
         return IMP_NOMEM;
     m->sid[i] = 0;
     m->ns++;
@@ -552,7 +524,7 @@ static int take_string(v8 *m, int *wrc)
         m->dom_trees = i;
     uint8_t why = i < m->nsflag ? m->sflag[i] : m->sflag_beyond;
     if (m->opt->preview > 0) {
-        if (grow((void **)&m->pvo, &m->pvocap, i, sizeof *m->pvo) != 0)
+        if (cli_grow((void **)&m->pvo, &m->pvocap, i + 1, sizeof *m->pvo) != 0)
             return IMP_NOMEM;
         m->pvo[i] = V8_NO_VALUE;
         if ((why & SF_VALUE) && keep_value(m, i, t, s->text_len) != 0)

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "cli_exit.h"
+#include "cli_grow.h"
 #include "cli_msg.h"
 #include "cli_scan.h"
 #include "cli_undefined.h"
@@ -94,32 +95,16 @@ static int out_of_memory(verifier *v)
 
 static int grow_slots(verifier *v, size_t need)
 {
-    if (need <= v->nslots)
-        return 0;
-    size_t n = v->nslots ? v->nslots : 64;
-    while (n < need)
-        n *= 2;
-    tally *t = realloc(v->per_slot, n * sizeof *t);
-    if (t == NULL)
-        return -1;
-    memset(t + v->nslots, 0, (n - v->nslots) * sizeof *t);
-    v->per_slot = t;
-    v->nslots = n;
-    return 0;
+    return cli_grow_zeroed((void **)&v->per_slot, &v->nslots, need,
+                           sizeof *v->per_slot);
 }
 
 static int note_block(verifier *v, uint64_t offset)
 {
     if (v->nblocks > 0 && v->blocks[v->nblocks - 1].offset == offset)
         return 0;
-    if (v->nblocks == v->cblocks) {
-        size_t n = v->cblocks ? 2 * v->cblocks : 256;
-        block_seen *b = realloc(v->blocks, n * sizeof *b);
-        if (b == NULL)
-            return -1;
-        v->blocks = b;
-        v->cblocks = n;
-    }
+    if (GROW(v->blocks, v->cblocks, v->nblocks) != 0)
+        return -1;
     v->blocks[v->nblocks++] = (block_seen){offset, 0, 0};
     return 0;
 }
@@ -255,14 +240,8 @@ static int check_events(verifier *v, const heapfmt_record *rec)
         v->last_seq[slot] = e->last_seq;
         return CLI_EXIT_OK;
     }
-    if (v->nthreads == v->cthreads) {
-        size_t n = v->cthreads ? 2 * v->cthreads : 64;
-        uint64_t *l = realloc(v->last_seq, n * sizeof *l);
-        if (l == NULL)
-            return out_of_memory(v);
-        v->last_seq = l;
-        v->cthreads = n;
-    }
+    if (GROW(v->last_seq, v->cthreads, v->nthreads) != 0)
+        return out_of_memory(v);
     if (hf_map_put(&v->thread_at, hf_default_allocator(), e->thread,
                    (uint32_t)v->nthreads) != 0)
         return out_of_memory(v);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_grow.h"
 #include "chunks.h"
 
 int chunkfile_open(chunkfile *f)
@@ -82,14 +83,8 @@ int chunk_read(const chunkfile *f, const chunk *c, void *buf)
 
 int chunklist_push(chunklist *l, chunk c)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        chunk *v = realloc(l->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (GROW(l->v, l->cap, l->n) != 0)
+        return -1;
     l->v[l->n++] = c;
     return 0;
 }

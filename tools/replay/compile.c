@@ -16,6 +16,7 @@
 
 #include "blocks.h"
 #include "cli_exit.h"
+#include "cli_grow.h"
 #include "cli_msg.h"
 #include "compile.h"
 #include "program.h"
@@ -102,14 +103,8 @@ static int take_slot(state *s, uint64_t *slot, uint64_t *gen)
     if (s->nfree > 0) {
         *slot = s->free_slots[--s->nfree];
     } else {
-        if (s->c->nslots == s->cuses) {
-            size_t cap = s->cuses ? s->cuses * 2 : 1024;
-            uint64_t *u = realloc(s->uses, cap * sizeof *u);
-            if (u == NULL)
-                return -1;
-            s->uses = u;
-            s->cuses = cap;
-        }
+        if (GROW(s->uses, s->cuses, s->c->nslots) != 0)
+            return -1;
         *slot = s->c->nslots++;
         s->uses[*slot] = 0;
     }
@@ -119,14 +114,8 @@ static int take_slot(state *s, uint64_t *slot, uint64_t *gen)
 
 static int give_slot(state *s, uint64_t slot)
 {
-    if (s->nfree == s->cfree) {
-        size_t cap = s->cfree ? s->cfree * 2 : 1024;
-        uint64_t *v = realloc(s->free_slots, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        s->free_slots = v;
-        s->cfree = cap;
-    }
+    if (GROW(s->free_slots, s->cfree, s->nfree) != 0)
+        return -1;
     s->free_slots[s->nfree++] = slot;
     return 0;
 }
@@ -238,14 +227,8 @@ static int event(state *s, cthread *th, const heapfmt_event *e)
 static int barrier(state *s, uint64_t seq, int64_t mark)
 {
     compiled *c = s->c;
-    if (c->nbarriers == s->cbarriers) {
-        size_t cap = s->cbarriers ? s->cbarriers * 2 : 256;
-        prog_barrier *v = realloc(s->barriers, cap * sizeof *v);
-        if (v == NULL)
-            return nomem();
-        s->barriers = v;
-        s->cbarriers = cap;
-    }
+    if (GROW(s->barriers, s->cbarriers, c->nbarriers) != 0)
+        return nomem();
     uint64_t b = c->nbarriers++;
     s->barriers[b] = (prog_barrier){seq, s->nalive, mark};
     for (size_t i = 0; i < s->nalive; i++) {

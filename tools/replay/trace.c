@@ -7,6 +7,7 @@
 #include "cli_dump.h"
 #include "cli_file.h"
 #include "cli_exit.h"
+#include "cli_grow.h"
 #include "cli_msg.h"
 #include "cli_scan.h"
 #include "trace.h"
@@ -43,14 +44,8 @@ static trace_thread *thread_of(reading *g, uint32_t number)
     uint32_t i;
     if (hf_map_get(&t->index, number, &i))
         return &t->threads[i];
-    if (t->nthreads == t->cthreads) {
-        size_t cap = t->cthreads ? t->cthreads * 2 : 16;
-        trace_thread *v = realloc(t->threads, cap * sizeof *v);
-        if (v == NULL)
-            return NULL;
-        t->threads = v;
-        t->cthreads = cap;
-    }
+    if (GROW(t->threads, t->cthreads, t->nthreads) != 0)
+        return NULL;
     if (hf_map_put(&t->index, hf_default_allocator(), number,
                    (uint32_t)t->nthreads) != 0)
         return NULL;
@@ -66,14 +61,8 @@ static int add_mark(trace *t, const heapfmt_event *e)
         t->out_of_order++;
         return 0;
     }
-    if (t->nmarks == t->cmarks) {
-        size_t cap = t->cmarks ? t->cmarks * 2 : 64;
-        trace_mark *v = realloc(t->marks, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        t->marks = v;
-        t->cmarks = cap;
-    }
+    if (GROW(t->marks, t->cmarks, t->nmarks) != 0)
+        return -1;
     t->marks[t->nmarks++] =
         (trace_mark){e->seq, e->time_us, e->rss, e->peak, e->own};
     return 0;
