@@ -46,14 +46,18 @@ int an_dump_status(int rc)
     return rc == HEAPFMT_E_TRUNCATED ? AN_INCOMPLETE : AN_ERROR;
 }
 
+const char *an_reader_message(const heapfmt_reader *r, int rc)
+{
+    const heapfmt_error *e = r != NULL ? heapfmt_reader_error(r) : NULL;
+    if (e != NULL && e->code == rc && e->message[0] != '\0')
+        return e->message;
+    return heapfmt_strerror(rc);
+}
+
 int an_dump_fail(an_ctx *c, const an_dump *d, int rc)
 {
-    const heapfmt_error *e =
-        d->reader != NULL ? heapfmt_reader_error(d->reader) : NULL;
-    if (e != NULL && e->code == rc && e->message[0] != '\0')
-        return an_fail(c, an_dump_status(rc), d->name, "%s", e->message);
     return an_fail(c, an_dump_status(rc), d->name, "%s",
-                   heapfmt_strerror(rc));
+                   an_reader_message(d->reader, rc));
 }
 
 /* A read error under the keep-going policy: a corrupt block is skipped

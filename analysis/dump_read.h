@@ -33,6 +33,10 @@ int an_dump_open(an_dump *d, const char *path,
 /* Frees the reader and closes the file; safe on a closed an_dump. */
 void an_dump_close(an_dump *d);
 
+/* The reader's message for a call that returned rc: its own when its
+ * last error is rc's, else heapfmt_strerror(rc). r may be NULL. */
+const char *an_reader_message(const heapfmt_reader *r, int rc);
+
 /* Sets the reader's last error, for a call that returned rc, as c's
  * message about d; returns an_dump_status(rc). */
 int an_dump_fail(an_ctx *c, const an_dump *d, int rc);

@@ -75,11 +75,8 @@ static long refs_of(xload *l, heapfmt_reader *r, int has_labels,
     if (n >= 0)
         return n;
     if (n == HEAPFMT_E_CORRUPT) {
-        const heapfmt_error *e = heapfmt_reader_error(r);
         an_warn(l->q->ctx, l->meta->d.name, "%s; rest of the block skipped",
-                 e->code == n && e->message[0] != '\0'
-                     ? e->message
-                     : heapfmt_strerror((int)n));
+                an_reader_message(r, (int)n));
         return 0;
     }
     return n;

@@ -169,11 +169,8 @@ static int refs_failed(loader *l, int rc)
     if (rc == -100)
         return AN_ERROR;
     if (rc == HEAPFMT_E_CORRUPT) { /* say why the block ends here */
-        const heapfmt_error *e = heapfmt_reader_error(l->g->d.reader);
         an_warn(l->g->ctx, l->g->d.name, "%s; rest of the block skipped",
-                e->code == rc && e->message[0] != '\0'
-                    ? e->message
-                    : heapfmt_strerror(rc));
+                an_reader_message(l->g->d.reader, rc));
         return 0;
     }
     if (rc == HEAPFMT_E_NOMEM)

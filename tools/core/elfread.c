@@ -91,13 +91,23 @@ int elf_open(elf_file *e, const void *data, size_t size, char *err,
     return 0;
 }
 
+/* Entry i of a header table (n entries of size bytes at off), or NULL
+ * when there is none or it is not inside the file. */
+static const unsigned char *table_entry(const elf_file *e, uint64_t off,
+                                        unsigned n, unsigned i, size_t size)
+{
+    uint64_t at = off + (uint64_t)i * size;
+    if (i >= n || off > e->size || !inside(e, at, size))
+        return NULL;
+    return e->data + at;
+}
+
 int elf_segment(const elf_file *e, unsigned i, elf_seg *out)
 {
-    uint64_t off = e->phoff + (uint64_t)i * sizeof(Elf64_Phdr);
-    if (i >= e->phnum || e->phoff > e->size ||
-        !inside(e, off, sizeof(Elf64_Phdr)))
+    const unsigned char *p =
+        table_entry(e, e->phoff, e->phnum, i, sizeof(Elf64_Phdr));
+    if (p == NULL)
         return -1;
-    const unsigned char *p = e->data + off;
     out->type = rd32(p + offsetof(Elf64_Phdr, p_type));
     out->flags = rd32(p + offsetof(Elf64_Phdr, p_flags));
     out->offset = rd64(p + offsetof(Elf64_Phdr, p_offset));
@@ -110,11 +120,10 @@ int elf_segment(const elf_file *e, unsigned i, elf_seg *out)
 
 int elf_section(const elf_file *e, unsigned i, elf_sec *out)
 {
-    uint64_t off = e->shoff + (uint64_t)i * sizeof(Elf64_Shdr);
-    if (i >= e->shnum || e->shoff > e->size ||
-        !inside(e, off, sizeof(Elf64_Shdr)))
+    const unsigned char *p =
+        table_entry(e, e->shoff, e->shnum, i, sizeof(Elf64_Shdr));
+    if (p == NULL)
         return -1;
-    const unsigned char *p = e->data + off;
     out->name = rd32(p + offsetof(Elf64_Shdr, sh_name));
     out->type = rd32(p + offsetof(Elf64_Shdr, sh_type));
     out->flags = rd64(p + offsetof(Elf64_Shdr, sh_flags));

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_search.h"
+#include "dump_read.h"
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_names.h"
@@ -220,11 +221,8 @@ static uint64_t get_refs(exporter *x, heapfmt_reader *r, uint64_t nrefs,
         return 0;
     long n = heapfmt_reader_refs(r, refs);
     if (n < 0) {
-        const heapfmt_error *e = heapfmt_reader_error(r);
         cli_warn(x->d->name, "%s; rest of the block skipped",
-                 e->code == n && e->message[0] != '\0'
-                     ? e->message
-                     : heapfmt_strerror((int)n));
+                 an_reader_message(r, (int)n));
         *refs = NULL;
         return 0;
     }
@@ -243,11 +241,8 @@ static const heapfmt_rlabel *get_labels(exporter *x, heapfmt_reader *r,
         return NULL;
     long got = heapfmt_reader_labels(r, &labels);
     if (got < 0) {
-        const heapfmt_error *e = heapfmt_reader_error(r);
         cli_warn(x->d->name, "%s; labels left out, rest of the block skipped",
-                 e->code == got && e->message[0] != '\0'
-                     ? e->message
-                     : heapfmt_strerror((int)got));
+                 an_reader_message(r, (int)got));
         return NULL;
     }
     /* a label's name never defined is a placeholder: said at the end */

@@ -996,8 +996,9 @@ static size_t preview_text(const uint8_t *p, size_t n, int more, unsigned t,
                                            : writer_failed(m, wrc_);      \
     } while (0)
 
-/* A GC root: the object id, then what the kind adds (skipped). */
-static int read_root(hp *m, int tag, uint64_t start)
+/* The bytes of a GC root record of one of HPROF's own kinds: the
+ * object id, then what the kind adds. */
+static size_t root_size(const hp *m, int tag)
 {
     static const unsigned char extra[] = {
         [SUB_ROOT_JNI_GLOBAL] = 0,  [SUB_ROOT_JNI_LOCAL] = 8,
@@ -1009,10 +1010,20 @@ static int read_root(hp *m, int tag, uint64_t start)
         n += m->idsz; /* the JNI global reference's own id */
     else if (tag != SUB_ROOT_UNKNOWN)
         n += extra[tag];
+    return n;
+}
+
+/* A GC root record of n bytes (HPROF's or Android's kind tag): the
+ * object id, then what the kind adds (skipped). Android's UNREACHABLE
+ * has the same form but marks garbage, not a root. */
+static int read_root(hp *m, int tag, size_t n, uint64_t start)
+{
     const uint8_t *p;
     int rc;
     SUB_TAKE(n, "a GC root record");
-    if (m->pass != 1)
+    if (tag == HPA_UNREACHABLE)
+        m->android->unreachable++;
+    else if (m->pass != 1)
         WRITE(add_root(m, tag, be_id(m, p)));
     return IMP_OK;
 }
@@ -1271,20 +1282,45 @@ static int read_obj_array(hp *m, uint64_t start)
     return IMP_OK;
 }
 
-/* PRIM ARRAY DUMP: id, stack serial, count, element type, elements. */
-static int read_prim_array(hp *m, uint64_t start)
+/* The head of a PRIM ARRAY DUMP and of Android's PRIMITIVE ARRAY NODATA
+ * (what: the record, for messages): id, stack serial, count, element
+ * type; the id into o. */
+static int read_prim_head(hp *m, uint64_t start, const char *what,
+                          heapfmt_object *o, uint32_t *n, unsigned *t)
 {
     const uint8_t *p;
     int rc;
     unsigned id = m->idsz;
-    SUB_TAKE(id + 9, "a PRIM ARRAY DUMP record");
+    SUB_TAKE(id + 9, what);
+    o->id = be_id(m, p);
+    *n = be32(p + id + 4);
+    *t = p[id + 8];
+    if (prim_size(*t) == 0)
+        return corrupt(m, start, "primitive array of unknown type %u", *t);
+    return IMP_OK;
+}
+
+/* The class, type and size of a primitive array of n elements of type t
+ * (its class made on first use). */
+static int prim_array_object(hp *m, heapfmt_object *o, uint32_t n, unsigned t)
+{
+    WRITE(prim_class(m, t, &o->class_id));
+    o->type = m->sid_primarray;
+    o->size = jl_array_size(m->model, n, prim_size(t));
+    return IMP_OK;
+}
+
+/* PRIM ARRAY DUMP: the head (read_prim_head), then the elements. */
+static int read_prim_array(hp *m, uint64_t start)
+{
+    const uint8_t *p;
     heapfmt_object o = {0};
-    o.id = be_id(m, p);
-    uint32_t n = be32(p + id + 4);
-    unsigned t = p[id + 8];
+    uint32_t n;
+    unsigned t;
+    int rc = read_prim_head(m, start, "a PRIM ARRAY DUMP record", &o, &n, &t);
+    if (rc != IMP_OK)
+        return rc;
     unsigned es = prim_size(t);
-    if (es == 0)
-        return corrupt(m, start, "primitive array of unknown type %u", t);
     uint64_t bytes = (uint64_t)n * es;
     if (bytes > m->seg_left)
         return corrupt(m, start, "a PRIM ARRAY DUMP of %u elements runs past "
@@ -1293,9 +1329,8 @@ static int read_prim_array(hp *m, uint64_t start)
         observe(m, o.id, 1, n, es);
     if (m->pass == 1)
         return skip_sub(m, bytes, start, "a PRIM ARRAY DUMP record");
-    WRITE(prim_class(m, t, &o.class_id));
-    o.type = m->sid_primarray;
-    o.size = jl_array_size(m->model, n, es);
+    if ((rc = prim_array_object(m, &o, n, t)) != IMP_OK)
+        return rc;
     char preview[JS_VALUE_MAX];
     size_t keep = 0, max = m->opt->preview;
     if (max > sizeof preview)
@@ -1599,21 +1634,15 @@ static int android_before(hp *m, int tag)
  * elements; sized for its count all the same. */
 static int read_prim_array_nodata(hp *m, uint64_t start)
 {
-    const uint8_t *p;
-    int rc;
-    unsigned id = m->idsz;
-    SUB_TAKE(id + 9, "a PRIMITIVE ARRAY NODATA record");
     heapfmt_object o = {0};
-    o.id = be_id(m, p);
-    uint32_t n = be32(p + id + 4);
-    unsigned t = p[id + 8];
-    if (prim_size(t) == 0)
-        return corrupt(m, start, "primitive array of unknown type %u", t);
-    if (m->pass == 1)
-        return IMP_OK;
-    WRITE(prim_class(m, t, &o.class_id));
-    o.type = m->sid_primarray;
-    o.size = jl_array_size(m->model, n, prim_size(t));
+    uint32_t n;
+    unsigned t;
+    int rc = read_prim_head(m, start, "a PRIMITIVE ARRAY NODATA record", &o,
+                            &n, &t);
+    if (rc != IMP_OK || m->pass == 1)
+        return rc;
+    if ((rc = prim_array_object(m, &o, n, t)) != IMP_OK)
+        return rc;
     m->android->array_bytes = (uint64_t)n * prim_size(t);
     WRITE(write_object(m, &o, 0));
     return IMP_OK;
@@ -1646,12 +1675,8 @@ static int read_android(hp *m, int tag, uint64_t start)
     }
     if (tag == HPA_PRIM_ARRAY_NODATA)
         return read_prim_array_nodata(m, start);
-    SUB_TAKE(m->idsz + (extra > 0 ? (unsigned)extra : 0), "a GC root record");
-    if (tag == HPA_UNREACHABLE) /* a marker of garbage, not a root */
-        a->unreachable++;
-    else if (m->pass != 1)
-        WRITE(add_root(m, tag, be_id(m, p)));
-    return IMP_OK;
+    return read_root(m, tag, m->idsz + (extra > 0 ? (unsigned)extra : 0),
+                     start);
 }
 
 /* A 1.0.2 dump whose java.lang.Object declares ART's header words
@@ -1823,7 +1848,7 @@ static int read_heap(hp *m, uint64_t len)
         case SUB_ROOT_THREAD_BLOCK:
         case SUB_ROOT_MONITOR_USED:
         case SUB_ROOT_THREAD_OBJECT:
-            rc = read_root(m, tag, start);
+            rc = read_root(m, tag, root_size(m, tag), start);
             break;
         case SUB_CLASS_DUMP:
             rc = read_class_dump(m, start);

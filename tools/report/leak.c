@@ -95,11 +95,8 @@ static const html_col owner_columns[] = {
 
 static int owners_section(report *r)
 {
-    graph_query opt;
-    memset(&opt, 0, sizeof opt);
-    opt.weak = r->opt->weak;
     cli_ctx ctx;
-    opt.ctx = cli_ctx_init(&ctx);
+    graph_query opt = report_graph_query(r, &ctx);
     owners_result res;
     int rc = cli_ctx_exit(&ctx, owners_compute(&opt, (char *const *)r->paths,
                                                REPORT_TOP_OWNERS, &res));

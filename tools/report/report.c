@@ -12,6 +12,15 @@
 #include "cli_page.h"
 #include "report.h"
 
+graph_query report_graph_query(const report *r, cli_ctx *ctx)
+{
+    graph_query q;
+    memset(&q, 0, sizeof q);
+    q.weak = r->opt->weak;
+    q.ctx = cli_ctx_init(ctx);
+    return q;
+}
+
 int report_worse(int a, int b)
 {
     if (a == CLI_EXIT_ERROR || b == CLI_EXIT_ERROR)

@@ -35,8 +35,10 @@
 #include <stdio.h>
 
 #include "histo.h"
+#include "cli_ctx.h"
 #include "cli_html.h"
 #include "cli_json.h"
+#include "graph_query.h"
 
 /* The most rows of each part of the page. */
 #define REPORT_TOP_CLASSES 50  /* trend, dominators by class */
@@ -121,6 +123,10 @@ void report_table_end(report *r, const char *what, uint64_t shown,
  * ':' and the line, into buf (cap >= 32 bytes, cut to fit). Returns buf. */
 char *report_site_text(char *buf, size_t cap, const char *file, size_t len,
                        uint64_t line);
+
+/* The graph engines' options for a section: the report's --weak, and
+ * ctx (the caller's, made here) to say their messages. */
+graph_query report_graph_query(const report *r, cli_ctx *ctx);
 
 /* The worse of two exit codes: error over incomplete over success. */
 int report_worse(int a, int b);

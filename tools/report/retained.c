@@ -123,11 +123,8 @@ int report_retained(report *r)
                     "records its blocks, not the pointers between them)");
         return CLI_EXIT_OK;
     }
-    graph_query opt;
-    memset(&opt, 0, sizeof opt);
-    opt.weak = r->opt->weak;
     cli_ctx ctx;
-    opt.ctx = cli_ctx_init(&ctx);
+    graph_query opt = report_graph_query(r, &ctx);
     graph g;
     dom_tree t;
     int rc = cli_ctx_exit(&ctx, dominators_tree(&opt, path, &g, &t));
