@@ -185,6 +185,17 @@ static int bad(heapfmt_reader *r, uint64_t index, const char *what)
     return HEAPFMT_E_CORRUPT;
 }
 
+/* The references heapfmt_reader_refs decodes next: n of them at p
+ * (the record ends at end), object ids relative to base. */
+static void refs_begin(heapfmt_reader *r, const uint8_t *p, const uint8_t *end,
+                       uint64_t n, uint64_t base)
+{
+    r->refs_p = p;
+    r->refs_end = end;
+    r->refs_n = n;
+    r->refs_base = base;
+}
+
 static int decode_object(heapfmt_reader *r, const uint8_t *q,
                          const uint8_t *qe, uint64_t index)
 {
@@ -228,10 +239,7 @@ static int decode_object(heapfmt_reader *r, const uint8_t *q,
     o->line = rec.line;
     o->generation = rec.generation;
     o->nrefs = rec.nrefs;
-    r->refs_p = rec.refs;
-    r->refs_end = qe;
-    r->refs_n = rec.nrefs;
-    r->refs_base = o->id;
+    refs_begin(r, rec.refs, qe, rec.nrefs, o->id);
     r->objects++;
     r->bytes += rec.size;
     return HEAPFMT_OK;
@@ -254,10 +262,7 @@ static int decode_root(heapfmt_reader *r, const uint8_t *q, const uint8_t *qe,
         return rc;
     r->root.nrefs = rec.nrefs;
     r->root.labeled = r->labels_p != NULL;
-    r->refs_p = rec.refs;
-    r->refs_end = qe;
-    r->refs_n = rec.nrefs;
-    r->refs_base = 0;
+    refs_begin(r, rec.refs, qe, rec.nrefs, 0);
     return HEAPFMT_OK;
 }
 
@@ -541,6 +546,19 @@ static int last_has_refs(heapfmt_reader *r)
     return HEAPFMT_OK;
 }
 
+/* Room in *buf (capacity *cap elements of elem bytes) for one of what
+ * (references, labels) per reference of the last record. */
+static int refs_room(heapfmt_reader *r, void **buf, size_t *cap, size_t elem,
+                     const char *what)
+{
+    if (r->refs_n > *cap &&
+        hf_grow(&r->al, buf, cap, (size_t)r->refs_n, elem) < 0)
+        return hf_rfatal(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
+                         "out of memory for %llu %s",
+                         (unsigned long long)r->refs_n, what);
+    return HEAPFMT_OK;
+}
+
 long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
 {
     if (!r || !ids)
@@ -548,12 +566,9 @@ long heapfmt_reader_refs(heapfmt_reader *r, const uint64_t **ids)
     int rc = last_has_refs(r);
     if (rc != HEAPFMT_OK)
         return rc;
-    if (r->refs_n > r->refs_cap &&
-        hf_grow(&r->al, (void **)&r->refs_buf, &r->refs_cap, (size_t)r->refs_n,
-                sizeof *r->refs_buf) < 0)
-        return hf_rfatal(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
-                         "out of memory for %llu references",
-                         (unsigned long long)r->refs_n);
+    if ((rc = refs_room(r, (void **)&r->refs_buf, &r->refs_cap,
+                        sizeof *r->refs_buf, "references")) != HEAPFMT_OK)
+        return rc;
     const uint8_t *q = r->refs_p;
     const char *why =
         hf_refs_decode(&q, r->refs_end, r->refs_base, r->refs_n, r->refs_buf);
@@ -599,12 +614,9 @@ long heapfmt_reader_labels(heapfmt_reader *r, const heapfmt_rlabel **labels)
     }
     if (!q && !indexed)
         return 0;
-    if (r->refs_n > r->labels_cap &&
-        hf_grow(&r->al, (void **)&r->labels_buf, &r->labels_cap,
-                (size_t)r->refs_n, sizeof *r->labels_buf) < 0)
-        return hf_rfatal(r, HEAPFMT_E_NOMEM, 0, r->block_offset,
-                         "out of memory for %llu labels",
-                         (unsigned long long)r->refs_n);
+    if ((rc = refs_room(r, (void **)&r->labels_buf, &r->labels_cap,
+                        sizeof *r->labels_buf, "labels")) != HEAPFMT_OK)
+        return rc;
     if (!q) { /* every reference at its index */
         implied_indexes(r, 0, r->refs_n, 0);
         *labels = r->labels_buf;

@@ -158,6 +158,13 @@ int hf_tables_init(heapfmt_reader *r);
 /* Table memory within the reader's limit (HEAPFMT_E_LIMIT past it). */
 void *hf_table_alloc(heapfmt_reader *r, size_t size, int *rc);
 int hf_table_nomem(heapfmt_reader *r, const char *what);
+/* Makes room for slot n of a table (its pointer array *slots, capacity
+ * *cap, of elem-byte pointers) and maps id to it in ids; the caller then
+ * stores its entry there. what names the table in the message when
+ * memory runs out. */
+int hf_table_slot(heapfmt_reader *r, hf_idtab *ids, void **slots,
+                  size_t *cap, size_t n, size_t elem, uint64_t id,
+                  const char *what);
 void hf_tables_free(heapfmt_reader *r);
 int hf_string_define(heapfmt_reader *r, uint64_t id, const uint8_t *text,
                      size_t len, const heapfmt_rstring **out);

@@ -94,11 +94,10 @@ static int create(heapfmt_reader **out, const heapfmt_reader_options *opt,
         return HEAPFMT_E_ARG;
     if (!read)
         return HEAPFMT_E_ARG;
-    heapfmt_allocator al;
-    heapfmt_reader *r = hf_handle_alloc(o.allocator, sizeof *r, &al);
+    heapfmt_reader *r = hf_handle_alloc(o.allocator, sizeof *r,
+                                        offsetof(heapfmt_reader, al));
     if (!r)
         return HEAPFMT_E_NOMEM;
-    r->al = al;
     r->read = read;
     r->seek = seek;
     r->opaque = opaque;

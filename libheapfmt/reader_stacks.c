@@ -14,10 +14,10 @@ static int add_frame(heapfmt_reader *r, uint64_t id, heapfmt_rframe **out)
     *f = (heapfmt_rframe){(uint32_t)id, (uint32_t)r->nframes,
                           &r->empty_string, &r->empty_string, 0,
                           &r->empty_string, 0, 1};
-    if (hf_grow(&r->al, (void **)&r->frames, &r->cframes, r->nframes + 1,
-                sizeof *r->frames) < 0 ||
-        hf_idtab_put(&r->frame_ids, &r->al, id, (uint32_t)r->nframes) < 0)
-        return hf_table_nomem(r, "frame");
+    if ((rc = hf_table_slot(r, &r->frame_ids, (void **)&r->frames,
+                            &r->cframes, r->nframes, sizeof *r->frames, id,
+                            "frame")) != HEAPFMT_OK)
+        return rc;
     r->frames[r->nframes++] = f;
     *out = f;
     return HEAPFMT_OK;
@@ -64,10 +64,10 @@ static int add_stack(heapfmt_reader *r, uint64_t id, heapfmt_rstack **out)
     if (!s)
         return rc;
     *s = (heapfmt_rstack){(uint32_t)id, (uint32_t)r->nstacks, 0, NULL, 1};
-    if (hf_grow(&r->al, (void **)&r->stacks, &r->cstacks, r->nstacks + 1,
-                sizeof *r->stacks) < 0 ||
-        hf_idtab_put(&r->stack_ids, &r->al, id, (uint32_t)r->nstacks) < 0)
-        return hf_table_nomem(r, "stack");
+    if ((rc = hf_table_slot(r, &r->stack_ids, (void **)&r->stacks,
+                            &r->cstacks, r->nstacks, sizeof *r->stacks, id,
+                            "stack")) != HEAPFMT_OK)
+        return rc;
     r->stacks[r->nstacks++] = s;
     *out = s;
     return HEAPFMT_OK;

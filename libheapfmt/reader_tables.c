@@ -20,6 +20,16 @@ int hf_table_nomem(heapfmt_reader *r, const char *what)
                     "out of memory for the %s table", what);
 }
 
+int hf_table_slot(heapfmt_reader *r, hf_idtab *ids, void **slots,
+                  size_t *cap, size_t n, size_t elem, uint64_t id,
+                  const char *what)
+{
+    if (hf_grow(&r->al, slots, cap, n + 1, elem) < 0 ||
+        hf_idtab_put(ids, &r->al, id, (uint32_t)n) < 0)
+        return hf_table_nomem(r, what);
+    return HEAPFMT_OK;
+}
+
 void *hf_table_alloc(heapfmt_reader *r, size_t size, int *rc)
 {
     if (table_bytes(r) + size > r->table_limit) {
@@ -91,10 +101,10 @@ static int add_string(heapfmt_reader *r, uint64_t id, const uint8_t *text,
     copy[len] = '\0';
     *s = (heapfmt_rstring){copy, len, (uint32_t)id, (uint32_t)r->nstrings,
                            text == NULL, 0};
-    if (hf_grow(&r->al, (void **)&r->strings, &r->cstrings, r->nstrings + 1,
-                sizeof *r->strings) < 0 ||
-        hf_idtab_put(&r->string_ids, &r->al, id, (uint32_t)r->nstrings) < 0)
-        return hf_table_nomem(r, "string");
+    if ((rc = hf_table_slot(r, &r->string_ids, (void **)&r->strings,
+                            &r->cstrings, r->nstrings, sizeof *r->strings, id,
+                            "string")) != HEAPFMT_OK)
+        return rc;
     r->strings[r->nstrings++] = s;
     *out = s;
     return HEAPFMT_OK;
@@ -205,10 +215,10 @@ static int add_class(heapfmt_reader *r, uint64_t index, heapfmt_rclass **out)
         return rc;
     *c = (heapfmt_rclass){(uint32_t)index, (uint32_t)r->nclasses, 0, 0, 0,
                           NULL, 1};
-    if (hf_grow(&r->al, (void **)&r->classes, &r->cclasses, r->nclasses + 1,
-                sizeof *r->classes) < 0 ||
-        hf_idtab_put(&r->class_ids, &r->al, index, (uint32_t)r->nclasses) < 0)
-        return hf_table_nomem(r, "class");
+    if ((rc = hf_table_slot(r, &r->class_ids, (void **)&r->classes,
+                            &r->cclasses, r->nclasses, sizeof *r->classes,
+                            index, "class")) != HEAPFMT_OK)
+        return rc;
     r->classes[r->nclasses++] = c;
     *out = c;
     return HEAPFMT_OK;

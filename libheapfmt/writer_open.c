@@ -28,11 +28,10 @@ int heapfmt_writer_open(heapfmt_writer **out, const heapfmt_writer_options *opt,
         return HEAPFMT_E_ARG;
     if (o.level > 0 && !heapfmt_codec_supported(o.codec))
         return HEAPFMT_E_UNSUPPORTED;
-    heapfmt_allocator al;
-    heapfmt_writer *w = hf_handle_alloc(o.allocator, sizeof *w, &al);
+    heapfmt_writer *w = hf_handle_alloc(o.allocator, sizeof *w,
+                                        offsetof(heapfmt_writer, al));
     if (!w)
         return HEAPFMT_E_NOMEM;
-    w->al = al;
     w->write = write;
     w->opaque = opaque;
     w->out = NULL;

@@ -35,12 +35,15 @@ void hf_allocator_init(heapfmt_allocator *dst, const heapfmt_allocator *src)
 }
 
 void *hf_handle_alloc(const heapfmt_allocator *user, size_t size,
-                      heapfmt_allocator *al)
+                      size_t al_offset)
 {
-    hf_allocator_init(al, user);
-    void *h = hf_alloc(al, size);
-    if (h)
+    heapfmt_allocator al;
+    hf_allocator_init(&al, user);
+    char *h = hf_alloc(&al, size);
+    if (h) {
         memset(h, 0, size);
+        memcpy(h + al_offset, &al, sizeof al);
+    }
     return h;
 }
 

@@ -27,10 +27,11 @@ const heapfmt_allocator *hf_default_allocator(void);
 
 void hf_allocator_init(heapfmt_allocator *dst, const heapfmt_allocator *src);
 /* A handle (reader, writer) of size bytes, zeroed, from the user's
- * allocator (NULL or incomplete: malloc/free); *al receives the hooks the
- * handle keeps. Returns NULL when out of memory. */
+ * allocator (NULL or incomplete: malloc/free), which keeps the hooks in
+ * its heapfmt_allocator at byte al_offset. Returns NULL when out of
+ * memory. */
 void *hf_handle_alloc(const heapfmt_allocator *user, size_t size,
-                      heapfmt_allocator *al);
+                      size_t al_offset);
 void *hf_alloc(const heapfmt_allocator *a, size_t size);
 void hf_free(const heapfmt_allocator *a, void *p);
 /* The capacity an array of elem-byte elements doubles to, from cap (16
