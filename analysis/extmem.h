@@ -327,4 +327,11 @@ int extmem_rollup(extmem_tree *t, const char *path, unsigned by, rollup *r,
 
 void extmem_tree_free(extmem_tree *t);
 
+/* In a second read of the dump, in step with pre (the preorder number of
+ * each object, in the order of the first read): *p for the next OBJECT
+ * record, *next counting them. Returns 0, 1 when the dump now holds more
+ * objects than the first read found, 2 when pre could not be read. */
+int extmem_next_pre(const extmem_tree *t, xfile *pre, uint32_t *next,
+                    uint32_t *p);
+
 #endif /* GRAPH_EXTMEM_H */

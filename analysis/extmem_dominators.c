@@ -32,21 +32,23 @@ typedef struct sizer {
     int failed; /* 1 the file changed, 2 a temporary file failed */
 } sizer;
 
+int extmem_next_pre(const extmem_tree *t, xfile *pre, uint32_t *next,
+                    uint32_t *p)
+{
+    if ((*next)++ >= t->meta.nobjects)
+        return 1;
+    return xfile_get(pre, p, 4) != 0 ? 2 : 0;
+}
+
 static int on_size(void *opaque, heapfmt_reader *r, const heapfmt_record *rec)
 {
     sizer *s = opaque;
     (void)r;
     if (rec->tag != HEAPFMT_TAG_OBJECT)
         return 0;
-    if (s->next++ >= s->t->meta.nobjects) {
-        s->failed = 1;
-        return AN_ERROR;
-    }
     uint32_t p;
-    if (xfile_get(s->pre, &p, 4) != 0) {
-        s->failed = 2;
+    if ((s->failed = extmem_next_pre(s->t, s->pre, &s->next, &p)) != 0)
         return AN_ERROR;
-    }
     if (p != GRAPH_NONE) {
         s->t->retained[p] = rec->u.object->size;
         s->reached++;

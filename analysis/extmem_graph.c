@@ -15,6 +15,7 @@
  * more keeps 64-bit starts on the side). */
 #include <string.h>
 
+#include "cli_search.h"
 #include "extmem.h"
 
 static int read_all(xfile *f, unsigned char *p, uint64_t n)
@@ -122,15 +123,11 @@ nomem:
 
 uint64_t xg_wide_start(const xgraph *g, uint32_t v)
 {
+    /* the last wide block at or before v's */
     uint32_t b = v >> XG_BLOCK_BITS;
-    size_t lo = 0, hi = g->nwide;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->wide[mid] <= b)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    size_t after;
+    CLI_LOWER_BOUND(after, g->nwide, i, g->wide[i] <= b);
+    size_t lo = after > 0 ? after - 1 : 0;
     return g->wide_start[lo * XG_BLOCK + (v & (XG_BLOCK - 1))];
 }
 

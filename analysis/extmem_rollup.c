@@ -34,15 +34,9 @@ static int on_group(void *opaque, heapfmt_reader *rd, const heapfmt_record *rec)
     (void)rd;
     if (rec->tag != HEAPFMT_TAG_OBJECT)
         return 0;
-    if (gr->next++ >= gr->t->meta.nobjects) {
-        gr->failed = 1;
-        return AN_ERROR;
-    }
     uint32_t p;
-    if (xfile_get(&gr->t->pre, &p, 4) != 0) {
-        gr->failed = 2;
+    if ((gr->failed = extmem_next_pre(gr->t, &gr->t->pre, &gr->next, &p)) != 0)
         return AN_ERROR;
-    }
     const heapfmt_robject *o = rec->u.object;
     tuple k = xkind_of(o);
     tuple key = summary_group_key(&k, gr->by);

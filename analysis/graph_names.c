@@ -127,13 +127,7 @@ uint32_t graph_edge_source(const graph *g, size_t e)
 {
     /* The last node whose edges start at or before e: nodes without
      * edges share their offset with the next, which has e. */
-    size_t lo = 0, hi = g->nnodes;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->off[mid] <= e)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (uint32_t)lo;
+    size_t after;
+    CLI_LOWER_BOUND(after, g->nnodes, i, g->off[i] <= e);
+    return after > 0 ? (uint32_t)(after - 1) : 0;
 }
