@@ -178,8 +178,8 @@ static int add_object(prof *p, const heapfmt_robject *ob)
     s->bytes = s->bytes + ob->size < s->bytes ? UINT64_MAX
                                               : s->bytes + ob->size;
     if (stack != NULL) {
-        if (cli_grow_zeroed((void **)&p->first_sample, &p->nfirst, stack->slot + 1,
-                    sizeof *p->first_sample) != 0)
+        if (cli_grow_zeroed((void **)&p->first_sample, &p->nfirst,
+                            stack->slot + 1, sizeof *p->first_sample) != 0)
             return -1;
         if (p->first_sample[stack->slot] == 0)
             p->first_sample[stack->slot] = (size_t)(s - p->v) + 1;
@@ -197,7 +197,7 @@ static int on_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
     } else if (rec->tag == HEAPFMT_TAG_STACK) {
         const heapfmt_rstack *s = rec->u.stack;
         rc = cli_grow_zeroed((void **)&p->stacks, &p->nstacks, s->slot + 1,
-                     sizeof *p->stacks);
+                             sizeof *p->stacks);
         if (rc == 0)
             p->stacks[s->slot] = s;
     }
@@ -419,7 +419,7 @@ static mapping *map_of(prof *p, const heapfmt_rstring *lib,
 {
     *id = 0;
     if (cli_grow_zeroed((void **)&p->lib_map, &p->nlib_map, lib->slot + 1,
-                sizeof *p->lib_map) != 0) {
+                        sizeof *p->lib_map) != 0) {
         oom(p);
         return NULL;
     }
@@ -441,7 +441,7 @@ static mapping *map_of(prof *p, const heapfmt_rstring *lib,
 static uint64_t frame_location(prof *p, const heapfmt_rframe *f)
 {
     if (cli_grow_zeroed((void **)&p->frame_loc, &p->nframe_loc, f->slot + 1,
-                sizeof *p->frame_loc) != 0) {
+                        sizeof *p->frame_loc) != 0) {
         oom(p);
         return 0;
     }
@@ -486,8 +486,9 @@ static uint64_t pseudo_location(prof *p, const char *name, size_t len,
     size_t i;
     int added = cli_strmap_add(&p->pseudo, (const char *)key, sizeof key,
                                &i);
-    if (added < 0 || cli_grow_zeroed((void **)&p->pseudo_loc, &p->npseudo_loc, i + 1,
-                             sizeof *p->pseudo_loc) != 0) {
+    if (added < 0 ||
+        cli_grow_zeroed((void **)&p->pseudo_loc, &p->npseudo_loc, i + 1,
+                        sizeof *p->pseudo_loc) != 0) {
         oom(p);
         return 0;
     }
@@ -573,7 +574,8 @@ static void label(prof *p, const char *key, uint64_t value)
 /* Appends a location id to p->ids at i. */
 static int put_id(prof *p, size_t i, uint64_t id)
 {
-    if (cli_grow_zeroed((void **)&p->ids, &p->nids, i + 1, sizeof *p->ids) != 0) {
+    if (cli_grow_zeroed((void **)&p->ids, &p->nids, i + 1,
+                        sizeof *p->ids) != 0) {
         oom(p);
         return -1;
     }

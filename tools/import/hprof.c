@@ -440,8 +440,7 @@ static int class_index(hp *m, uint64_t id, uint32_t *ci)
 {
     if (hf_map_get(&m->class_of, id, ci))
         return 0;
-    if (m->ncls >= HP_NONE - 1 ||
-        cli_grow((void **)&m->cls, &m->clscap, m->ncls + 1, sizeof *m->cls) != 0)
+    if (m->ncls >= HP_NONE - 1 || GROW(m->cls, m->clscap, m->ncls) != 0)
         return -1;
     hp_class *c = &m->cls[m->ncls];
     memset(c, 0, sizeof *c);
@@ -474,8 +473,9 @@ static int read_utf8(hp *m, uint64_t len, uint64_t start)
     if (!(p = take(m, keep)))
         return cut(m, "a UTF8 record");
     if (m->nstr >= HP_NONE - 1 ||
-        cli_grow((void **)&m->str, &m->strcap, m->nstr + 1, sizeof *m->str) != 0 ||
-        cli_grow((void **)&m->text, &m->textcap, m->textlen + keep + 1, 1) != 0)
+        GROW(m->str, m->strcap, m->nstr) != 0 ||
+        cli_grow((void **)&m->text, &m->textcap, m->textlen + keep + 1,
+                 1) != 0)
         return no_memory(m);
     memcpy(m->text + m->textlen, p, keep);
     m->str[m->nstr].off = m->textlen;
@@ -574,7 +574,7 @@ static int lay_out(hp *m, uint32_t ci)
             not_laid(m, ci, n, k->dumped);
             return 0;
         }
-        if (cli_grow((void **)&m->chain, &m->chaincap, n + 1, sizeof *m->chain))
+        if (GROW(m->chain, m->chaincap, n))
             return -1;
         m->chain[n++] = c;
         if (k->super_id == 0)
@@ -1123,7 +1123,7 @@ static int read_class_dump(hp *m, uint64_t start)
     /* the class object, written once java.lang.Class can be laid out */
     add_ref(m, &nrefs, super, HEAPFMT_LABEL_OTHER, m->sid_super);
     add_ref(m, &nrefs, loader, HEAPFMT_LABEL_OTHER, m->sid_loader);
-    if (cli_grow((void **)&m->pend, &m->pendcap, m->npend + 1, sizeof *m->pend) ||
+    if (GROW(m->pend, m->pendcap, m->npend) ||
         pair_room(&m->pref, &m->plab, &m->prefcap, m->npref + nrefs + 1))
         return no_memory(m);
     hp_pending *q = &m->pend[m->npend++];

@@ -181,7 +181,7 @@ int64_t hpa_kind_of(hpa *a, const hpa_kind *k)
 {
     uint32_t id;
     int found;
-    if (cli_grow((void **)&a->kinds, &a->kindcap, a->nkinds + 1, sizeof *a->kinds))
+    if (GROW(a->kinds, a->kindcap, a->nkinds))
         return -1;
     if (hf_strtab_intern(&a->kind_ids, (const char *)k, sizeof *k,
                          (uint32_t)a->nkinds + 1, &id, &found) != 0)
@@ -193,7 +193,7 @@ int64_t hpa_kind_of(hpa *a, const hpa_kind *k)
 
 int hpa_add_root(hpa *a, uint32_t kind, uint64_t id)
 {
-    if (cli_grow((void **)&a->roots, &a->rootcap, a->nroots + 1, sizeof *a->roots))
+    if (GROW(a->roots, a->rootcap, a->nroots))
         return -1;
     hpa_root *r = &a->roots[a->nroots++];
     r->id = id;

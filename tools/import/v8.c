@@ -409,12 +409,12 @@ static int read_nodes(v8 *m)
             return bad_at(s, vs_uints_offset(s, l->n_edges),
                           "more edges or nodes than V8 can have");
         if (m->nn == m->ncap) {
-            size_t cap = m->ncap;
-            if (cli_grow((void **)&m->nid, &cap, m->nn + 1, sizeof *m->nid) ||
-                (cap = m->ncap, cli_grow((void **)&m->nself, &cap, m->nn + 1, 8)) ||
-                (cap = m->ncap, cli_grow((void **)&m->nname, &cap, m->nn + 1, 4)) ||
-                (cap = m->ncap, cli_grow((void **)&m->nedges, &cap, m->nn + 1, 4)) ||
-                (cap = m->ncap, cli_grow((void **)&m->ntype, &cap, m->nn + 1, 1)))
+            size_t cap = m->ncap, need = m->nn + 1;
+            if (cli_grow((void **)&m->nid, &cap, need, sizeof *m->nid) ||
+                (cap = m->ncap, cli_grow((void **)&m->nself, &cap, need, 8)) ||
+                (cap = m->ncap, cli_grow((void **)&m->nname, &cap, need, 4)) ||
+                (cap = m->ncap, cli_grow((void **)&m->nedges, &cap, need, 4)) ||
+                (cap = m->ncap, cli_grow((void **)&m->ntype, &cap, need, 1)))
                 return IMP_NOMEM;
             m->ncap = cap;
         }
@@ -470,10 +470,10 @@ static int read_edges(v8 *m)
             return bad_at(s, vs_uints_offset(s, l->e_name),
                           "an edge name_or_index beyond 2^32");
         if (m->ne == m->ecap) {
-            size_t cap = m->ecap;
-            if (cli_grow((void **)&m->eto, &cap, m->ne + 1, 4) ||
-                (cap = m->ecap, cli_grow((void **)&m->ename, &cap, m->ne + 1, 4)) ||
-                (cap = m->ecap, cli_grow((void **)&m->etype, &cap, m->ne + 1, 1)))
+            size_t cap = m->ecap, need = m->ne + 1;
+            if (cli_grow((void **)&m->eto, &cap, need, 4) ||
+                (cap = m->ecap, cli_grow((void **)&m->ename, &cap, need, 4)) ||
+                (cap = m->ecap, cli_grow((void **)&m->etype, &cap, need, 1)))
                 return IMP_NOMEM;
             m->ecap = cap;
         }
@@ -511,7 +511,7 @@ static int take_string(v8 *m, int *wrc)
 {
     const vs_stream *s = &m->s;
     size_t i = m->ns;
-    if (cli_grow((void **)&m->sid, &m->scap, i + 1, sizeof *m->sid) != 0)
+    if (GROW(m->sid, m->scap, i) != 0)
         return IMP_NOMEM;
     m->sid[i] = 0;
     m->ns++;
@@ -524,7 +524,7 @@ static int take_string(v8 *m, int *wrc)
         m->dom_trees = i;
     uint8_t why = i < m->nsflag ? m->sflag[i] : m->sflag_beyond;
     if (m->opt->preview > 0) {
-        if (cli_grow((void **)&m->pvo, &m->pvocap, i + 1, sizeof *m->pvo) != 0)
+        if (GROW(m->pvo, m->pvocap, i) != 0)
             return IMP_NOMEM;
         m->pvo[i] = V8_NO_VALUE;
         if ((why & SF_VALUE) && keep_value(m, i, t, s->text_len) != 0)
