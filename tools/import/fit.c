@@ -1,4 +1,5 @@
 /* fit.c -- writing an object whose references may not fit the format. */
+#include "cli_grow.h"
 #include "fit.h"
 #include "unique_ids.h"
 
@@ -15,5 +16,16 @@ int fit_write_object(heapfmt_writer *w, heapfmt_object *o, size_t nrefs,
     st->objects++;
     st->refs += o->nrefs;
     st->refs_dropped += nrefs - o->nrefs;
+    return HEAPFMT_OK;
+}
+
+int fit_refs_room(uint64_t **refs, heapfmt_label **labels, size_t *cap,
+                  size_t need)
+{
+    size_t rcap = *cap, lcap = *cap;
+    if (cli_grow((void **)refs, &rcap, need, sizeof **refs) != 0 ||
+        cli_grow((void **)labels, &lcap, need, sizeof **labels) != 0)
+        return HEAPFMT_E_NOMEM;
+    *cap = rcap;
     return HEAPFMT_OK;
 }

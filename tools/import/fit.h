@@ -15,4 +15,10 @@
 int fit_write_object(heapfmt_writer *w, heapfmt_object *o, size_t nrefs,
                      import_stats *st);
 
+/* Room for need references and their labels in *refs and *labels, two
+ * arrays of one capacity *cap (an object's o->refs and o->labels).
+ * Returns HEAPFMT_OK or HEAPFMT_E_NOMEM. */
+int fit_refs_room(uint64_t **refs, heapfmt_label **labels, size_t *cap,
+                  size_t need);
+
 #endif /* FIT_H */

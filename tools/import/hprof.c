@@ -666,31 +666,9 @@ static int lay_out(hp *m, uint32_t ci)
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Room for need references and their labels in two arrays of one
- * capacity *cap. */
-static int pair_room(uint64_t **refs, heapfmt_label **labels, size_t *cap,
-                     size_t need)
-{
-    if (need <= *cap)
-        return HEAPFMT_OK;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    uint64_t *r = realloc(*refs, c * sizeof *r);
-    if (!r)
-        return HEAPFMT_E_NOMEM;
-    *refs = r;
-    heapfmt_label *lb = realloc(*labels, c * sizeof *lb);
-    if (!lb)
-        return HEAPFMT_E_NOMEM;
-    *labels = lb;
-    *cap = c;
-    return HEAPFMT_OK;
-}
-
 static int refs_room(hp *m, size_t n)
 {
-    return pair_room(&m->refs, &m->labels, &m->rcap, n);
+    return fit_refs_room(&m->refs, &m->labels, &m->rcap, n);
 }
 
 /* Appends reference id (when not null) with its label to m->refs at *n
@@ -1124,7 +1102,7 @@ static int read_class_dump(hp *m, uint64_t start)
     add_ref(m, &nrefs, super, HEAPFMT_LABEL_OTHER, m->sid_super);
     add_ref(m, &nrefs, loader, HEAPFMT_LABEL_OTHER, m->sid_loader);
     if (GROW(m->pend, m->pendcap, m->npend) ||
-        pair_room(&m->pref, &m->plab, &m->prefcap, m->npref + nrefs + 1))
+        fit_refs_room(&m->pref, &m->plab, &m->prefcap, m->npref + nrefs + 1))
         return no_memory(m);
     hp_pending *q = &m->pend[m->npend++];
     q->ci = ci;

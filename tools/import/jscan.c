@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "cli_grow.h"
 #include "jescape.h"
 #include "jscan.h"
 #include "simd.h"
@@ -250,28 +251,9 @@ static void field_ok(ctx *c, enum key k)
 /* Buffers                                                             */
 /* ------------------------------------------------------------------ */
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > ((size_t)-1 / 2) / elem)
-            return -1;
-        n *= 2;
-    }
-    void *p = realloc(*buf, n * elem);
-    if (!p)
-        return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
 static inline int push_ref(js_scanner *s, size_t *n, uint64_t v)
 {
-    if (*n == s->refs_cap &&
-        grow((void **)&s->refs, &s->refs_cap, *n + 1, sizeof *s->refs) < 0)
+    if (*n == s->refs_cap && GROW(s->refs, s->refs_cap, *n) < 0)
         return -1;
     s->refs[(*n)++] = v;
     return 0;
@@ -309,11 +291,11 @@ static int emit(ctx *c, enum smode mode, sout *o, size_t limit, const char *b,
     if (n == 0)
         return 0;
     if (mode == S_KEY) {
-        if (grow((void **)&s->key, &s->key_cap, o->len + n, 1) < 0)
+        if (cli_grow((void **)&s->key, &s->key_cap, o->len + n, 1) < 0)
             return -1;
         memcpy(s->key + o->len, b, n);
     } else {
-        if (grow((void **)&s->text, &s->text_cap, s->text_len + n, 1) < 0)
+        if (cli_grow((void **)&s->text, &s->text_cap, s->text_len + n, 1) < 0)
             return -1;
         memcpy(s->text + s->text_len, b, n);
         s->text_len += n;

@@ -686,20 +686,8 @@ static uint32_t string_id(v8 *m, uint64_t i)
  * same labels. */
 static int fill_refs(v8 *m, size_t e, size_t n, int *indexed)
 {
-    if (n > m->rcap) {
-        size_t cap = m->rcap ? m->rcap : 64;
-        while (cap < n)
-            cap *= 2;
-        uint64_t *r = realloc(m->refs, cap * sizeof *r);
-        if (!r)
-            return HEAPFMT_E_NOMEM;
-        m->refs = r;
-        heapfmt_label *lb = realloc(m->labels, cap * sizeof *lb);
-        if (!lb)
-            return HEAPFMT_E_NOMEM;
-        m->labels = lb;
-        m->rcap = cap;
-    }
+    if (fit_refs_room(&m->refs, &m->labels, &m->rcap, n) != HEAPFMT_OK)
+        return HEAPFMT_E_NOMEM;
     size_t implied = 0, unlabeled = 0;
     uint64_t rel = 0; /* index - position of the previous index label */
     for (size_t j = 0; j < n; j++, e++) {
