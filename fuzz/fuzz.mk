@@ -78,7 +78,7 @@ FUZZ_GRAPH_OBJS  = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_GRAPH_SRCS))
 FUZZ_HM_SRCS     = $(addprefix libheapfmt-malloc/,hm_host.c hm_wake.c hm_config.c)
 FUZZ_HM_OBJS     = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_HM_SRCS))
 FUZZ_CORE_SRCS   = $(filter-out %/main.c,$(wildcard tools/core/*.c)) \
-                   $(wildcard tools/common/*.c)
+                   $(wildcard tools/common/*.c) $(wildcard analysis/*.c)
 FUZZ_CORE_OBJS   = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_CORE_SRCS))
 FUZZ_INCLUDES    = -Ilibheapfmt -Ilibheapfmt/common -Itools/import -Ianalysis \
                    -Itools/common -Ilibheapfmt-malloc -Itools/core
