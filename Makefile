@@ -143,7 +143,7 @@ $(BUILD)/obj/analysis/%.o: analysis/%.c
 TOOL_ARCHIVES := $(ANALYSIS_A) $(COMMON_A) $(LIB_A)
 # On the link line the first two are one group: the engines call the
 # shared helpers, and tools/common's printing wrappers of the dump reading
-# (cli_dump.c, cli_scan.c) call analysis/dump_read.c.
+# (cli_dump.c) call analysis/dump_read.c.
 TOOL_LINK_ARCHIVES := -Wl,--start-group $(ANALYSIS_A) $(COMMON_A) \
                       -Wl,--end-group $(LIB_A)
 

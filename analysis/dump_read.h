@@ -4,8 +4,8 @@
  * A failed open or read is a status with the message on the an_ctx
  * (status.h), e.g. "missing.dump: No such file or directory"; a skipped
  * corrupt block, a cut end and ids used before their definition are
- * warnings through its hook. tools/common's cli_dump.h and cli_scan.h are
- * the printing wrappers the other tools call. */
+ * warnings through its hook. tools/common's cli_dump.h is the printing
+ * wrapper the other tools call. */
 #ifndef ANALYSIS_DUMP_READ_H
 #define ANALYSIS_DUMP_READ_H
 

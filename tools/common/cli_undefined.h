@@ -8,7 +8,7 @@
  * placeholder for it (#<undefined string 7>, #<Class:index 5>,
  * #<undefined frame 3>). Such a dump breaks a MUST of the spec: heapfmt-info --verify rejects it,
  * and every reader says so once, at the end of its reading, with exit 3
- * (cli_scan.c), so that no placeholder is shown silently. */
+ * (analysis/dump_read.c), so that no placeholder is shown silently. */
 #ifndef CLI_UNDEFINED_H
 #define CLI_UNDEFINED_H
 

@@ -8,7 +8,7 @@
 #include "cli_exit.h"
 #include "cli_msg.h"
 #include "cli_names.h"
-#include "cli_scan.h"
+#include "cli_dump.h"
 #include "export.h"
 #include "idset.h"
 #include "pprof.h"

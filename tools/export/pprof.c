@@ -27,7 +27,7 @@
 #include "cli_msg.h"
 #include "cli_names.h"
 #include "cli_num.h"
-#include "cli_scan.h"
+#include "cli_dump.h"
 #include "cli_site.h"
 #include "cli_stack.h"
 #include "cli_strmap.h"

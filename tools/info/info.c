@@ -26,7 +26,7 @@
 #include "cli_msg.h"
 #include "cli_native.h"
 #include "cli_num.h"
-#include "cli_scan.h"
+#include "cli_dump.h"
 #include "info.h"
 
 typedef struct facts {
@@ -73,7 +73,7 @@ static int count_record(void *ctx, heapfmt_reader *r, const heapfmt_record *rec)
     return 0;
 }
 
-/* Reads the whole dump (the tools' scan policy, cli_scan.h), counting what
+/* Reads the whole dump (the tools' scan policy, cli_dump.h), counting what
  * it holds. Returns 0, or -1 after a fatal error. */
 static int scan(cli_dump *d, facts *f)
 {

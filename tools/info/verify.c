@@ -37,7 +37,7 @@
 #include "cli_exit.h"
 #include "cli_grow.h"
 #include "cli_msg.h"
-#include "cli_scan.h"
+#include "cli_dump.h"
 #include "cli_undefined.h"
 #include "cli_num.h"
 #include "hf_common.h"

@@ -9,7 +9,6 @@
 #include "cli_exit.h"
 #include "cli_grow.h"
 #include "cli_msg.h"
-#include "cli_scan.h"
 #include "trace.h"
 
 /* Each event in a thread's stream: op, then the differences from the

@@ -9,7 +9,6 @@
 #include "cli_dump.h"
 #include "cli_ctx.h"
 #include "cli_exit.h"
-#include "cli_scan.h"
 #include "cli_stack.h"
 #include "report.h"
 
