@@ -17,7 +17,6 @@
 #include "cli_num.h"
 #include "cli_output.h"
 #include "cli_rows.h"
-#include "cli_html.h"
 #include "cli_json.h"
 #include "output.h"
 #include "cli_page.h"

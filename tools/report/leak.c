@@ -12,7 +12,7 @@
 #include "cli_names.h"
 #include "cli_stack.h"
 #include "diff.h"
-#include "cli_html.h"
+#include "cli_page.h"
 #include "graph_owners.h"
 #include "report.h"
 

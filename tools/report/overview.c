@@ -10,7 +10,7 @@
 #include "cli_ctx.h"
 #include "cli_exit.h"
 #include "cli_native.h"
-#include "cli_html.h"
+#include "cli_page.h"
 #include "report.h"
 
 /* Reads the META pairs at the start of the dump (they come first, spec

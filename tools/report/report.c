@@ -8,7 +8,6 @@
 #include "cli_msg.h"
 #include "cli_names.h"
 #include "cli_num.h"
-#include "cli_html.h"
 #include "cli_page.h"
 #include "report.h"
 

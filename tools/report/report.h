@@ -36,7 +36,7 @@
 
 #include "histo.h"
 #include "cli_ctx.h"
-#include "cli_html.h"
+#include "cli_page.h"
 #include "cli_json.h"
 #include "graph_query.h"
 

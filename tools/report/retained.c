@@ -9,7 +9,7 @@
 #include "cli_msg.h"
 #include "cli_names.h"
 #include "graph_dominators.h"
-#include "cli_html.h"
+#include "cli_page.h"
 #include "report.h"
 #include "rollup.h"
 

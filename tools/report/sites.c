@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli_exit.h"
-#include "cli_html.h"
+#include "cli_page.h"
 #include "report.h"
 
 /* How a one-dump histo table is shown: its blob key, the name of a row's

@@ -6,7 +6,7 @@
 
 #include "cli_ctx.h"
 #include "cli_exit.h"
-#include "cli_html.h"
+#include "cli_page.h"
 #include "report.h"
 
 static const html_col columns[] = {
