@@ -1,11 +1,44 @@
-/* cli_rows.c -- rows of results in table, TSV, CSV and JSON. */
+/* cli_rows.c -- rows of results in table, TSV, CSV and JSON, and the
+ * options that choose the format and the key of summed rows. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_escape.h"
+#include "cli_msg.h"
 #include "cli_names.h"
 #include "cli_rows.h"
+#include "diff_summary.h"
+
+int cli_row_format_parse(const char *name, int *format)
+{
+    static const char *const names[] = {"table", "tsv", "csv", "json"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
+        if (strcmp(name, names[i]) == 0) {
+            *format = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int cli_row_format_option(const char *arg, int *format)
+{
+    if (cli_row_format_parse(arg, format) == 0)
+        return 0;
+    cli_usage_error("invalid --format value '%s': expected table, tsv, csv "
+                    "or json",
+                    arg);
+    return -1;
+}
+
+int cli_summary_by_option(const char *arg, unsigned *by)
+{
+    if (summary_parse_by(arg, by) == 0)
+        return 0;
+    cli_usage_error("invalid --by value '%s': expected " DIFF_BY_VALUES, arg);
+    return -1;
+}
 
 void cli_rows_begin(cli_rows *o, FILE *f, int format, size_t ncols,
                     const char *const *names)

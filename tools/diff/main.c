@@ -8,7 +8,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_row_format.h"
+#include "cli_rows.h"
 #include "diff.h"
 #include "diff_filter.h"
 #include "print.h"

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "cli_row_format.h"
+#include "cli_rows.h"
 #include "diff.h"
 
 /* Writes the result to out in format (enum cli_row_format). human: in the

@@ -10,7 +10,7 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_row_format.h"
+#include "cli_rows.h"
 #include "cmd.h"
 #include "out.h"
 #include "page_pool.h"

@@ -18,7 +18,7 @@
 #include "cli_msg.h"
 #include "cli_num.h"
 #include "cli_output.h"
-#include "cli_row_format.h"
+#include "cli_rows.h"
 #include "compile.h"
 #include "output.h"
 #include "trace.h"
