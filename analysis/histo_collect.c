@@ -12,7 +12,6 @@
 
 #include "cli_file.h"
 #include "cli_names.h"
-#include "cli_site.h"
 #include "histo.h"
 
 /* Objects between two looks at the clock for the progress line. */

@@ -42,7 +42,6 @@
 #include "cli_search.h"
 #include "cli_names.h"
 #include "cli_stack.h"
-#include "cli_site.h"
 #include "histo.h"
 #include "histo_undef.h"
 

@@ -1,5 +1,6 @@
-/* cli_names.h -- readable, stable names for classes, shared by every tool
- * so that histo, heapfmt-diff and heapfmt-export print the same text.
+/* cli_names.h -- readable, stable names for classes and allocation sites,
+ * shared by every tool so that histo, heapfmt-diff and heapfmt-export
+ * print the same text.
  *
  *   named class           its name, as recorded
  *   anonymous class       #<Class:0x00007f3a8c0d1e28>   (from its id)
@@ -62,5 +63,13 @@ const char *cli_class_shown(const heapfmt_rclass *c, cli_name *buf,
                             size_t *len);
 const char *cli_summary_shown(const heapfmt_class_summary *s, cli_name *buf,
                               size_t *len);
+
+/* An allocation site as histo --by=site rows and heapfmt-export's pprof
+ * locations show it: "FILE:LINE", where FILE is the file name (cut:
+ * cli_name_cut), "(no file)" or "#<undefined string ID>". Written into
+ * *buf (malloc'd, *cap bytes, grown as needed). Returns 0 with *len set,
+ * or -1 when out of memory. */
+int cli_site_name(char **buf, size_t *cap, const heapfmt_rstring *file,
+                  uint64_t line, size_t *len);
 
 #endif /* CLI_NAMES_H */

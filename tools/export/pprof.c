@@ -28,7 +28,6 @@
 #include "cli_names.h"
 #include "cli_num.h"
 #include "cli_dump.h"
-#include "cli_site.h"
 #include "cli_stack.h"
 #include "cli_strmap.h"
 #include "pb.h"
