@@ -1,7 +1,7 @@
 /* outfile.h -- a file that appears under its name only once it is whole.
  *
  * The writer's heapfmt_writer_open_path, the tools' -o FILE
- * (tools/common/cli_output.h) and the Ruby gem's HeapFmt.dump(path) write
+ * (tools/common/cli_file.h) and the Ruby gem's HeapFmt.dump(path) write
  * a regular file through a temporary one in the same directory, created
  * with O_EXCL, and rename it over the final name when the output is
  * complete. So a failed or killed writer never leaves a half-written file

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # output_files.sh -- every tool that writes a file (heapfmt-export,
-# -report, -import, -gen; tools/common/cli_output.h) never destroys its
+# -report, -import, -gen; tools/common/cli_file.h) never destroys its
 # input and never leaves a half-written output under the final name
 # (issue 31):
 #   - an output that is an input (by name, through a symbolic or a hard

@@ -1,6 +1,8 @@
-/* cli_file.c -- opening input files, "-" for stdin. */
+/* cli_file.c -- the files a tool reads and writes, "-" for stdin and
+ * stdout. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -96,4 +98,202 @@ int cli_finish_stdout(int code)
         return CLI_EXIT_ERROR;
     }
     return code;
+}
+
+/* ---- the temporary's removal on a signal ---- */
+
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NSIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
+
+static char armed_name[PATH_MAX]; /* the temporary to remove */
+static volatile sig_atomic_t armed;
+static struct sigaction saved[NSIGNALS];
+static unsigned char installed[NSIGNALS];
+
+static void on_signal(int sig)
+{
+    if (armed)
+        unlink(armed_name); /* async-signal-safe */
+    armed = 0;
+    signal(sig, SIG_DFL);
+    raise(sig); /* ends the tool as the signal would have */
+}
+
+/* Removes the temporary if a signal ends the tool. A signal the caller
+ * ignores (nohup) or handles stays as it is. */
+static void arm(const char *tmp)
+{
+    size_t len = strlen(tmp);
+    if (len >= sizeof armed_name)
+        return;
+    memcpy(armed_name, tmp, len + 1);
+    armed = 1;
+    for (size_t i = 0; i < NSIGNALS; i++) {
+        struct sigaction old;
+        if (sigaction(cleanup_signals[i], NULL, &old) != 0 ||
+            old.sa_handler != SIG_DFL)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(cleanup_signals[i], &sa, &saved[i]) == 0)
+            installed[i] = 1;
+    }
+}
+
+static void disarm(void)
+{
+    armed = 0;
+    for (size_t i = 0; i < NSIGNALS; i++) {
+        if (installed[i])
+            sigaction(cleanup_signals[i], &saved[i], NULL);
+        installed[i] = 0;
+    }
+}
+
+/* ---- never the input ---- */
+
+/* The regular file an input names, if any. */
+static int input_stat(const char *input, struct stat *st)
+{
+    int rc = is_dash(input) ? fstat(STDIN_FILENO, st) : stat(input, st);
+    return rc == 0 && S_ISREG(st->st_mode) ? 0 : -1;
+}
+
+int cli_output_check(const char *path, const char *const *inputs,
+                     size_t ninputs)
+{
+    struct stat out;
+    if (is_dash(path) || stat(path, &out) != 0 || !S_ISREG(out.st_mode))
+        return 0; /* nothing there yet, or nothing a write destroys */
+    for (size_t i = 0; i < ninputs; i++) {
+        struct stat in;
+        if (input_stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
+            in.st_ino == out.st_ino) {
+            if (strcmp(inputs[i], path) == 0)
+                cli_error(path, "is the input too; not overwriting it");
+            else
+                cli_error(path, "is the same file as the input %s; not "
+                                "overwriting it",
+                          cli_input_name(inputs[i]));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void refuse_terminal(const char *path)
+{
+    cli_error(cli_output_name(path),
+              "refusing to write a binary dump to a terminal "
+              "(use -o FILE or redirect the output)");
+}
+
+int cli_output_open(cli_output *o, const char *path, int binary,
+                    const char *const *inputs, size_t ninputs)
+{
+    o->path = path;
+    o->fd = -1;
+    o->file.fd = -1;
+    o->file.temp = 0;
+    if (is_dash(path)) {
+        if (binary && isatty(STDOUT_FILENO)) {
+            refuse_terminal(path);
+            return -1;
+        }
+        o->fd = STDOUT_FILENO;
+        return 0;
+    }
+    if (cli_output_check(path, inputs, ninputs) != 0)
+        return -1;
+    int rc;
+    do /* a FIFO's open waits for a reader: a signal may come meanwhile */
+        rc = hf_outfile_open(&o->file, path);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+        cli_error(path, "%s", strerror(errno));
+        return -1;
+    }
+    o->fd = o->file.fd;
+    if (binary && isatty(o->fd)) {
+        refuse_terminal(path);
+        hf_outfile_discard(&o->file);
+        o->fd = -1;
+        return -1;
+    }
+    if (o->file.temp)
+        arm(o->file.tmp);
+    return 0;
+}
+
+/* After a failure, what was written directly: a regular file is
+ * removed (it was truncated anyway), never a device such as /dev/null. */
+static void remove_direct(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(path);
+}
+
+int cli_output_commit(cli_output *o)
+{
+    if (o->fd == STDOUT_FILENO || o->fd < 0)
+        return 0;
+    int temp = o->file.temp;
+    int rc = hf_outfile_commit(&o->file);
+    int e = errno;
+    disarm();
+    o->fd = -1;
+    if (rc != 0) {
+        cli_error(o->path, "%s", strerror(e));
+        if (!temp)
+            remove_direct(o->path);
+        return -1;
+    }
+    return 0;
+}
+
+void cli_output_discard(cli_output *o)
+{
+    if (o->fd == STDOUT_FILENO || o->fd < 0)
+        return;
+    int temp = o->file.temp;
+    hf_outfile_discard(&o->file);
+    disarm();
+    o->fd = -1;
+    if (!temp)
+        remove_direct(o->path);
+}
+
+int cli_output_end(cli_output *o, int code)
+{
+    if (code == CLI_EXIT_ERROR) {
+        cli_output_discard(o);
+        return code;
+    }
+    return cli_output_commit(o) == 0 ? code : CLI_EXIT_ERROR;
+}
+
+int cli_output_write_all(const char *path, const char *const *inputs,
+                         size_t ninputs, const void *data, size_t len)
+{
+    cli_output o;
+    if (cli_output_open(&o, path, 0, inputs, ninputs) != 0)
+        return -1;
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(o.fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            cli_error(cli_output_name(path), "%s",
+                      strerror(n == 0 ? EIO : errno));
+            cli_output_discard(&o);
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return cli_output_commit(&o);
 }

@@ -17,7 +17,6 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_output.h"
 #include "cli_progress.h"
 #include "cli_writer_opts.h"
 #include "core.h"
@@ -124,7 +123,7 @@ static void phase_end(int ph)
 static int write_free_list(const char *path, const char *core,
                            const heap *h)
 {
-    /* whole or not at all, never over the core (cli_output.h) */
+    /* whole or not at all, never over the core (cli_file.h) */
     cli_output o;
     if (cli_output_open(&o, path, 0, &core, core != NULL) != 0)
         return -1;

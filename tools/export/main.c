@@ -9,7 +9,6 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_output.h"
 #include "export.h"
 
 static void usage(void)

@@ -8,7 +8,6 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_output.h"
 #include "gen.h"
 #include "heapfmt.h"
 

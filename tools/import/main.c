@@ -12,7 +12,6 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_output.h"
 #include "cli_progress.h"
 #include "cli_writer_opts.h"
 #include "heapfmt.h"

@@ -17,7 +17,6 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_output.h"
 #include "cli_rows.h"
 #include "compile.h"
 #include "output.h"
@@ -159,7 +158,7 @@ int main(int argc, char **argv)
     }
     const char *path = argv[optind];
     /* the page is written after the replays: refuse the trace as it
-     * now, before that work (cli_output.h) */
+     * now, before that work (cli_file.h) */
     if (o.page != NULL && cli_output_check(o.page, &path, 1) != 0) {
         alloc_free(specs, n);
         return CLI_EXIT_ERROR;

@@ -15,7 +15,6 @@
 #include "cli_file.h"
 #include "cli_msg.h"
 #include "cli_num.h"
-#include "cli_output.h"
 #include "cli_rows.h"
 #include "cli_json.h"
 #include "output.h"

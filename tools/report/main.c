@@ -10,7 +10,6 @@
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
-#include "cli_output.h"
 #include "report.h"
 
 static void usage(void)

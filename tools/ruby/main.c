@@ -23,7 +23,6 @@
 #include "cli_exit.h"
 #include "cli_file.h"
 #include "cli_msg.h"
-#include "cli_output.h"
 #include "cli_num.h"
 #include "cli_proc.h"
 #include "cli_progress.h"
