@@ -33,14 +33,14 @@ mk=$BIN/../tests/mkhostile
 in_tmpdir
 
 mkdir hostile corpus
-run "$mk" hostile
-expect_success "mkhostile writes its dumps"
 
 # The inputs: the hostile dumps, every fixture, or every 8th file of the
 # corpus (none for the writers).
 part=${HOSTILE_PART:-fixtures}
 inputs=()
 if [ "$part" = crafted ]; then
+    run "$mk" hostile
+    expect_success "mkhostile writes its dumps"
     # but indexed-max-refs.hfd, by name below (its 2^24 edges would make
     # gigabytes of every edge format)
     for f in hostile/*.hfd; do
@@ -59,37 +59,48 @@ fi
 
 limit_kib=$((1024 * 1024)) # 1 GiB of address space
 cpu_scale=1
-if nm "$BIN/histo" 2>/dev/null | grep -q '__asan_init'; then
+if sanitized_build; then
     limit_kib=unlimited
     cpu_scale=8
 fi
 
+# set_cur FILE: FILE is the input of the runs that follow ($cur), of
+# $cur_bytes bytes.
+set_cur() {
+    cur=$1
+    cur_set=$1
+    cur_bytes=$(stat -c %s "$1")
+}
+
 # run_bounded NAME INPUT CMD...: runs CMD reading INPUT (a file, or - with
 # INPUT on stdin), output to out.NAME, under the limits (the CPU limit of
-# $cur; past it the kernel kills the run, which then fails as a kill).
+# $cur; past it the kernel kills the run, which then fails as a kill); its
+# exit status in $brc. The script makes 20,000 runs: a command
+# substitution and a stat around each took as much CPU as the tools.
 run_bounded() {
-    local name=$1 input=$2
-    local cpu=$(((2 + $(stat -c %s "$cur") / 1048576) * cpu_scale))
+    local name=$1 input=$2 cpu=$(((2 + cur_bytes / 1048576) * cpu_scale))
+    [ "$cur" = "${cur_set-}" ] || fail "run_bounded: $cur not given to set_cur"
     shift 2
     if [ "$input" = - ]; then
         ( ulimit -v "$limit_kib"; ulimit -t "$cpu"
-          timeout 60 "$@" <"$cur" >"out.$name" 2>"err.$name" )
+          exec timeout 60 "$@" <"$cur" >"out.$name" 2>"err.$name" )
     else
         ( ulimit -v "$limit_kib"; ulimit -t "$cpu"
-          timeout 60 "$@" >"out.$name" 2>"err.$name" )
+          exec timeout 60 "$@" >"out.$name" 2>"err.$name" )
     fi
-    echo $?
+    brc=$?
 }
 
-# factor CMD: the most output bytes per decoded byte of the dump
-# (docs/robustness.md derives each from the cut of names, 256 bytes once
-# escaped, and from the least bytes a row's or document's record takes).
+# factor CMD: sets $fac, the most output bytes per decoded byte of the
+# dump (docs/robustness.md derives each from the cut of names, 256 bytes
+# once escaped, and from the least bytes a row's or document's record
+# takes).
 factor() {
     case $1 in
-    export*) echo 4096 ;; # an object's document: 32 KiB of stack
-    "graph referrers"*) echo 2048 ;; # a row per reference (a byte)
-    *stack* | *frame* | *folded*) echo 1024 ;; # 3 names per frame (a byte)
-    *) echo 256 ;; # a row per record, names cut
+    export*) fac=4096 ;; # an object's document: 32 KiB of stack
+    "graph referrers"*) fac=2048 ;; # a row per reference (a byte)
+    *stack* | *frame* | *folded*) fac=1024 ;; # 3 names per frame (a byte)
+    *) fac=256 ;; # a row per record, names cut
     esac
 }
 
@@ -105,11 +116,12 @@ decoded() {
 }
 
 checked=0
-for cur in "${inputs[@]}"; do
+for f in "${inputs[@]}"; do
+    set_cur "$f"
     size=$(decoded "$cur")
     base=$(basename "$cur")
     big=
-    [ "$(stat -c %s "$cur")" -ge 1048576 ] && big=1
+    [ "$cur_bytes" -ge 1048576 ] && big=1
     for cmd in "info" "info --verify" "histo" "histo -S" "histo -S --by=type" \
                "histo --by=site" "histo --by=stack" \
                "histo --by=frame -f csv" "histo -f folded" "export -r all" \
@@ -121,7 +133,8 @@ for cur in "${inputs[@]}"; do
                "graph referrers --class=String -n 50" \
                "graph leaked -n 5" "graph leaked --objects -n 50" \
                "graph path -k 2 0x10000"; do
-        bound=$(($(factor "$cmd") * size + 1048576))
+        factor "$cmd"
+        bound=$((fac * size + 1048576))
         set -- $cmd
         tool=$1
         shift
@@ -131,11 +144,11 @@ for cur in "${inputs[@]}"; do
         esac
         # the dump before the ids of graph path
         if [ "$tool ${1-}" = "graph path" ]; then
-            rc_file=$(run_bounded file "$cur" "$prog" path -k 2 "$cur" 0x10000)
-            [ "$big" ] || rc_pipe=$(run_bounded pipe - "$prog" path -k 2 - 0x10000)
+            run_bounded file "$cur" "$prog" path -k 2 "$cur" 0x10000; rc_file=$brc
+            [ "$big" ] || { run_bounded pipe - "$prog" path -k 2 - 0x10000; rc_pipe=$brc; }
         else
-            rc_file=$(run_bounded file "$cur" "$prog" "$@" "$cur")
-            [ "$big" ] || rc_pipe=$(run_bounded pipe - "$prog" "$@" -)
+            run_bounded file "$cur" "$prog" "$@" "$cur"; rc_file=$brc
+            [ "$big" ] || { run_bounded pipe - "$prog" "$@" -; rc_pipe=$brc; }
         fi
         what="$base: $cmd"
         case $rc_file in
@@ -159,25 +172,25 @@ for cur in "${inputs[@]}"; do
         fi
     done
     # serial = parallel
-    r1=$(run_bounded j1 "$cur" "$BIN/histo" -S -j1 "$cur")
-    r2=$(run_bounded j2 "$cur" "$BIN/histo" -S -j2 "$cur")
+    run_bounded j1 "$cur" "$BIN/histo" -S -j1 "$cur"; r1=$brc
+    run_bounded j2 "$cur" "$BIN/histo" -S -j2 "$cur"; r2=$brc
     [ "$r1" = "$r2" ] && pass || fail "$base: histo -S exit $r1 with -j1, $r2 with -j2"
     cmp -s out.j1 out.j2 && pass || fail "$base: histo -S output differs with -j2"
     cmp -s err.j1 err.j2 && pass || fail "$base: histo -S messages differ with -j2"
-    r1=$(run_bounded j1 "$cur" "$BIN/histo" --by=stack -j1 "$cur")
-    r2=$(run_bounded j2 "$cur" "$BIN/histo" --by=stack -j2 "$cur")
+    run_bounded j1 "$cur" "$BIN/histo" --by=stack -j1 "$cur"; r1=$brc
+    run_bounded j2 "$cur" "$BIN/histo" --by=stack -j2 "$cur"; r2=$brc
     [ "$r1" = "$r2" ] && pass || fail "$base: --by=stack exit $r1 with -j1, $r2 with -j2"
     cmp -s out.j1 out.j2 && pass || fail "$base: --by=stack output differs with -j2"
     # heapfmt-diff takes two dumps: the input against itself; heapfmt-graph
     # owners three
     for by in frame site; do
-        rc=$(run_bounded diff "$cur" "$BIN/heapfmt-diff" --by=$by "$cur" "$cur")
+        run_bounded diff "$cur" "$BIN/heapfmt-diff" --by=$by "$cur" "$cur"; rc=$brc
         case $rc in
         0 | 1 | 3) pass ;;
         *) fail "$base: heapfmt-diff --by=$by: exit $rc" ;;
         esac
     done
-    rc=$(run_bounded owners "$cur" "$BIN/heapfmt-graph" owners "$cur" "$cur" "$cur")
+    run_bounded owners "$cur" "$BIN/heapfmt-graph" owners "$cur" "$cur" "$cur"; rc=$brc
     case $rc in
     0 | 1 | 3) pass ;;
     *) fail "$base: heapfmt-graph owners: exit $rc" ;;
@@ -185,8 +198,8 @@ for cur in "${inputs[@]}"; do
     # heapfmt-replay: what a trace holds is replayed (in a child, under
     # glibc), anything else refused; file and pipe agree
     bound=$((256 * size + 1048576))
-    rc=$(run_bounded replay "$cur" "$BIN/heapfmt-replay" -a glibc -f json -t 20 "$cur")
-    rc_pipe=$(run_bounded replaypipe - "$BIN/heapfmt-replay" -a glibc -f json -t 20 -)
+    run_bounded replay "$cur" "$BIN/heapfmt-replay" -a glibc -f json -t 20 "$cur"; rc=$brc
+    run_bounded replaypipe - "$BIN/heapfmt-replay" -a glibc -f json -t 20 -; rc_pipe=$brc
     case $rc in
     0 | 1 | 3) pass ;;
     *) fail "$base: heapfmt-replay: exit $rc" ;;
@@ -202,7 +215,7 @@ for cur in "${inputs[@]}"; do
     for n in 1 3; do
         set -- "$cur"
         [ $n = 3 ] && set -- "$cur" "$cur" "$cur"
-        rc=$(run_bounded report "$cur" "$BIN/heapfmt-report" "$@")
+        run_bounded report "$cur" "$BIN/heapfmt-report" "$@"; rc=$brc
         case $rc in
         0 | 1 | 3) pass ;;
         *) fail "$base: heapfmt-report of $n: exit $rc" ;;
@@ -227,13 +240,13 @@ if [ "$part" = writers ]; then
         local name=$1 dumpfile=$2 rc out_size bound
         shift 2
         rm -f "$dumpfile"
-        rc=$(run_bounded writer "$cur" "$@")
+        run_bounded writer "$cur" "$@"; rc=$brc
         case $rc in
         0 | 1 | 3) pass ;;
         *) fail "$name: ${1##*/}: exit $rc" ;;
         esac
         out_size=$(stat -c %s "$dumpfile" 2>/dev/null || echo 0)
-        bound=$((16 * $(stat -c %s "$cur") + 1048576))
+        bound=$((16 * cur_bytes + 1048576))
         [ "$out_size" -le "$bound" ] && pass ||
             fail "$name: ${1##*/} wrote $out_size bytes (bound $bound)"
     }
@@ -248,6 +261,7 @@ if [ "$part" = writers ]; then
         */fuzz_import/*) n=$((n + 1)); [ $((n % 8)) -eq 0 ] || continue ;;
         *README*) continue ;;
         esac
+        set_cur "$cur"
         check_writer "$(basename "$cur")" imported.hfd "$BIN/heapfmt-import" \
             -o imported.hfd "$cur"
         imports=$((imports + 1))
@@ -265,8 +279,8 @@ if [ "$part" = writers ]; then
         [ $((mode % 4)) = 0 ] || continue
         n=$((n + 1))
         [ $((n % 2)) = 0 ] || continue
-        cur=core.in
-        tail -c +2 "$f" >"$cur"
+        tail -c +2 "$f" >core.in
+        set_cur core.in
         check_writer "$(basename "$f")" core.hfd "$BIN/heapfmt-core" \
             --no-debug-files -o core.hfd "$cur"
         cores=$((cores + 1))
@@ -281,7 +295,7 @@ fi
 bounded_ok() {
     local what=$1 rc out_size
     shift
-    rc=$(run_bounded named "$cur" "$@")
+    run_bounded named "$cur" "$@"; rc=$brc
     out_size=$(stat -c %s out.named)
     [ "$rc" = 0 ] && [ "$out_size" -le "$bound" ] && pass ||
         fail "$what: exit $rc, $out_size bytes (bound $bound), $(head -c 200 err.named)"
@@ -293,7 +307,7 @@ bounded_ok() {
 # every answer is a few bytes per object: at most 64 times the dump here
 # (before: histo --by=site 524 MB, heapfmt-export 344 MB, heapfmt-report
 # and heapfmt-diff --by=site more than 120 s).
-cur=hostile/huge-names.hfd
+set_cur hostile/huge-names.hfd
 size=$(decoded "$cur")
 bound=$((64 * size + 1048576))
 for cmd in "histo --by=site" "histo --by=site -f json" "histo --by=stack" \
@@ -325,7 +339,7 @@ done
 # heapfmt-export's 4,096 times (measured on this dump of 20,000: 3,316
 # times as MongoDB edges, 3,093 as rows, 3,397 with -r all; 3,457 at
 # most with 100,000).
-cur=hostile/many-indexed.hfd
+set_cur hostile/many-indexed.hfd
 size=$(decoded "$cur")
 bound=$((4096 * size + 1048576))
 tag=$(printf '%064d' 0)
@@ -347,7 +361,7 @@ done
 # for labels stay within the 1 GiB address space (measured: 543 MB in
 # --verify and export, 674 MB in heapfmt-graph dominators, 739 MB in
 # referrers), with the limits of every run (CPU, output).
-cur=hostile/indexed-max-refs.hfd
+set_cur hostile/indexed-max-refs.hfd
 size=$(decoded "$cur")
 bound=$((256 * size + 1048576))
 for cmd in "heapfmt-info --verify" "heapfmt-export" "heapfmt-export -f mongo" \
@@ -358,7 +372,7 @@ for cmd in "heapfmt-info --verify" "heapfmt-export" "heapfmt-export -f mongo" \
     shift
     bounded_ok "2^24 indexed references: $cmd" "$prog" "$@" "$cur"
 done
-cur=hostile/huge-names.hfd
+set_cur hostile/huge-names.hfd
 run "$BIN/histo" --by=site -f tsv "$cur"
 expect_out_has $'\xe2\x80\xa6(+261888 bytes):17' "a cut file name says what was cut"
 # the last quarter of its objects is reached by no root: heapfmt-graph

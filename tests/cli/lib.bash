@@ -41,6 +41,8 @@
 #                           the working directory); when it is absent,
 #                           prints SKIP and exits 0: those checks are
 #                           optional
+#   sanitized_build         true when the tools in BIN are built with
+#                           AddressSanitizer (make asan)
 #   finish                  exits 1 if any check failed
 # Each failed check prints "FAIL: WHAT: detail" and the command's output.
 
@@ -258,6 +260,10 @@ expect_indexed_smaller() {
         fail "$in: heapfmt-export -r edges differs between indexed and listed"
     "$BIN/heapfmt-info" --verify "$in.indexed" >/dev/null && pass ||
         fail "$in: the indexed import does not verify"
+}
+
+sanitized_build() {
+    nm "$BIN/histo" 2>/dev/null | grep -q '__asan_init'
 }
 
 realworld_dir() {
