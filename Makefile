@@ -300,10 +300,11 @@ $(BUILD)/tests/mktrace: tests/replay/mktrace.c $(LIB_A)
 # CI's 2 cores alone, 26 under the sanitizers. The order is from the
 # sanitizer run's times (longest first); the rest follow in name order.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-TEST_SLOW := histo_jobs hostile_crafted verdicts hostile hostile_corpus \
+TEST_SLOW := histo_jobs hostile_crafted hostile hostile_corpus \
              malloc_record fuzz_replay test_import_android ruby_bundler \
-             malloc_host ruby_attach_load malloc ruby_attach export_engines \
-             ruby_install ruby_big test_import_hprof malloc_attach ruby_gem \
+             malloc_host ruby_attach_load verdicts malloc ruby_attach \
+             export_engines ruby_install ruby_big test_import_hprof \
+             malloc_attach ruby_gem \
              hostile_writers export_mongo malloc_ruby ruby_ext test_export
 TEST_ITEMS_ALL = $(TEST_BINS) $(CLI_TESTS)
 TEST_ITEMS_SLOW = $(foreach s,$(TEST_SLOW),$(filter %/$(s) %/$(s).sh,$(TEST_ITEMS_ALL)))
