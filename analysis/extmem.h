@@ -50,8 +50,9 @@ typedef struct extmem {
     int stats;          /* extmem_settings.stats */
 } extmem;
 
-/* A temporary file in x->dir, unlinked as soon as it is open (a crash
- * leaves nothing behind), written through a buffer and read back in
+/* A temporary file in x->dir that has no name (O_TMPFILE; where the
+ * file system lacks it, unlinked as soon as it is open): a crash leaves
+ * nothing behind. It is written through a buffer and read back in
  * order, or used as a stack (xfile_push_raw / xfile_pop_raw). The first
  * failure is kept in err (an errno) and makes every later call fail. */
 typedef struct xfile {
@@ -68,7 +69,7 @@ typedef struct xfile {
 
 #define XFILE_BUF (1u << 20)
 
-/* Creates the file ("heapfmt-WHAT-XXXXXX" in the directory) with a buffer
+/* Creates the file (unnamed, or "heapfmt-WHAT-XXXXXX" unlinked) with a buffer
  * of cap bytes. Returns 0, or -1 with the message on x->ctx. */
 int xfile_open(xfile *f, extmem *x, const char *what, size_t cap);
 void xfile_close(xfile *f);

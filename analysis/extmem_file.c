@@ -4,11 +4,12 @@
  * MB/s written in streams on this VM, against 4,176 random 4 KiB reads a
  * second: docs/performance.md). Every file is written once through a
  * 1 MiB buffer and read back in order, or used as a stack whose top
- * moves by whole halves of the in-memory ring (extmem_dfs.c). A file is
- * unlinked as soon as it is created, so that a crash, a kill or an error
- * leaves nothing in the directory; the kernel frees its blocks when the
- * descriptor closes. */
-#define _GNU_SOURCE /* mkostemp */
+ * moves by whole halves of the in-memory ring (extmem_dfs.c). A file has
+ * no name (O_TMPFILE), so that a crash, a kill or an error leaves nothing
+ * in the directory and nothing shows there while it runs; the kernel
+ * frees its blocks when the descriptor closes. Where the file system
+ * cannot make one, it is created with a name and unlinked at once. */
+#define _GNU_SOURCE /* mkostemp, O_TMPFILE */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,25 +33,42 @@ static void shrank(xfile *f, uint64_t bytes)
     f->x->disk -= bytes;
 }
 
+/* A descriptor of a file in dir that has no name, or -1 with errno. */
+static int open_unnamed(extmem *x, const char *what)
+{
+#ifdef O_TMPFILE
+    int fd = open(x->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    /* EISDIR, EOPNOTSUPP or EINVAL: a kernel or file system without it */
+    if (fd >= 0 || (errno != EISDIR && errno != EOPNOTSUPP && errno != EINVAL))
+        return fd;
+#endif
+    size_t n = strlen(x->dir) + strlen(what) + 32;
+    char *name = diff_mem_alloc(x->mem, n);
+    if (name == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(name, n, "%s/heapfmt-%s-XXXXXX", x->dir, what);
+    int fd2 = mkostemp(name, O_CLOEXEC);
+    int e = errno;
+    if (fd2 >= 0)
+        unlink(name);
+    diff_mem_free(x->mem, name);
+    errno = e;
+    return fd2;
+}
+
 int xfile_open(xfile *f, extmem *x, const char *what, size_t cap)
 {
     memset(f, 0, sizeof *f);
     f->x = x;
-    f->fd = -1;
-    size_t n = strlen(x->dir) + strlen(what) + 32;
-    char *name = diff_mem_alloc(x->mem, n);
-    if (name == NULL) {
-        an_no_memory(x->ctx, x->dir);
-        return -1;
-    }
-    snprintf(name, n, "%s/heapfmt-%s-XXXXXX", x->dir, what);
-    f->fd = mkostemp(name, O_CLOEXEC);
-    int e = errno;
-    if (f->fd >= 0)
-        unlink(name);
-    diff_mem_free(x->mem, name);
+    f->fd = open_unnamed(x, what);
     if (f->fd < 0) {
-        an_fail(x->ctx, AN_ERROR, x->dir, "cannot create a temporary file: %s", strerror(e));
+        int e = errno;
+        if (e == ENOMEM)
+            an_no_memory(x->ctx, x->dir);
+        else
+            an_fail(x->ctx, AN_ERROR, x->dir, "cannot create a temporary file: %s", strerror(e));
         return -1;
     }
     f->cap = cap;

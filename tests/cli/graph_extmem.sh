@@ -183,7 +183,7 @@ for kib in 256 1024 2048 4096; do
     expect_err_has "cannot write or read a temporary file: File too large" "past $kib KiB: said"
     [ -z "$(ls -A "$tmp")" ] && pass || fail "files left in DIR after an error at $kib KiB"
 done
-# Killed in the middle: nothing in DIR, ever (unlinked once open).
+# Killed in the middle: nothing in DIR, ever (the files have no name).
 "$graph" dominators --temp-dir "$tmp" gen-200000-5.hfd >/dev/null 2>&1 &
 pid=$!
 sleep 0.2

@@ -33,7 +33,7 @@ declare -A WRITES=(
 declare -A READS=( # FILE or DIR options that only read
     [heapfmt-core]="--sysroot --search --debug-dir"
     [heapfmt-ruby]="--ext"
-    [heapfmt-graph]="--temp-dir" # scratch files, unlinked as created
+    [heapfmt-graph]="--temp-dir" # scratch files, with no name
 )
 READERS=" heapfmt-diff heapfmt-graph heapfmt-info histo "
 
