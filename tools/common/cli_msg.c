@@ -122,7 +122,8 @@ void cli_vnote(const char *file, const char *fmt, va_list ap)
     vwarn(file, "note", fmt, ap);
 }
 
-int cli_usage_error(const char *fmt, ...) {
+int cli_usage_error(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
     vreport(NULL, NULL, fmt, ap);

@@ -138,9 +138,8 @@ int cmd_dominators(const graph_query *opt, char *const *args, int nargs)
         return CLI_EXIT_USAGE;
     if (opt->temp_dir != NULL) {
         if (strcmp(args[0], "-") == 0) { /* read four times */
-            cli_usage_error("--temp-dir reads the dump four times: give "
-                            "a file, not standard input");
-            return CLI_EXIT_USAGE;
+            return cli_usage_error("--temp-dir reads the dump four times: give "
+                                   "a file, not standard input");
         }
         return external(opt, args[0]);
     }

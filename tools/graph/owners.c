@@ -45,17 +45,15 @@ static int print_owner(cli_rows *o, const graph *g, const paths *p, uint64_t ran
 int cmd_owners(const graph_query *opt, char *const *args, int nargs)
 {
     if (nargs != 3) {
-        cli_usage_error("owners: expected three dumps D1 D2 D3");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("owners: expected three dumps D1 D2 D3");
     }
     if (strcmp(args[2], "-") == 0) {
-        cli_usage_error("owners: D3 is read twice and cannot be standard "
-                        "input");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("owners: D3 is read twice and cannot be "
+                               "standard input");
     }
     if (strcmp(args[0], "-") == 0 && strcmp(args[1], "-") == 0) {
-        cli_usage_error("standard input (-) can be only one of the dumps");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("standard input (-) can be only one of the "
+                               "dumps");
     }
     owners_result res;
     int rc = cli_an_exit(opt->ctx,

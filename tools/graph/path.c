@@ -76,8 +76,7 @@ static int distinct_paths(walk *w, uint32_t t, uint64_t k)
 int cmd_path(const graph_query *opt, char *const *args, int nargs)
 {
     if (nargs < 2) {
-        cli_usage_error("path: expected a dump and object ids");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("path: expected a dump and object ids");
     }
     graph g;
     int rc = cmd_load_for_ids(&g, args, nargs, opt, LOAD_INDEX);

@@ -79,9 +79,8 @@ static int by_ids(listing *l, char *const *ids, int nids)
 int cmd_referrers(const graph_query *opt, char *const *args, int nargs)
 {
     if (nargs < 1 || (nargs < 2 && opt->nclasses == 0)) {
-        cli_usage_error("referrers: expected a dump and object ids, or "
-                        "--class NAME");
-        return CLI_EXIT_USAGE;
+        return cli_usage_error("referrers: expected a dump and object ids, or "
+                               "--class NAME");
     }
     graph g;
     /* Given ids alone are found by comparing each reference with them:
