@@ -4,10 +4,8 @@
 #include "cli_grow.h"
 #include "hf_common.h"
 
-int cli_grow(void **p, size_t *cap, size_t need, size_t elem)
+int cli_grow_realloc(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
     size_t ncap = hf_grown_capacity(*cap, need, elem);
     void *q = ncap ? realloc(*p, ncap * elem) : NULL;
     if (q == NULL)
